@@ -1,0 +1,61 @@
+"""The number grammar shared by parsers: exact or an error naming the line.
+
+Accepted: ``42``, ``-3.5``, ``115.`` (lmbench's truncated dot), ``13.K`` / ``10.2K`` / ``3.1M``
+(×1e3 / ×1e6, only when ``suffixes=True``), ``1.0E7`` (Java Float.toString), and ``1,987,024``
+thousands separators only when ``thousands=True`` (hand-made tables). Refused with a
+ParseError: decimal commas (``1,234`` is ambiguous unless thousands are allowed and the
+groups are exactly three digits), ``NaN``/``inf``, and anything else.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from ingest.parsers.base import ParseError
+
+_PLAIN = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
+_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?$")
+_SUFFIX = {"K": 1e3, "k": 1e3, "M": 1e6, "G": 1e9}
+_MISSING = {"", "....", "...", "-", "n/a", "N/A"}
+
+
+def parse_number(
+    token: str,
+    *,
+    line: int | None = None,
+    what: str = "value",
+    suffixes: bool = False,
+    thousands: bool = False,
+    percent: bool = False,
+) -> float:
+    """Parse one numeric token exactly; raise ParseError naming ``what`` and ``line``."""
+    raw = token
+    token = token.strip()
+    if percent and token.endswith("%"):
+        token = token[:-1]
+    scale = 1.0
+    if suffixes and token and token[-1] in _SUFFIX and len(token) > 1:
+        scale = _SUFFIX[token[-1]]
+        token = token[:-1]
+    if thousands and _THOUSANDS.match(token):
+        token = token.replace(",", "")
+    if not _PLAIN.match(token):
+        if re.match(r"^[+-]?\d+,\d+$", token):
+            raise ParseError(
+                f"{what} {raw.strip()!r} has a decimal comma (localized output); "
+                "re-run with LC_ALL=C",
+                line,
+            )
+        raise ParseError(f"{what} {raw.strip()!r} is not a number", line)
+    value = float(token) * scale
+    if not math.isfinite(value):
+        raise ParseError(f"{what} {raw.strip()!r} is not a finite number", line)
+    return value
+
+
+def parse_optional(token: str, **kwargs: object) -> float | None:
+    """Like parse_number, but the table conventions for 'no value' give None."""
+    if token.strip() in _MISSING:
+        return None
+    return parse_number(token, **kwargs)  # type: ignore[arg-type]

@@ -1,0 +1,125 @@
+"""Kernel version strings, parsed and ordered the way kernel people read them.
+
+    2.2.12-20 < 2.2.23 < 2.3.28 < 2.3.99-pre3 < 2.3.99-pre3-elsc < 2.4.0 < 2.4.20
+    < 2.4.20-distro < 2.4-distro < 2.5.1 < 2.5.59 < 2.5.59-mm1 < 2.6.0-test11 < 2.6.0
+
+Grammar: ``MAJOR.MINOR[.PATCH[.SUBLEVEL]][-preN|-testN|-rcN][-SUFFIX...]``.
+
+Deliberate choices (documented in docs/kernels.md):
+- Pre-releases sort before their release: ``-pre`` < ``-test`` < ``-rc`` < final.
+- A suffix after the release (a distributor's build number as in Red Hat's ``2.2.12-20``, or a
+  tree/build name as in ``-mm1``, ``-elsc``, ``-distro``) sorts right after its base and
+  before the next release. Numeric build suffixes sort before named ones; named ones by their
+  trailing number, then by name.
+- A version without a patch level (``2.4-distro``, ``2.4-x``) names a kernel of that series
+  whose patch level the source does not give: it sorts after every numbered release of the
+  series and before the next series (2.4.20 < 2.4-distro < 2.5.0).
+- ``-stock`` is dropped (``2.4.20-stock`` is ``2.4.20``): stock is an empty patch set, not a
+  different kernel.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_SERIES_END = 99999  # patch level used for "some kernel of this series, level not given"
+_STAGES = {"pre": 0, "test": 1, "rc": 2}
+_FINAL = 3
+
+_VERSION = re.compile(
+    r"""^(?P<major>\d{1,2})\.(?P<minor>\d{1,3})
+        (?:\.(?P<patch>\d{1,3})(?:\.(?P<sublevel>\d{1,3}))?)?
+        (?:-(?P<stage>pre|test|rc)(?P<stage_num>\d{1,3}))?
+        (?P<suffix>(?:-[A-Za-z0-9][A-Za-z0-9_.+]*)*)$""",
+    re.VERBOSE,
+)
+
+
+class KernelVersionError(ValueError):
+    """A string that is not a kernel version."""
+
+
+@dataclass(frozen=True, order=False)
+class KernelVersion:
+    text: str
+    major: int
+    minor: int
+    patch: int | None
+    sublevel: int | None
+    stage: str | None
+    stage_num: int
+    suffix: str  # without the leading "-", "" when none
+
+    @property
+    def series(self) -> str:
+        return f"{self.major}.{self.minor}"
+
+    @property
+    def base(self) -> str:
+        """The version without its build suffix (what a distro or patched build is based on)."""
+        text = self.series if self.patch is None else f"{self.series}.{self.patch}"
+        if self.sublevel is not None:
+            text += f".{self.sublevel}"
+        if self.stage:
+            text += f"-{self.stage}{self.stage_num}"
+        return text
+
+    @property
+    def sort_key(self) -> tuple[int, ...]:
+        """Integers that order versions; equal keys are tie-broken by ``text``."""
+        patch = _SERIES_END if self.patch is None else self.patch
+        stage = _STAGES[self.stage] if self.stage else _FINAL
+        if not self.suffix:
+            suffix_rank, suffix_num = 0, 0
+        elif self.suffix.isdigit():
+            suffix_rank, suffix_num = 1, int(self.suffix)
+        else:
+            trailing = re.search(r"(\d+)$", self.suffix)
+            suffix_rank, suffix_num = 2, int(trailing.group(1)) if trailing else 0
+        return (
+            self.major,
+            self.minor,
+            patch,
+            self.sublevel or 0,
+            stage,
+            self.stage_num,
+            suffix_rank,
+            min(suffix_num, 2**31 - 1),
+        )
+
+
+def parse_kernel(text: str) -> KernelVersion:
+    """Parse a kernel version string; raise KernelVersionError saying what is expected."""
+    if not isinstance(text, str):
+        raise KernelVersionError(f"kernel version must be a string, got {type(text).__name__}")
+    cleaned = text.strip()
+    if cleaned.endswith("-stock"):
+        cleaned = cleaned[: -len("-stock")]
+    match = _VERSION.match(cleaned)
+    if not match or len(cleaned) > 64:
+        raise KernelVersionError(
+            f"{text!r} is not a kernel version: expected MAJOR.MINOR[.PATCH][-preN|-rcN|-testN]"
+            "[-SUFFIX], e.g. 2.4.20, 2.3.99-pre3, 2.2.12-20 or 2.4-distro"
+        )
+    stage = match.group("stage")
+    return KernelVersion(
+        text=cleaned,
+        major=int(match.group("major")),
+        minor=int(match.group("minor")),
+        patch=int(match.group("patch")) if match.group("patch") else None,
+        sublevel=int(match.group("sublevel")) if match.group("sublevel") else None,
+        stage=stage,
+        stage_num=int(match.group("stage_num")) if stage else 0,
+        suffix=match.group("suffix")[1:],
+    )
+
+
+def kernel_sort_key(text: str) -> tuple[tuple[int, ...], str]:
+    """Key for ``sorted(versions, key=kernel_sort_key)``."""
+    version = parse_kernel(text)
+    return version.sort_key, version.text
+
+
+def sort_kernels(versions: list[str]) -> list[str]:
+    return sorted(versions, key=kernel_sort_key)
