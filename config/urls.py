@@ -1,8 +1,31 @@
 """Top-level URL map: pages, the API under /api/, admin, health."""
 
 from django.contrib import admin
-from django.urls import include, path
+from django.contrib.auth import views as auth_views
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from dashboards import api as dashboards_api
+from dashboards import views as dashboards_views
+from ingest import api as ingest_api
+from ingest import views as ingest_views
 
 urlpatterns = [
+    path("", dashboards_views.home, name="home"),
+    path("runs/<int:run_id>/", dashboards_views.run_detail, name="run-detail"),
+    path("runs/<int:run_id>/files/<int:file_id>/", dashboards_views.raw_file, name="raw-file"),
+    path("uploads/new/", ingest_views.upload_new, name="upload-new"),
+    path("uploads/<int:upload_id>/", ingest_views.upload_detail, name="upload-detail"),
+    path("account/", dashboards_views.account, name="account"),
+    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("healthz", dashboards_views.healthz, name="healthz"),
+    # API
+    path("api/uploads/", ingest_api.UploadCreateView.as_view(), name="api-uploads"),
+    path("api/uploads/<int:upload_id>/", ingest_api.UploadDetailView.as_view(), name="api-upload"),
+    path("api/runs/", dashboards_api.RunListView.as_view(), name="api-runs"),
+    path("api/runs/<int:run_id>/", dashboards_api.RunDetailView.as_view(), name="api-run"),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("admin/", admin.site.urls),
 ]

@@ -24,7 +24,7 @@ class ParseError(ValueError):
         super().__init__(f"line {line}: {message}" if line else message)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Measurement:
     """One scalar result, e.g. throughput = 13183 msg/s (higher is better)."""
 
@@ -34,7 +34,7 @@ class Measurement:
     better: Better
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ProfileEntry:
     """One kernel function in a profile (readprofile, kerneltop, oprofile)."""
 
@@ -44,7 +44,7 @@ class ProfileEntry:
     share_pct: float | None = None  # % of the profile's total ticks
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Sample:
     """One value of a time series, e.g. vmstat column ``cs`` at row ``index``."""
 
@@ -56,7 +56,7 @@ class Sample:
     timestamp: str | None = None  # as printed (vmstat -t), when present
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Histogram:
     """A distribution, e.g. run-queue length: (bin value, count) pairs."""
 
@@ -65,7 +65,7 @@ class Histogram:
     bins: tuple[tuple[float, float], ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Curve:
     """An x/y relation, e.g. goodness cycles against run-queue length."""
 
@@ -75,7 +75,7 @@ class Curve:
     points: tuple[tuple[float, float], ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ParseResult:
     measurements: tuple[Measurement, ...] = ()
     profile: tuple[ProfileEntry, ...] = ()

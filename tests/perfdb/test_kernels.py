@@ -48,8 +48,18 @@ def test_seed_versions_sort_as_kernel_people_read_them():
 
 
 def test_issue_chain():
-    chain = ["2.2.12-20", "2.2.23", "2.3.28", "2.3.99-pre3", "2.4.0", "2.4.17", "2.4.20",
-             "2.5.25", "2.5.59", "2.5.66"]
+    chain = [
+        "2.2.12-20",
+        "2.2.23",
+        "2.3.28",
+        "2.3.99-pre3",
+        "2.4.0",
+        "2.4.17",
+        "2.4.20",
+        "2.5.25",
+        "2.5.59",
+        "2.5.66",
+    ]
     assert sort_kernels(list(reversed(chain))) == chain
 
 
@@ -92,8 +102,23 @@ def test_stock_is_the_plain_kernel():
     assert parse_kernel(" 2.5.66-stock ").text == "2.5.66"
 
 
-@pytest.mark.parametrize("garbage", ["", "linux", "2", "2.", "2.x", "2..4", "v2.4.20",
-                                     "2.4.20 ; drop table", "2.4.20-", "2.4.20--x", None, 2.4])
+@pytest.mark.parametrize(
+    "garbage",
+    [
+        "",
+        "linux",
+        "2",
+        "2.",
+        "2.x",
+        "2..4",
+        "v2.4.20",
+        "2.4.20 ; drop table",
+        "2.4.20-",
+        "2.4.20--x",
+        None,
+        2.4,
+    ],
+)
 def test_garbage_is_rejected_with_a_clear_error(garbage):
     with pytest.raises(KernelVersionError) as err:
         parse_kernel(garbage)

@@ -1,0 +1,11 @@
+"""The test override: a separate Redis database and media folder, fast password hashing."""
+
+import os
+import tempfile
+
+os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/15")
+
+from config.settings import *  # noqa: E402,F403
+
+MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", tempfile.mkdtemp(prefix="perfdb-media-")))  # noqa: F405
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

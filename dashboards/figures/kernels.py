@@ -1,0 +1,156 @@
+"""A metric across kernel versions: the dashboard's main chart, and the alert view of it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import plotly.graph_objects as go
+
+from dashboards.chartdata import Baseline, Point, Series
+from dashboards.figures._common import (
+    HOVER,
+    STOCK_COLOUR,
+    axis_title,
+    base_layout,
+    colour,
+    empty_figure,
+    esc,
+    fmt,
+    run_hover,
+    to_dict,
+)
+
+
+def across_kernels_figure(series: Series, baseline: Baseline | None = None) -> dict[str, Any]:
+    """One line for the stock kernels and one per patch set, x in the kernel order given.
+
+    The x axis is categorical with ``categoryorder="array"``: Plotly would otherwise order
+    the kernels as they first appear, and "2.4.20" must not land before "2.3.99-pre3".
+    With ``baseline``, values are drawn as % of it (002's "Base1 = 100"), which is how the
+    papers publish throughput they may not give in absolute terms.
+    PNG export comes from the page's Plotly config (mode bar left on).
+    """
+    title = _title(series)
+    if not series.points:
+        return empty_figure(title)
+    return to_dict(_across_kernels(series, baseline))
+
+
+def alert_figure(
+    series: Series,
+    baseline_run_id: int,
+    candidate_run_id: int,
+    baseline: Baseline | None = None,
+) -> dict[str, Any]:
+    """The across-kernels chart with an alert's baseline and candidate runs marked.
+
+    Both get their own marker symbol and an arrowed label, so the pair stands out even when
+    the two kernels sit far apart on the axis.
+    """
+    points = {p.run.run_id: p for p in series.points}
+    for run_id in (baseline_run_id, candidate_run_id):
+        if run_id not in points:
+            raise ValueError(f"run #{run_id} is not in this series")
+    fig = _across_kernels(series, baseline)
+    marks = (
+        ("baseline", points[baseline_run_id], "diamond-open", "#000000", -48),
+        ("candidate", points[candidate_run_id], "star", "#D55E00", 48),
+    )
+    for role, point, symbol, mark_colour, arrow_dx in marks:
+        y = _scaled(point.value, baseline)
+        fig.add_trace(
+            go.Scatter(
+                x=[esc(point.run.kernel)],
+                y=[y],
+                mode="markers",
+                name=f"{role}: run #{point.run.run_id}",
+                marker={"symbol": symbol, "size": 18, "color": mark_colour, "line": {"width": 2}},
+                customdata=[point.run.run_id],
+                hovertext=[f"<b>{role}</b><br>{_point_hover(point, series, baseline)}"],
+                hovertemplate=HOVER,
+            )
+        )
+        fig.add_annotation(
+            x=esc(point.run.kernel),
+            y=y,
+            text=f"{role} #{point.run.run_id}",
+            showarrow=True,
+            arrowhead=2,
+            ax=arrow_dx,
+            ay=-40,
+            font={"color": mark_colour},
+        )
+    fig.update_layout(showlegend=True)
+    return to_dict(fig)
+
+
+def _title(series: Series) -> str:
+    return esc(series.title or f"{series.metric.name} across kernels")
+
+
+def _scaled(value: float, baseline: Baseline | None) -> float:
+    return value if baseline is None else value / baseline.value * 100
+
+
+def _point_hover(point: Point, series: Series, baseline: Baseline | None) -> str:
+    unit = series.metric.unit
+    measured = fmt(point.value, unit)
+    if point.sd is not None:
+        measured += f" ± {fmt(point.sd, unit)}"
+    if baseline is not None:
+        relative = fmt(_scaled(point.value, baseline))
+        measured = f"{relative} % of {esc(baseline.label)} ({measured})"
+    return f"{esc(series.metric.name)}: {measured}<br>{run_hover(point.run)}"
+
+
+def _groups(series: Series) -> list[tuple[str, list[Point]]]:
+    """Points grouped by patch set, stock first, then patch sets by their first kernel."""
+    order = {kernel: i for i, kernel in enumerate(series.kernels)}
+    groups: dict[str, list[Point]] = {}
+    for point in sorted(series.points, key=lambda p: order[p.run.kernel]):
+        groups.setdefault(point.run.patch_label if point.run.patches else "", []).append(point)
+    stock = [("", groups.pop(""))] if "" in groups else []
+    return stock + list(groups.items())
+
+
+def _across_kernels(series: Series, baseline: Baseline | None) -> go.Figure:
+    if baseline is not None and baseline.value == 0:
+        raise ValueError("a relative chart needs a non-zero baseline value")
+    metric = series.metric
+    if baseline is None:
+        y_title = axis_title(metric.name, metric.unit)
+    else:
+        label = esc(baseline.label)
+        y_title = f"{esc(metric.name)}, % of {label} ({label} = 100)"
+    groups = _groups(series)
+    layout = base_layout(_title(series), "kernel version", y_title, n_legend=len(groups))
+    layout["xaxis"].update(
+        type="category",
+        categoryorder="array",
+        categoryarray=[esc(k) for k in series.kernels],
+        tickangle=-30,
+    )
+    fig = go.Figure(layout=layout)
+    for i, (patches, points) in enumerate(groups):
+        is_stock = patches == ""
+        sds = [None if p.sd is None else _scaled(p.sd, baseline) for p in points]
+        fig.add_trace(
+            go.Scatter(
+                x=[esc(p.run.kernel) for p in points],
+                y=[_scaled(p.value, baseline) for p in points],
+                error_y={"type": "data", "array": sds, "visible": True},
+                mode="lines+markers",
+                name="stock kernels" if is_stock else f"+{esc(patches)}",
+                line={
+                    "color": STOCK_COLOUR if is_stock else colour(i),
+                    "width": 3 if is_stock else 2,
+                },
+                marker={"size": 8},
+                customdata=[p.run.run_id for p in points],
+                hovertext=[_point_hover(p, series, baseline) for p in points],
+                hovertemplate=HOVER,
+            )
+        )
+    if baseline is not None:
+        fig.add_hline(y=100, line={"dash": "dot", "color": "#888888", "width": 1})
+    return fig

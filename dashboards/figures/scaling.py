@@ -1,0 +1,173 @@
+"""Charts against a numeric workload parameter (rooms, threads, clients): 000 Figures 1, 4,
+8, 10, 11, 13."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, TypeVar
+
+import plotly.graph_objects as go
+
+from dashboards.chartdata import KernelTimeChart, KernelTimePoint, ScalingChart, ScalingPoint
+from dashboards.figures._common import (
+    HOVER,
+    axis_title,
+    base_layout,
+    colour,
+    empty_figure,
+    esc,
+    fmt,
+    run_hover,
+    run_label,
+    to_dict,
+)
+
+P = TypeVar("P", ScalingPoint, KernelTimePoint)
+
+
+def by_build(points: Iterable[P]) -> dict[str, list[P]]:
+    """Points grouped by kernel build (kernel+patches), builds in first-seen order."""
+    groups: dict[str, list[P]] = {}
+    for point in points:
+        groups.setdefault(point.run.build, []).append(point)
+    return groups
+
+
+def pct_change(first: float, last: float) -> float | None:
+    """% change from the first point to the last: how 000 sums up a scaling curve (-19%)."""
+    return None if first == 0 else (last - first) / first * 100
+
+
+def scaling_figure(chart: ScalingChart) -> dict[str, Any]:
+    """A metric against a parameter, one line per kernel build.
+
+    Each legend entry carries the build's % change from the smallest to the largest
+    parameter value, the number the papers quote for such a curve. PNG export comes from the
+    page's Plotly config.
+    """
+    metric = chart.metric
+    title = esc(chart.title or f"{metric.name} against {chart.param}")
+    if not chart.points:
+        return empty_figure(title)
+    groups = by_build(chart.points)
+    layout = base_layout(
+        title,
+        axis_title(chart.param, chart.param_unit),
+        axis_title(metric.name, metric.unit),
+        n_legend=len(groups),
+    )
+    fig = go.Figure(layout=layout)
+    for i, (build, points) in enumerate(groups.items()):
+        points = sorted(points, key=lambda p: p.x)
+        fig.add_trace(
+            go.Scatter(
+                x=[p.x for p in points],
+                y=[p.value for p in points],
+                error_y={"type": "data", "array": [p.sd for p in points], "visible": True},
+                mode="lines+markers",
+                name=_legend_name(build, points, chart.param),
+                line={"color": colour(i)},
+                customdata=[p.run.run_id for p in points],
+                hovertext=[_scaling_hover(p, chart) for p in points],
+                hovertemplate=HOVER,
+            )
+        )
+    return to_dict(fig)
+
+
+def _legend_name(build: str, points: list[ScalingPoint], param: str) -> str:
+    change = pct_change(points[0].value, points[-1].value) if len(points) > 1 else None
+    if change is None:
+        return esc(build)
+    span = f"{points[0].x:g}→{points[-1].x:g} {esc(param)}"
+    return f"{esc(build)}: {change:+.1f}% ({span})"
+
+
+def _scaling_hover(point: ScalingPoint, chart: ScalingChart) -> str:
+    unit = chart.metric.unit
+    value = fmt(point.value, unit)
+    if point.sd is not None:
+        value += f" ± {fmt(point.sd, unit)}"
+    return (
+        f"{esc(chart.param)} = {point.x:g}<br>{esc(chart.metric.name)}: {value}<br>"
+        f"{run_hover(point.run)}"
+    )
+
+
+def kernel_time_figure(chart: KernelTimeChart) -> dict[str, Any]:
+    """% of total time in the kernel and in the scheduler.
+
+    Against a parameter: a solid (kernel) and a dashed (scheduler) line per build, in the
+    build's colour, as in 000 Figures 4, 10 and 13. Without one: grouped bars, one pair per
+    run. PNG export comes from the page's Plotly config.
+    """
+    title = esc(chart.title or "Time in kernel and in scheduler")
+    if not chart.points:
+        return empty_figure(title)
+    if chart.param is None:
+        return to_dict(_kernel_time_bars(chart, title))
+    return to_dict(_kernel_time_lines(chart, title))
+
+
+def _kernel_time_hover(point: KernelTimePoint) -> str:
+    return (
+        f"in kernel: {fmt(point.kernel_pct, '%')} of total time<br>"
+        f"in scheduler: {fmt(point.scheduler_pct, '%')} of total time<br>"
+        f"{run_hover(point.run)}"
+    )
+
+
+def _kernel_time_bars(chart: KernelTimeChart, title: str) -> go.Figure:
+    layout = base_layout(title, "run", "% of total time", n_legend=2)
+    layout.update(barmode="group")
+    layout["xaxis"].update(type="category", categoryorder="array", tickangle=-30)
+    layout["yaxis"].update(rangemode="tozero")
+    labels = [run_label(p.run) for p in chart.points]
+    layout["xaxis"]["categoryarray"] = labels
+    fig = go.Figure(layout=layout)
+    for name, field, bar_colour in (
+        ("in kernel", "kernel_pct", colour(0)),
+        ("in scheduler", "scheduler_pct", colour(1)),
+    ):
+        fig.add_trace(
+            go.Bar(
+                x=labels,
+                y=[getattr(p, field) for p in chart.points],
+                name=name,
+                marker={"color": bar_colour},
+                customdata=[p.run.run_id for p in chart.points],
+                hovertext=[_kernel_time_hover(p) for p in chart.points],
+                hovertemplate=HOVER,
+            )
+        )
+    return fig
+
+
+def _kernel_time_lines(chart: KernelTimeChart, title: str) -> go.Figure:
+    if any(p.x is None for p in chart.points):
+        raise ValueError(f"every point needs a value of {chart.param!r}")
+    groups = by_build(chart.points)
+    x_title = axis_title(chart.param or "", chart.param_unit)
+    layout = base_layout(title, x_title, "% of total time", n_legend=2 * len(groups))
+    layout["yaxis"].update(rangemode="tozero")
+    fig = go.Figure(layout=layout)
+    for i, (build, points) in enumerate(groups.items()):
+        points = sorted(points, key=lambda p: p.x or 0)
+        for what, field, dash in (
+            ("kernel", "kernel_pct", "solid"),
+            ("scheduler", "scheduler_pct", "dash"),
+        ):
+            fig.add_trace(
+                go.Scatter(
+                    x=[p.x for p in points],
+                    y=[getattr(p, field) for p in points],
+                    mode="lines+markers",
+                    name=f"{esc(build)}: {what}",
+                    legendgroup=esc(build),
+                    line={"color": colour(i), "dash": dash},
+                    customdata=[p.run.run_id for p in points],
+                    hovertext=[_kernel_time_hover(p) for p in points],
+                    hovertemplate=HOVER,
+                )
+            )
+    return fig

@@ -1,0 +1,66 @@
+"""Pages. Each view parses its input, calls a selector, and renders; no queries in templates."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+
+from perfdb import queries
+from perfdb.accounts import token_get, token_rotate
+from perfdb.health import health_report
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "dashboards/home.html",
+        {
+            "workloads": list(queries.workloads_with_counts()),
+            "hardware": list(queries.hardware_with_counts()),
+            "recent_runs": list(queries.runs_recent()),
+            "uploads": list(queries.uploads_recent()),
+        },
+    )
+
+
+@login_required
+def account(request: HttpRequest) -> HttpResponse:
+    if request.method == "POST" and request.POST.get("rotate"):
+        token_rotate(user=request.user)
+        return redirect("account")
+    return render(request, "dashboards/account.html", {"token": token_get(user=request.user)})
+
+
+def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
+    run = queries.run_with_keys(run_id=run_id)
+    if run is None:
+        raise Http404(f"no run {run_id}")
+    return render(
+        request,
+        "dashboards/run_detail.html",
+        {
+            "run": run,
+            "results": queries.run_results(run_id=run.pk),
+            "trials": list(run.trials.all()),
+            "raw_files": list(run.raw_files.only("id", "path", "parser", "trial", "warnings")),
+            "profile": list(run.profile.order_by("-ticks")[:30]),
+        },
+    )
+
+
+def raw_file(request: HttpRequest, run_id: int, file_id: int) -> HttpResponse:
+    from perfdb.models import RawFile
+
+    raw = RawFile.objects.filter(run_id=run_id, pk=file_id).first()
+    if raw is None:
+        raise Http404("no such raw file")
+    response = HttpResponse(bytes(raw.content), content_type="text/plain; charset=utf-8")
+    name = raw.path.rsplit("/", 1)[-1].replace('"', "")
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+def healthz(request: HttpRequest) -> JsonResponse:
+    report = health_report()
+    return JsonResponse(report, status=200 if report["ok"] else 503)

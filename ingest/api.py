@@ -1,0 +1,89 @@
+"""HTTP API for uploads: POST /api/uploads/ and GET /api/uploads/<id>/."""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.parsers import MultiPartParser
+from rest_framework.permissions import IsAuthenticatedOrReadOnly
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from ingest.services import UploadTooLarge, upload_create
+from perfdb.models import Upload
+
+
+def upload_json(upload: Upload, request: Request) -> dict[str, object]:
+    return {
+        "id": upload.pk,
+        "status": upload.status,
+        "error": upload.error or None,
+        "filename": upload.filename,
+        "progress": {"files_done": upload.files_done, "files_total": upload.files_total},
+        "warnings": upload.warnings,
+        "runs": [
+            {"id": rid, "url": request.build_absolute_uri(reverse("api-run", args=[rid]))}
+            for rid in upload.run_ids
+        ],
+        "url": request.build_absolute_uri(reverse("api-upload", args=[upload.pk])),
+        "page": request.build_absolute_uri(reverse("upload-detail", args=[upload.pk])),
+        "created_at": upload.created_at,
+        "finished_at": upload.finished_at,
+    }
+
+
+UploadSchema = inline_serializer(
+    "Upload",
+    {
+        "id": serializers.IntegerField(),
+        "status": serializers.ChoiceField(choices=Upload.Status.values),
+        "error": serializers.CharField(allow_null=True),
+        "progress": serializers.DictField(),
+        "runs": serializers.ListField(child=serializers.DictField()),
+        "url": serializers.URLField(),
+    },
+)
+
+
+class UploadCreateView(APIView):
+    parser_classes = [MultiPartParser]
+    permission_classes = [IsAuthenticatedOrReadOnly]
+
+    @extend_schema(
+        request={
+            "multipart/form-data": inline_serializer(
+                "BundleUpload", {"bundle": serializers.FileField()}
+            )
+        },
+        responses={
+            202: OpenApiResponse(UploadSchema, description="queued for ingest"),
+            200: OpenApiResponse(UploadSchema, description="identical bundle already uploaded"),
+            400: OpenApiResponse(description="no bundle field, or bundle too large"),
+        },
+        summary="Upload a result bundle (format 1, see docs/bundle-format.md)",
+    )
+    def post(self, request: Request) -> Response:
+        bundle = request.FILES.get("bundle")
+        if bundle is None:
+            return Response(
+                {"error": "send the bundle as multipart form field 'bundle'"},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        try:
+            upload, created = upload_create(
+                stream=bundle, filename=bundle.name, user=request.user, source="api"
+            )
+        except UploadTooLarge as exc:
+            return Response({"error": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        code = status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK
+        return Response(upload_json(upload, request), status=code)
+
+
+class UploadDetailView(APIView):
+    @extend_schema(responses={200: UploadSchema}, summary="An upload's status, progress and runs")
+    def get(self, request: Request, upload_id: int) -> Response:
+        upload = get_object_or_404(Upload, pk=upload_id)
+        return Response(upload_json(upload, request))

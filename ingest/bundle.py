@@ -1,0 +1,251 @@
+"""Read an uploaded result bundle (.tar.gz, .tgz, .tar or .zip) safely into memory.
+
+An upload is untrusted: it may hold links, paths that climb out of a folder, devices, or a
+compression bomb whose headers lie about sizes. So members are streamed one at a time and their
+bytes are counted as they are decompressed; reading stops the moment a cap is crossed. Nothing
+is ever written to disk. See docs/bundle-format.md ("Safety limits").
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import tarfile
+import zipfile
+import zlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+MANIFEST_NAMES = ("manifest.toml", "manifest.json")
+_CHUNK = 64 * 1024
+_DRIVE = re.compile(r"^[A-Za-z]:")
+# Folders archivers add on their own (macOS Finder zips); never part of a bundle.
+_IGNORED_TOP = {"__MACOSX"}
+
+
+class BundleError(ValueError):
+    """The archive is refused; the message says what is wrong and, when known, which member."""
+
+
+@dataclass(frozen=True)
+class BundleLimits:
+    max_members: int = 2000
+    max_member_bytes: int = 256 * 1024 * 1024
+    max_total_bytes: int = 1024 * 1024 * 1024
+    max_ratio: float = 200.0  # unpacked / compressed (the archive file's size)
+    # Below this many unpacked bytes the ratio is not checked: a small archive cannot be a
+    # bomb, and a few KB of repetitive log text can legitimately compress very well.
+    ratio_floor_bytes: int = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Bundle:
+    manifest_name: str  # "manifest.toml" or "manifest.json" (path inside the root)
+    manifest_text: str
+    files: Mapping[str, bytes]  # path relative to the manifest's folder -> content (no manifest)
+
+
+def read_bundle(path: Path, limits: BundleLimits = BundleLimits()) -> Bundle:
+    """Read the archive at ``path``; raise BundleError for anything unsafe or malformed."""
+    path = Path(path)
+    kind = _detect_kind(path)
+    counter = _Counter(limits, compressed_bytes=max(os.path.getsize(path), 1))
+    try:
+        if kind == "zip":
+            members = _read_zip(path, counter)
+        else:
+            members = _read_tar(path, counter)
+    except BundleError:
+        raise
+    except (tarfile.TarError, zipfile.BadZipFile, zlib.error, EOFError, OSError) as error:
+        raise BundleError(f"the archive is damaged or truncated: {error}") from error
+    return _locate_manifest(members)
+
+
+def _detect_kind(path: Path) -> str:
+    """Tell tar, gzip and zip apart by their magic bytes; a file name proves nothing."""
+    with open(path, "rb") as handle:
+        head = handle.read(265)
+    if head.startswith(b"\x1f\x8b"):
+        return "gzip"
+    if head.startswith((b"PK\x03\x04", b"PK\x05\x06")):
+        return "zip"
+    if head[257:262] == b"ustar":
+        return "tar"
+    raise BundleError("not a .tar.gz or .zip archive")
+
+
+class _Counter:
+    """Counts members and unpacked bytes against the limits, failing at the first crossing."""
+
+    def __init__(self, limits: BundleLimits, compressed_bytes: int):
+        self.limits = limits
+        self.compressed_bytes = compressed_bytes
+        self.members = 0
+        self.total = 0
+
+    def add_member(self, name: str) -> None:
+        self.members += 1
+        if self.members > self.limits.max_members:
+            raise BundleError(
+                f"too many members: more than {self.limits.max_members} (at member {name!r})"
+            )
+
+    def check_declared_size(self, name: str, size: int) -> None:
+        """Refuse early when a header already admits an oversized member."""
+        if size > self.limits.max_member_bytes:
+            raise BundleError(self._member_too_big(name))
+
+    def read(self, name: str, stream: IO[bytes]) -> bytes:
+        chunks = []
+        member_bytes = 0
+        while chunk := stream.read(_CHUNK):
+            member_bytes += len(chunk)
+            self.total += len(chunk)
+            if member_bytes > self.limits.max_member_bytes:
+                raise BundleError(self._member_too_big(name))
+            if self.total > self.limits.max_total_bytes:
+                raise BundleError(
+                    f"archive unpacks to more than {self.limits.max_total_bytes} bytes "
+                    f"(at member {name!r})"
+                )
+            if (
+                self.total > self.limits.ratio_floor_bytes
+                and self.total > self.limits.max_ratio * self.compressed_bytes
+            ):
+                raise BundleError(
+                    f"compression ratio over {self.limits.max_ratio:g}:1 "
+                    f"(a compression bomb?) at member {name!r}"
+                )
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def _member_too_big(self, name: str) -> str:
+        return f"member {name!r} is larger than {self.limits.max_member_bytes} bytes"
+
+
+def _read_tar(path: Path, counter: _Counter) -> dict[str, bytes]:
+    members: dict[str, bytes] = {}
+    # "r|*" streams: one member at a time, no seeking, no index of the whole archive.
+    with tarfile.open(path, mode="r|*") as archive:
+        for member in _iter_tar(archive):
+            counter.add_member(member.name)
+            name = _safe_name(member.name)
+            if member.isdir():
+                continue
+            _check_tar_type(member)
+            if name is None:
+                continue
+            _check_new(name, members)
+            counter.check_declared_size(member.name, member.size)
+            stream = archive.extractfile(member)
+            if stream is None:  # pragma: no cover - regular files always have a stream
+                raise BundleError(f"member {member.name!r} cannot be read")
+            members[name] = counter.read(member.name, stream)
+    return members
+
+
+def _iter_tar(archive: tarfile.TarFile) -> Iterator[tarfile.TarInfo]:
+    while (member := archive.next()) is not None:
+        yield member
+
+
+def _check_tar_type(member: tarfile.TarInfo) -> None:
+    if member.issym() or member.islnk():
+        raise BundleError(f"member {member.name!r} is a link; links are not allowed")
+    if member.ischr() or member.isblk() or member.isfifo():
+        raise BundleError(f"member {member.name!r} is a device or fifo; only files are allowed")
+    if not member.isreg():
+        raise BundleError(f"member {member.name!r} is not a regular file")
+
+
+def _read_zip(path: Path, counter: _Counter) -> dict[str, bytes]:
+    members: dict[str, bytes] = {}
+    with zipfile.ZipFile(path) as archive:
+        infos = archive.infolist()
+        if len(infos) > counter.limits.max_members:
+            raise BundleError(
+                f"too many members: {len(infos)} (at most {counter.limits.max_members})"
+            )
+        for info in infos:
+            counter.add_member(info.filename)
+            name = _safe_name(info.filename)
+            if info.is_dir():
+                continue
+            _check_zip_type(info)
+            if name is None:
+                continue
+            _check_new(name, members)
+            counter.check_declared_size(info.filename, info.file_size)
+            with archive.open(info) as stream:
+                members[name] = counter.read(info.filename, stream)
+    return members
+
+
+def _check_zip_type(info: zipfile.ZipInfo) -> None:
+    if info.flag_bits & 0x1:
+        raise BundleError(f"member {info.filename!r} is encrypted; encrypted zips are refused")
+    # Unix file type bits, when the archiver recorded them (0 means "a plain file").
+    kind = stat.S_IFMT(info.external_attr >> 16) if info.create_system == 3 else 0
+    if stat.S_ISLNK(kind):
+        raise BundleError(f"member {info.filename!r} is a link; links are not allowed")
+    if kind and not stat.S_ISREG(kind):
+        raise BundleError(f"member {info.filename!r} is not a regular file")
+
+
+def _safe_name(raw: str) -> str | None:
+    """Return the member's normalized relative path, or None for an ignored member.
+
+    Refuses anything that could point outside the bundle once someone extracts it.
+    """
+    if "\\" in raw or _DRIVE.match(raw):
+        raise BundleError(f"member {raw!r} has a backslash or drive path; use relative / paths")
+    if raw.startswith("/"):
+        raise BundleError(f"member {raw!r} has an absolute path")
+    parts = [part for part in raw.split("/") if part not in ("", ".")]
+    if ".." in parts:
+        raise BundleError(f"member {raw!r} has a '..' component")
+    if "\x00" in raw:
+        raise BundleError(f"member {raw!r} has a NUL byte in its name")
+    if not parts or parts[0] in _IGNORED_TOP:
+        return None
+    return "/".join(parts)
+
+
+def _check_new(name: str, members: Mapping[str, bytes]) -> None:
+    if name in members:
+        raise BundleError(f"member {name!r} appears twice in the archive")
+
+
+def _locate_manifest(members: dict[str, bytes]) -> Bundle:
+    """Find the manifest at the top, or at the top of a single top-level folder."""
+    root = ""
+    if not any(name in members for name in MANIFEST_NAMES):
+        tops = {name.split("/", 1)[0] for name in members}
+        folder = next(iter(tops)) if len(tops) == 1 else None
+        if folder is None or not any(f"{folder}/{name}" in members for name in MANIFEST_NAMES):
+            raise BundleError(
+                "no manifest: expected manifest.toml or manifest.json at the top of the archive "
+                "or inside a single top-level folder"
+            )
+        root = folder + "/"
+    found = [name for name in MANIFEST_NAMES if root + name in members]
+    if len(found) > 1:
+        raise BundleError(
+            f"both {root}manifest.toml and {root}manifest.json are present; keep only one"
+        )
+    manifest_name = found[0]
+    raw = members[root + manifest_name]
+    try:
+        manifest_text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise BundleError(f"{root}{manifest_name} is not UTF-8 text: {error}") from error
+    files = {
+        name[len(root) :]: content
+        for name, content in members.items()
+        if name.startswith(root) and name != root + manifest_name
+    }
+    return Bundle(manifest_name=manifest_name, manifest_text=manifest_text, files=files)

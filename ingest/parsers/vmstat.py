@@ -1,0 +1,157 @@
+"""vmstat output from procps 2.x (2.2/2.4, with `w`) through procps-ng 4 (`st`, `gu`, `-t`).
+
+Columns are found by header name, never by position: the set changed across procps releases
+and users paste only the columns they care about. Rows are split on whitespace because wide
+values push the fixed columns out of line. The first data row is vmstat's average since boot,
+so it is flagged and left out of the means.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Mapping
+
+from ingest.parsers.base import Measurement, ParseError, ParseResult, Sample, register
+from ingest.parsers.numbers import parse_number
+from ingest.parsers.text import numbered_lines
+
+UNITS = {
+    "r": "tasks",
+    "b": "tasks",
+    "w": "tasks",
+    "swpd": "KiB",
+    "free": "KiB",
+    "buff": "KiB",
+    "cache": "KiB",
+    "inact": "KiB",
+    "active": "KiB",
+    "si": "KiB/s",
+    "so": "KiB/s",
+    "bi": "blocks/s",
+    "bo": "blocks/s",
+    "in": "/s",
+    "cs": "/s",
+    "us": "%",
+    "sy": "%",
+    "id": "%",
+    "wa": "%",
+    "st": "%",
+    "gu": "%",
+}
+_TZ = re.compile(r"^[A-Z]{2,5}[+-]?\d*$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_TIME = re.compile(r"^\d{2}:\d{2}:\d{2}$")
+_NUMBERISH = re.compile(r"^[+-]?[\d.,]+$|^[+-]?(?:nan|inf)$", re.IGNORECASE)
+
+
+def _header(tokens: list[str]) -> tuple[tuple[str, ...], bool] | None:
+    """Column names and whether a timestamp column follows, if this line is a header."""
+    timestamp = False
+    if tokens and _TZ.match(tokens[-1]) and tokens[-1].lower() not in UNITS:
+        tokens, timestamp = tokens[:-1], True
+    if len(tokens) < 3 or any(t not in UNITS for t in tokens) or len(set(tokens)) != len(tokens):
+        return None
+    return tuple(tokens), timestamp
+
+
+def _is_group_header(line: str) -> bool:
+    return line.lstrip().startswith("procs")
+
+
+class _Reader:
+    """Walks the lines once, keeping the current header; rows before any header wait for it."""
+
+    def __init__(self) -> None:
+        self.columns: tuple[str, ...] | None = None
+        self.timestamp = False
+        self.pending: list[tuple[int, list[str]]] = []
+        self.rows: list[tuple[int, dict[str, float], str | None]] = []
+        self.warnings: list[str] = []
+
+    def feed(self, number: int, line: str) -> None:
+        tokens = line.split()
+        if not tokens or _is_group_header(line):
+            return
+        header = _header(tokens)
+        if header is not None:
+            self._set_header(number, *header)
+            return
+        if not all(_NUMBERISH.match(t) or _DATE.match(t) or _TIME.match(t) for t in tokens):
+            self.warnings.append(f"line {number}: not vmstat output, skipped: {line.strip()!r}")
+            return
+        if self.columns is None:
+            self.pending.append((number, tokens))
+        else:
+            self._row(number, tokens)
+
+    def _set_header(self, number: int, columns: tuple[str, ...], timestamp: bool) -> None:
+        if self.columns is not None and columns != self.columns:
+            self.warnings.append(f"line {number}: the column header changes here")
+        first = self.columns is None
+        self.columns, self.timestamp = columns, timestamp
+        if first:
+            if self.pending:
+                self.warnings.append(f"line {number}: header after the data; applied to it")
+            for pending_number, tokens in self.pending:
+                self._row(pending_number, tokens)
+            self.pending = []
+
+    def _row(self, number: int, tokens: list[str]) -> None:
+        assert self.columns is not None
+        stamp = None
+        if self.timestamp and len(tokens) >= 2 and _DATE.match(tokens[-2]):
+            stamp = f"{tokens[-2]} {tokens[-1]}"
+            tokens = tokens[:-2]
+        if len(tokens) != len(self.columns):
+            self.warnings.append(
+                f"line {number}: {len(tokens)} fields for {len(self.columns)} columns, skipped"
+            )
+            return
+        values = {
+            column: parse_number(token, line=number, what=f"vmstat {column}")
+            for column, token in zip(self.columns, tokens, strict=True)
+        }
+        self.rows.append((number, values, stamp))
+
+
+def _means(samples: list[Sample]) -> tuple[Measurement, ...]:
+    by_column: dict[str, list[float]] = {}
+    for sample in samples:
+        if not sample.since_boot:
+            by_column.setdefault(sample.column, []).append(sample.value)
+    return tuple(
+        Measurement(f"vmstat_{column}_mean", statistics.fmean(values), UNITS[column], "none")
+        for column, values in by_column.items()
+    )
+
+
+@register("vmstat")
+def parse(text: str, options: Mapping[str, object]) -> ParseResult:
+    """Samples for every cell, and per-column means without the since-boot row.
+
+    Option ``first_row_since_boot`` (default True): set False for an excerpt that does not
+    start at vmstat's first row.
+    """
+    reader = _Reader()
+    for number, line in numbered_lines(text):
+        reader.feed(number, line)
+    if reader.columns is None:
+        raise ParseError("no vmstat column header (a line such as 'r b swpd free ... id') found")
+    if not reader.rows:
+        raise ParseError("vmstat header found but no data rows could be read")
+    flag_first = bool(options.get("first_row_since_boot", True))
+    samples = tuple(
+        Sample("vmstat", column, index, value, flag_first and index == 0, stamp)
+        for index, (_, values, stamp) in enumerate(reader.rows)
+        for column, value in values.items()
+    )
+    warnings = list(reader.warnings)
+    if flag_first and len(reader.rows) == 1:
+        warnings.append("only the since-boot row: no means computed")
+    return ParseResult(
+        measurements=_means(list(samples)),
+        samples=samples,
+        warnings=tuple(warnings),
+        metadata={"vmstat_columns": " ".join(reader.columns)},
+    )

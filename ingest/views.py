@@ -1,0 +1,46 @@
+"""Upload pages: the form (with browser-side progress) and an upload's status page."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+
+from ingest.services import UploadTooLarge, upload_create
+from perfdb.models import Upload
+
+
+class BundleForm(forms.Form):
+    bundle = forms.FileField(help_text="A .tar.gz or .zip result bundle (format 1).")
+
+
+@login_required
+def upload_new(request: HttpRequest) -> HttpResponse:
+    form = BundleForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        bundle = form.cleaned_data["bundle"]
+        try:
+            upload, _ = upload_create(
+                stream=bundle, filename=bundle.name, user=request.user, source="web"
+            )
+        except UploadTooLarge as exc:
+            form.add_error("bundle", str(exc))
+        else:
+            if request.headers.get("x-requested-with") == "fetch":
+                return JsonResponse({"id": upload.pk, "page": upload_page_url(upload)})
+            return redirect("upload-detail", upload_id=upload.pk)
+    if request.method == "POST" and request.headers.get("x-requested-with") == "fetch":
+        return JsonResponse({"errors": form.errors}, status=400)
+    return render(request, "ingest/upload_new.html", {"form": form})
+
+
+def upload_page_url(upload: Upload) -> str:
+    from django.urls import reverse
+
+    return reverse("upload-detail", args=[upload.pk])
+
+
+def upload_detail(request: HttpRequest, upload_id: int) -> HttpResponse:
+    upload = get_object_or_404(Upload, pk=upload_id)
+    return render(request, "ingest/upload_detail.html", {"upload": upload})

@@ -1,0 +1,384 @@
+"""Writes a parsed bundle into the database: every run of a bundle or none.
+
+The caller opens the transaction (see ingest.services.upload_ingest); this module only
+resolves keys (kernel, patch set, hardware, workload, metric, setup) and bulk-writes rows.
+Big row sets (results, samples, profile entries) go through PostgreSQL COPY.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from django.db import connection
+
+from ingest.manifest import HardwareSpec, Manifest, RunSpec
+from ingest.parsers.base import ParseResult
+from perfdb.kernels import parse_kernel
+from perfdb.models import (
+    Curve,
+    Hardware,
+    Histogram,
+    Kernel,
+    Metric,
+    Patch,
+    PatchSet,
+    PatchSetItem,
+    RawFile,
+    Run,
+    Setup,
+    Trial,
+    Upload,
+    Workload,
+    params_digest,
+)
+
+
+class BundleDataError(ValueError):
+    """The bundle's data contradicts what is stored (hardware redefined, metric unknown)."""
+
+
+@dataclass
+class WriteOutcome:
+    created: list[int] = field(default_factory=list)
+    existing: list[int] = field(default_factory=list)
+    touched_series: set[tuple[int, int]] = field(default_factory=set)  # (setup_id, metric_id)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def run_ids(self) -> list[int]:
+        return self.created + self.existing
+
+
+def _run_label(spec: RunSpec) -> str:
+    return f"run {spec.index} ({spec.workload} {spec.kernel})"
+
+
+# --- key resolution ------------------------------------------------------------------------
+
+
+def _hardware_fields(spec: HardwareSpec) -> dict[str, object]:
+    return {
+        "cpus": spec.cpus,
+        "cpu_model": spec.cpu,
+        "mhz": spec.mhz,
+        "l2_kb": spec.l2_kb,
+        "memory_mb": spec.memory_mb,
+        "tiers": list(spec.tiers),
+        "notes": spec.notes,
+    }
+
+
+def hardware_resolve(manifest: Manifest) -> dict[str, Hardware]:
+    """Create the bundle's hardware definitions; refuse one that contradicts the stored one."""
+    names = set(manifest.hardware) | {run.hardware for run in manifest.runs}
+    stored = {hw.name: hw for hw in Hardware.objects.filter(name__in=names)}
+    errors = []
+    for name, spec in manifest.hardware.items():
+        wanted = _hardware_fields(spec)
+        if name in stored:
+            current = {key: getattr(stored[name], key) for key in wanted}
+            diff = [k for k in wanted if wanted[k] != current[k] and wanted[k] not in (None, "")]
+            if diff:
+                errors.append(
+                    f"hardware {name!r}: {', '.join(diff)} differ from the stored configuration "
+                    "(a configuration never changes; give the new machine another name)"
+                )
+        else:
+            stored[name] = Hardware.objects.create(name=name, **wanted)
+    for run in manifest.runs:
+        if run.hardware not in stored:
+            errors.append(
+                f"{_run_label(run)}: hardware {run.hardware!r} is not defined in the bundle "
+                "and not known to the server"
+            )
+    if errors:
+        raise BundleDataError("\n".join(errors))
+    return stored
+
+
+def kernel_get(version: str, cache: dict[str, Kernel]) -> Kernel:
+    text = parse_kernel(version).text
+    if text not in cache:
+        kernel = Kernel.objects.filter(version=text).first()
+        if kernel is None:
+            kernel = Kernel(version=text)
+            kernel.save()
+        cache[text] = kernel
+    return cache[text]
+
+
+def patch_set_get(patches: tuple[str, ...], cache: dict[tuple[str, ...], PatchSet]) -> PatchSet:
+    if patches not in cache:
+        patch_set, created = PatchSet.objects.get_or_create(name="+".join(patches))
+        if created:
+            for position, name in enumerate(patches):
+                patch, _ = Patch.objects.get_or_create(name=name)
+                PatchSetItem.objects.create(patch_set=patch_set, patch=patch, position=position)
+        cache[patches] = patch_set
+    return cache[patches]
+
+
+def setup_get(spec: RunSpec, hardware: Hardware) -> Setup:
+    workload, _ = Workload.objects.get_or_create(name=spec.workload, version=spec.workload_version)
+    params = dict(spec.params)
+    setup, _ = Setup.objects.get_or_create(
+        workload=workload,
+        hardware=hardware,
+        mode=spec.mode,
+        params_digest=params_digest(params),
+        defaults={"params": params},
+    )
+    return setup
+
+
+class MetricCache:
+    """Resolves (name, unit, better) to Metric rows, refusing contradictions."""
+
+    def __init__(self, manifest: Manifest):
+        self.declared = manifest.metrics
+        self.rows: dict[tuple[str, str], Metric] = {}
+
+    def get(self, name: str, unit: str, better: str, where: str) -> Metric:
+        key = (name, unit)
+        if key not in self.rows:
+            metric, created = Metric.objects.get_or_create(
+                name=name, unit=unit, defaults={"better": better}
+            )
+            if not created and metric.better != better:
+                raise BundleDataError(
+                    f"{where}: metric {name!r} ({unit}) is {better!r}-is-better here but "
+                    f"{metric.better!r} in the stored data"
+                )
+            self.rows[key] = metric
+        return self.rows[key]
+
+    def direct(self, name: str, where: str) -> Metric:
+        spec = self.declared.get(name)
+        if spec is not None:
+            return self.get(name, spec.unit, spec.better, where)
+        known = list(Metric.objects.filter(name=name)[:2])
+        if len(known) == 1:
+            return known[0]
+        if not known:
+            raise BundleDataError(
+                f"{where}: metric {name!r} is not declared under [metric.{name}] "
+                "(unit and better) and not known to the server"
+            )
+        raise BundleDataError(
+            f"{where}: metric {name!r} exists in several units; declare it under "
+            f"[metric.{name}] with its unit"
+        )
+
+
+# --- one run ------------------------------------------------------------------------------
+
+
+def run_fingerprint(spec: RunSpec, files: Mapping[str, bytes]) -> str:
+    """Identity of a run's data: same keys, values and raw files give the same fingerprint."""
+    doc = {
+        "workload": [spec.workload, spec.workload_version],
+        "kernel": parse_kernel(spec.kernel).text,
+        "patches": list(spec.patches),
+        "hardware": spec.hardware,
+        "mode": spec.mode,
+        "params": dict(spec.params),
+        "label": spec.label,
+        "discard_first_trial": spec.discard_first_trial,
+        "metrics": {k: list(v) for k, v in sorted(spec.metrics.items())},
+        "files": sorted(
+            [f.path, f.parser, f.trial or 0, hashlib.sha256(files[f.path]).hexdigest()]
+            for f in spec.files
+        ),
+    }
+    canonical = json.dumps(doc, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+@dataclass
+class RunRows:
+    """The rows of one run, gathered before any is written."""
+
+    results: dict[tuple[int, int], tuple[Metric, float]] = field(default_factory=dict)
+    samples: list[tuple] = field(default_factory=list)
+    profile: list[tuple] = field(default_factory=list)
+    histograms: list[Histogram] = field(default_factory=list)
+    curves: list[Curve] = field(default_factory=list)
+    trials: set[int] = field(default_factory=set)
+
+
+def run_rows(spec: RunSpec, parsed: Mapping[str, ParseResult], metrics: MetricCache) -> RunRows:
+    rows = RunRows()
+    where = _run_label(spec)
+
+    def add_result(metric: Metric, trial: int, value: float, origin: str) -> None:
+        key = (metric.pk, trial)
+        if key in rows.results and rows.results[key][1] != value:
+            raise BundleDataError(
+                f"{where}: {origin} gives {metric.name} = {value} for trial {trial}, "
+                f"but another source gave {rows.results[key][1]}"
+            )
+        rows.results[key] = (metric, value)
+        if trial:
+            rows.trials.add(trial)
+
+    for name, values in spec.metrics.items():
+        metric = metrics.direct(name, where)
+        if len(values) == 1:
+            add_result(metric, 0, values[0], "metrics")
+        else:
+            for trial, value in enumerate(values, start=1):
+                add_result(metric, trial, value, "metrics")
+
+    for file in spec.files:
+        result = parsed[file.path]
+        trial = file.trial or 0
+        if trial:
+            rows.trials.add(trial)
+        for m in result.measurements:
+            metric = metrics.get(m.metric, m.unit, m.better, f"{where} file {file.path!r}")
+            add_result(metric, trial, m.value, f"file {file.path!r}")
+        source = file.parser
+        for p in result.profile:
+            rows.profile.append((trial, source, p.function, p.ticks, p.load, p.share_pct))
+        for s in result.samples:
+            rows.samples.append(
+                (trial, s.source, s.column, s.index, s.value, s.since_boot, s.timestamp or "")
+            )
+        for h in result.histograms:
+            rows.histograms.append(
+                Histogram(trial=trial, name=h.name, x_label=h.x_label, bins=list(h.bins))
+            )
+        for c in result.curves:
+            rows.curves.append(
+                Curve(
+                    trial=trial,
+                    name=c.name,
+                    x_label=c.x_label,
+                    y_label=c.y_label,
+                    points=list(c.points),
+                )
+            )
+    return rows
+
+
+def _copy(table: str, columns: Iterable[str], rows: Iterable[tuple]) -> None:
+    """Bulk-load rows with COPY inside the caller's transaction."""
+    with connection.cursor() as cursor:
+        raw = cursor.cursor  # the psycopg 3 cursor under Django's wrapper
+        cols = ", ".join(f'"{c}"' for c in columns)
+        with raw.copy(f"COPY {table} ({cols}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+
+
+def run_write(
+    *,
+    spec: RunSpec,
+    rows: RunRows,
+    setup: Setup,
+    kernel: Kernel,
+    patch_set: PatchSet,
+    upload: Upload | None,
+    files: Mapping[str, bytes],
+    parsed: Mapping[str, ParseResult],
+    fingerprint: str,
+) -> Run:
+    run = Run.objects.create(
+        setup=setup,
+        kernel=kernel,
+        patch_set=patch_set,
+        upload=upload,
+        label=spec.label,
+        notes=spec.notes,
+        discard_first_trial=spec.discard_first_trial,
+        fingerprint=fingerprint,
+    )
+    first = min(rows.trials) if rows.trials else None
+    discarded_trial = first if spec.discard_first_trial and len(rows.trials) > 1 else None
+    Trial.objects.bulk_create(
+        Trial(run=run, number=n, discarded=(n == discarded_trial)) for n in sorted(rows.trials)
+    )
+    _copy(
+        "perfdb_result",
+        ["run_id", "setup_id", "metric_id", "trial", "discarded", "value"],
+        (
+            (run.pk, setup.pk, metric.pk, trial, trial == discarded_trial, value)
+            for (_, trial), (metric, value) in rows.results.items()
+        ),
+    )
+    _copy(
+        "perfdb_profileentry",
+        ["run_id", "trial", "source", "function", "ticks", "load", "share_pct"],
+        ((run.pk, *row) for row in rows.profile),
+    )
+    _copy(
+        "perfdb_sample",
+        ["run_id", "trial", "source", "column", "index", "value", "since_boot", "timestamp"],
+        ((run.pk, *row) for row in rows.samples),
+    )
+    for item in rows.histograms + rows.curves:
+        item.run = run
+    Histogram.objects.bulk_create(rows.histograms)
+    Curve.objects.bulk_create(rows.curves)
+    RawFile.objects.bulk_create(
+        RawFile(
+            run=run,
+            path=f.path,
+            parser=f.parser,
+            trial=f.trial or 0,
+            content=files[f.path],
+            sha256=hashlib.sha256(files[f.path]).hexdigest(),
+            warnings=list(parsed[f.path].warnings),
+        )
+        for f in spec.files
+    )
+    return run
+
+
+def bundle_write(
+    *,
+    manifest: Manifest,
+    files: Mapping[str, bytes],
+    parsed: Mapping[str, ParseResult],
+    upload: Upload | None,
+) -> WriteOutcome:
+    """Write every run of the bundle. Must run inside one transaction (the caller's)."""
+    if not connection.in_atomic_block:
+        raise RuntimeError("bundle_write must run inside transaction.atomic()")
+    outcome = WriteOutcome()
+    hardware = hardware_resolve(manifest)
+    metrics = MetricCache(manifest)
+    kernels: dict[str, Kernel] = {}
+    patch_sets: dict[tuple[str, ...], PatchSet] = {}
+    by_series: dict[int, set[int]] = defaultdict(set)
+    for spec in manifest.runs:
+        fingerprint = run_fingerprint(spec, files)
+        existing = Run.objects.filter(fingerprint=fingerprint).values_list("pk", flat=True).first()
+        if existing is not None:
+            outcome.existing.append(existing)
+            outcome.warnings.append(
+                f"{_run_label(spec)} is identical to run {existing}, already stored; not added"
+            )
+            continue
+        rows = run_rows(spec, parsed, metrics)
+        setup = setup_get(spec, hardware[spec.hardware])
+        run = run_write(
+            spec=spec,
+            rows=rows,
+            setup=setup,
+            kernel=kernel_get(spec.kernel, kernels),
+            patch_set=patch_set_get(tuple(spec.patches), patch_sets),
+            upload=upload,
+            files=files,
+            parsed=parsed,
+            fingerprint=fingerprint,
+        )
+        outcome.created.append(run.pk)
+        for metric, _ in rows.results.values():
+            by_series[setup.pk].add(metric.pk)
+    outcome.touched_series = {(s, m) for s, ms in by_series.items() for m in ms}
+    return outcome

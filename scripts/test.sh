@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs the whole test suite against real PostgreSQL, Redis, a Celery worker, an SMTP server
+# and headless Chromium. Installs what it needs first. Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/services.sh
+
+ensure_postgres
+ensure_redis
+ensure_venv
+
+# Debian's chromium for the browser tests (Playwright drives it; no browser download).
+if [ ! -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "Installing Debian's chromium for the browser tests..."
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "Browser tests need /usr/bin/chromium: apt-get install chromium" >&2
+    exit 1
+  fi
+fi
+
+.venv/bin/ruff check .
+.venv/bin/python -m pytest "$@"

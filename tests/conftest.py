@@ -1,0 +1,140 @@
+"""Shared fixtures: a real Celery worker against Redis and the test database, users, tokens.
+
+The worker runs as a subprocess with the test settings and DATABASE_URL pointing at the
+test database, so tests that use it must commit their data (``django_db(transaction=True)``).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def _no_outside_network(monkeypatch):
+    """Tests talk to loopback only: any other address is a bug in the test."""
+    real_connect = socket.socket.connect
+
+    def guarded(sock, address):
+        host = address[0] if isinstance(address, tuple) else address
+        if (
+            isinstance(host, str)
+            and host not in ("127.0.0.1", "localhost", "::1")
+            and not (host.startswith("/"))
+        ):
+            raise RuntimeError(f"test tried to reach {address!r}; only loopback is allowed")
+        return real_connect(sock, address)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def smtp_server():
+    """A real SMTP server (aiosmtpd) that keeps every message it receives."""
+    from aiosmtpd.controller import Controller
+    from aiosmtpd.handlers import Message
+
+    class Keep(Message):
+        def __init__(self):
+            super().__init__()
+            self.messages = []
+
+        def handle_message(self, message):
+            self.messages.append(message)
+
+    handler = Keep()
+    controller = Controller(handler, hostname="127.0.0.1", port=free_port())
+    controller.start()
+    yield controller, handler
+    controller.stop()
+
+
+@pytest.fixture(scope="session")
+def celery_worker_process(django_db_setup, django_db_blocker, smtp_server):
+    """Start one real Celery worker (solo pool) for the session and wait until it answers."""
+    controller, _ = smtp_server
+    db = settings.DATABASES["default"]
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.test_settings",
+        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "REDIS_URL": settings.REDIS_URL,
+        "MEDIA_ROOT": str(settings.MEDIA_ROOT),
+        "EMAIL_HOST": "127.0.0.1",
+        "EMAIL_PORT": str(controller.port),
+        "PYTHONUNBUFFERED": "1",
+    }
+    from config.celery import app
+
+    app.control.purge()
+    log = open(Path(settings.MEDIA_ROOT) / "worker.log", "w")  # noqa: SIM115
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "-P",
+            "solo",
+            "--without-gossip",
+            "--without-mingle",
+            "--loglevel",
+            "INFO",
+            "-n",
+            "test@%h",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"celery worker exited: see {log.name}")
+        if app.control.inspect(timeout=0.5).ping():
+            break
+    else:
+        proc.kill()
+        raise RuntimeError("celery worker did not answer within 60 s")
+    yield proc
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+@pytest.fixture
+def user(db, django_user_model):
+    return django_user_model.objects.create_user("lab", password="lab-password-1")
+
+
+@pytest.fixture
+def staff(db, django_user_model):
+    return django_user_model.objects.create_user("boss", password="boss-password-1", is_staff=True)
+
+
+@pytest.fixture
+def token(user):
+    from perfdb.accounts import token_get
+
+    return token_get(user=user)

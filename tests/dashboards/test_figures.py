@@ -1,0 +1,513 @@
+"""Figure builders: plain data in, JSON-ready Plotly dicts out. No database."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dashboards.chartdata import (
+    Baseline,
+    CompareRow,
+    KernelProfile,
+    KernelTimeChart,
+    KernelTimePoint,
+    Metric,
+    Point,
+    RunInfo,
+    ScalingChart,
+    ScalingPoint,
+    Series,
+    VmstatRun,
+    WakeupRow,
+)
+from dashboards.figures import (
+    EMPTY_MESSAGE,
+    across_kernels_figure,
+    alert_figure,
+    compare_figure,
+    esc,
+    kernel_time_figure,
+    scaling_figure,
+    top_functions_figure,
+    vmstat_figure,
+    wakeups_figures,
+)
+from dashboards.figures.compare import COLOURS
+
+HOSTILE = "<script>alert(1)</script>&"
+THROUGHPUT = Metric("VolanoMark throughput", "msg/s", higher_is_better=True)
+LATENCY = Metric("pipe latency", "µs", higher_is_better=False)
+# Deliberately not alphabetical: "2.4.20" < "2.3.99-pre3" as strings, not as kernels.
+KERNELS = ("2.2.12-20", "2.3.28", "2.3.99-pre3", "2.4.20", "2.4-distro", "2.5.59")
+
+
+def run(run_id: int, kernel: str = "2.5.59", patches: tuple[str, ...] = (), **kw) -> RunInfo:
+    return RunInfo(run_id, kernel, patches, hardware="Configuration C", mode="SMP", **kw)
+
+
+def series_points() -> tuple[Point, ...]:
+    """Stock on every kernel, two patch sets on some; values made up for the test."""
+    points = [Point(run(i, k), 1000.0 + 10 * i, sd=float(i)) for i, k in enumerate(KERNELS)]
+    points.append(Point(run(20, "2.3.28", ("task",)), 1100.0, sd=5.0))
+    points.append(Point(run(21, "2.2.12-20", ("task",)), 1050.0, sd=4.0))
+    points.append(Point(run(22, "2.3.28", ("task", "sched")), 900.0, sd=None))
+    # Input order shuffled: the builder must place points by the kernel order, not by input.
+    return tuple(reversed(points))
+
+
+def series(points: tuple[Point, ...] | None = None, title: str = "") -> Series:
+    return Series(THROUGHPUT, KERNELS, series_points() if points is None else points, title)
+
+
+def trace_named(fig: dict, name: str) -> dict:
+    matches = [t for t in fig["data"] if t.get("name") == name]
+    assert len(matches) == 1, [t.get("name") for t in fig["data"]]
+    return matches[0]
+
+
+def all_text(fig: dict) -> str:
+    return json.dumps(fig)
+
+
+# --- across kernels ---------------------------------------------------------------------
+
+
+def test_across_kernels_x_follows_the_given_kernel_order():
+    fig = across_kernels_figure(series())
+    xaxis = fig["layout"]["xaxis"]
+    assert xaxis["categoryorder"] == "array"
+    assert xaxis["categoryarray"] == list(KERNELS)
+    stock = trace_named(fig, "stock kernels")
+    assert stock["x"] == list(KERNELS)
+    task = trace_named(fig, "+task")
+    assert task["x"] == ["2.2.12-20", "2.3.28"]
+
+
+def test_across_kernels_one_trace_per_patch_set_with_stock_first():
+    fig = across_kernels_figure(series())
+    names = [t["name"] for t in fig["data"]]
+    assert names == ["stock kernels", "+task", "+task+sched"]
+    assert all(t["mode"] == "lines+markers" for t in fig["data"])
+
+
+def test_across_kernels_error_bars_are_the_trial_sd_and_customdata_the_run_id():
+    points = series_points()
+    fig = across_kernels_figure(series(points))
+    by_id = {p.run.run_id: p for p in points}
+    for trace in fig["data"]:
+        assert trace["error_y"]["type"] == "data"
+        sds = trace["error_y"]["array"]
+        assert sds == [by_id[run_id].sd for run_id in trace["customdata"]]
+        assert trace["y"] == [by_id[run_id].value for run_id in trace["customdata"]]
+
+
+@pytest.mark.parametrize("base_value", [1000.0, 1234.5])
+def test_across_kernels_relative_mode_is_percent_of_the_baseline(base_value):
+    points = series_points()
+    fig = across_kernels_figure(series(points), Baseline(base_value, "Base1"))
+    by_id = {p.run.run_id: p for p in points}
+    for trace in fig["data"]:
+        expected = [by_id[i].value / base_value * 100 for i in trace["customdata"]]
+        assert trace["y"] == pytest.approx(expected)
+        expected_sd = [
+            None if by_id[i].sd is None else by_id[i].sd / base_value * 100
+            for i in trace["customdata"]
+        ]
+        assert trace["error_y"]["array"] == pytest.approx(expected_sd)
+    y_title = fig["layout"]["yaxis"]["title"]["text"]
+    assert "% of Base1" in y_title and "Base1 = 100" in y_title
+
+
+def test_across_kernels_hover_names_the_run():
+    fig = across_kernels_figure(series())
+    hover = trace_named(fig, "+task+sched")["hovertext"][0]
+    for part in ("run #22", "2.3.28", "task+sched", "Configuration C", "SMP", "trials: 1"):
+        assert part in hover
+
+
+def test_across_kernels_rejects_a_point_on_an_unlisted_kernel():
+    with pytest.raises(ValueError, match="2.6.0"):
+        Series(THROUGHPUT, KERNELS, (Point(run(1, "2.6.0"), 1.0),))
+
+
+# --- empty state, JSON, escaping for every builder ---------------------------------------
+
+
+def empty_figures() -> list[dict]:
+    return [
+        across_kernels_figure(series(())),
+        scaling_figure(ScalingChart(THROUGHPUT, "rooms", "", ())),
+        kernel_time_figure(KernelTimeChart(())),
+        top_functions_figure(()),
+        wakeups_figures(())["bars"],
+        vmstat_figure(()),
+    ]
+
+
+@pytest.mark.parametrize("index", range(6))
+def test_empty_input_gives_the_no_runs_annotation(index):
+    fig = empty_figures()[index]
+    assert fig["data"] == []
+    assert [a["text"] for a in fig["layout"]["annotations"]] == [EMPTY_MESSAGE]
+    assert EMPTY_MESSAGE.startswith("No runs yet — upload a bundle")
+
+
+def test_compare_with_no_rows_says_so():
+    fig = compare_figure(())
+    assert fig["data"] == []
+    assert "Nothing to compare" in fig["layout"]["annotations"][0]["text"]
+
+
+def hostile_figures() -> dict[str, dict]:
+    """Every builder fed a kernel, patch, note, param and function name that is HTML."""
+    bad = RunInfo(
+        7,
+        HOSTILE,
+        (HOSTILE,),
+        hardware=HOSTILE,
+        mode="UP",
+        n_trials=3,
+        params=(("rooms", HOSTILE),),
+        notes=HOSTILE,
+    )
+    metric = Metric(HOSTILE, HOSTILE)
+    wake = WakeupRow(bad, 0, -19, 0, 13881.0, 4.42e6, 86.6)
+    figs = {
+        "across": across_kernels_figure(Series(metric, (HOSTILE,), (Point(bad, 1.0, 0.1),))),
+        "alert": alert_figure(Series(metric, (HOSTILE,), (Point(bad, 1.0),)), 7, 7),
+        "scaling": scaling_figure(
+            ScalingChart(metric, HOSTILE, HOSTILE, (ScalingPoint(bad, 5, 1.0),), HOSTILE)
+        ),
+        "kernel_time": kernel_time_figure(KernelTimeChart((KernelTimePoint(bad, 60, 30),))),
+        "top": top_functions_figure((KernelProfile(bad, ((HOSTILE, 5.0),), 10.0),)),
+        "vmstat": vmstat_figure(
+            (VmstatRun(bad, ("r", "cs"), ((1, 2), (3, 4)), True, ("", HOSTILE)),)
+        ),
+        "compare": compare_figure((CompareRow(metric, bad, bad, 1.0, 2.0, 0.01),)),
+    }
+    for key, fig in wakeups_figures((wake,)).items():
+        figs[f"wakeups_{key}"] = fig
+    return figs
+
+
+HOSTILE_KEYS = sorted(hostile_figures())
+
+
+@pytest.mark.parametrize("key", HOSTILE_KEYS)
+def test_hostile_text_is_escaped_everywhere(key):
+    text = all_text(hostile_figures()[key])
+    assert "<script>" not in text
+    assert "</script>" not in text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;&amp;" in text
+
+
+def test_esc_escapes_ampersand_first():
+    assert esc("a<b>&c") == "a&lt;b&gt;&amp;c"
+    assert esc("&lt;") == "&amp;lt;"
+
+
+@pytest.mark.parametrize("key", HOSTILE_KEYS)
+def test_figures_are_json_ready(key):
+    fig = hostile_figures()[key]
+    assert json.loads(json.dumps(fig, allow_nan=False)) == fig
+    assert set(fig) == {"data", "layout"}
+    assert fig["layout"]["autosize"] is True
+
+
+@pytest.mark.parametrize("key", HOSTILE_KEYS)
+def test_every_trace_carries_the_run_id(key):
+    for trace in hostile_figures()[key]["data"]:
+        ids = trace["customdata"]
+        flat = [i for row in ids for i in row] if isinstance(ids[0], list) else ids
+        assert set(flat) == {7}
+
+
+# --- scaling and kernel time ------------------------------------------------------------
+
+# 000 Figure 1 gives only the summary (-19% / -24% from 5 to 25 rooms); these values are
+# made up for the test and the expected change is computed from them.
+SCALING = (
+    ScalingPoint(run(1, "2.2.12-20"), 25, 810.0),
+    ScalingPoint(run(2, "2.2.12-20"), 5, 1000.0),
+    ScalingPoint(run(3, "2.2.12-20"), 15, 900.0, sd=12.0),
+    ScalingPoint(run(4, "2.3.28"), 5, 1010.0),
+    ScalingPoint(run(5, "2.3.28"), 25, 760.0),
+    ScalingPoint(run(6, "2.3.28", ("task",)), 5, 1090.0),
+)
+
+
+def test_scaling_one_trace_per_build_sorted_by_x_with_change_in_legend():
+    fig = scaling_figure(ScalingChart(THROUGHPUT, "rooms", "", SCALING))
+    assert len(fig["data"]) == 3
+    first = fig["data"][0]
+    assert first["x"] == [5, 15, 25]
+    assert first["y"] == [1000.0, 900.0, 810.0]
+    assert first["error_y"]["array"] == [None, 12.0, None]
+    change = (810.0 - 1000.0) / 1000.0 * 100
+    assert first["name"].startswith("2.2.12-20: ")
+    assert f"{change:+.1f}%" in first["name"]
+    second_change = (760.0 - 1010.0) / 1010.0 * 100
+    assert f"{second_change:+.1f}%" in fig["data"][1]["name"]
+    assert fig["data"][2]["name"] == "2.3.28+task"  # one point: no change to state
+    assert fig["layout"]["xaxis"]["title"]["text"] == "rooms"
+    assert fig["layout"]["yaxis"]["title"]["text"] == "VolanoMark throughput (msg/s)"
+
+
+def test_kernel_time_against_a_parameter_draws_kernel_and_scheduler_per_build():
+    points = (
+        KernelTimePoint(run(1, "2.3.28"), 62.0, 31.0, x=1200),
+        KernelTimePoint(run(2, "2.3.28"), 60.0, 25.0, x=400),
+        KernelTimePoint(run(3, "2.3.28", ("task",)), 58.0, 20.0, x=400),
+    )
+    fig = kernel_time_figure(KernelTimeChart(points, "threads"))
+    names = [t["name"] for t in fig["data"]]
+    assert names == [
+        "2.3.28: kernel",
+        "2.3.28: scheduler",
+        "2.3.28+task: kernel",
+        "2.3.28+task: scheduler",
+    ]
+    assert fig["data"][0]["x"] == [400, 1200]
+    assert fig["data"][0]["y"] == [60.0, 62.0]
+    assert fig["data"][1]["y"] == [25.0, 31.0]
+    assert fig["data"][1]["line"]["dash"] == "dash"
+    assert fig["layout"]["yaxis"]["title"]["text"] == "% of total time"
+
+
+def test_kernel_time_per_run_keeps_the_given_run_order():
+    points = (
+        KernelTimePoint(run(9, "2.3.28"), 62.0, 31.0),
+        KernelTimePoint(run(4, "2.2.12-20"), 61.0, 22.0),
+    )
+    fig = kernel_time_figure(KernelTimeChart(points))
+    kernel, scheduler = fig["data"]
+    assert kernel["x"] == ["2.3.28 #9", "2.2.12-20 #4"]
+    assert fig["layout"]["xaxis"]["categoryarray"] == kernel["x"]
+    assert kernel["y"] == [62.0, 61.0] and scheduler["y"] == [31.0, 22.0]
+    assert kernel["customdata"] == [9, 4]
+
+
+# --- top functions ----------------------------------------------------------------------
+
+
+def profiles() -> tuple[KernelProfile, ...]:
+    """Each run's own top-2 includes a function ("spiky") whose total share is not top-2."""
+    return (
+        KernelProfile(run(1), (("schedule", 30.0), ("spiky", 40.0), ("tcp_sendmsg", 20.0)), 100),
+        KernelProfile(run(2), (("schedule", 40.0), ("spiky", 0.0), ("tcp_sendmsg", 30.0)), 100),
+        KernelProfile(run(3), (("schedule", 35.0), ("tcp_sendmsg", 25.0), ("spiky", 1.0)), 200),
+    )
+
+
+def test_top_functions_are_chosen_by_total_share_across_runs():
+    data = profiles()
+    fig = top_functions_figure(data, top_n=2)
+    totals: dict[str, float] = {}
+    for p in data:
+        for name, ticks in p.ticks:
+            totals[name] = totals.get(name, 0) + ticks / p.total * 100
+    expected = sorted(totals, key=totals.get, reverse=True)[:2]
+    assert expected == ["schedule", "tcp_sendmsg"]  # spiky tops run 1 but not the total
+    assert [t["name"] for t in fig["data"]] == [*expected, "other"]
+    assert fig["layout"]["barmode"] == "stack"
+
+
+def test_top_functions_bars_are_percent_of_total_and_other_is_the_rest():
+    data = profiles()
+    fig = top_functions_figure(data, top_n=2)
+    schedule, tcp, other = fig["data"]
+    assert schedule["y"] == pytest.approx([p.ticks[0][1] / p.total * 100 for p in data])
+    for i in range(len(data)):
+        assert schedule["y"][i] + tcp["y"][i] + other["y"][i] == pytest.approx(100)
+    assert schedule["customdata"] == [1, 2, 3]
+
+
+def test_top_functions_real_readprofile_rows_002_table_6():
+    """002 Table 6 (2.5.59): ticks out of a Total of 60332."""
+    table6 = (("default_idle", 54048), ("schedule", 397), ("csum_partial_copy...", 365))
+    fig = top_functions_figure((KernelProfile(run(1), table6, 60332),), top_n=2)
+    assert [t["name"] for t in fig["data"]] == ["default_idle", "schedule", "other"]
+    assert fig["data"][0]["y"] == pytest.approx([54048 / 60332 * 100])
+
+
+# --- wakeups (001 Tables 1-2) -----------------------------------------------------------
+
+# (server nice, client nice, msg/s, try_to_wake_up calls, % priority preemptions)
+TABLE_1 = (
+    (0, 0, 13183, 3.49e6, 28.4),
+    (0, -19, 13881, 4.42e6, 86.6),
+    (0, 19, 10553, 5.52e6, 10.5),
+    (19, 0, 13508, 4.06e6, 82.9),
+)
+TABLE_2 = (
+    (0, 0, 13605, 3.22e6, 0.0),
+    (0, -19, 18740, 1.67e6, 0.0),
+    (0, 19, 10716, 5.35e6, 0.0),
+    (19, 0, 16548, 2.01e6, 0.0),
+)
+
+
+def wakeup_rows() -> tuple[WakeupRow, ...]:
+    rows = []
+    for threshold, table in ((0, TABLE_1), (40, TABLE_2)):
+        for i, (s, c, tput, calls, pct) in enumerate(table):
+            info = run(100 + threshold + i, "2.5.25", ("pri_preempt",))
+            rows.append(WakeupRow(info, s, c, threshold, tput, calls, pct))
+    return tuple(rows)
+
+
+def test_wakeup_bars_one_trace_per_threshold_per_value():
+    figs = wakeups_figures(wakeup_rows())
+    assert sorted(figs) == ["bars", "heatmap_0", "heatmap_40"]
+    bars = figs["bars"]["data"]
+    assert len(bars) == 6  # 3 values x 2 thresholds
+    assert [t["name"] for t in bars[:2]] == ["preemption threshold 0", "preemption threshold 40"]
+    assert bars[0]["x"] == ["0 / 0", "0 / -19", "0 / +19", "+19 / 0"]
+    assert bars[0]["y"] == [row[2] for row in TABLE_1]
+    assert bars[3]["y"] == [row[3] for row in TABLE_2]
+    assert bars[5]["y"] == [row[4] for row in TABLE_2]
+    assert [t["showlegend"] for t in bars] == [True, True, False, False, False, False]
+
+
+def test_wakeup_heatmap_places_each_value_at_its_nice_pair():
+    fig = wakeups_figures(wakeup_rows())["heatmap_40"]
+    heat = fig["data"][0]
+    assert heat["x"] == ["-19", "0", "+19"]  # client nice
+    assert heat["y"] == ["0", "+19"]  # server nice
+    for s, c, tput, _, _ in TABLE_2:
+        cell = heat["z"][heat["y"].index("0" if s == 0 else f"{s:+d}")]
+        assert cell[heat["x"].index("0" if c == 0 else f"{c:+d}")] == tput
+    assert heat["z"][1][0] is None  # +19 / -19 is not in this subset: empty, not zero
+    all_tput = [row[2] for row in TABLE_1 + TABLE_2]
+    assert (heat["zmin"], heat["zmax"]) == (min(all_tput), max(all_tput))
+
+
+def test_wakeup_heatmap_value_must_be_known():
+    with pytest.raises(ValueError):
+        wakeups_figures(wakeup_rows(), heatmap_value="msg")
+
+
+# --- vmstat -----------------------------------------------------------------------------
+
+COLUMNS = ("r", "in", "cs", "us", "sy", "id")
+# 002 Table 12 (policy PA), first two rows, with a since-boot row put in front.
+SINCE_BOOT = (1, 100, 200, 5, 2, 93)
+TABLE_12 = ((14, 6067, 27204, 63, 10, 27), (9, 5868, 29230, 60, 9, 31))
+TABLE_13 = ((18, 7788, 6903, 85, 14, 0), (26, 7168, 6686, 84, 11, 6))
+
+
+@pytest.mark.parametrize("since_boot", [True, False])
+def test_vmstat_excludes_the_since_boot_sample(since_boot):
+    rows = ((SINCE_BOOT, *TABLE_12)) if since_boot else TABLE_12
+    fig = vmstat_figure((VmstatRun(run(1), COLUMNS, rows, first_is_since_boot=since_boot),))
+    cs = trace_named(fig, "cs: 2.5.59 #1")
+    assert cs["x"] == [1, 2]
+    assert cs["y"] == [row[2] for row in TABLE_12]
+    x_title = fig["layout"]["xaxis3"]["title"]["text"]  # the bottom subplot's axis
+    assert ("since boot" in x_title) == since_boot
+
+
+def test_vmstat_overlays_runs_in_subplots_per_group():
+    runs = (
+        VmstatRun(run(1, patches=("PA",)), COLUMNS, TABLE_12, first_is_since_boot=False),
+        VmstatRun(run(2, patches=("PC",)), COLUMNS, TABLE_13, first_is_since_boot=False),
+    )
+    fig = vmstat_figure(runs)
+    assert len(fig["data"]) == 2 * len(COLUMNS)
+    by_axis: dict[str, set[str]] = {}
+    for trace in fig["data"]:
+        by_axis.setdefault(trace["yaxis"], set()).add(trace["name"].split(":")[0])
+    assert sorted(map(sorted, by_axis.values())) == [["cs", "in"], ["id", "sy", "us"], ["r"]]
+    pa, pc = trace_named(fig, "r: 2.5.59+PA #1"), trace_named(fig, "r: 2.5.59+PC #2")
+    assert pa["line"]["color"] != pc["line"]["color"]
+    assert pc["y"] == [row[0] for row in TABLE_13]
+
+
+def test_vmstat_rejects_a_row_that_does_not_match_the_header():
+    with pytest.raises(ValueError, match="header"):
+        vmstat_figure((VmstatRun(run(1), COLUMNS, ((1, 2),), first_is_since_boot=False),))
+
+
+# --- compare ----------------------------------------------------------------------------
+
+
+def compare_row(metric: Metric, base: float, cand: float, p: float | None, **kw) -> CompareRow:
+    return CompareRow(
+        metric, run(1, "2.5.66"), run(2, "2.5.66", ("trytowakeup1",)), base, cand, p, **kw
+    )
+
+
+@pytest.mark.parametrize(
+    ("metric", "base", "cand", "p", "threshold", "expected"),
+    [
+        (THROUGHPUT, 100.0, 104.3, 0.01, None, "better"),
+        (THROUGHPUT, 100.0, 95.0, 0.01, None, "worse"),
+        (LATENCY, 10.0, 9.0, 0.01, None, "better"),
+        (LATENCY, 10.0, 11.0, 0.01, None, "worse"),
+        (THROUGHPUT, 100.0, 130.0, 0.2, None, "not significant"),
+        (THROUGHPUT, 100.0, 104.3, None, 3.0, "better"),
+        (LATENCY, 10.0, 10.2, None, 3.0, "not significant"),
+        (THROUGHPUT, 100.0, 130.0, None, None, "not significant"),
+    ],
+)
+def test_compare_colours_follow_the_metric_direction(metric, base, cand, p, threshold, expected):
+    fig = compare_figure((compare_row(metric, base, cand, p, threshold_pct=threshold),))
+    (trace,) = fig["data"]
+    assert trace["name"] == expected
+    assert trace["marker"]["color"] == COLOURS[expected]
+    assert trace["x"] == pytest.approx([(cand - base) / base * 100])
+    assert trace["customdata"] == [2]
+    if p is not None:
+        assert f"p = {p:.3g}" in trace["hovertext"][0]
+
+
+def test_compare_keeps_row_order_top_to_bottom():
+    rows = (
+        compare_row(THROUGHPUT, 100.0, 90.0, 0.01),
+        compare_row(LATENCY, 10.0, 9.0, 0.01),
+        compare_row(Metric("CPU usage", "%"), 82.0, 83.0, 0.5),
+    )
+    fig = compare_figure(rows)
+    yaxis = fig["layout"]["yaxis"]
+    assert yaxis["categoryarray"] == ["VolanoMark throughput", "pipe latency", "CPU usage"]
+    assert yaxis["autorange"] == "reversed"
+
+
+# --- alert ------------------------------------------------------------------------------
+
+
+def test_alert_marks_baseline_and_candidate():
+    fig = alert_figure(series(), baseline_run_id=20, candidate_run_id=22)
+    baseline = trace_named(fig, "baseline: run #20")
+    candidate = trace_named(fig, "candidate: run #22")
+    assert baseline["marker"]["symbol"] != candidate["marker"]["symbol"]
+    assert (baseline["x"], baseline["y"], baseline["customdata"]) == (["2.3.28"], [1100.0], [20])
+    assert (candidate["x"], candidate["y"]) == (["2.3.28"], [900.0])
+    notes = [a["text"] for a in fig["layout"]["annotations"]]
+    assert notes == ["baseline #20", "candidate #22"]
+    assert fig["layout"]["xaxis"]["categoryarray"] == list(KERNELS)
+
+
+def test_alert_marks_in_relative_mode_use_the_relative_value():
+    fig = alert_figure(series(), 0, 5, Baseline(1000.0))
+    assert trace_named(fig, "candidate: run #5")["y"] == [pytest.approx(1050.0 / 1000.0 * 100)]
+
+
+def test_alert_rejects_a_run_outside_the_series():
+    with pytest.raises(ValueError, match="#999"):
+        alert_figure(series(), 0, 999)
+
+
+def test_numpy_arrays_come_out_as_plain_lists():
+    """Plotly 7 stores numpy arrays as base64 typed arrays; the page and json_script need lists."""
+    import numpy as np
+    import plotly.graph_objects as go
+
+    from dashboards.figures._common import to_dict
+
+    z = np.array([[1.5, 2.0], [np.nan, 4.0]])
+    fig = to_dict(go.Figure(go.Heatmap(z=z, x=np.array([1, 2]))))
+    assert fig["data"][0]["z"] == [[1.5, 2.0], [None, 4.0]]
+    assert fig["data"][0]["x"] == [1, 2]
+    json.dumps(fig, allow_nan=False)

@@ -1,0 +1,224 @@
+"""The ingest pipeline against the real database: outcomes, failures, atomicity, idempotency."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from ingest.services import upload_create, upload_ingest, uploads_recover_stuck
+from perfdb.models import Hardware, Result, Run, Upload
+from tests.bundles import make_bundle, manifest_toml, volano_bundle, volano_log, volano_run
+
+pytestmark = pytest.mark.django_db
+
+
+def create(path) -> Upload:
+    with open(path, "rb") as stream:
+        upload, created = upload_create(stream=stream, filename=path.name, source="cli")
+    assert created
+    return upload
+
+
+def ingest(path) -> Upload:
+    upload = create(path)
+    upload_ingest(upload_id=upload.pk)
+    upload.refresh_from_db()
+    return upload
+
+
+def counts() -> tuple[int, int, int]:
+    return Run.objects.count(), Result.objects.count(), Hardware.objects.count()
+
+
+def test_a_bundle_becomes_runs_with_trials_and_results(tmp_path):
+    upload = ingest(volano_bundle(tmp_path / "b.tar.gz", throughputs=(13000, 13500, 13200)))
+    assert upload.status == "done", upload.error
+    assert upload.files_done == upload.files_total == 3
+    (run,) = Run.objects.filter(pk__in=upload.run_ids)
+    assert run.kernel.version == "2.5.25"
+    assert run.setup.params == {"rooms": 10, "messages": 1000}
+    values = sorted(
+        Result.objects.filter(run=run, metric__name="throughput").values_list("value", flat=True)
+    )
+    assert values == [13000, 13200, 13500]
+
+
+def test_the_same_bundle_twice_is_one_upload(tmp_path):
+    path = volano_bundle(tmp_path / "b.tar.gz")
+    first = ingest(path)
+    with open(path, "rb") as stream:
+        again, created = upload_create(stream=stream, filename="b.tar.gz")
+    assert not created and again.pk == first.pk
+    assert Run.objects.count() == 1
+
+
+def test_running_the_ingest_twice_changes_nothing(tmp_path):
+    upload = ingest(volano_bundle(tmp_path / "b.tar.gz"))
+    before = counts()
+    Upload.objects.filter(pk=upload.pk).update(status="processing")  # as if redelivered
+    assert upload_ingest(upload_id=upload.pk) == upload.run_ids
+    assert counts() == before
+
+
+def test_identical_runs_in_a_new_bundle_are_recognised(tmp_path):
+    ingest(volano_bundle(tmp_path / "a.tar.gz"))
+    # Same runs, different archive bytes (another gzip level) -> a new upload, no new run.
+    src = tarfile.open(tmp_path / "a.tar.gz")
+    files = {m.name: src.extractfile(m).read() for m in src.getmembers()}
+    second = ingest(make_bundle(tmp_path / "b.tar.gz", {**files, "extra.txt": "x"}))
+    assert second.status == "done"
+    assert Run.objects.count() == 1
+    assert any("identical to run" in w for w in second.warnings)
+
+
+def bad_bundle(tmp_path, name, **files):
+    return make_bundle(tmp_path / name, files)
+
+
+@pytest.mark.parametrize(
+    ("files", "message"),
+    [
+        (
+            {"manifest.toml": "format = 2\n"},
+            "supported: 1",
+        ),
+        (
+            {
+                "manifest.toml": manifest_toml(
+                    volano_run("2.5.25", files='{ path = "t1.log", parser = "volanomark" }'),
+                    volano_run("2.5.26", files='{ path = "t2.log", parser = "volanomark" }'),
+                ),
+                "t1.log": volano_log(13000),
+                "t2.log": volano_log(13000).replace(
+                    "Average throughput = 13000", "Average throughput = 13,000"
+                ),
+            },
+            "t2.log",
+        ),
+        (
+            {
+                "manifest.toml": manifest_toml(
+                    volano_run("2.5.25", files='{ path = "t1.log", parser = "nosuchparser" }')
+                ),
+                "t1.log": volano_log(13000),
+            },
+            "nosuchparser",
+        ),
+        (
+            {
+                "manifest.toml": manifest_toml(
+                    volano_run("2.5.25", files='{ path = "t1.log", parser = "volanomark" }')
+                ).replace('hardware = "P8"', 'hardware = "Z9"'),
+                "t1.log": volano_log(13000),
+            },
+            "hardware 'Z9' is not defined",
+        ),
+        (
+            {
+                "manifest.toml": manifest_toml(
+                    volano_run("linux-2.5", files='{ path = "t1.log", parser = "volanomark" }')
+                ),
+                "t1.log": volano_log(13000),
+            },
+            "is not a kernel version",
+        ),
+        (
+            {
+                "manifest.toml": manifest_toml(
+                    volano_run("2.5.25", extra="metrics = { made_up = 3 }")
+                ).replace("files = []", ""),
+            },
+            "made_up",
+        ),
+    ],
+    ids=["format", "bad-number-in-second-run", "parser", "hardware", "kernel", "metric"],
+)
+def test_a_bad_bundle_fails_with_its_reason_and_stores_nothing(tmp_path, files, message):
+    ingest(volano_bundle(tmp_path / "good.tar.gz"))
+    before = counts()
+    upload = ingest(bad_bundle(tmp_path, "bad.tar.gz", **files))
+    assert upload.status == "failed"
+    assert message in upload.error
+    assert counts() == before
+    assert upload.run_ids == []
+
+
+def test_a_hostile_archive_is_refused(tmp_path):
+    path = tmp_path / "evil.tar.gz"
+    with tarfile.open(path, "w:gz") as tar:
+        info = tarfile.TarInfo("manifest.toml")
+        info.type = tarfile.SYMTYPE
+        info.linkname = "/etc/passwd"
+        tar.addfile(info)
+    upload = ingest(path)
+    assert upload.status == "failed"
+    assert "manifest.toml" in upload.error
+    assert Run.objects.count() == 0
+
+
+def test_redefining_stored_hardware_is_refused(tmp_path):
+    ingest(volano_bundle(tmp_path / "a.tar.gz"))
+    manifest = manifest_toml(
+        volano_run("2.5.26", files='{ path = "t1.log", parser = "volanomark" }')
+    ).replace("mhz = 700", "mhz = 900")
+    upload = ingest(
+        bad_bundle(tmp_path, "b.tar.gz", **{"manifest.toml": manifest, "t1.log": volano_log(1)})
+    )
+    assert upload.status == "failed"
+    assert "mhz" in upload.error and "P8" in upload.error
+
+
+def test_not_an_archive(tmp_path):
+    path = tmp_path / "notes.tar.gz"
+    path.write_bytes(b"just some text, not an archive")
+    upload = ingest(path)
+    assert upload.status == "failed"
+    assert "archive" in upload.error
+
+
+def test_warm_up_trial_is_kept_but_left_out(tmp_path):
+    files = ", ".join(
+        f'{{ path = "t{i}.log", parser = "volanomark", trial = {i} }}' for i in (1, 2, 3)
+    )
+    manifest = manifest_toml(volano_run("2.5.25", files=files, extra="discard_first_trial = true"))
+    upload = ingest(
+        make_bundle(
+            tmp_path / "w.tar.gz",
+            {
+                "manifest.toml": manifest,
+                "t1.log": volano_log(9000),
+                "t2.log": volano_log(13000),
+                "t3.log": volano_log(14000),
+            },
+        )
+    )
+    from perfdb.queries import run_results
+
+    result = run_results(run_id=upload.run_ids[0])["throughput"]
+    assert result["values"] == [9000, 13000, 14000]
+    assert result["discarded_trials"] == [1]
+    assert result["n"] == 2 and result["mean"] == 13500
+
+
+def test_stuck_uploads_are_requeued_then_failed(tmp_path):
+    upload = create(volano_bundle(tmp_path / "b.tar.gz"))
+    long_ago = timezone.now() - timedelta(hours=2)
+    Upload.objects.filter(pk=upload.pk).update(status="processing", started_at=long_ago, attempts=1)
+    assert uploads_recover_stuck() == {"requeued": [upload.pk], "failed": []}
+    Upload.objects.filter(pk=upload.pk).update(attempts=3)
+    assert uploads_recover_stuck() == {"requeued": [], "failed": [upload.pk]}
+    upload.refresh_from_db()
+    assert upload.status == "failed" and "after 3 attempts" in upload.error
+
+
+def test_a_bundle_too_large_is_refused(settings):
+    settings.BUNDLE_MAX_BYTES = 10
+    from ingest.services import UploadTooLarge
+
+    with pytest.raises(UploadTooLarge, match="limit is 10 bytes"):
+        upload_create(stream=io.BytesIO(b"x" * 11), filename="big.tar.gz")
+    assert Upload.objects.count() == 0
