@@ -69,33 +69,26 @@ def _row(line: str, number: int, warnings: list[str]) -> list[float] | None:
 
 
 def _read_tests(text: str, warnings: list[str]) -> list[_Test]:
+    """Header lines never start with a number, so the first numeric line after a banner is
+    the first result row; a blank or text line after the rows ends the test."""
     tests: list[_Test] = []
     current: _Test | None = None
-    in_rows = False
     for number, line in numbered_lines(text):
         banner = _BANNER.match(line.strip())
         if banner:
             current = _Test(banner["test"], _family(banner["test"], number), number)
             tests.append(current)
-            in_rows = False
             continue
         if current is None:
             continue
-        if not line.strip():
-            in_rows = in_rows or current.unit is not None or current.family == "rr"
-            if current.rows:
-                current, in_rows = None, False
-            continue
-        if not in_rows:
-            units = [m["scale"] for token in line.split() if (m := _UNIT.match(token))]
-            if units:
-                current.unit = units[0]
-            continue
         row = _row(line, number, warnings)
-        if row is None:
-            current, in_rows = None, False
-        else:
+        if row is not None:
             current.rows.append((number, row))
+        elif current.rows:
+            current = None
+        else:
+            units = [m["scale"] for token in line.split() if (m := _UNIT.match(token))]
+            current.unit = units[0] if units else current.unit
     return tests
 
 

@@ -1,0 +1,185 @@
+"""tiobench.pl 0.3.x reports: four sections of per-thread-count rows (docs/parsers/tiobench.md).
+
+Every metric name carries its thread count (``seq_read_rate_t8``), even when a file has one,
+so the same run configuration always gives the same name whatever else the file holds.
+Mail clients wrap the 100+ column rows; a short row is joined with the next line when the two
+add up to exactly one row, and rejected with its line number otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ingest.parsers.base import Measurement, ParseError, ParseResult, register
+from ingest.parsers.numbers import parse_number
+from ingest.parsers.text import numbered_lines
+
+SECTIONS = {
+    "sequential reads": "seq_read",
+    "random reads": "rand_read",
+    "sequential writes": "seq_write",
+    "random writes": "rand_write",
+}
+FULL = (
+    "file_size",
+    "block_size",
+    "threads",
+    "rate",
+    "cpu",
+    "avg_lat",
+    "max_lat",
+    "lat2",
+    "lat10",
+    "eff",
+)
+COMPACT = FULL[2:]
+# row field -> (metric suffix, unit, better)
+METRICS = {
+    "rate": ("rate", "MB/s", "higher"),
+    "cpu": ("cpu_pct", "%", "none"),
+    "avg_lat": ("avg_lat_ms", "ms", "lower"),
+    "max_lat": ("max_lat_ms", "ms", "lower"),
+    "lat2": ("lat_over_2s_pct", "%", "lower"),
+    "lat10": ("lat_over_10s_pct", "%", "lower"),
+    "eff": ("cpu_eff", "MB/s per CPU", "higher"),
+}
+_CELL = re.compile(r"^(?:[\d.,]+%?|[#.]*#[#.]*%?)$")  # '#' marks an overflowed field
+
+
+@dataclass(frozen=True)
+class _Row:
+    section: str
+    identifier: str
+    line: int
+    cells: dict[str, str]
+
+
+def _section(line: str) -> str | None:
+    lowered = line.strip().lower()
+    for title, prefix in SECTIONS.items():
+        if lowered == title or lowered.startswith(title + " "):
+            return prefix
+    return None
+
+
+def _is_cells(tokens: list[str]) -> bool:
+    return bool(tokens) and all(_CELL.match(token) for token in tokens)
+
+
+def _rows(text: str) -> list[_Row]:
+    lines = numbered_lines(text)
+    rows: list[_Row] = []
+    section, layout = None, None
+    i = 0
+    while i < len(lines):
+        number, line = lines[i]
+        i += 1
+        tokens = line.split()
+        if (prefix := _section(line)) is not None:
+            section, layout = prefix, None
+            continue
+        if section is None or len(tokens) < 2:
+            continue
+        if "Thr" in tokens:
+            layout = FULL if "Size" in tokens else COMPACT
+            continue
+        if not _is_cells(tokens[1:]):
+            continue
+        cells = tokens[1:]
+        expected = len(layout) if layout else None
+        if expected is None and len(cells) in (len(FULL), len(COMPACT)):
+            expected = len(cells)
+        if expected is not None and len(cells) < expected and i < len(lines):
+            following = lines[i][1].split()
+            if _is_cells(following) and len(cells) + len(following) == expected:
+                cells += following
+                i += 1
+        if len(cells) != expected:
+            raise ParseError(
+                f"tiobench row has {len(cells)} values, expected {expected or '8 or 10'} "
+                "(a mail-wrapped row whose rest is not on the next line?)",
+                number,
+            )
+        names = FULL if expected == len(FULL) else COMPACT
+        rows.append(_Row(section, tokens[0], number, dict(zip(names, cells, strict=True))))
+    return rows
+
+
+def _select(rows: list[_Row], options: Mapping[str, object]) -> list[_Row]:
+    identifiers = sorted({row.identifier for row in rows})
+    wanted = options.get("identifier")
+    if wanted is not None:
+        rows = [row for row in rows if row.identifier == wanted]
+        if not rows:
+            raise ParseError(f"no rows for identifier {wanted!r}; the file has {identifiers}")
+    elif len(identifiers) > 1:
+        raise ParseError(
+            f"rows for several identifiers {identifiers}: choose one with options identifier"
+        )
+    block = options.get("block_size")
+    if block is not None:
+        rows = [row for row in rows if row.cells.get("block_size") == str(block)]
+        if not rows:
+            raise ParseError(f"no rows with block size {block}")
+    return rows
+
+
+def _threads(row: _Row) -> int:
+    token = row.cells["threads"]
+    if not token.isdigit():
+        raise ParseError(f"thread count {token!r} is not an integer", row.line)
+    return int(token)
+
+
+def _measurements(row: _Row, warnings: list[str]) -> list[Measurement]:
+    threads = _threads(row)
+    out = []
+    for field, (suffix, unit, better) in METRICS.items():
+        token = row.cells[field]
+        metric = f"{row.section}_{suffix}_t{threads}"
+        if "#" in token:
+            warnings.append(f"line {row.line}: {metric} overflowed ('{token}'); omitted")
+            continue
+        value = parse_number(token, line=row.line, what=metric, percent=field == "cpu")
+        out.append(Measurement(metric, value, unit, better))  # type: ignore[arg-type]
+    return out
+
+
+def _metadata(rows: list[_Row]) -> dict[str, str | int | float]:
+    metadata: dict[str, str | int | float] = {"identifier": rows[0].identifier}
+    threads = sorted({_threads(row) for row in rows})
+    metadata["threads"] = ",".join(str(t) for t in threads)
+    for field, key in (("file_size", "file_size_mb"), ("block_size", "block_size")):
+        values = {row.cells[field] for row in rows if field in row.cells}
+        if len(values) == 1:
+            metadata[key] = int(parse_number(values.pop(), line=rows[0].line, what=key))
+    return metadata
+
+
+@register("tiobench")
+def parse(text: str, options: Mapping[str, object]) -> ParseResult:
+    rows = _rows(text)
+    if not rows:
+        raise ParseError(
+            "no tiobench rows under a 'Sequential Reads'/'Random Reads'/'Sequential Writes'/"
+            "'Random Writes' title"
+        )
+    rows = _select(rows, options)
+    warnings: list[str] = []
+    seen: dict[str, int] = {}
+    measurements = []
+    for row in rows:
+        key = f"{row.section}_t{_threads(row)}"
+        if key in seen:
+            raise ParseError(
+                f"second {row.section} row for {_threads(row)} threads (first at line "
+                f"{seen[key]}); choose one with options block_size",
+                row.line,
+            )
+        seen[key] = row.line
+        measurements += _measurements(row, warnings)
+    return ParseResult(
+        measurements=tuple(measurements), warnings=tuple(warnings), metadata=_metadata(rows)
+    )
