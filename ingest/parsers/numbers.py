@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import math
 import re
+from decimal import Decimal
 
 from ingest.parsers.base import ParseError
 
 _PLAIN = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
 _THOUSANDS = re.compile(r"^[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?$")
-_SUFFIX = {"K": 1e3, "k": 1e3, "M": 1e6, "G": 1e9}
+_SUFFIX = {"K": Decimal(1000), "k": Decimal(1000), "M": Decimal(10**6), "G": Decimal(10**9)}
 _MISSING = {"", "....", "...", "-", "n/a", "N/A"}
 
 
@@ -34,7 +35,7 @@ def parse_number(
     token = token.strip()
     if percent and token.endswith("%"):
         token = token[:-1]
-    scale = 1.0
+    scale = Decimal(1)
     if suffixes and token and token[-1] in _SUFFIX and len(token) > 1:
         scale = _SUFFIX[token[-1]]
         token = token[:-1]
@@ -48,7 +49,8 @@ def parse_number(
                 line,
             )
         raise ParseError(f"{what} {raw.strip()!r} is not a number", line)
-    value = float(token) * scale
+    # Decimal, so '4.06 M' is exactly 4060000.0 and not 4059999.9999999995.
+    value = float(Decimal(token) * scale)
     if not math.isfinite(value):
         raise ParseError(f"{what} {raw.strip()!r} is not a finite number", line)
     return value

@@ -184,8 +184,14 @@ def parse(text: str, options: Mapping[str, object]) -> ParseResult:
             warnings.append(f"the rows sum to {listed:g} ticks, more than the total {total:g}")
     else:
         total = listed
-        if kind != "oprofile":
-            warnings.append("no 'total' row: shares are relative to the sum of the listed rows")
+    # A listing cut to its top lines (a paper's table, `| head`) has no total row: shares,
+    # kernel time and scheduler time would be figures the source never gave, so none is made.
+    partial = not totals and kind != "oprofile"
+    if partial:
+        warnings.append(
+            "no 'total' row (a partial listing): per-function ticks kept; shares, kernel and "
+            "scheduler time are not computed"
+        )
     kernel_rows = [r for r in rows if r.app is None or "vmlinux" in r.app]
     kernel_total = total if kind != "oprofile" else sum(r.ticks for r in kernel_rows)
     profile = tuple(
@@ -193,7 +199,9 @@ def parse(text: str, options: Mapping[str, object]) -> ParseResult:
             function=r.function if r.app is None else f"{r.app}:{r.function}",
             ticks=r.ticks,
             load=r.load,
-            share_pct=r.pct if r.pct is not None else (r.ticks / total * 100 if total else None),
+            share_pct=r.pct
+            if r.pct is not None
+            else (r.ticks / total * 100 if total and not partial else None),
         )
         for r in rows
     )
@@ -201,7 +209,7 @@ def parse(text: str, options: Mapping[str, object]) -> ParseResult:
     if totals and totals[0].load is not None:
         metadata["total_load"] = totals[0].load
     return ParseResult(
-        measurements=tuple(_ratios(kernel_rows, kernel_total, options)),
+        measurements=() if partial else tuple(_ratios(kernel_rows, kernel_total, options)),
         profile=profile,
         warnings=tuple(warnings),
         metadata=metadata,

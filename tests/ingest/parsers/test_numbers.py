@@ -45,3 +45,8 @@ def test_missing_cells_are_none():
     assert parse_optional("....") is None
     assert parse_optional("") is None
     assert parse_optional("2.5") == 2.5
+
+
+@pytest.mark.parametrize(("token", "expected"), [("4.06M", 4060000.0), ("2.01M", 2010000.0)])
+def test_suffixed_values_are_exact(token, expected):
+    assert parse_number(token, suffixes=True) == expected
