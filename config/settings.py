@@ -9,6 +9,7 @@ from pathlib import Path
 
 import dj_database_url
 import plotly
+from celery.schedules import crontab
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -135,6 +136,8 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT 
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BEAT_SCHEDULE = {
     "recover-stuck-uploads": {"task": "ingest.tasks.recover_stuck_uploads", "schedule": 300.0},
+    "send-due-emails": {"task": "perfdb.tasks.send_due_emails", "schedule": 120.0},
+    "send-digests": {"task": "perfdb.tasks.send_digests", "schedule": crontab(hour=6, minute=0)},
 }
 
 CACHES = {

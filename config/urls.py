@@ -2,9 +2,10 @@
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from dashboards import alerts as alerts_views
 from dashboards import api as dashboards_api
 from dashboards import views as dashboards_views
 from ingest import api as ingest_api
@@ -17,14 +18,19 @@ urlpatterns = [
     path("uploads/new/", ingest_views.upload_new, name="upload-new"),
     path("uploads/<int:upload_id>/", ingest_views.upload_detail, name="upload-detail"),
     path("account/", dashboards_views.account, name="account"),
+    path("alerts/", alerts_views.alert_list, name="alert-list"),
+    path("alerts/<int:alert_id>/", alerts_views.alert_detail, name="alert-detail"),
+    path("subscriptions/", alerts_views.subscriptions, name="subscriptions"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("healthz", dashboards_views.healthz, name="healthz"),
+    path("", include("dashboards.urls")),  # comparison pages and /api/compare/
     # API
     path("api/uploads/", ingest_api.UploadCreateView.as_view(), name="api-uploads"),
     path("api/uploads/<int:upload_id>/", ingest_api.UploadDetailView.as_view(), name="api-upload"),
     path("api/runs/", dashboards_api.RunListView.as_view(), name="api-runs"),
     path("api/runs/<int:run_id>/", dashboards_api.RunDetailView.as_view(), name="api-run"),
+    path("api/alerts/", alerts_views.AlertListView.as_view(), name="api-alerts"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("admin/", admin.site.urls),

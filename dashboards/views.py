@@ -6,7 +6,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 
-from perfdb import queries
+from perfdb import chart_queries, queries
 from perfdb.accounts import token_get, token_rotate
 from perfdb.health import health_report
 
@@ -18,8 +18,10 @@ def home(request: HttpRequest) -> HttpResponse:
         {
             "workloads": list(queries.workloads_with_counts()),
             "hardware": list(queries.hardware_with_counts()),
+            "latest": chart_queries.latest_runs_by_scope(),
             "recent_runs": list(queries.runs_recent()),
             "uploads": list(queries.uploads_recent()),
+            "alerts": chart_queries.alerts_open(),
         },
     )
 
@@ -45,6 +47,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
             "trials": list(run.trials.all()),
             "raw_files": list(run.raw_files.only("id", "path", "parser", "trial", "warnings")),
             "profile": list(run.profile.order_by("-ticks")[:30]),
+            "baseline_id": chart_queries.run_baseline_id(run=run),
         },
     )
 

@@ -1,0 +1,228 @@
+"""Alert pages (list with filters and bulk triage, detail with history) and their API."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import get_object_or_404, redirect, render
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from perfdb import queries
+from perfdb.models import Alert, OutboxMessage, Subscription
+from perfdb.triage import alert_triage, alerts_bulk_triage, subscription_delete, subscription_save
+
+STATUS_CHOICES = ["open", *Alert.Status.values]
+
+
+def _filters(params) -> dict[str, str]:
+    """The alert filters from a query string; a bad status is a 400, not an empty page."""
+    found = {k: params.get(k, "").strip() for k in queries.ALERT_FILTERS if params.get(k)}
+    if "status" in found and found["status"] not in STATUS_CHOICES:
+        raise ValidationError(
+            f"status must be one of {', '.join(STATUS_CHOICES)}; got {found['status']!r}"
+        )
+    if "direction" in found and found["direction"] not in Alert.Direction.values:
+        raise ValidationError("direction must be regression or improvement")
+    return found
+
+
+def baseline_label(alert: Alert) -> str:
+    runs = list(alert.baseline_runs.all())
+    return ", ".join(
+        f"{r.kernel.version}{'+' + r.patch_set.name if r.patch_set.name else ''}" for r in runs
+    )
+
+
+def alert_list(request: HttpRequest) -> HttpResponse:
+    try:
+        filters = _filters(request.GET)
+    except ValidationError as exc:
+        return HttpResponseBadRequest(" ".join(exc.messages))
+    if request.method == "POST":
+        if not request.user.is_staff:
+            raise PermissionDenied("only staff can triage alerts")
+        ids = [int(i) for i in request.POST.getlist("alert") if i.isdigit()]
+        status = request.POST.get("status", "")
+        try:
+            count = alerts_bulk_triage(alert_ids=ids, user=request.user, status=status)
+        except ValidationError as exc:
+            messages.error(request, " ".join(exc.messages))
+        else:
+            messages.success(request, f"{count} alert(s) set to {status}.")
+        return redirect(request.get_full_path())
+    page = Paginator(queries.alerts_filtered(**filters), 50).get_page(request.GET.get("page"))
+    rows = [(a, baseline_label(a)) for a in page]
+    return render(
+        request,
+        "dashboards/alerts.html",
+        {
+            "page": page,
+            "rows": rows,
+            "filters": filters,
+            "statuses": STATUS_CHOICES,
+            "triage_statuses": Alert.Status.values,
+        },
+    )
+
+
+class TriageForm(forms.Form):
+    status = forms.ChoiceField(choices=Alert.Status.choices)
+    assignee = forms.ModelChoiceField(
+        queryset=get_user_model().objects.filter(is_active=True).order_by("username"),
+        required=False,
+    )
+    notes = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
+
+
+def alert_detail(request: HttpRequest, alert_id: int) -> HttpResponse:
+    alert = queries.alert_with_history(alert_id=alert_id)
+    if alert is None:
+        raise Http404(f"no alert {alert_id}")
+    form = TriageForm(
+        request.POST or None,
+        initial={"status": alert.status, "assignee": alert.assignee, "notes": alert.notes},
+    )
+    if request.method == "POST":
+        if not request.user.is_staff:
+            raise PermissionDenied("only staff can triage alerts")
+        if form.is_valid():
+            alert_triage(
+                alert_id=alert.pk,
+                user=request.user,
+                status=form.cleaned_data["status"],
+                assignee=form.cleaned_data["assignee"],
+                notes=form.cleaned_data["notes"],
+            )
+            messages.success(request, "Alert updated.")
+            return redirect("alert-detail", alert_id=alert.pk)
+    base_ids = ",".join(str(r.pk) for r in alert.baseline_runs.all())
+    return render(
+        request,
+        "dashboards/alert_detail.html",
+        {
+            "alert": alert,
+            "baseline": baseline_label(alert),
+            "form": form,
+            "compare_url": f"/compare/?base={base_ids}&new={alert.candidate_run_id}",
+            "figure": alert_chart(alert),
+        },
+    )
+
+
+def alert_chart(alert: Alert) -> dict | None:
+    """The series chart with the baseline and candidate marked (None until charts exist)."""
+    try:
+        from dashboards.figures import alert_figure
+        from perfdb.chart_queries import series_for
+    except ImportError:
+        return None
+    series = series_for(setup_id=alert.setup_id, metric_id=alert.metric_id)
+    baseline = next(iter(alert.baseline_runs.all()), None)
+    return alert_figure(series, baseline.pk if baseline else None, alert.candidate_run_id)
+
+
+class SubscriptionForm(forms.ModelForm):
+    class Meta:
+        model = Subscription
+        fields = [
+            "email",
+            "workload_pattern",
+            "hardware_pattern",
+            "metric_pattern",
+            "min_change_pct",
+            "delivery",
+            "active",
+        ]
+        help_texts = {
+            "workload_pattern": "shell pattern, e.g. SPECjAppServer* or *",
+            "min_change_pct": "only alerts at least this large (absolute %)",
+        }
+
+
+@login_required
+def subscriptions(request: HttpRequest) -> HttpResponse:
+    """Your subscriptions (staff see and manage everyone's)."""
+    if request.method == "POST" and request.POST.get("delete"):
+        sub = get_object_or_404(Subscription, pk=request.POST["delete"])
+        subscription_delete(user=request.user, subscription=sub)
+        return redirect("subscriptions")
+    form = SubscriptionForm(request.POST or None, initial={"email": request.user.email})
+    if request.method == "POST" and form.is_valid():
+        subscription_save(user=request.user, subscription=form.save(commit=False))
+        messages.success(request, "Subscription saved.")
+        return redirect("subscriptions")
+    subs = Subscription.objects.select_related("user").order_by("email")
+    if not request.user.is_staff:
+        subs = subs.filter(user=request.user)
+    outbox = []
+    if request.user.is_staff:
+        outbox = list(
+            OutboxMessage.objects.exclude(status=OutboxMessage.Status.SENT).order_by("-created_at")[
+                :50
+            ]
+        )
+    return render(
+        request,
+        "dashboards/subscriptions.html",
+        {"form": form, "subscriptions": list(subs), "outbox": outbox},
+    )
+
+
+def alert_json(alert: Alert, request: Request) -> dict[str, object]:
+    return {
+        "id": alert.pk,
+        "series": {
+            "workload": str(alert.setup.workload),
+            "hardware": alert.setup.hardware.name,
+            "mode": alert.setup.mode,
+            "params": alert.setup.params,
+            "metric": alert.metric.name,
+            "unit": alert.metric.unit,
+            "better": alert.metric.better,
+        },
+        "baseline_run": [r.pk for r in alert.baseline_runs.all()],
+        "candidate_run": alert.candidate_run_id,
+        "kernel": alert.candidate_run.kernel.version,
+        "patches": [p for p in alert.candidate_run.patch_set.name.split("+") if p],
+        "change_pct": alert.change_pct,
+        "p_value": alert.p_value,
+        "confidence": alert.confidence,
+        "method": alert.method,
+        "status": alert.status,
+        "direction": alert.direction,
+        "recovered": alert.recovered,
+        "assignee": alert.assignee.username if alert.assignee else None,
+        "created_at": alert.created_at,
+        "page": request.build_absolute_uri(f"/alerts/{alert.pk}/"),
+    }
+
+
+class AlertListView(APIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("status", str, enum=STATUS_CHOICES),
+            OpenApiParameter("workload", str),
+            OpenApiParameter("hardware", str),
+            OpenApiParameter("kernel", str),
+            OpenApiParameter("patch", str),
+            OpenApiParameter("direction", str, enum=Alert.Direction.values),
+        ],
+        summary="Alerts (regressions and improvements), newest first, paginated",
+    )
+    def get(self, request: Request) -> Response:
+        try:
+            filters = _filters(request.query_params)
+        except ValidationError as exc:
+            return Response({"error": " ".join(exc.messages)}, status=400)
+        paginator = PageNumberPagination()
+        page = paginator.paginate_queryset(queries.alerts_filtered(**filters), request, view=self)
+        return paginator.get_paginated_response([alert_json(a, request) for a in page])

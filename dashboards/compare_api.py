@@ -1,0 +1,44 @@
+"""GET /api/compare/?base=<run ids>&new=<run ids>: the compare page's rows as JSON."""
+
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from dashboards.pages import compare_data, compare_selection
+from dashboards.selection import BadParam
+
+COMPARE_PARAMS = [
+    OpenApiParameter(
+        "base", str, required=True, description="baseline run ids, comma-separated: 12,13"
+    ),
+    OpenApiParameter(
+        "new", str, required=True, description="candidate run ids, comma-separated: 15,16"
+    ),
+]
+
+
+class CompareView(APIView):
+    @extend_schema(
+        parameters=COMPARE_PARAMS,
+        responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},
+        summary="Baseline against candidate runs, per metric",
+        description=(
+            "One row per metric: each side's mean, sd and n (warm-up trials left out, runs of a "
+            "side pooled), % change, Welch's two-sided p-value when both sides have at least "
+            "two values (else confidence 'single value'), `better` in the metric's own "
+            "direction (null when it has none), and `more_runs_needed` below three values."
+        ),
+    )
+    def get(self, request: Request) -> Response:
+        try:
+            base, new = compare_selection(request.query_params)
+            if not base:
+                raise BadParam("base", "give the baseline run ids, e.g. base=12,13")
+            lines, _ = compare_data(base, new)
+        except BadParam as error:
+            return Response({"error": str(error), "param": error.name}, status=400)
+        return Response({"base": base, "new": new, "rows": [line.as_json() for line in lines]})

@@ -1,0 +1,146 @@
+"""Reading a page's selection from its query string, and the choices the pickers offer.
+
+Pure (no ORM): the views pass in the choice lists the selectors returned. A bad value raises
+``BadParam`` naming the parameter, which the views turn into a 400 page; nothing here may let
+a malformed URL become a 500.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.http import QueryDict
+
+MAX_IDS = 50
+
+
+class BadParam(ValueError):
+    def __init__(self, name: str, message: str):
+        super().__init__(f"{name}: {message}")
+        self.name = name
+        self.message = message
+
+
+def int_param(query: QueryDict, name: str) -> int | None:
+    raw = query.get(name, "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit() or len(raw) > 18:
+        raise BadParam(name, f"expected a positive whole number, got {raw[:40]!r}")
+    return int(raw)
+
+
+def ids_param(query: QueryDict, name: str) -> list[int]:
+    """Run ids as ``1,2,3`` or as the parameter repeated (a multi-select), order kept."""
+    parts = [p.strip() for raw in query.getlist(name) for p in raw.split(",") if p.strip()]
+    for part in parts:
+        if not part.isdigit() or len(part) > 18:
+            raise BadParam(name, f"expected run ids like 12,15, got {part[:40]!r}")
+    ids = list(dict.fromkeys(int(p) for p in parts))
+    if len(ids) > MAX_IDS:
+        raise BadParam(name, f"at most {MAX_IDS} runs, got {len(ids)}")
+    return ids
+
+
+def choice_param(query: QueryDict, name: str, choices: Sequence[str], default: str) -> str:
+    raw = query.get(name, "")
+    if raw == "":
+        return default
+    if raw not in choices:
+        allowed = ", ".join(repr(c) for c in choices) or "none available"
+        raise BadParam(name, f"{raw[:60]!r} is not one of {allowed}")
+    return raw
+
+
+def format_param(query: QueryDict) -> str | None:
+    """``csv`` or ``json`` for a download, None for the page."""
+    raw = query.get("format", "")
+    if raw == "":
+        return None
+    if raw not in ("csv", "json"):
+        raise BadParam("format", f"expected csv or json, got {raw[:20]!r}")
+    return raw
+
+
+# --- scopes: workload x hardware x UP/SMP -----------------------------------------------
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The runs a scaling, kernel-time or wakeups chart ranges over."""
+
+    key: str  # "<workload id>-<hardware id>-<mode>", the URL's ``scope``
+    label: str
+    setups: tuple[Mapping[str, Any], ...]
+
+    @property
+    def setup_ids(self) -> list[int]:
+        return [s["id"] for s in self.setups]
+
+    def numeric_params(self) -> list[str]:
+        """Parameters with numbers in these setups, the ones that vary first (x candidates)."""
+        values: dict[str, set[float]] = {}
+        for setup in self.setups:
+            for name, value in setup["params"].items():
+                if isinstance(value, int | float) and not isinstance(value, bool):
+                    values.setdefault(name, set()).add(float(value))
+        return sorted(values, key=lambda n: (len(values[n]) < 2, n))
+
+    def varying_params(self) -> list[str]:
+        return [n for n in self.numeric_params() if self.distinct_values(n) > 1]
+
+    def distinct_values(self, name: str) -> int:
+        return len({repr(s["params"].get(name)) for s in self.setups if name in s["params"]})
+
+    def has_params(self, names: Sequence[str]) -> bool:
+        return any(all(n in s["params"] for n in names) for s in self.setups)
+
+
+def scopes_from(setups: Sequence[Mapping[str, Any]]) -> list[Scope]:
+    groups: dict[str, list[Mapping[str, Any]]] = {}
+    labels: dict[str, str] = {}
+    for setup in setups:
+        key = f"{setup['workload_id']}-{setup['hardware_id']}-{setup['mode']}"
+        groups.setdefault(key, []).append(setup)
+        labels[key] = f"{setup['workload']} on {setup['hardware']}, {setup['mode']}"
+    return [Scope(key, labels[key], tuple(group)) for key, group in groups.items()]
+
+
+def scope_param(query: QueryDict, scopes: Sequence[Scope]) -> Scope | None:
+    """The scope named by ``scope``, else the first one (None when there is none)."""
+    raw = query.get("scope", "")
+    if raw == "":
+        return scopes[0] if scopes else None
+    for scope in scopes:
+        if scope.key == raw:
+            return scope
+    raise BadParam("scope", f"{raw[:60]!r} names no workload/hardware/mode with runs")
+
+
+def setup_label(setup: Mapping[str, Any]) -> str:
+    params = ", ".join(f"{k}={v}" for k, v in sorted(setup["params"].items()))
+    return params or "no parameters"
+
+
+def default_metric(metrics: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+    """A metric with a direction first (throughput rather than a message count)."""
+    directed = [m for m in metrics if m["better"] != "none"]
+    return (directed or list(metrics) or [None])[0]
+
+
+def metric_param(
+    query: QueryDict, metrics: Sequence[Mapping[str, Any]]
+) -> tuple[Mapping[str, Any] | None, str]:
+    """(metric, note). A metric id this selection has no data for falls back to the default,
+    with a note: switching setups keeps the old metric in the URL, which is not an error."""
+    wanted = int_param(query, "metric")
+    chosen = default_metric(metrics)
+    if wanted is None:
+        return chosen, ""
+    for metric in metrics:
+        if metric["id"] == wanted:
+            return metric, ""
+    name = chosen["name"] if chosen else "nothing"
+    return chosen, f"metric {wanted} has no results here; showing {name}."

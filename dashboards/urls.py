@@ -1,0 +1,15 @@
+"""URLs of the comparison dashboards and of the compare API."""
+
+from django.urls import path
+
+from dashboards import compare_api, pages
+
+urlpatterns = [
+    path("kernels/", pages.kernels, name="dashboards-kernels"),
+    path("scaling/", pages.scaling, name="dashboards-scaling"),
+    path("kernel-time/", pages.kernel_time, name="dashboards-kernel-time"),
+    path("wakeups/", pages.wakeups, name="dashboards-wakeups"),
+    path("activity/", pages.activity, name="dashboards-activity"),
+    path("compare/", pages.compare, name="dashboards-compare"),
+    path("api/compare/", compare_api.CompareView.as_view(), name="api-compare"),
+]

@@ -1,0 +1,568 @@
+"""Selectors for the comparison dashboards: database rows in, ``dashboards.chartdata`` out.
+
+Each chart costs one query (``values()`` over the joins it needs, never a query per run or per
+point); the choice lists behind the pickers are plain dicts. Means and sds leave out discarded
+(warm-up) trials, and every x axis of kernels follows ``Kernel.sort_key``, never upload time.
+Each function names the index it relies on, so a schema change can be checked against it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from statistics import fmean, stdev
+from typing import Any
+
+from django.db.models import Count, Exists, F, OuterRef, Q
+
+from dashboards.chartdata import (
+    KernelProfile,
+    KernelTimeChart,
+    KernelTimePoint,
+    Metric,
+    Point,
+    RunInfo,
+    ScalingChart,
+    ScalingPoint,
+    Series,
+    VmstatRun,
+    WakeupRow,
+)
+from dashboards.compare import MetricValues
+from perfdb.models import Alert, Better, ProfileEntry, Result, Run, Sample, Setup
+
+# The run keys every chart needs, reached from a Result / ProfileEntry / Sample row.
+RUN_KEYS = {
+    "kernel": "run__kernel__version",
+    "sort_key": "run__kernel__sort_key",
+    "patches": "run__patch_set__name",
+    "hardware": "run__setup__hardware__name",
+    "mode": "run__setup__mode",
+    "params": "run__setup__params",
+    "notes": "run__notes",
+    "label": "run__label",
+}
+RUN_EXPRESSIONS = {alias: F(path) for alias, path in RUN_KEYS.items()}
+KERNEL_ORDER = ("run__kernel__sort_key", "run__kernel__version", "run__patch_set__name", "run_id")
+
+KERNEL_BUSY, SCHEDULER, KERNEL_TICKS = "kernel_busy_pct", "scheduler_pct", "kernel_ticks"
+WAKEUP_METRICS = ("wakeup_calls", "priority_preemption_pct", "throughput")
+WAKEUP_PARAMS = ("server_nice", "client_nice", "preempt_threshold")
+OPEN_ALERT_STATUSES = (
+    Alert.Status.UNTRIAGED,
+    Alert.Status.ACKNOWLEDGED,
+    Alert.Status.INVESTIGATING,
+)
+
+
+# --- shaping helpers (no queries) ----------------------------------------------------------
+
+
+def params_text(params: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    return tuple((str(k), str(v)) for k, v in sorted(params.items()))
+
+
+def metric_data(row: dict[str, Any]) -> Metric:
+    """A metric choice dict as the figures want it; "none" direction draws as higher-is-better."""
+    return Metric(row["name"], row["unit"], higher_is_better=row["better"] != Better.LOWER)
+
+
+@dataclass
+class _RunValues:
+    """Kept values of one run, gathered from rows already ordered by kernel."""
+
+    keys: dict[str, Any]
+    values: list[float] = field(default_factory=list)
+
+    def info(self) -> RunInfo:
+        k = self.keys
+        return RunInfo(
+            run_id=k["run_id"],
+            kernel=k["kernel"],
+            patches=tuple(p for p in k["patches"].split("+") if p),
+            hardware=k["hardware"],
+            mode=k["mode"],
+            n_trials=max(1, len(self.values)),
+            params=params_text(k["params"]),
+            notes=k["notes"],
+        )
+
+    @property
+    def mean(self) -> float:
+        return fmean(self.values)
+
+    @property
+    def sd(self) -> float | None:
+        return stdev(self.values) if len(self.values) > 1 else None
+
+
+def _by_run(rows: Iterable[dict[str, Any]]) -> dict[int, _RunValues]:
+    """Rows (run keys + ``value``) grouped per run, in the rows' order."""
+    runs: dict[int, _RunValues] = {}
+    for row in rows:
+        entry = runs.get(row["run_id"])
+        if entry is None:
+            entry = runs[row["run_id"]] = _RunValues(keys=row)
+        entry.values.append(row["value"])
+    return runs
+
+
+def _kernels(runs: Iterable[_RunValues]) -> tuple[str, ...]:
+    """Kernel versions in the order the runs (already in kernel order) bring them."""
+    return tuple(dict.fromkeys(r.keys["kernel"] for r in runs))
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    try:
+        return float(str(value))
+    except ValueError:
+        return None
+
+
+# --- choices for the pickers -----------------------------------------------------------------
+
+
+def setup_choices() -> list[dict[str, Any]]:
+    """Every setup that has runs, with its workload and hardware names: the pickers' source.
+
+    One query; served by the primary keys of setup, workload and hardware and the index on
+    run.setup_id (the FK index Django makes) for the count.
+    """
+    rows = (
+        Setup.objects.annotate(run_count=Count("runs"))
+        .filter(run_count__gt=0)
+        .values(
+            "id",
+            "workload_id",
+            "workload__name",
+            "workload__version",
+            "hardware_id",
+            "hardware__name",
+            "mode",
+            "params",
+            "run_count",
+        )
+        .order_by("workload__name", "workload__version", "hardware__name", "mode", "id")
+    )
+    return [
+        {
+            "id": r["id"],
+            "workload_id": r["workload_id"],
+            "workload": f"{r['workload__name']} {r['workload__version']}".strip(),
+            "hardware_id": r["hardware_id"],
+            "hardware": r["hardware__name"],
+            "mode": r["mode"],
+            "params": r["params"],
+            "run_count": r["run_count"],
+        }
+        for r in rows
+    ]
+
+
+def metric_choices(*, setup_ids: Sequence[int]) -> list[dict[str, Any]]:
+    """Metrics with at least one result in these setups.
+
+    One query; served by result_series_idx (setup, metric): the join reads index entries only.
+    """
+    rows = (
+        Result.objects.filter(setup_id__in=setup_ids)
+        .values("metric_id", "metric__name", "metric__unit", "metric__better")
+        .distinct()
+        .order_by("metric__name", "metric__unit", "metric_id")
+    )
+    return [
+        {
+            "id": r["metric_id"],
+            "name": r["metric__name"],
+            "unit": r["metric__unit"],
+            "better": r["metric__better"],
+        }
+        for r in rows
+    ]
+
+
+def run_choices(*, limit: int = 100, vmstat_only: bool = False) -> list[dict[str, Any]]:
+    """Recent runs as picker options (id and a one-line description), newest first.
+
+    One query. With ``vmstat_only``, the EXISTS probe is served by sample_uniq (run, trial,
+    source, ...), whose leading run column finds a run's samples without a table scan.
+    """
+    runs = Run.objects.all()
+    if vmstat_only:
+        runs = runs.filter(Exists(Sample.objects.filter(run_id=OuterRef("pk"), source="vmstat")))
+    rows = runs.values(
+        "id",
+        "label",
+        "kernel__version",
+        "patch_set__name",
+        "setup__workload__name",
+        "setup__hardware__name",
+        "setup__mode",
+    ).order_by("-created_at", "-id")[:limit]
+    return [{"id": r["id"], "text": _choice_text(r)} for r in rows]
+
+
+def _choice_text(r: dict[str, Any]) -> str:
+    build = "+".join(p for p in (r["kernel__version"], r["patch_set__name"]) if p)
+    text = f"#{r['id']} {r['setup__workload__name']} {build} on {r['setup__hardware__name']} "
+    text += r["setup__mode"]
+    return f"{text} ({r['label']})" if r["label"] else text
+
+
+# --- charts -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KernelSeries:
+    """A series plus the run labels ("Base1") that the baseline picker shows."""
+
+    series: Series
+    labels: dict[int, str]
+
+
+def series_points(*, setup_id: int, metric: dict[str, Any], title: str = "") -> KernelSeries:
+    """One series: every run of the setup for this metric, one point per run, kernel order.
+
+    One query; served by result_series_idx (setup, metric), then kernel_order_idx's columns
+    for the sort.
+    """
+    rows = (
+        Result.objects.filter(setup_id=setup_id, metric_id=metric["id"], discarded=False)
+        .values("run_id", "value", **RUN_EXPRESSIONS)
+        .order_by(*KERNEL_ORDER, "trial")
+    )
+    runs = _by_run(rows)
+    series = Series(
+        metric=metric_data(metric),
+        kernels=_kernels(runs.values()),
+        points=tuple(Point(run=r.info(), value=r.mean, sd=r.sd) for r in runs.values()),
+        title=title,
+    )
+    return KernelSeries(series, {rid: r.keys["label"] for rid, r in runs.items()})
+
+
+def scaling_points(
+    *, setup_ids: Sequence[int], metric: dict[str, Any], param: str, title: str = ""
+) -> ScalingChart:
+    """A metric against a numeric parameter over the setups given (one scope's setups).
+
+    Setups whose parameter is missing or not a number are left out. One query; served by
+    result_series_idx (setup IN (...), metric).
+    """
+    rows = (
+        Result.objects.filter(setup_id__in=setup_ids, metric_id=metric["id"], discarded=False)
+        .values("run_id", "value", **RUN_EXPRESSIONS)
+        .order_by(*KERNEL_ORDER, "trial")
+    )
+    points = []
+    for run in _by_run(rows).values():
+        x = _number(run.keys["params"].get(param))
+        if x is not None:
+            points.append(ScalingPoint(run=run.info(), x=x, value=run.mean, sd=run.sd))
+    return ScalingChart(
+        metric=metric_data(metric), param=param, param_unit="", points=tuple(points), title=title
+    )
+
+
+def kernel_time_points(
+    *, setup_ids: Sequence[int], param: str | None = None, title: str = ""
+) -> KernelTimeChart:
+    """% of profiled time in the kernel (non-idle) and in the scheduler, per run.
+
+    readprofile's ``scheduler_pct`` is a share of *non-idle* ticks; the chart wants shares of
+    the whole profile, so it is scaled by ``kernel_busy_pct`` / 100. One query; served by
+    result_series_idx (setup IN (...), metric IN (...)).
+    """
+    rows = (
+        Result.objects.filter(
+            setup_id__in=setup_ids, metric__name__in=(KERNEL_BUSY, SCHEDULER), discarded=False
+        )
+        .values("run_id", "value", "metric__name", **RUN_EXPRESSIONS)
+        .order_by(*KERNEL_ORDER, "metric__name", "trial")
+    )
+    per_run: dict[int, dict[str, list[float]]] = {}
+    keys: dict[int, dict[str, Any]] = {}
+    for row in rows:
+        keys.setdefault(row["run_id"], row)
+        per_run.setdefault(row["run_id"], {}).setdefault(row["metric__name"], []).append(
+            row["value"]
+        )
+    points = []
+    for run_id, values in per_run.items():
+        if KERNEL_BUSY not in values or SCHEDULER not in values:
+            continue
+        busy, sched = fmean(values[KERNEL_BUSY]), fmean(values[SCHEDULER])
+        run = _RunValues(keys=keys[run_id], values=values[KERNEL_BUSY])
+        x = None if param is None else _number(run.keys["params"].get(param))
+        if param is not None and x is None:
+            continue
+        points.append(KernelTimePoint(run.info(), busy, sched * busy / 100, x))
+    return KernelTimeChart(points=tuple(points), param=param, title=title)
+
+
+def kernel_profiles(*, setup_ids: Sequence[int], limit_runs: int = 40) -> list[KernelProfile]:
+    """Each run's kernel profile (ticks per function, all trials summed), kernel order.
+
+    The profile's total is the profiler's own (ticks / share_pct), so functions the source
+    left out still count towards "other". One query; served by the index on
+    profileentry.run_id's leading column in profile_uniq (run, trial, source, function),
+    reached through run_series_idx (setup, ...).
+    """
+    rows = (
+        ProfileEntry.objects.filter(run__setup_id__in=setup_ids)
+        .values(
+            "run_id",
+            "trial",
+            "function",
+            "ticks",
+            "share_pct",
+            **RUN_EXPRESSIONS,
+        )
+        .order_by(*KERNEL_ORDER, "trial", "-ticks")
+    )
+    ticks: dict[int, dict[str, float]] = {}
+    totals: dict[int, dict[int, float]] = {}
+    keys: dict[int, dict[str, Any]] = {}
+    for row in rows:
+        run_id = row["run_id"]
+        keys.setdefault(run_id, row)
+        functions = ticks.setdefault(run_id, {})
+        functions[row["function"]] = functions.get(row["function"], 0.0) + row["ticks"]
+        trial_totals = totals.setdefault(run_id, {})
+        if row["trial"] not in trial_totals and row["share_pct"]:
+            trial_totals[row["trial"]] = row["ticks"] * 100 / row["share_pct"]
+    profiles = []
+    for run_id in list(ticks)[:limit_runs]:
+        total = sum(totals[run_id].values()) or sum(ticks[run_id].values())
+        info = _RunValues(keys=keys[run_id], values=[0.0]).info()
+        profiles.append(KernelProfile(info, tuple(ticks[run_id].items()), total))
+    return profiles
+
+
+def wakeup_rows(*, setup_ids: Sequence[int]) -> tuple[list[WakeupRow], int]:
+    """001 Tables 1-2: runs with nice values and a preemption threshold, their wakeup counts,
+    preemption share and throughput. Returns (rows, runs left out for a missing value).
+
+    One query; served by result_series_idx (setup IN (...), metric IN (...)).
+    """
+    rows = (
+        Result.objects.filter(
+            setup_id__in=setup_ids, metric__name__in=WAKEUP_METRICS, discarded=False
+        )
+        .values("run_id", "value", "metric__name", **RUN_EXPRESSIONS)
+        .order_by(*KERNEL_ORDER, "trial")
+    )
+    per_run: dict[int, dict[str, list[float]]] = {}
+    keys: dict[int, dict[str, Any]] = {}
+    for row in rows:
+        keys.setdefault(row["run_id"], row)
+        per_run.setdefault(row["run_id"], {}).setdefault(row["metric__name"], []).append(
+            row["value"]
+        )
+    out, skipped = [], 0
+    for run_id, values in per_run.items():
+        params = keys[run_id]["params"]
+        nice = [_number(params.get(p)) for p in WAKEUP_PARAMS]
+        if any(v is None for v in nice) or any(m not in values for m in WAKEUP_METRICS):
+            skipped += 1
+            continue
+        server, client, threshold = (int(v) for v in nice)  # type: ignore[arg-type]
+        run = _RunValues(keys=keys[run_id], values=values["throughput"])
+        out.append(
+            WakeupRow(
+                run=run.info(),
+                server_nice=server,
+                client_nice=client,
+                threshold=threshold,
+                throughput=fmean(values["throughput"]),
+                wakeup_calls=fmean(values["wakeup_calls"]),
+                preempt_pct=fmean(values["priority_preemption_pct"]),
+            )
+        )
+    out.sort(key=lambda r: (r.threshold, r.server_nice, r.client_nice))
+    return out, skipped
+
+
+def vmstat_runs(*, run_ids: Sequence[int]) -> list[VmstatRun]:
+    """vmstat samples of the runs (their first trial with samples), in the order asked.
+
+    One query; served by sample_uniq (run, trial, source, column, index), which also gives
+    the rows in index order per column.
+    """
+    rows = (
+        Sample.objects.filter(run_id__in=run_ids, source="vmstat")
+        .values(
+            "run_id",
+            "trial",
+            "column",
+            "index",
+            "value",
+            "since_boot",
+            "timestamp",
+            **RUN_EXPRESSIONS,
+        )
+        .order_by("run_id", "trial", "index", "column")
+    )
+    grids: dict[int, dict[int, dict[str, float]]] = {}
+    keys: dict[int, dict[str, Any]] = {}
+    since_boot: dict[int, bool] = {}
+    stamps: dict[int, dict[int, str]] = {}
+    for row in rows:
+        run_id = row["run_id"]
+        first = keys.setdefault(run_id, row)
+        if row["trial"] != first["trial"]:
+            continue
+        grids.setdefault(run_id, {}).setdefault(row["index"], {})[row["column"]] = row["value"]
+        since_boot[run_id] = since_boot.get(run_id, False) or (
+            row["index"] == 0 and row["since_boot"]
+        )
+        stamps.setdefault(run_id, {})[row["index"]] = row["timestamp"]
+    out = []
+    for run_id in run_ids:
+        if run_id not in grids:
+            continue
+        grid = grids[run_id]
+        columns = _vmstat_columns({c for row in grid.values() for c in row})
+        indexes = sorted(grid)
+        out.append(
+            VmstatRun(
+                run=_RunValues(keys=keys[run_id], values=[0.0]).info(),
+                columns=columns,
+                rows=tuple(tuple(grid[i].get(c, float("nan")) for c in columns) for i in indexes),
+                first_is_since_boot=since_boot[run_id],
+                timestamps=tuple(stamps[run_id][i] for i in indexes)
+                if any(stamps[run_id].values())
+                else (),
+            )
+        )
+    return out
+
+
+def _vmstat_columns(present: set[str]) -> tuple[str, ...]:
+    """procps' header order for the known columns, then any others by name."""
+    from dashboards.figures.vmstat import GROUPS
+
+    known = [c for _, _, columns in GROUPS for c in columns if c in present]
+    return tuple(known + sorted(present - set(known)))
+
+
+# --- compare ------------------------------------------------------------------------------
+
+
+def run_infos(*, run_ids: Sequence[int]) -> dict[int, tuple[RunInfo, str]]:
+    """RunInfo and label of each existing run. One query; served by run's primary key, with
+    trial_uniq (run, number) for the count of kept trials."""
+    rows = (
+        Run.objects.filter(pk__in=run_ids)
+        .annotate(kept=Count("trials", filter=Q(trials__discarded=False)))
+        .values(
+            "id",
+            "kept",
+            "kernel__version",
+            "patch_set__name",
+            "setup__hardware__name",
+            "setup__mode",
+            "setup__params",
+            "notes",
+            "label",
+        )
+    )
+    out = {}
+    for r in rows:
+        info = RunInfo(
+            run_id=r["id"],
+            kernel=r["kernel__version"],
+            patches=tuple(p for p in r["patch_set__name"].split("+") if p),
+            hardware=r["setup__hardware__name"],
+            mode=r["setup__mode"],
+            n_trials=max(1, r["kept"]),
+            params=params_text(r["setup__params"]),
+            notes=r["notes"],
+        )
+        out[r["id"]] = (info, r["label"])
+    return out
+
+
+def compare_values(*, base_ids: Sequence[int], new_ids: Sequence[int]) -> list[MetricValues]:
+    """Per metric, the kept values of the baseline runs and of the candidate runs, pooled.
+
+    A run-level value (trial 0) and per-trial values both count as one value each. One query;
+    served by result_uniq (run, metric, trial): run IN (...) is its leading column.
+    """
+    base, new = set(base_ids), set(new_ids)
+    rows = (
+        Result.objects.filter(run_id__in=base | new, discarded=False)
+        .values("run_id", "value", "metric__name", "metric__unit", "metric__better")
+        .order_by("metric__name", "metric__unit", "run_id", "trial")
+    )
+    grouped: dict[tuple[str, str, str], tuple[list[float], list[float]]] = {}
+    for r in rows:
+        key = (r["metric__name"], r["metric__unit"], r["metric__better"])
+        sides = grouped.setdefault(key, ([], []))
+        if r["run_id"] in base:
+            sides[0].append(r["value"])
+        if r["run_id"] in new:
+            sides[1].append(r["value"])
+    return [
+        MetricValues(name, unit, better, tuple(b), tuple(n))
+        for (name, unit, better), (b, n) in grouped.items()
+    ]
+
+
+# --- overview -------------------------------------------------------------------------------
+
+
+def latest_runs_by_scope() -> list[Run]:
+    """The newest run of each workload x hardware x UP/SMP, for the overview grid.
+
+    One query (PostgreSQL DISTINCT ON); served by run_series_idx's setup column through the
+    setup join, sorted in memory: the table has one row per scope.
+    """
+    return list(
+        Run.objects.select_related("setup__workload", "setup__hardware", "kernel", "patch_set")
+        .order_by(
+            "setup__workload__name",
+            "setup__workload__version",
+            "setup__hardware__name",
+            "setup__mode",
+            "-created_at",
+            "-id",
+        )
+        .distinct(
+            "setup__workload__name",
+            "setup__workload__version",
+            "setup__hardware__name",
+            "setup__mode",
+        )
+    )
+
+
+def alerts_open(*, limit: int = 20) -> list[Alert]:
+    """Open alerts (untriaged, acknowledged, investigating), newest first.
+
+    One query; served by alert_status_idx (status, -created_at).
+    """
+    return list(
+        Alert.objects.filter(status__in=OPEN_ALERT_STATUSES)
+        .select_related("setup__workload", "setup__hardware", "metric", "candidate_run__kernel")
+        .order_by("-created_at", "-id")[:limit]
+    )
+
+
+def run_baseline_id(*, run: Run) -> int | None:
+    """The run a build is naturally compared with: the same kernel stock for a patched build,
+    else the nearest earlier kernel's stock run, in the same setup (newest run of that build).
+
+    One query; served by run_series_idx (setup, kernel, patch_set).
+    """
+    runs = Run.objects.filter(setup_id=run.setup_id, patch_set__name="").exclude(pk=run.pk)
+    if run.patch_set.name:
+        runs = runs.filter(kernel_id=run.kernel_id)
+    else:
+        runs = runs.filter(kernel__sort_key__lt=run.kernel.sort_key)
+    newest_first = runs.order_by("-kernel__sort_key", "-created_at", "-id")
+    return newest_first.values_list("id", flat=True).first()

@@ -1,0 +1,374 @@
+import math
+import random
+
+import pytest
+
+from perfdb.detection import (
+    Point,
+    Settings,
+    baseline_runs,
+    change_points,
+    choose_baseline,
+    compare,
+    detect,
+    evaluate,
+    series_noise_pct,
+    threshold_pct,
+)
+from perfdb.kernels import sort_kernels
+
+
+def noisy(rng: random.Random, level: float, noise_pct: float, trials: int) -> tuple[float, ...]:
+    return tuple(level * (1 + rng.gauss(0, noise_pct / 100)) for _ in range(trials))
+
+
+def stock_series(levels, *, trials=3, noise_pct=1.0, seed=1, first_run=1):
+    """One stock run per kernel 2.5.1, 2.5.2, ... at the given levels."""
+    rng = random.Random(seed)
+    return [
+        Point(first_run + i, f"2.5.{i + 1}", (), noisy(rng, level, noise_pct, trials))
+        for i, level in enumerate(levels)
+    ]
+
+
+def by_run(changes):
+    return {c.candidate_run_id: c for c in changes}
+
+
+# --- baselines ---
+
+SERIES = [
+    Point(1, "2.4.20-stock", (), (100.0, 101.0)),
+    Point(2, "2.4.20", ("O(1)",), (90.0, 91.0)),
+    Point(3, "2.5.59", (), (96.0, 97.0)),
+    Point(4, "2.5.59", ("D7",), (100.0,)),
+    Point(5, "2.5.59", (), (95.0,)),  # a repeat of stock 2.5.59
+    Point(6, "2.5.66", (), (111.0, 112.0)),
+    Point(7, "2.5.66", ("busiestqueue",), (95.0,)),
+    Point(8, "2.5.65", ("PA",), (67.0,)),  # no stock 2.5.65 in this series
+]
+
+
+@pytest.mark.parametrize(
+    ("candidate", "pinned", "expected_runs"),
+    [
+        (2, None, (1,)),  # patched -> same kernel stock ("-stock" is the same kernel)
+        (4, None, (3, 5)),  # patched -> same kernel stock, repeats pooled
+        (3, None, (1,)),  # stock -> previous stock kernel, patched builds skipped
+        (5, None, (1,)),
+        (6, None, (3, 5)),  # stock -> previous stock kernel, pooled
+        (1, None, ()),  # first kernel has nothing before it
+        (8, None, ()),  # patched without its stock kernel: no baseline unless pinned
+        (8, 1, (1,)),  # pinned wins
+        (6, 3, (3, 5)),  # pinning a run pools its repeats
+        (3, 3, (5,)),  # ... but never the candidate itself
+    ],
+)
+def test_baseline_runs(candidate, pinned, expected_runs):
+    point = next(p for p in SERIES if p.run_id == candidate)
+    got = baseline_runs(SERIES, point, pinned_run_id=pinned)
+    assert tuple(p.run_id for p in got) == expected_runs
+
+
+def test_choose_baseline_pools_trials_of_repeated_runs():
+    baseline = choose_baseline(SERIES, SERIES[5])
+    assert baseline is not None
+    assert baseline.kernel == "2.5.59" and baseline.patches == ()
+    assert sorted(baseline.values) == [95.0, 96.0, 97.0]
+    assert choose_baseline(SERIES, SERIES[0]) is None
+
+
+def test_pinned_run_must_be_in_the_series():
+    with pytest.raises(ValueError, match="pinned baseline run 99"):
+        choose_baseline(SERIES, SERIES[2], pinned_run_id=99)
+
+
+# --- compare ---
+
+
+@pytest.mark.parametrize(
+    ("candidate", "better", "direction"),
+    [
+        ((90.0, 91.0, 89.5), "higher", "regression"),  # patched build slower than stock
+        ((110.0, 111.0, 109.5), "higher", "improvement"),
+        ((110.0, 111.0, 109.5), "lower", "regression"),  # latency went up
+        ((90.0, 91.0, 89.5), "lower", "improvement"),
+    ],
+)
+def test_patched_run_against_stock(candidate, better, direction):
+    points = [Point(1, "2.5.66", (), (100.0, 100.5, 99.5)), Point(2, "2.5.66", ("x",), candidate)]
+    changes = detect(points, better=better)
+    assert len(changes) == 1
+    change = changes[0]
+    assert (change.candidate_run_id, change.baseline_run_ids) == (2, (1,))
+    assert change.method == "welch"
+    assert change.direction == direction
+    assert change.change_pct == pytest.approx((sum(candidate) / 3 - 100.0) / 100.0 * 100)
+    assert 0 < change.p_value < 0.01
+    assert change.confidence == pytest.approx(1 - change.p_value)
+
+
+@pytest.mark.parametrize(
+    ("baseline", "candidate", "p_value", "significant"),
+    [
+        ((50.0, 50.0, 50.0), (50.0, 50.0, 50.0), 1.0, False),  # identical trials, no change
+        ((50.0, 50.0, 50.0), (40.0, 40.0), 0.0, True),  # every trial moved 20 %
+        ((50.0, 50.0), (49.5, 49.5), 0.0, False),  # exact but only 1 %: below min_change_pct
+    ],
+)
+def test_zero_variance_on_both_sides(baseline, candidate, p_value, significant):
+    change, p, method, is_significant = compare(baseline, candidate, better="higher")
+    assert (p, method, is_significant) == (p_value, "welch", significant)
+
+
+def test_significant_but_too_small_change_is_not_flagged():
+    baseline = [1000.0, 1000.1, 999.9, 1000.0]
+    candidate = [990.0, 990.1, 989.9, 990.0]  # -1 %, p is tiny
+    change, p, _, significant = compare(baseline, candidate, better="higher")
+    assert p < 1e-6 and change == pytest.approx(-1.0)
+    assert not significant
+    loose = Settings(min_change_pct=0.5)
+    assert compare(baseline, candidate, better="higher", settings=loose)[3]
+
+
+@pytest.mark.parametrize(
+    ("noise", "settings", "sizes", "expected"),
+    [
+        (None, Settings(), (1, 1), 5.0),  # unknown noise: the default threshold
+        (0.2, Settings(), (1, 1), 2.0),  # quiet series: min_change_pct is the floor
+        (1.0, Settings(), (1, 1), 4.5 * math.sqrt(2)),  # one value a side
+        (1.0, Settings(noise_multiplier=3.0), (4, 1), 3.0 * math.sqrt(1 / 4 + 1 / 1)),
+        (1.0, Settings(), (5, 5), 4.5 * math.sqrt(2 / 5)),  # more trials, smaller threshold
+        (1.0, Settings(threshold_pct=7.5), (1, 1), 7.5),  # a user's fixed threshold wins
+    ],
+)
+def test_threshold_pct(noise, settings, sizes, expected):
+    assert threshold_pct(settings, noise, *sizes) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    ("series_noise", "expected_threshold", "flagged"),
+    [
+        (None, 5.0, False),  # 4 % is under the default 5 %
+        (0.5, 4.5 * 0.5 * math.sqrt(2), True),  # a quiet series: 4 % is well outside its noise
+        (1.0, 4.5 * 1.0 * math.sqrt(2), False),
+    ],
+)
+def test_single_values_use_a_threshold_from_the_series_noise(
+    series_noise, expected_threshold, flagged
+):
+    result = evaluate([100.0], [96.0], better="higher", series_noise_pct=series_noise)
+    assert result.method == "threshold" and result.p_value is None
+    assert result.threshold_pct == pytest.approx(expected_threshold)
+    assert result.is_significant is flagged
+    assert 0 < result.confidence < 1
+
+
+def test_detect_derives_single_value_threshold_from_runs_with_trials():
+    rng = random.Random(3)
+    # 6 kernels of 3 trials at 0.5 % noise tell the detector how quiet the set-up is
+    points = stock_series([100.0] * 6, trials=3, noise_pct=0.5, seed=3)
+    points += [Point(20, "2.5.6", ("x",), (96.0,))]
+    noise = series_noise_pct(points)
+    assert 0.2 < noise < 1.0
+    assert by_run(detect(points, better="higher"))[20].method == "threshold"
+    # the same single-value comparison with no noise known falls back to the 5 % default
+    alone = [Point(1, "2.5.6", (), (100.0 * (1 + rng.gauss(0, 0.005)),)), points[-1]]
+    assert detect(alone, better="higher") == []
+
+
+@pytest.mark.parametrize("better", ["higher", "lower"])
+@pytest.mark.parametrize(("trials", "noise_pct", "seed"), [(1, 1.0, 1), (2, 3.0, 2), (5, 5.0, 3)])
+def test_noise_only_series_gives_nothing(better, trials, noise_pct, seed):
+    points = stock_series([1000.0] * 20, trials=trials, noise_pct=noise_pct, seed=seed)
+    rng = random.Random(seed)
+    points += [  # neutral patched builds
+        Point(100 + i, f"2.5.{i + 1}", ("D7",), noisy(rng, 1000.0, noise_pct, trials))
+        for i in range(0, 20, 4)
+    ]
+    assert detect(points, better=better) == []
+    assert change_points(points, better=better) == []
+
+
+@pytest.mark.parametrize("better", ["higher", "lower"])
+def test_better_none_gives_nothing(better):
+    points = [Point(1, "2.5.66", (), (100.0, 100.5)), Point(2, "2.5.66", ("x",), (50.0, 50.5))]
+    assert detect(points, better=better)
+    assert detect(points, better="none") == []
+    assert compare([100.0, 100.5], [50.0, 50.5], better="none")[3] is False
+    steps = stock_series([100.0] * 8 + [70.0] * 8)
+    assert change_points(steps, better=better)
+    assert change_points(steps, better="none") == []
+
+
+def test_unknown_direction_is_an_error():
+    with pytest.raises(ValueError, match="better must be one of"):
+        detect(SERIES, better="up")
+
+
+def test_pinned_baseline_overrides_previous_kernel():
+    points = stock_series([100.0, 100.0, 80.0, 80.0], trials=3, noise_pct=0.5)
+    natural = by_run(detect(points, better="higher"))
+    assert list(natural) == [3]  # only the step, against 2.5.2
+    pinned = by_run(detect(points, better="higher", pinned_run_id=1))
+    assert sorted(pinned) == [3, 4]  # 2.5.4 is still 20 % below the pinned 2.5.1
+    assert pinned[4].baseline_run_ids == (1,)
+    assert pinned[4].change_pct == pytest.approx(-20.0, abs=2.0)
+
+
+def test_candidates_limits_what_is_checked():
+    points = stock_series([100.0, 80.0, 60.0], trials=3, noise_pct=0.5)
+    assert sorted(by_run(detect(points, better="higher"))) == [2, 3]
+    assert sorted(by_run(detect(points, better="higher", candidates={3}))) == [3]
+
+
+# --- change points ---
+
+
+@pytest.mark.parametrize("shuffle_seed", [0, 1, 2, 3])
+@pytest.mark.parametrize(("step_at", "better", "factor"), [(7, "higher", 0.9), (4, "lower", 1.1)])
+def test_change_point_at_the_right_kernel_whatever_the_input_order(
+    shuffle_seed, step_at, better, factor
+):
+    levels = [500.0 * (factor if i >= step_at else 1.0) for i in range(14)]
+    points = stock_series(levels, trials=3, noise_pct=1.0, seed=9)
+    shuffled = points[:]
+    random.Random(shuffle_seed).shuffle(shuffled)
+    in_order = change_points(points, better=better)
+    assert change_points(shuffled, better=better) == in_order
+    assert len(in_order) == 1
+    change = in_order[0]
+    assert change.method == "changepoint" and change.direction == "regression"
+    assert change.candidate_run_id == points[step_at].run_id
+    assert change.baseline_run_ids == tuple(p.run_id for p in points[:step_at])
+    assert change.change_pct == pytest.approx((factor - 1) * 100, abs=1.5)
+    assert change.confidence == pytest.approx(1 - change.p_value)
+
+
+def test_older_kernel_uploaded_late_gives_the_same_answer():
+    rng = random.Random(21)
+    kernels = [f"2.5.{n}" for n in range(40, 56)]
+    levels = {k: (100.0 if i < 9 else 88.0) for i, k in enumerate(kernels)}
+    upload_order = kernels[:]
+    rng.shuffle(upload_order)
+    late = upload_order.pop(upload_order.index("2.5.44"))
+    upload_order.append(late)  # an old kernel measured last
+    points = [
+        Point(run_id, k, (), noisy(rng, levels[k], 1.0, 3))
+        for run_id, k in enumerate(upload_order, start=1)
+    ]
+    before = change_points([p for p in points if p.kernel != late], better="higher")
+    after = change_points(points, better="higher")
+    step_kernel = next(p.kernel for p in points if p.run_id == after[0].candidate_run_id)
+    assert step_kernel == kernels[9]
+    assert [c.candidate_run_id for c in before] == [c.candidate_run_id for c in after]
+    assert after == change_points(list(reversed(points)), better="higher")
+    assert sort_kernels(list({p.kernel for p in points})) == kernels
+
+
+def test_same_kernel_runs_are_one_observation_in_change_points():
+    points = stock_series([100.0] * 7 + [85.0] * 7, trials=2, noise_pct=0.5)
+    repeat = Point(99, points[7].kernel, (), points[7].values)
+    changes = change_points([*points, repeat], better="higher")
+    assert [c.candidate_run_id for c in changes] == [points[7].run_id]  # earliest run
+
+
+# --- the source paper's numbers (seed 002): single relative values, Base1 = 100 ---
+
+
+def relative(*rows):
+    """Points from a table of (run_id, kernel, patches, % vs Base1)."""
+    return [Point(run, kernel, patches, (100.0 + pct,)) for run, kernel, patches, pct in rows]
+
+
+TABLE_1 = relative(  # Trade 2.7, TOPS, Configuration A
+    (1, "2.4-distro", (), 0.0),
+    (2, "2.5.59", (), -14.4),
+    (3, "2.5.59", ("D7",), 2.0),
+)
+TABLE_2_4WAY = relative(  # SJAS TOPS, Configuration C
+    (1, "2.4.20-stock", (), 0.0), (2, "2.5.59", (), -3.8), (3, "2.5.66", (), 11.6)
+)
+TABLE_2_8WAY = relative(  # SJAS TOPS, Configuration D
+    (1, "2.4.20-stock", (), 0.0), (2, "2.5.59", (), 0.0), (3, "2.5.66", (), 24.0)
+)
+TABLE_7 = relative(  # SJAS 4-way on 2.5.59 ("no change" for D7 is +0 %)
+    (1, "2.4.20-stock", (), 0.0),
+    (2, "2.4.20", ("O(1)",), -10.6),
+    (3, "2.5.59-stock", (), -3.8),
+    (4, "2.5.59", ("D7",), 0.0),
+)
+TABLE_8 = relative(  # SJAS 4-way on 2.5.66
+    (1, "2.5.66-stock", (), 0.0),
+    (2, "2.5.66", ("trytowakeup1",), 4.3),
+    (3, "2.5.66", ("trytowakeup2",), 0.0),
+    (4, "2.5.66", ("busiestqueue",), -4.3),
+)
+TABLE_9 = relative(  # SJAS 8-way on 2.5.66
+    (1, "2.5.66-stock", (), 0.0),
+    (2, "2.5.66", ("trytowakeup1",), 4.4),
+    (3, "2.5.66", ("trytowakeup2",), 3.0),
+    (4, "2.5.66", ("busiestqueue",), 5.2),
+)
+TABLE_14 = relative(  # Trade 3 pages/s on 2.5.65, yield policy PC (stock) vs PA
+    (1, "2.5.65", (), 0.0), (2, "2.5.65", ("PA",), -32.6)
+)
+
+
+@pytest.mark.parametrize(
+    ("points", "pinned", "settings", "expected"),
+    [
+        # 2.5.59 loses 14.4 % to 2.4-distro; D7 against stock 2.5.59 (85.6) is +19.2 %
+        (
+            TABLE_1,
+            None,
+            Settings(),
+            {2: ("regression", -14.4), 3: ("improvement", (102.0 - 85.6) / 85.6 * 100)},
+        ),
+        # against the pinned Base1, D7's +2 % is under the 5 % default threshold
+        (TABLE_1, 1, Settings(), {2: ("regression", -14.4)}),
+        (TABLE_2_4WAY, 1, Settings(), {3: ("improvement", 11.6)}),  # -3.8 % is under 5 %
+        (
+            TABLE_2_4WAY,
+            1,
+            Settings(threshold_pct=3.0),
+            {2: ("regression", -3.8), 3: ("improvement", 11.6)},
+        ),
+        (TABLE_2_8WAY, 1, Settings(), {3: ("improvement", 24.0)}),
+        (TABLE_7, 1, Settings(), {2: ("regression", -10.6)}),
+        (TABLE_8, None, Settings(), {}),  # +-4.3 % is under the 5 % default
+        (
+            TABLE_8,
+            None,
+            Settings(threshold_pct=4.0),
+            {2: ("improvement", 4.3), 4: ("regression", -4.3)},
+        ),
+        (
+            TABLE_9,
+            None,
+            Settings(threshold_pct=2.5),
+            {2: ("improvement", 4.4), 3: ("improvement", 3.0), 4: ("improvement", 5.2)},
+        ),
+        (TABLE_14, None, Settings(), {2: ("regression", -32.6)}),
+    ],
+)
+def test_seed_002_tables(points, pinned, settings, expected):
+    changes = by_run(detect(points, better="higher", settings=settings, pinned_run_id=pinned))
+    assert sorted(changes) == sorted(expected)
+    for run_id, (direction, pct) in expected.items():
+        change = changes[run_id]
+        assert change.direction == direction
+        assert change.method == "threshold" and change.p_value is None
+        assert change.change_pct == pytest.approx(pct)
+        assert change.baseline_run_ids == (
+            (pinned,) if pinned else expected_baseline(points, run_id)
+        )
+
+
+def expected_baseline(points, run_id):
+    candidate = next(p for p in points if p.run_id == run_id)
+    if candidate.patches:  # same kernel, stock
+        return tuple(
+            p.run_id for p in points if not p.patches and p.kernel.startswith(candidate.kernel)
+        )
+    return (points[0].run_id,)

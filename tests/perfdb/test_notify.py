@@ -1,0 +1,130 @@
+"""Alert email through the outbox and a real SMTP server (aiosmtpd)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from django.utils import timezone
+
+from perfdb.models import OutboxMessage, Subscription
+from perfdb.notify import SendFailed, outbox_fill_for_upload, outbox_send
+from tests.conftest import free_port
+from tests.perfdb.test_regressions import check, ingest_runs
+
+
+@pytest.fixture
+def smtp(smtp_server, settings):
+    controller, handler = smtp_server
+    # pytest-django swaps in the in-memory backend; these tests use the real SMTP one.
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", controller.port
+    handler.messages.clear()
+    return handler
+
+
+def regression_upload(tmp_path):
+    check(ingest_runs(tmp_path, "a.tar.gz", [("2.4.20", "[]", (13000, 13100, 12950))]))
+    upload = ingest_runs(tmp_path, "b.tar.gz", [("2.4.20", '["O(1)"]', (11000, 11100, 11050))])
+    check(upload)
+    return upload
+
+
+def subscribe(user, **fields) -> Subscription:
+    return Subscription.objects.create(user=user, email=f"{user.username}@lab.example", **fields)
+
+
+@pytest.mark.django_db
+def test_one_email_per_subscriber_per_upload(tmp_path, user, staff, smtp):
+    subscribe(user, workload_pattern="Volano*")
+    subscribe(staff, workload_pattern="SPECjAppServer*")  # does not match
+    upload = regression_upload(tmp_path)
+    ids = outbox_fill_for_upload(upload_id=upload.pk)
+    assert len(ids) == 1
+    assert outbox_fill_for_upload(upload_id=upload.pk) == []  # a second run adds nothing
+    assert outbox_send(message_id=ids[0]) == "sent"
+    assert outbox_send(message_id=ids[0]) == "sent"  # never sent twice
+    (received,) = smtp.messages
+    assert received["To"] == "lab@lab.example"
+    assert "VolanoMark" in received["Subject"] and "2.4.20" in received["Subject"]
+    parts = {
+        p.get_content_type(): p.get_payload(decode=True).decode()
+        for p in received.walk()
+        if not p.is_multipart()
+    }
+    assert "-15.2%" in parts["text/plain"] or "-15.1%" in parts["text/plain"]
+    assert "/compare/?base=" in parts["text/plain"]
+    assert "<table" in parts["text/html"] and "/alerts/" in parts["text/html"]
+
+
+@pytest.mark.django_db
+def test_min_change_filters_small_alerts(tmp_path, user, smtp):
+    subscribe(user, min_change_pct=50)
+    upload = regression_upload(tmp_path)
+    assert outbox_fill_for_upload(upload_id=upload.pk) == []
+
+
+@pytest.mark.django_db
+def test_smtp_down_keeps_the_message_and_retries(tmp_path, user, smtp, settings):
+    subscribe(user)
+    upload = regression_upload(tmp_path)
+    (message_id,) = outbox_fill_for_upload(upload_id=upload.pk)
+    good_port = settings.EMAIL_PORT
+    settings.EMAIL_PORT = free_port()  # nothing listens there: the server is "down"
+    with pytest.raises(SendFailed):
+        outbox_send(message_id=message_id)
+    message = OutboxMessage.objects.get(pk=message_id)
+    assert message.status == "pending" and message.attempts == 1
+    assert message.last_error and message.next_attempt_at > timezone.now()
+    settings.EMAIL_PORT = good_port
+    assert outbox_send(message_id=message_id) == "sent"
+    assert len(smtp.messages) == 1
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_upload_to_email_through_a_real_worker(
+    tmp_path, celery_worker_process, smtp_server, user, client
+):
+    from perfdb.accounts import token_get
+    from tests.bundles import make_bundle, manifest_toml, volano_log, volano_run
+
+    _, handler = smtp_server
+    handler.messages.clear()
+    subscribe(user, workload_pattern="VolanoMark")
+    token = token_get(user=user)
+
+    def post(name, kernel, patches, values):
+        entries = ", ".join(
+            f'{{ path = "t{i}.log", parser = "volanomark", trial = {i} }}'
+            for i in range(1, len(values) + 1)
+        )
+        files = {"manifest.toml": manifest_toml(volano_run(kernel, patches, files=entries))}
+        files.update({f"t{i}.log": volano_log(v) for i, v in enumerate(values, start=1)})
+        path = make_bundle(tmp_path / name, files)
+        with open(path, "rb") as f:
+            response = client.post(
+                "/api/uploads/", {"bundle": f}, HTTP_AUTHORIZATION=f"Token {token}"
+            )
+        assert response.status_code == 202, response.content
+        return response.json()["id"]
+
+    def wait_done(upload_id):
+        for _ in range(120):
+            body = client.get(f"/api/uploads/{upload_id}/").json()
+            if body["status"] in ("done", "failed"):
+                return body
+            time.sleep(0.25)
+        raise AssertionError(f"upload {upload_id} never finished")
+
+    assert wait_done(post("a.tar.gz", "2.4.20", "[]", (13000, 13100, 12950)))["status"] == "done"
+    second = wait_done(post("b.tar.gz", "2.4.20", '["O(1)"]', (11000, 11100, 11050)))
+    assert second["status"] == "done"
+    for _ in range(120):
+        if handler.messages:
+            break
+        time.sleep(0.25)
+    time.sleep(1)  # would a duplicate arrive?
+    assert len(handler.messages) == 1
+    assert "regression" in handler.messages[0]["Subject"]
+    assert OutboxMessage.objects.get().status == "sent"
