@@ -50,7 +50,8 @@ def make_series(rng: random.Random, *, with_step: bool) -> Series:
     base = rng.uniform(50, 5000)
     step = rng.uniform(2.0, 30.0) if with_step else None
     step_at = rng.randint(1, n_kernels - 1)
-    worse = 1 - step / 100 if better == "higher" and step else 1 + (step or 0) / 100
+    sign = -1 if better == "higher" else 1  # a regression moves the metric the wrong way
+    worse = 1 + sign * (step or 0.0) / 100
 
     builds = []
     for i, kernel in enumerate(kernels):

@@ -216,7 +216,8 @@ def kernel_time(request: HttpRequest) -> HttpResponse:
     fmt = format_param(q)
     scopes = scopes_from(cq.setup_choices())
     scope = scope_param(q, scopes)
-    top = int_param(q, "top") or 10
+    top = int_param(q, "top")
+    top = 10 if top is None else top
     if not 1 <= top <= TOP_N_MAX:
         raise BadParam("top", f"expected 1 to {TOP_N_MAX}, got {top}")
     context: dict[str, Any] = {

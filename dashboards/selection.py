@@ -125,9 +125,11 @@ def setup_label(setup: Mapping[str, Any]) -> str:
 
 
 def default_metric(metrics: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
-    """A metric with a direction first (throughput rather than a message count)."""
-    directed = [m for m in metrics if m["better"] != "none"]
-    return (directed or list(metrics) or [None])[0]
+    """Higher-is-better first (throughput, the headline number), then lower-is-better
+    (latency), then metrics without a direction (a message count)."""
+    rank = {"higher": 0, "lower": 1}
+    ranked = sorted(metrics, key=lambda m: rank.get(m["better"], 2))
+    return ranked[0] if ranked else None
 
 
 def metric_param(

@@ -35,6 +35,7 @@ _RUN_KEYS = (
     "hardware",
     "mode",
     "label",
+    "baseline",
     "params",
     "discard_first_trial",
     "files",
@@ -98,6 +99,8 @@ class RunSpec:
     notes: str
     # Direct metrics not declared under [metric.X]: the database layer must already know them.
     undeclared_metrics: tuple[str, ...] = ()
+    # The label of the run this one is measured against ("Base1"), when the source says so.
+    baseline: str = ""
 
 
 @dataclass(frozen=True)
@@ -426,6 +429,14 @@ def _read_runs(
         run = _read_run(index, raw, problems, available, declared or {}, labels)
         if run is not None:
             runs.append(run)
+    for run in runs:
+        if run.baseline and run.baseline not in labels:
+            problems.append(
+                f"run {run.index} ({run.workload} {run.kernel}): field 'baseline': no run in "
+                f"this bundle has label {run.baseline!r}"
+            )
+        elif run.baseline and labels[run.baseline] == run.index:
+            problems.append(f"run {run.index}: field 'baseline': a run cannot be its own baseline")
     return tuple(runs)
 
 
@@ -462,6 +473,7 @@ def _read_run(
         fields.problem(f"field 'label': {label!r} is already used by run {labels[label]}")
     elif label:
         labels[label] = index
+    baseline = fields.get("baseline", _stripped, "")
     params = _read_params(fields)
     discard_first_trial = fields.get("discard_first_trial", _boolean, False)
     files = _read_files(fields, available)
@@ -486,6 +498,7 @@ def _read_run(
         metrics=metrics,
         notes=notes,
         undeclared_metrics=tuple(name for name in metrics if name not in declared),
+        baseline=baseline,
     )
 
 

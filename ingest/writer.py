@@ -187,6 +187,7 @@ def run_fingerprint(spec: RunSpec, files: Mapping[str, bytes]) -> str:
         "mode": spec.mode,
         "params": dict(spec.params),
         "label": spec.label,
+        "baseline": spec.baseline,
         "discard_first_trial": spec.discard_first_trial,
         "metrics": {k: list(v) for k, v in sorted(spec.metrics.items())},
         "files": sorted(
@@ -355,11 +356,13 @@ def bundle_write(
     kernels: dict[str, Kernel] = {}
     patch_sets: dict[tuple[str, ...], PatchSet] = {}
     by_series: dict[int, set[int]] = defaultdict(set)
+    created_by_index: dict[int, int] = {}
     for spec in manifest.runs:
         fingerprint = run_fingerprint(spec, files)
         existing = Run.objects.filter(fingerprint=fingerprint).values_list("pk", flat=True).first()
         if existing is not None:
             outcome.existing.append(existing)
+            created_by_index[spec.index] = existing
             outcome.warnings.append(
                 f"{_run_label(spec)} is identical to run {existing}, already stored; not added"
             )
@@ -378,7 +381,21 @@ def bundle_write(
             fingerprint=fingerprint,
         )
         outcome.created.append(run.pk)
+        created_by_index[spec.index] = run.pk
         for metric, _ in rows.results.values():
             by_series[setup.pk].add(metric.pk)
+    _link_baselines(manifest, created_by_index)
     outcome.touched_series = {(s, m) for s, ms in by_series.items() for m in ms}
     return outcome
+
+
+def _link_baselines(manifest: Manifest, run_ids: dict[int, int]) -> None:
+    """Point runs at the run whose label their ``baseline`` names (labels are per bundle)."""
+    by_label = {
+        spec.label: run_ids[spec.index]
+        for spec in manifest.runs
+        if spec.label and spec.index in run_ids
+    }
+    for spec in manifest.runs:
+        if spec.baseline and spec.index in run_ids and spec.baseline in by_label:
+            Run.objects.filter(pk=run_ids[spec.index]).update(baseline_id=by_label[spec.baseline])

@@ -220,6 +220,11 @@ class Run(models.Model):
         Upload, null=True, blank=True, on_delete=models.SET_NULL, related_name="runs"
     )
     label = models.CharField(max_length=100, blank=True)
+    # The run this one is measured against when its source says so (002's "Base1"); the
+    # regression check then compares with it instead of the default baseline.
+    baseline = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     notes = models.TextField(blank=True)
     discard_first_trial = models.BooleanField(default=False)
     # sha256 of the run's keys and data: the same run uploaded twice is stored once.

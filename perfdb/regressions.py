@@ -67,13 +67,28 @@ def _changes(
     )
     if pinned is not None and pinned not in {p.run_id for p in points}:
         pinned = None
+    # A run whose bundle names its baseline ("Base1") is compared with that run.
+    declared = dict(
+        Run.objects.filter(pk__in=candidates, baseline__isnull=False).values_list(
+            "pk", "baseline_id"
+        )
+    )
+    in_series = {p.run_id for p in points}
     changes = detection.detect(
         points,
         better=metric.better,
         settings=settings,
         pinned_run_id=pinned,
-        candidates=candidates,
+        candidates=candidates - declared.keys(),
     )
+    for run_id, baseline_id in declared.items():
+        changes += detection.detect(
+            points,
+            better=metric.better,
+            settings=settings,
+            pinned_run_id=baseline_id if baseline_id in in_series else pinned,
+            candidates={run_id},
+        )
     # Steps over the whole stock series, kept when they land on a run of this upload.
     steps = detection.change_points(points, better=metric.better, settings=settings)
     seen = {c.candidate_run_id for c in changes}

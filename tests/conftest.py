@@ -138,3 +138,24 @@ def token(user):
     from perfdb.accounts import token_get
 
     return token_get(user=user)
+
+
+def _worker_idle(app) -> bool:
+    import redis
+
+    inspect = app.control.inspect(timeout=1.0)
+    active = inspect.active() or {}
+    reserved = inspect.reserved() or {}
+    queued = redis.Redis.from_url(settings.CELERY_BROKER_URL).llen("celery")
+    return not any(active.values()) and not any(reserved.values()) and queued == 0
+
+
+@pytest.fixture
+def celery_worker(celery_worker_process):
+    """The session's worker, drained after the test so no task outlives the test's data."""
+    from config.celery import app
+
+    yield celery_worker_process
+    deadline = time.time() + 60
+    while time.time() < deadline and not _worker_idle(app):
+        time.sleep(0.2)

@@ -222,3 +222,31 @@ def test_a_bundle_too_large_is_refused(settings):
     with pytest.raises(UploadTooLarge, match="limit is 10 bytes"):
         upload_create(stream=io.BytesIO(b"x" * 11), filename="big.tar.gz")
     assert Upload.objects.count() == 0
+
+
+def test_a_declared_baseline_links_the_runs(tmp_path):
+    manifest = manifest_toml(
+        volano_run(
+            "2.4.20", files='{ path = "a.log", parser = "volanomark" }', extra='label = "Base1"'
+        ),
+        volano_run(
+            "2.5.59", files='{ path = "b.log", parser = "volanomark" }', extra='baseline = "Base1"'
+        ),
+    )
+    files = {"manifest.toml": manifest, "a.log": volano_log(13000), "b.log": volano_log(12000)}
+    upload = ingest(make_bundle(tmp_path / "b.tar.gz", files))
+    base, new = Run.objects.filter(pk__in=upload.run_ids).order_by("kernel__sort_key")
+    assert new.baseline == base and base.baseline is None
+
+
+def test_a_baseline_naming_no_run_is_refused(tmp_path):
+    manifest = manifest_toml(
+        volano_run(
+            "2.5.59", files='{ path = "b.log", parser = "volanomark" }', extra='baseline = "Base9"'
+        ),
+    )
+    upload = ingest(
+        make_bundle(tmp_path / "b.tar.gz", {"manifest.toml": manifest, "b.log": volano_log(12000)})
+    )
+    assert upload.status == "failed"
+    assert "no run in this bundle has label 'Base9'" in upload.error

@@ -1,0 +1,109 @@
+"""Compare rows from plain values: mean, sd, n, % change, Welch's p-value, better or worse."""
+
+from __future__ import annotations
+
+from statistics import fmean, stdev
+
+import pytest
+from scipy import stats
+
+from dashboards.compare import (
+    MIN_VALUES,
+    MISSING,
+    SINGLE_VALUE,
+    MetricValues,
+    compare_line,
+    compare_lines,
+)
+
+
+def values(base, new, better="higher", name="throughput", unit="msg/s") -> MetricValues:
+    return MetricValues(name, unit, better, tuple(base), tuple(new))
+
+
+@pytest.mark.parametrize(
+    "base, new",
+    [
+        ((13000, 13200, 13100), (14000, 14300, 14100)),
+        ((1.0, 2.0), (1.5, 2.5, 3.5, 2.0)),
+        ((100, 101, 99, 100.5), (99, 98.5, 100, 99.2)),
+    ],
+)
+def test_statistics_of_each_side_and_the_welch_p_value(base, new):
+    line = compare_line(values(base, new))
+    assert (line.base.mean, line.base.sd, line.base.n) == pytest.approx(
+        (fmean(base), stdev(base), len(base))
+    )
+    assert (line.new.mean, line.new.sd, line.new.n) == pytest.approx(
+        (fmean(new), stdev(new), len(new))
+    )
+    assert line.change_pct == pytest.approx((fmean(new) - fmean(base)) / fmean(base) * 100)
+    assert line.p_value == pytest.approx(stats.ttest_ind(base, new, equal_var=False).pvalue)
+    assert line.confidence == f"p = {line.p_value:.3g}"
+    assert line.more_runs_needed is (min(len(base), len(new)) < MIN_VALUES)
+
+
+@pytest.mark.parametrize(
+    "base, new",
+    [((100,), (110,)), ((100,), (110, 111, 112)), ((100, 101), (110,))],
+    ids=["one-one", "one-three", "two-one"],
+)
+def test_a_single_value_on_a_side_gets_no_p_value(base, new):
+    line = compare_line(values(base, new))
+    assert line.p_value is None and line.confidence == SINGLE_VALUE
+    assert line.more_runs_needed and not line.significant
+    assert line.change_pct == pytest.approx((fmean(new) - fmean(base)) / fmean(base) * 100)
+
+
+@pytest.mark.parametrize(
+    "better, base, new, expected",
+    [
+        ("higher", (100, 101, 99), (120, 121, 119), "better"),
+        ("higher", (120, 121, 119), (100, 101, 99), "worse"),
+        ("lower", (100, 101, 99), (120, 121, 119), "worse"),
+        ("lower", (120, 121, 119), (100, 101, 99), "better"),
+        ("none", (100, 101, 99), (120, 121, 119), "no direction"),
+        ("higher", (100, 130, 70), (101, 131, 71), "not significant"),
+        ("higher", (100, 100), (100, 100), "no change"),
+    ],
+)
+def test_better_or_worse_follows_the_metric_direction(better, base, new, expected):
+    line = compare_line(values(base, new, better=better))
+    assert line.verdict == expected
+    if expected in ("better", "worse"):
+        assert line.better is (expected == "better") and line.significant
+
+
+def test_identical_trials_on_both_sides_that_moved_are_significant():
+    line = compare_line(values((5, 5, 5), (6, 6, 6)))
+    assert line.p_value == 0.0 and line.verdict == "better"
+
+
+def test_a_metric_missing_on_one_side_is_shown_not_compared():
+    line = compare_line(values((1, 2, 3), ()))
+    assert line.confidence == MISSING and line.change_pct is None
+    assert line.verdict == "not comparable" and line.as_json()["new_mean"] is None
+
+
+def test_a_zero_baseline_has_no_relative_change():
+    line = compare_line(values((0, 0, 0), (1, 2, 3)))
+    assert line.change_pct is None and line.change_text == "—"
+
+
+def test_regressions_lead_the_table():
+    lines = compare_lines(
+        [
+            values((100, 101, 99), (100.2, 100.9, 99.1), name="flat"),
+            values((100, 101, 99), (120, 121, 119), name="up"),
+            values((100, 101, 99), (80, 81, 79), name="down"),
+            values((100, 101, 99), (50, 51, 49), name="way down"),
+        ]
+    )
+    assert [line.metric for line in lines] == ["way down", "down", "up", "flat"]
+
+
+def test_json_row_has_the_api_fields():
+    row = compare_line(values((1, 2, 3), (2, 3, 4))).as_json()
+    for key in ("metric", "unit", "base_mean", "new_mean", "change_pct", "p_value", "better"):
+        assert key in row
+    assert row["change_pct"] == pytest.approx(50.0)

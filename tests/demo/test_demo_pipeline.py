@@ -1,0 +1,123 @@
+"""The demo loaded the way a new user gets it: every bundle through Celery and a real worker.
+
+Checks every number of the papers once stored, and that detection flags the papers'
+regressions (and records their improvements as improvements), with one email per upload.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from ingest.demo import demo_load
+from perfdb.models import Alert, OutboxMessage, ProfileEntry, Result, Run, Sample, Subscription
+from tests.demo.paper_values import PAPER_VALUES, PaperValue
+
+pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+
+
+def _runs(expected: PaperValue):
+    runs = Run.objects.filter(
+        upload__filename=f"{expected.bundle}.tar.gz",
+        kernel__version=expected.run.kernel,
+        patch_set__name="+".join(expected.run.patches),
+    )
+    if expected.run.hardware:
+        runs = runs.filter(setup__hardware__name=expected.run.hardware)
+    for name, value in expected.run.params:
+        runs = runs.filter(**{f"setup__params__{name}": value})
+    return runs
+
+
+def _stored_values(expected: PaperValue) -> list[tuple[float, str | None, str | None]]:
+    runs = _runs(expected)
+    metric = expected.metric
+    if metric.startswith("vmstat:"):
+        column, row = metric[len("vmstat:") :].rstrip("]").split("[")
+        rows = Sample.objects.filter(run__in=runs, source="vmstat", column=column, index=int(row))
+        return [(v, None, None) for v in rows.values_list("value", flat=True)]
+    if metric.startswith("profile:"):
+        _, function, field = metric.split(":")
+        rows = ProfileEntry.objects.filter(run__in=runs, function=function)
+        return [(v, None, None) for v in rows.values_list(field, flat=True)]
+    rows = Result.objects.filter(run__in=runs, metric__name=metric)
+    return list(rows.values_list("value", "metric__unit", "metric__better"))
+
+
+def _load_demo(smtp_server, user):
+    _, handler = smtp_server
+    handler.messages.clear()
+    Subscription.objects.create(
+        user=user, email="sjas@lab.example", workload_pattern="SPECjAppServer2002"
+    )
+    uploads = demo_load(wait_seconds=120)
+    assert [u.status for u in uploads] == ["done"] * len(uploads), [u.error for u in uploads]
+    return uploads, handler
+
+
+def test_every_paper_number_is_stored_with_its_unit_and_direction(
+    celery_worker, smtp_server, user
+):
+    _load_demo(smtp_server, user)
+    wrong = []
+    for expected in PAPER_VALUES:
+        stored = _stored_values(expected)
+        ok = any(
+            value == pytest.approx(expected.value, rel=1e-12, abs=1e-12)
+            and (expected.unit is None or unit == expected.unit)
+            and (expected.better is None or better == expected.better)
+            for value, unit, better in stored
+        )
+        if not ok:
+            wrong.append((expected.source, expected.metric, expected.value, stored[:3]))
+    assert not wrong, wrong[:10]
+
+
+def _alert(workload: str, kernel: str, patches: str, metric_prefix: str) -> Alert:
+    return Alert.objects.get(
+        setup__workload__name=workload,
+        candidate_run__kernel__version=kernel,
+        candidate_run__patch_set__name=patches,
+        metric__name__startswith=metric_prefix,
+    )
+
+
+def test_the_papers_regressions_are_flagged_and_mailed_once(
+    celery_worker, smtp_server, user
+):
+    uploads, handler = _load_demo(smtp_server, user)
+    # Detection runs after each upload commits; wait for the worker to finish it.
+    for _ in range(120):
+        if Alert.objects.filter(setup__workload__name="SPECjAppServer2002").exists():
+            break
+        time.sleep(0.25)
+
+    trade = _alert("Trade", "2.5.59", "", "tops_rel")
+    assert (trade.direction, round(trade.change_pct, 1)) == ("regression", -14.4)
+    assert [r.kernel.version for r in trade.baseline_runs.all()] == ["2.4-distro"]
+
+    o1 = _alert("SPECjAppServer2002", "2.4.20", "O(1)", "tops_rel")
+    assert (o1.direction, round(o1.change_pct, 1)) == ("regression", -10.6)
+
+    yield_pa = _alert("Trade", "2.5.65", "PA", "pages_rel")
+    assert (yield_pa.direction, round(yield_pa.change_pct, 1)) == ("regression", -32.6)
+
+    improvements = Alert.objects.filter(
+        setup__workload__name="SPECjAppServer2002",
+        candidate_run__kernel__version="2.5.66",
+        candidate_run__patch_set__name="",
+        metric__name__startswith="tops_rel_base",
+    )
+    assert sorted(round(a.change_pct, 1) for a in improvements) == [11.6, 24.0]
+    assert {a.status for a in improvements} == {"improvement"}
+
+    sjas_upload = next(u for u in uploads if "specjappserver" in u.filename)
+    for _ in range(120):
+        if OutboxMessage.objects.filter(upload=sjas_upload, status="sent").exists():
+            break
+        time.sleep(0.25)
+    time.sleep(1)
+    sent = OutboxMessage.objects.filter(to="sjas@lab.example")
+    assert sent.count() == 1 and sent.get().upload == sjas_upload
+    assert len([m for m in handler.messages if m["To"] == "sjas@lab.example"]) == 1
