@@ -9,3 +9,6 @@ from config.settings import *  # noqa: E402,F403
 
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", tempfile.mkdtemp(prefix="perfdb-media-")))  # noqa: F405
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+# An existing (empty) static root; files are served by the finders as in development.
+STATIC_ROOT = Path(tempfile.mkdtemp(prefix="perfdb-static-"))  # noqa: F405
+WHITENOISE_USE_FINDERS = True

@@ -10,7 +10,8 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -216,6 +217,19 @@ class AlertListView(APIView):
             OpenApiParameter("patch", str),
             OpenApiParameter("direction", str, enum=Alert.Direction.values),
         ],
+        responses=inline_serializer(
+            "AlertPage",
+            {
+                "count": serializers.IntegerField(),
+                "next": serializers.URLField(allow_null=True),
+                "previous": serializers.URLField(allow_null=True),
+                "results": serializers.ListField(
+                    child=serializers.DictField(),
+                    help_text="id, series, baseline_run, candidate_run, change_pct, p_value, "
+                    "status, direction, …",
+                ),
+            },
+        ),
         summary="Alerts (regressions and improvements), newest first, paginated",
     )
     def get(self, request: Request) -> Response:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from django.http import Http404
 from django.urls import reverse
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -32,6 +33,33 @@ def run_keys_json(run: Run, request: Request) -> dict[str, object]:
     }
 
 
+RunSchema = inline_serializer(
+    "Run",
+    {
+        "id": serializers.IntegerField(),
+        "url": serializers.URLField(),
+        "workload": serializers.CharField(),
+        "kernel": serializers.CharField(),
+        "patches": serializers.ListField(child=serializers.CharField()),
+        "hardware": serializers.CharField(),
+        "mode": serializers.ChoiceField(choices=["UP", "SMP"]),
+        "params": serializers.DictField(),
+        "notes": serializers.CharField(),
+        "results": serializers.DictField(
+            help_text="per metric: unit, better, values (per trial), mean, sd, n"
+        ),
+    },
+)
+RunPage = inline_serializer(
+    "RunPage",
+    {
+        "count": serializers.IntegerField(),
+        "next": serializers.URLField(allow_null=True),
+        "previous": serializers.URLField(allow_null=True),
+        "results": RunSchema.__class__(many=True),
+    },
+)
+
 RUN_FILTERS = [
     OpenApiParameter("workload", str, description="workload name, e.g. VolanoMark"),
     OpenApiParameter("kernel", str, description="kernel version, e.g. 2.5.59"),
@@ -42,7 +70,12 @@ RUN_FILTERS = [
 
 
 class RunListView(APIView):
-    @extend_schema(parameters=RUN_FILTERS, summary="Runs, newest first, paginated")
+    @extend_schema(
+        parameters=RUN_FILTERS,
+        responses=RunPage,
+        operation_id="runs_list",
+        summary="Runs, newest first, paginated",
+    )
     def get(self, request: Request) -> Response:
         q = request.query_params
         mode = q.get("mode")
@@ -61,7 +94,9 @@ class RunListView(APIView):
 
 
 class RunDetailView(APIView):
-    @extend_schema(summary="One run: keys, parameters, notes and results per metric")
+    @extend_schema(
+        responses=RunSchema, summary="One run: keys, parameters, notes and results per metric"
+    )
     def get(self, request: Request, run_id: int) -> Response:
         run = queries.run_with_keys(run_id=run_id)
         if run is None:

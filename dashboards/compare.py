@@ -79,6 +79,14 @@ class CompareLine:
         return "better" if self.better else "worse"
 
     @property
+    def base_text(self) -> str:
+        return side_text(self.base)
+
+    @property
+    def new_text(self) -> str:
+        return side_text(self.new)
+
+    @property
     def change_text(self) -> str:
         return "—" if self.change_pct is None else f"{self.change_pct:+.1f} %"
 
@@ -101,6 +109,21 @@ class CompareLine:
             "verdict": self.verdict,
             "more_runs_needed": self.more_runs_needed,
         }
+
+
+def number_text(value: float) -> str:
+    """Four significant digits, thousands separated: 13,100 and 15.27 and 0.0123."""
+    return f"{value:,.0f}" if abs(value) >= 1e4 else f"{value:,.4g}"
+
+
+def side_text(side: Side) -> str:
+    """``mean ± sd (n)``, the sd left out for a single value, a dash for no value."""
+    if side.mean is None:
+        return "—"
+    text = number_text(side.mean)
+    if side.sd is not None:
+        text += f" ± {number_text(side.sd)}"
+    return f"{text} ({side.n})"
 
 
 def change_pct(base: float | None, new: float | None) -> float | None:

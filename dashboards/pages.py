@@ -141,9 +141,13 @@ def _setup_groups(setups: list[dict[str, Any]]) -> list[dict[str, Any]]:
     groups: dict[str, list[dict[str, Any]]] = {}
     for s in setups:
         label = f"{s['workload']} on {s['hardware']}, {s['mode']}"
-        text = f"{setup_label(s)} ({s['run_count']} runs)"
+        text = f"{_setup_text(s)} ({s['run_count']} runs)"
         groups.setdefault(label, []).append({"id": s["id"], "text": text})
     return [{"label": label, "options": options} for label, options in groups.items()]
+
+
+def _setup_text(setup: dict[str, Any]) -> str:
+    return f"{setup['workload']} on {setup['hardware']} {setup['mode']}, {setup_label(setup)}"
 
 
 def _baseline(data: cq.KernelSeries, run_id: int | None) -> Baseline | None:
@@ -177,19 +181,21 @@ def scaling(request: HttpRequest) -> HttpResponse:
         return render(request, "dashboards/scaling.html", context)
     params = scope.varying_params()
     param = choice_param(q, "param", params, params[0])
-    metrics = cq.metric_choices(setup_ids=scope.setup_ids)
+    groups = scope.held_fixed(param)
+    rest = choice_param(q, "rest", tuple(groups), next(iter(groups)))
+    metrics = cq.metric_choices(setup_ids=groups[rest])
     metric, note = metric_param(q, metrics)
     if metric is None:
         return render(request, "dashboards/scaling.html", context)
     chart = cq.scaling_points(
-        setup_ids=scope.setup_ids,
+        setup_ids=groups[rest],
         metric=metric,
         param=param,
         title=f"{metric['name']} against {param}",
     )
     if fmt:
         return download((exports.scaling_table(chart),), request, fmt)
-    selection = {"scope": scope.key, "metric": metric["id"], "param": param}
+    selection = {"scope": scope.key, "param": param, "rest": rest, "metric": metric["id"]}
     return render(
         request,
         "dashboards/scaling.html",
@@ -198,6 +204,8 @@ def scaling(request: HttpRequest) -> HttpResponse:
             **links("dashboards-scaling", selection, ("scaling",)),
             "params": params,
             "param": param,
+            "rests": list(groups),
+            "rest": rest,
             "metrics": metrics,
             "metric": metric,
             "note": note,
@@ -270,7 +278,8 @@ def wakeups(request: HttpRequest) -> HttpResponse:
     }
     if scope is None:
         return render(request, "dashboards/wakeups.html", context)
-    rows, skipped = cq.wakeup_rows(setup_ids=scope.setup_ids)
+    with_params = [s["id"] for s in scope.setups if all(p in s["params"] for p in cq.WAKEUP_PARAMS)]
+    rows, skipped = cq.wakeup_rows(setup_ids=with_params)
     builds = list(dict.fromkeys(r.run.build for r in rows))
     build = choice_param(q, "build", builds, builds[0] if builds else "")
     rows = [r for r in rows if r.run.build == build]
@@ -377,7 +386,8 @@ def compare(request: HttpRequest) -> HttpResponse:
     if fmt:
         return download((exports.compare_table(lines),), request, fmt)
     selection = {"base": ",".join(map(str, base)), "new": ",".join(map(str, new))}
-    rows = _compare_rows(lines, infos[base[0]][0], infos[new[0]][0])
+    directed = [line for line in lines if line.direction != "none"]
+    rows = _compare_rows(directed or lines, infos[base[0]][0], infos[new[0]][0])
     return render(
         request,
         "dashboards/compare.html",
@@ -388,6 +398,7 @@ def compare(request: HttpRequest) -> HttpResponse:
             "base_runs": [_run_text(*infos[i]) for i in base],
             "new_runs": [_run_text(*infos[i]) for i in new],
             "figure": compare_figure(tuple(rows), title="Candidate against baseline"),
+            "charted_all": not directed,
         },
     )
 

@@ -14,6 +14,8 @@ from typing import Any
 from django.http import QueryDict
 
 MAX_IDS = 50
+# Parameters the papers chart against; preferred as the default x axis.
+USUAL_X = ("rooms", "threads", "clients", "users", "users_per_room", "connections", "messages")
 
 
 class BadParam(ValueError):
@@ -89,7 +91,29 @@ class Scope:
         return sorted(values, key=lambda n: (len(values[n]) < 2, n))
 
     def varying_params(self) -> list[str]:
-        return [n for n in self.numeric_params() if self.distinct_values(n) > 1]
+        """Numeric parameters with several values, the usual x axes (rooms, threads) first."""
+        varying = [n for n in self.numeric_params() if self.distinct_values(n) > 1]
+        return sorted(
+            varying, key=lambda n: (n not in USUAL_X, USUAL_X.index(n) if n in USUAL_X else 0, n)
+        )
+
+    def held_fixed(self, param: str) -> dict[str, list[int]]:
+        """Setups grouped by their *other* parameters, so a line varies ``param`` alone.
+
+        Keys are the other parameters as text ("messages=1000, server_nice=0"); only groups
+        with at least two values of ``param`` are kept, the largest group first.
+        """
+        groups: dict[str, list[Mapping[str, Any]]] = {}
+        for setup in self.setups:
+            if param in setup["params"]:
+                rest = {k: v for k, v in setup["params"].items() if k != param}
+                groups.setdefault(params_text(rest), []).append(setup)
+        kept = {
+            key: [s["id"] for s in group]
+            for key, group in groups.items()
+            if len({repr(s["params"][param]) for s in group}) > 1
+        }
+        return dict(sorted(kept.items(), key=lambda item: (-len(item[1]), item[0])))
 
     def distinct_values(self, name: str) -> int:
         return len({repr(s["params"].get(name)) for s in self.setups if name in s["params"]})
@@ -119,9 +143,12 @@ def scope_param(query: QueryDict, scopes: Sequence[Scope]) -> Scope | None:
     raise BadParam("scope", f"{raw[:60]!r} names no workload/hardware/mode with runs")
 
 
+def params_text(params: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in sorted(params.items())) or "no other parameters"
+
+
 def setup_label(setup: Mapping[str, Any]) -> str:
-    params = ", ".join(f"{k}={v}" for k, v in sorted(setup["params"].items()))
-    return params or "no parameters"
+    return params_text(setup["params"]) if setup["params"] else "no parameters"
 
 
 def default_metric(metrics: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:

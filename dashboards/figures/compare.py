@@ -66,7 +66,9 @@ def compare_figure(
     layout["yaxis"].update(
         type="category", categoryorder="array", categoryarray=labels, autorange="reversed"
     )
-    layout["xaxis"].update(zeroline=True, zerolinewidth=2, zerolinecolor="#444444")
+    layout["xaxis"].update(
+        zeroline=True, zerolinewidth=2, zerolinecolor="#444444", range=_padded_range(rows)
+    )
     fig = go.Figure(layout=layout)
     for kind in (BETTER, WORSE, NOT_SIGNIFICANT):
         picked = [
@@ -91,6 +93,16 @@ def compare_figure(
             )
         )
     return to_dict(fig)
+
+
+def _padded_range(rows: tuple[CompareRow, ...]) -> list[float]:
+    """Room on both sides of the bars for the "+7.9% better" text drawn outside them, so it
+    neither runs off the plot nor over the metric names on a negative bar."""
+    changes = [c for c in (pct_change(r) for r in rows) if c is not None]
+    low, high = min([0.0, *changes]), max([0.0, *changes])
+    span = max(high - low, 1.0)
+    # Wide margins: the text is a fixed width in pixels, and a phone has few of them.
+    return [low - 0.8 * span if low < 0 else -0.05 * span, high + 0.8 * span]
 
 
 def _labels(rows: tuple[CompareRow, ...]) -> list[str]:

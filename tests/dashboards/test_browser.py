@@ -119,6 +119,8 @@ def test_compare_page_draws_and_links_runs(live_server, browser, data):
         page.open(f"{live_server.url}/compare/?base={base.pk}&new={new.pk}")
         assert page.page.locator("#compare-rows td.change.good").count() >= 1
         page.page.screenshot(path=str(SHOTS / f"compare-{width}.png"), full_page=True)
+        chart = page.page.locator("#fig-compare-plot")
+        chart.screenshot(path=str(SHOTS / f"compare-chart-{width}.png"))
         assert page.errors == []
         page.close()
 
@@ -183,3 +185,14 @@ def test_clicking_a_point_opens_its_run(live_server, browser, data):
     page.page.wait_for_url(re.compile(rf"/runs/{run.pk}/$"))
     assert page.page.locator("h1").text_content().startswith(f"Run {run.pk}")
     page.close()
+
+
+def test_overview_page_has_no_errors(live_server, browser, data):
+    SHOTS.mkdir(exist_ok=True)
+    for width, height in ((1280, 900), (390, 844)):
+        page = Watched(browser, width, height)
+        page.page.goto(live_server.url + "/")
+        assert page.page.locator("#latest tbody tr").count() == 1  # one workload x hardware
+        page.page.screenshot(path=str(SHOTS / f"overview-{width}.png"), full_page=True)
+        assert page.errors == []
+        page.close()

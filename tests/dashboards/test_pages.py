@@ -98,6 +98,7 @@ def test_navigation_is_on_every_page(client, data):
         ("/kernels/?format=csv&chart=nope", "chart"),
         ("/scaling/?scope=1-2-XX", "scope"),
         ("/scaling/?param=heap", "param"),
+        ("/scaling/?param=rooms&rest=messages%3D1", "rest"),
         ("/kernel-time/?top=0", "top"),
         ("/kernel-time/?top=ten", "top"),
         ("/kernel-time/?param=nope", "param"),
@@ -227,6 +228,28 @@ def test_scaling_draws_one_line_per_build_with_change_first_to_last(client, data
         assert trace["x"] == list(ROOMS) and trace["y"] == pytest.approx(expected)
         change = (expected[-1] - expected[0]) / expected[0] * 100
         assert f"{change:+.1f}%" in trace["name"]
+
+
+def test_scaling_holds_the_other_parameters_fixed():
+    from dashboards.selection import Scope
+
+    def setup(i, **params):
+        return {"id": i, "params": params}
+
+    scope = Scope(
+        "1-1-UP",
+        "x",
+        (
+            setup(1, rooms=5, nice=0),
+            setup(2, rooms=10, nice=0),
+            setup(3, rooms=20, nice=0),
+            setup(4, rooms=5, nice=-19),
+            setup(5, rooms=10, nice=-19),
+            setup(6, rooms=10, nice=19),  # one value of rooms: no line
+        ),
+    )
+    assert scope.varying_params() == ["rooms", "nice"]  # the usual x axis first
+    assert scope.held_fixed("rooms") == {"nice=0": [1, 2, 3], "nice=-19": [4, 5]}
 
 
 def test_scaling_csv(client, data):

@@ -1,0 +1,122 @@
+"""The HTTP upload contract (POST/GET /api/uploads/) and reading runs back (/api/runs/)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ingest.services import upload_ingest
+from perfdb.models import Run
+from tests.bundles import make_bundle, manifest_toml, volano_bundle, volano_log, volano_run
+
+pytestmark = pytest.mark.django_db
+
+
+def post(client, token, path):
+    with open(path, "rb") as f:
+        return client.post("/api/uploads/", {"bundle": f}, HTTP_AUTHORIZATION=f"Token {token}")
+
+
+def test_upload_answers_202_then_reports_done_with_runs(client, token, tmp_path):
+    response = post(client, token, volano_bundle(tmp_path / "b.tar.gz"))
+    assert response.status_code == 202
+    body = response.json()
+    assert body["status"] == "queued" and body["url"].endswith(f"/api/uploads/{body['id']}/")
+    upload_ingest(upload_id=body["id"])  # what the worker does
+    status = client.get(f"/api/uploads/{body['id']}/").json()
+    assert status["status"] == "done" and status["error"] is None
+    assert status["progress"] == {"files_done": 3, "files_total": 3}
+    (run,) = status["runs"]
+    assert run["url"].endswith(f"/api/runs/{run['id']}/")
+
+
+def test_the_same_bytes_again_answer_200_with_the_first_upload(client, token, tmp_path):
+    path = volano_bundle(tmp_path / "b.tar.gz")
+    first = post(client, token, path).json()
+    upload_ingest(upload_id=first["id"])
+    again = post(client, token, path)
+    assert again.status_code == 200 and again.json()["id"] == first["id"]
+    assert Run.objects.count() == 1
+
+
+def test_a_failed_upload_says_why(client, token, tmp_path):
+    path = make_bundle(tmp_path / "b.tar.gz", {"manifest.toml": "format = 7\n"})
+    body = post(client, token, path).json()
+    upload_ingest(upload_id=body["id"])
+    status = client.get(f"/api/uploads/{body['id']}/").json()
+    assert status["status"] == "failed" and "supported: 1" in status["error"]
+    assert status["runs"] == []
+
+
+def test_missing_bundle_field_is_a_400(client, token):
+    response = client.post("/api/uploads/", {}, HTTP_AUTHORIZATION=f"Token {token}")
+    assert response.status_code == 400 and "bundle" in response.json()["error"]
+
+
+def test_unknown_upload_is_a_404(client):
+    assert client.get("/api/uploads/999999/").status_code == 404
+
+
+@pytest.fixture
+def two_runs(tmp_path, token, client):
+    files = ", ".join(
+        f'{{ path = "t{i}.log", parser = "volanomark", trial = {i} }}' for i in (1, 2, 3)
+    )
+    manifest = manifest_toml(
+        volano_run("2.4.20", files=files, extra='notes = "002 Table 7"'),
+        volano_run("2.4.20", patches='["O(1)"]', files='{ path = "p.log", parser = "volanomark" }'),
+    )
+    path = make_bundle(
+        tmp_path / "r.tar.gz",
+        {
+            "manifest.toml": manifest,
+            "t1.log": volano_log(13000),
+            "t2.log": volano_log(13400),
+            "t3.log": volano_log(13200),
+            "p.log": volano_log(11800),
+        },
+    )
+    upload_ingest(upload_id=post(client, token, path).json()["id"])
+
+
+def test_run_list_filters_and_counts(client, two_runs):
+    everything = client.get("/api/runs/").json()
+    assert everything["count"] == 2
+    stock = client.get("/api/runs/?patches=stock&kernel=2.4.20&mode=UP").json()
+    assert stock["count"] == 1 and stock["results"][0]["patches"] == []
+    patched = client.get("/api/runs/?patches=O(1)&workload=VolanoMark&hardware=P8").json()
+    assert patched["count"] == 1 and patched["results"][0]["patches"] == ["O(1)"]
+    assert client.get("/api/runs/?hardware=nothing").json()["count"] == 0
+
+
+def test_bad_mode_filter_is_a_400(client):
+    response = client.get("/api/runs/?mode=NUMA")
+    assert response.status_code == 400 and "mode" in response.json()["error"]
+
+
+def test_run_detail_has_keys_and_results_per_metric(client, two_runs):
+    run_id = client.get("/api/runs/?patches=stock").json()["results"][0]["id"]
+    run = client.get(f"/api/runs/{run_id}/").json()
+    assert (run["workload"], run["kernel"], run["hardware"], run["mode"]) == (
+        "VolanoMark",
+        "2.4.20",
+        "P8",
+        "UP",
+    )
+    assert run["params"] == {"rooms": 10, "messages": 1000}
+    assert run["notes"] == "002 Table 7"
+    throughput = run["results"]["throughput"]
+    assert throughput["unit"] == "msg/s" and throughput["better"] == "higher"
+    assert throughput["values"] == [13000, 13400, 13200] and throughput["n"] == 3
+    assert throughput["mean"] == pytest.approx(13200)
+    assert throughput["sd"] == pytest.approx(200)
+    assert client.get("/api/runs/999999/").status_code == 404
+
+
+def test_upload_pages(client, user, tmp_path):
+    client.force_login(user)
+    assert b'type="file"' in client.get("/uploads/new/").content
+    with open(volano_bundle(tmp_path / "w.tar.gz"), "rb") as f:
+        response = client.post("/uploads/new/", {"bundle": f})
+    assert response.status_code == 302
+    page = client.get(response["Location"]).content.decode()
+    assert "queued" in page and "w.tar.gz" in page
