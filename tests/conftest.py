@@ -150,12 +150,20 @@ def _worker_idle(app) -> bool:
     return not any(active.values()) and not any(reserved.values()) and queued == 0
 
 
+def wait_for_worker_idle(timeout: float = 60) -> None:
+    """Block until the worker has no task running, reserved or queued."""
+    from config.celery import app
+
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if _worker_idle(app):
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"the Celery worker was still busy after {timeout} s")
+
+
 @pytest.fixture
 def celery_worker(celery_worker_process):
     """The session's worker, drained after the test so no task outlives the test's data."""
-    from config.celery import app
-
     yield celery_worker_process
-    deadline = time.time() + 60
-    while time.time() < deadline and not _worker_idle(app):
-        time.sleep(0.2)
+    wait_for_worker_idle()

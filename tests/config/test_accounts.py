@@ -77,6 +77,7 @@ def test_production_settings_pass_check_deploy():
         "ALLOWED_HOSTS": "perfdb.example.com",
         "DJANGO_SETTINGS_MODULE": "config.settings",
     }
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # set by the browser tests' process only
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
         cwd=ROOT,

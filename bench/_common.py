@@ -1,0 +1,72 @@
+"""Shared by the benchmarks: Django set-up against a benchmark database, timing, tables.
+
+The benchmarks never touch the ``perfdb`` database: DATABASE_URL defaults to
+``perfdb_bench_data`` and a URL naming ``perfdb`` itself is refused.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH_DB = "postgres://postgres@127.0.0.1:5432/perfdb_bench_data"
+
+
+def django_setup() -> None:
+    """Point Django at the benchmark database (never the real one) and start it."""
+    os.environ.setdefault("DATABASE_URL", BENCH_DB)
+    os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/14")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    if os.environ["DATABASE_URL"].rstrip("/").endswith("/perfdb"):
+        sys.exit("refusing to benchmark against the perfdb database; set DATABASE_URL")
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+
+
+def timed(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[float, Any]:
+    """Seconds one call takes, and what it returned."""
+    start = time.perf_counter()
+    out = fn(*args, **kwargs)
+    return time.perf_counter() - start, out
+
+
+def p50(values: Sequence[float]) -> float:
+    return statistics.median(values)
+
+
+def p95(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f}"
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    """A Markdown table, so the output pastes into docs/performance.md as is."""
+    cells = [[str(c) for c in headers]] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    lines = [
+        "| " + " | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) + " |"
+        for row in cells
+    ]
+    lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    return "\n".join(lines)
+
+
+def result_count() -> int:
+    """Rows in the result table (the planner's estimate: count(*) over 10M rows takes seconds)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT reltuples::bigint FROM pg_class WHERE relname = 'perfdb_result'")
+        return int(cursor.fetchone()[0])

@@ -1,0 +1,84 @@
+"""Server time of every dashboard page, warm, and the bytes each sends.
+
+Re-run (on a database built with ``python manage.py synth_history --scale N``):
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/perfdb_bench_data python bench/page_speed.py
+
+Requests go through Django's test Client (the whole view, middleware and template, no
+network), each page once to warm up and then ``--repeat`` times. Bytes are the response
+body: the HTML with its embedded figure JSON (Plotly's own script is a static file, cached by
+the browser, and not counted).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from _common import django_setup, ms, p50, p95, result_count, table, timed
+
+
+def page_urls() -> list[tuple[str, str]]:
+    """Every page, with a realistic selection taken from the synthetic data."""
+    from perfdb.models import Alert, Result, Run, Upload
+    from perfdb.synthetic import PREFIX
+
+    stock = (
+        Run.objects.filter(synthetic=True, patch_set__name="", kernel__version="2.5.40")
+        .order_by("id")
+        .first()
+    )
+    patched = (
+        Run.objects.filter(setup_id=stock.setup_id, kernel_id=stock.kernel_id)
+        .exclude(patch_set__name="")
+        .order_by("id")
+        .first()
+    )
+    metric_id = Result.objects.filter(run=stock).values_list("metric_id", flat=True).first()
+    volano = Run.objects.filter(setup__workload__name=PREFIX + "VolanoMark").first()
+    urls = [
+        ("home", "/"),
+        ("kernels (default)", "/kernels/"),
+        ("kernels (setup, metric)", f"/kernels/?setup={stock.setup_id}&metric={metric_id}"),
+        ("scaling (default)", "/scaling/"),
+        ("kernel-time (default)", "/kernel-time/"),
+        ("wakeups (default)", "/wakeups/"),
+        ("activity (default)", "/activity/"),
+        ("compare (picker)", "/compare/"),
+        ("compare (stock vs patched)", f"/compare/?base={stock.pk}&new={patched.pk}"),
+        ("run detail", f"/runs/{volano.pk}/"),
+        ("alerts", "/alerts/"),
+        ("api runs", "/api/runs/"),
+        ("api run", f"/api/runs/{stock.pk}/"),
+        ("api compare", f"/api/compare/?base={stock.pk}&new={patched.pk}"),
+    ]
+    alert = Alert.objects.order_by("-id").first()
+    if alert:
+        urls.append(("alert detail", f"/alerts/{alert.pk}/"))
+    upload = Upload.objects.order_by("-id").first()
+    if upload:
+        urls.append(("upload detail", f"/uploads/{upload.pk}/"))
+    return urls
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=20)
+    args = parser.parse_args()
+    django_setup()
+    from django.test import Client
+
+    client = Client()
+    rows = []
+    for name, url in page_urls():
+        first = client.get(url)
+        if first.status_code != 200:
+            rows.append((name, url, first.status_code, "-", "-", "-"))
+            continue
+        times = [timed(client.get, url)[0] for _ in range(args.repeat)]
+        rows.append((name, url, 200, ms(p50(times)), ms(p95(times)), f"{len(first.content):,}"))
+    print(f"results in the table: ~{result_count():,}; {args.repeat} warm requests per page\n")
+    print(table(["page", "url", "status", "p50 ms", "p95 ms", "bytes"], rows))
+
+
+if __name__ == "__main__":
+    main()

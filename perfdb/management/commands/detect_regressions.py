@@ -1,0 +1,13 @@
+"""python manage.py detect_regressions: re-run the regression check over every series."""
+
+from django.core.management.base import BaseCommand
+
+from perfdb.regressions import regressions_recheck_all
+
+
+class Command(BaseCommand):
+    help = "Re-run regression detection over all stored series (existing alerts are kept)."
+
+    def handle(self, *args, **options):
+        created = regressions_recheck_all()
+        self.stdout.write(f"{created} new alert(s).")
