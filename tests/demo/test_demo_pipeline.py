@@ -56,9 +56,13 @@ def _load_demo(smtp_server, user):
 
 
 def test_every_paper_number_is_stored_with_its_unit_and_direction(
-    celery_worker, smtp_server, user
+    celery_worker, smtp_server, user, client
 ):
-    _load_demo(smtp_server, user)
+    uploads, _ = _load_demo(smtp_server, user)
+    overview = client.get("/").content.decode()
+    assert "published results of the seed papers" in overview
+    assert "Ottawa Linux Symposium 2003" in overview and "LKML" in overview
+    assert all(f"/uploads/{u.pk}/" in overview for u in uploads)
     wrong = []
     for expected in PAPER_VALUES:
         stored = _stored_values(expected)
