@@ -17,7 +17,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from perfdb import queries
+from dashboards.figures import across_kernels_figure, alert_figure
+from perfdb import chart_queries, queries
 from perfdb.models import Alert, OutboxMessage, Subscription
 from perfdb.triage import alert_triage, alerts_bulk_triage, subscription_delete, subscription_save
 
@@ -119,16 +120,20 @@ def alert_detail(request: HttpRequest, alert_id: int) -> HttpResponse:
     )
 
 
-def alert_chart(alert: Alert) -> dict | None:
-    """The series chart with the baseline and candidate marked (None until charts exist)."""
-    try:
-        from dashboards.figures import alert_figure
-        from perfdb.chart_queries import series_for
-    except ImportError:
-        return None
-    series = series_for(setup_id=alert.setup_id, metric_id=alert.metric_id)
-    baseline = next(iter(alert.baseline_runs.all()), None)
-    return alert_figure(series, baseline.pk if baseline else None, alert.candidate_run_id)
+def alert_chart(alert: Alert) -> dict:
+    """The alert's series across kernels with its baseline and candidate runs marked."""
+    metric = {
+        "id": alert.metric_id,
+        "name": alert.metric.name,
+        "unit": alert.metric.unit,
+        "better": alert.metric.better,
+    }
+    series = chart_queries.series_points(setup_id=alert.setup_id, metric=metric).series
+    in_series = {p.run.run_id for p in series.points}
+    baseline = next((r.pk for r in alert.baseline_runs.all() if r.pk in in_series), None)
+    if baseline is None or alert.candidate_run_id not in in_series:
+        return across_kernels_figure(series)  # a marked run was deleted since
+    return alert_figure(series, baseline, alert.candidate_run_id)
 
 
 class SubscriptionForm(forms.ModelForm):

@@ -1,0 +1,111 @@
+"""Alert pages, triage (staff only, with history), the alerts API, subscriptions."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from perfdb.models import Alert, AlertEvent, Subscription
+from tests.perfdb.test_regressions import check, ingest_runs
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def alert(tmp_path):
+    check(ingest_runs(tmp_path, "a.tar.gz", [("2.4.20", "[]", (13000, 13100, 12950))]))
+    check(ingest_runs(tmp_path, "b.tar.gz", [("2.4.20", '["O(1)"]', (11000, 11100, 11050))]))
+    return Alert.objects.get(metric__name="throughput")
+
+
+def test_list_filters(client, alert):
+    page = client.get("/alerts/?status=open&workload=VolanoMark").content.decode()
+    assert f"/alerts/{alert.pk}/" in page and "O(1)" in page
+    assert f"/alerts/{alert.pk}/" not in client.get("/alerts/?status=fixed").content.decode()
+    assert f"/alerts/{alert.pk}/" in client.get("/alerts/?patch=O(1)").content.decode()
+
+
+@pytest.mark.parametrize("query", ["status=broken", "direction=sideways"])
+def test_bad_filters_are_a_400_naming_them(client, query):
+    response = client.get(f"/alerts/?{query}")
+    assert response.status_code == 400
+    assert query.split("=")[0] in response.content.decode()
+
+
+def test_detail_shows_the_series_with_both_runs_marked(client, alert):
+    page = client.get(f"/alerts/{alert.pk}/").content.decode()
+    base = alert.baseline_runs.get().pk
+    assert f"/compare/?base={base}&amp;new={alert.candidate_run_id}" in page
+    start = page.index('id="alert-figure"')
+    figure = json.loads(page[page.index(">", start) + 1 : page.index("</script>", start)])
+    names = [trace["name"] for trace in figure["data"]]
+    assert f"candidate: run #{alert.candidate_run_id}" in names
+    assert any(name.startswith("baseline: run #") for name in names)
+
+
+def test_staff_triage_records_history(client, staff, alert):
+    client.force_login(staff)
+    response = client.post(
+        f"/alerts/{alert.pk}/",
+        {"status": "acknowledged", "assignee": staff.pk, "notes": "O(1) load balance"},
+    )
+    assert response.status_code == 302
+    alert.refresh_from_db()
+    assert (alert.status, alert.assignee, alert.notes) == (
+        "acknowledged",
+        staff,
+        "O(1) load balance",
+    )
+    events = list(AlertEvent.objects.filter(alert=alert).values_list("field", "old", "new"))
+    assert ("status", "untriaged", "acknowledged") in events
+    assert ("assignee", "", "boss") in events
+
+
+def test_non_staff_cannot_triage(client, user, alert):
+    client.force_login(user)
+    response = client.post(f"/alerts/{alert.pk}/", {"status": "invalid"})
+    assert response.status_code == 403
+    alert.refresh_from_db()
+    assert alert.status == "untriaged"
+
+
+def test_bulk_triage(client, staff, alert):
+    others = list(Alert.objects.exclude(pk=alert.pk).values_list("pk", flat=True))
+    client.force_login(staff)
+    client.post("/alerts/", {"alert": [alert.pk, *others], "status": "investigating"})
+    assert set(Alert.objects.values_list("status", flat=True)) == {"investigating"}
+
+
+def test_alerts_api(client, alert):
+    body = client.get("/api/alerts/?status=open").json()
+    row = next(r for r in body["results"] if r["id"] == alert.pk)
+    assert row["candidate_run"] == alert.candidate_run_id
+    assert row["baseline_run"] == [alert.baseline_runs.get().pk]
+    assert row["direction"] == "regression" and row["status"] == "untriaged"
+    assert row["change_pct"] == pytest.approx(alert.change_pct)
+    assert row["series"]["metric"] == "throughput" and row["series"]["better"] == "higher"
+    assert client.get("/api/alerts/?status=nope").status_code == 400
+
+
+def test_users_manage_their_own_subscriptions(client, user, staff):
+    client.force_login(user)
+    client.post(
+        "/subscriptions/",
+        {
+            "email": "lab@example.org",
+            "workload_pattern": "SPECjAppServer*",
+            "hardware_pattern": "*",
+            "metric_pattern": "*",
+            "min_change_pct": "2",
+            "delivery": "immediate",
+            "active": "on",
+        },
+    )
+    sub = Subscription.objects.get()
+    assert (sub.user, sub.workload_pattern) == (user, "SPECjAppServer*")
+    theirs = Subscription.objects.create(user=staff, email="boss@example.org")
+    assert "boss@example.org" not in client.get("/subscriptions/").content.decode()
+    assert client.post("/subscriptions/", {"delete": theirs.pk}).status_code == 403
+    client.force_login(staff)
+    assert "lab@example.org" in client.get("/subscriptions/").content.decode()
