@@ -42,5 +42,16 @@ def upload_page_url(upload: Upload) -> str:
 
 
 def upload_detail(request: HttpRequest, upload_id: int) -> HttpResponse:
+    from perfdb.queries import alerts_filtered
+
     upload = get_object_or_404(Upload, pk=upload_id)
-    return render(request, "ingest/upload_detail.html", {"upload": upload})
+    alerts = list(alerts_filtered().filter(upload=upload))
+    return render(
+        request,
+        "ingest/upload_detail.html",
+        {
+            "upload": upload,
+            "regressions": [a for a in alerts if a.direction == "regression"],
+            "improvements": [a for a in alerts if a.direction == "improvement"],
+        },
+    )

@@ -109,3 +109,27 @@ def test_users_manage_their_own_subscriptions(client, user, staff):
     assert client.post("/subscriptions/", {"delete": theirs.pk}).status_code == 403
     client.force_login(staff)
     assert "lab@example.org" in client.get("/subscriptions/").content.decode()
+
+
+def test_the_upload_page_sums_up_its_alerts(client, alert):
+    page = client.get(f"/uploads/{alert.upload_id}/").content.decode()
+    assert "regression" in page and f"/alerts/{alert.pk}/" in page
+
+
+def test_daily_digest_collects_the_days_regressions(alert, user, smtp_server, settings):
+    from django.utils import timezone
+
+    from perfdb.notify import outbox_fill_digests, outbox_send
+
+    controller, handler = smtp_server
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", controller.port
+    handler.messages.clear()
+    Subscription.objects.create(user=user, email="digest@lab.example", delivery="digest")
+    Subscription.objects.create(user=user, email="now@lab.example", delivery="immediate")
+    today = timezone.now().date()
+    (message_id,) = outbox_fill_digests(day=today)
+    assert outbox_fill_digests(day=today) == []  # one digest a day
+    assert outbox_send(message_id=message_id) == "sent"
+    (received,) = handler.messages
+    assert received["To"] == "digest@lab.example"
