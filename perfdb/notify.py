@@ -99,33 +99,46 @@ def _alerts_query():
     ).prefetch_related("baseline_runs__kernel", "baseline_runs__patch_set")
 
 
-def outbox_fill_for_upload(*, upload_id: int) -> list[int]:
-    """One message per matching immediate subscriber for the upload's new regressions."""
-    alerts = list(_alerts_query().filter(upload_id=upload_id, direction=Alert.Direction.REGRESSION))
-    if not alerts:
-        return []
+def _outbox_fill(
+    alerts: list[Alert], *, delivery: str, heading: str, key: dict[str, object]
+) -> list[int]:
+    """One message per matching subscriber; ``key`` (upload or digest day) makes it unique,
+    so running this twice adds nothing."""
     created = []
-    subs = Subscription.objects.filter(active=True, delivery=Subscription.Delivery.IMMEDIATE)
-    for sub in subs:
+    for sub in Subscription.objects.filter(active=True, delivery=delivery):
         mine = [a for a in alerts if subscription_matches(sub, a)]
         if not mine:
             continue
-        subject, text, html = _render(mine, heading=f"New regressions from upload {upload_id}")
+        subject, text, html = _render(mine, heading=heading)
         try:
             with transaction.atomic():
                 message = OutboxMessage.objects.create(
                     subscription=sub,
-                    upload_id=upload_id,
                     to=sub.email,
                     subject=subject,
                     text=text,
                     html=html,
                     next_attempt_at=timezone.now(),
+                    **key,
                 )
                 message.alerts.set(mine)
-        except IntegrityError:  # already made by an earlier run of this task
+        except IntegrityError:  # already made by an earlier run
             continue
         created.append(message.pk)
+    return created
+
+
+def outbox_fill_for_upload(*, upload_id: int) -> list[int]:
+    """One message per matching immediate subscriber for the upload's new regressions."""
+    alerts = list(_alerts_query().filter(upload_id=upload_id, direction=Alert.Direction.REGRESSION))
+    if not alerts:
+        return []
+    created = _outbox_fill(
+        alerts,
+        delivery=Subscription.Delivery.IMMEDIATE,
+        heading=f"New regressions from upload {upload_id}",
+        key={"upload_id": upload_id},
+    )
     Alert.objects.filter(pk__in=[a.pk for a in alerts], notified_at__isnull=True).update(
         notified_at=timezone.now()
     )
@@ -139,28 +152,12 @@ def outbox_fill_digests(*, day: date | None = None) -> list[int]:
     alerts = list(
         _alerts_query().filter(created_at__date=day, direction=Alert.Direction.REGRESSION)
     )
-    created = []
-    for sub in Subscription.objects.filter(active=True, delivery=Subscription.Delivery.DIGEST):
-        mine = [a for a in alerts if subscription_matches(sub, a)]
-        if not mine:
-            continue
-        subject, text, html = _render(mine, heading=f"Regressions found on {day}")
-        try:
-            with transaction.atomic():
-                message = OutboxMessage.objects.create(
-                    subscription=sub,
-                    digest_date=day,
-                    to=sub.email,
-                    subject=subject,
-                    text=text,
-                    html=html,
-                    next_attempt_at=timezone.now(),
-                )
-                message.alerts.set(mine)
-        except IntegrityError:
-            continue
-        created.append(message.pk)
-    return created
+    return _outbox_fill(
+        alerts,
+        delivery=Subscription.Delivery.DIGEST,
+        heading=f"Regressions found on {day}",
+        key={"digest_date": day},
+    )
 
 
 class SendFailed(Exception):
