@@ -237,6 +237,9 @@ class Run(models.Model):
         indexes = [
             # Serves: runs of one series across kernels (setup = ? ORDER BY kernel).
             models.Index(fields=["setup", "kernel", "patch_set"], name="run_series_idx"),
+            # Serves: newest runs first (ORDER BY created_at DESC, id DESC LIMIT n):
+            # chart_queries.run_choices (compare and activity pickers), queries.runs_recent.
+            models.Index(fields=["-created_at", "-id"], name="run_recent_idx"),
         ]
 
     def __str__(self) -> str:
