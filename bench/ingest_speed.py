@@ -97,15 +97,18 @@ def child(path: Path) -> None:
     rss_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     Run.objects.filter(pk__in=run_ids).update(synthetic=True)
     run_id = run_ids[0]
+    # The stored rows (one per vmstat column, values as arrays), copied again as trial 1.
     rows = [
-        (run_id, 1, s.source, s.column, s.index, s.value, s.since_boot, s.timestamp)
-        for s in Sample.objects.filter(run_id=run_id).iterator(chunk_size=20000)
+        (run_id, 1, s.source, s.column, s.values, s.first_is_since_boot, s.timestamps)
+        for s in Sample.objects.filter(run_id=run_id)
     ]
+    samples = sum(len(row[4]) for row in rows)
 
     def raw_copy() -> None:
         with transaction.atomic(), connection.cursor() as cursor:
             columns = (
-                '"run_id", "trial", "source", "column", "index", "value", "since_boot", "timestamp"'
+                '"run_id", "trial", "source", "column", "values", "first_is_since_boot", '
+                '"timestamps"'
             )
             with cursor.cursor.copy(f"COPY perfdb_sample ({columns}) FROM STDIN") as copy:
                 for row in rows:
@@ -115,7 +118,7 @@ def child(path: Path) -> None:
     print(
         json.dumps(
             {
-                "samples": len(rows),
+                "samples": samples,
                 "seconds": seconds,
                 "copy_seconds": copy_seconds,
                 "rss_mb": rss_peak / 1024,

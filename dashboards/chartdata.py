@@ -158,6 +158,7 @@ class VmstatRun:
     rows: tuple[tuple[float, ...], ...]
     first_is_since_boot: bool = True
     timestamps: tuple[str, ...] = ()  # one per row when vmstat -t was used
+    stride: int = 1  # rows are every stride-th sample of a long series (thinned for drawing)
 
 
 @dataclass(frozen=True)

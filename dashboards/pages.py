@@ -8,6 +8,7 @@ chart instead of the page. A bad parameter is a 400 naming it, never a 500.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from functools import wraps
 from typing import Any
 from urllib.parse import urlencode
@@ -42,7 +43,9 @@ from dashboards.selection import (
     scopes_from,
     setup_label,
 )
+from dashboards.selection import Scope as SetupScope
 from perfdb import chart_queries as cq
+from perfdb.cache import cached
 
 TOP_N_MAX = 30
 
@@ -88,22 +91,31 @@ def download(tables: tuple[exports.Table, ...], request: HttpRequest, fmt: str) 
 def kernels(request: HttpRequest) -> HttpResponse:
     q = request.GET
     fmt = format_param(q)
-    setups = cq.setup_choices()
-    context: dict[str, Any] = {"setups": _setup_groups(setups)}
-    if not setups:
-        return render(request, "dashboards/kernels.html", context)
-    setup = _setup_param(q, setups)
+    setup = _kernels_setup(q)
+    if setup is None:
+        return render(request, "dashboards/kernels.html", {})
     metrics = cq.metric_choices(setup_ids=[setup["id"]])
     metric, note = metric_param(q, metrics)
-    if metric is None:
-        return render(request, "dashboards/kernels.html", {**context, "setup": setup})
-    data = cq.series_points(
-        setup_id=setup["id"], metric=metric, title=f"{metric['name']} across kernels"
-    )
+    data = None
     baseline_id = int_param(q, "baseline")
-    baseline = _baseline(data, baseline_id)
-    if fmt:
-        return download((exports.series_table(data.series),), request, fmt)
+    if metric is not None:
+        title = f"{metric['name']} across kernels"
+        data = cq.series_points(setup_id=setup["id"], metric=metric, title=title)
+        baseline = _baseline(data, baseline_id)
+        if fmt:  # a download needs no picker: two small queries besides the series
+            return download((exports.series_table(data.series),), request, fmt)
+    scope = _scope_choice_of(setup)
+    context: dict[str, Any] = {
+        "scopes": _scope_index().scopes,
+        "scope": scope,
+        "setups": [
+            {"id": s["id"], "text": f"{setup_label(s)} ({s['run_count']} runs)"}
+            for s in cq.setup_choices(scope=scope.ids)
+        ],
+        "setup": setup,
+    }
+    if metric is None or data is None:
+        return render(request, "dashboards/kernels.html", context)
     selection = {"setup": setup["id"], "metric": metric["id"], "baseline": baseline_id}
     return render(
         request,
@@ -111,7 +123,6 @@ def kernels(request: HttpRequest) -> HttpResponse:
         {
             **context,
             **links("dashboards-kernels", selection, ("across-kernels",)),
-            "setup": setup,
             "metrics": metrics,
             "metric": metric,
             "note": note,
@@ -126,28 +137,86 @@ def kernels(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _setup_param(q, setups: list[dict[str, Any]]) -> dict[str, Any]:
+def _kernels_setup(q) -> dict[str, Any] | None:
+    """The setup to chart: ``setup`` (old permalinks name only it), else the busiest setup
+    of ``scope``, else the busiest of all. None when nothing has runs."""
     wanted = int_param(q, "setup")
-    if wanted is None:
-        return max(setups, key=lambda s: s["run_count"])
-    for setup in setups:
-        if setup["id"] == wanted:
-            return setup
-    raise BadParam("setup", f"no setup {wanted} with runs")
+    if wanted is not None:
+        found = cq.setup_choices(setup_id=wanted)
+        if not found:
+            raise BadParam("setup", f"no setup {wanted} with runs")
+        return found[0]
+    index = _scope_index()
+    scope = scope_param(q, index.scopes) if q.get("scope") else None
+    if scope is None:
+        if index.busiest_setup_id is None:
+            return None
+        return cq.setup_choices(setup_id=index.busiest_setup_id)[0]
+    return max(cq.setup_choices(scope=scope.ids), key=lambda s: s["run_count"])
 
 
-def _setup_groups(setups: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Setups for an <optgroup> select: workload on hardware, mode / parameters."""
-    groups: dict[str, list[dict[str, Any]]] = {}
-    for s in setups:
-        label = f"{s['workload']} on {s['hardware']}, {s['mode']}"
-        text = f"{_setup_text(s)} ({s['run_count']} runs)"
-        groups.setdefault(label, []).append({"id": s["id"], "text": text})
-    return [{"label": label, "options": options} for label, options in groups.items()]
+# --- scopes (workload x hardware x UP/SMP): the first picker of every chart page ----------
 
 
-def _setup_text(setup: dict[str, Any]) -> str:
-    return f"{setup['workload']} on {setup['hardware']} {setup['mode']}, {setup_label(setup)}"
+@dataclass(frozen=True)
+class ScopeChoice:
+    """One entry of the scope picker; its setups are read only when it is the one shown."""
+
+    key: str
+    label: str
+    ids: tuple[int, int, str]  # workload id, hardware id, mode
+    has_varying_params: bool  # the scaling page can chart it
+    has_wakeup_params: bool  # the wakeups page can chart it
+
+
+@dataclass(frozen=True)
+class ScopeIndex:
+    scopes: tuple[ScopeChoice, ...]
+    busiest_setup_id: int | None  # the across-kernels page's default
+
+
+def _scope_index() -> ScopeIndex:
+    """Every scope with runs, cached until runs are added or removed: building it reads every
+    setup and counts every run (~0.5 s at 10M results), too much for each request."""
+    return cached("dashboards:scope-index", _scope_index_build)
+
+
+def _scope_index_build() -> ScopeIndex:
+    setups = cq.setup_choices()
+    scopes = tuple(
+        ScopeChoice(
+            key=scope.key,
+            label=scope.label,
+            ids=(
+                scope.setups[0]["workload_id"],
+                scope.setups[0]["hardware_id"],
+                scope.setups[0]["mode"],
+            ),
+            has_varying_params=bool(scope.varying_params()),
+            has_wakeup_params=scope.has_params(cq.WAKEUP_PARAMS),
+        )
+        for scope in scopes_from(setups)
+    )
+    busiest = max(setups, key=lambda s: s["run_count"])["id"] if setups else None
+    return ScopeIndex(scopes, busiest)
+
+
+def _scope_choice_of(setup: Mapping[str, Any]) -> ScopeChoice:
+    key = f"{setup['workload_id']}-{setup['hardware_id']}-{setup['mode']}"
+    for scope in _scope_index().scopes:
+        if scope.key == key:
+            return scope
+    # Cached before this setup's first run: a run only just committed. Serve it all the same.
+    label = f"{setup['workload']} on {setup['hardware']}, {setup['mode']}"
+    ids = (setup["workload_id"], setup["hardware_id"], setup["mode"])
+    return ScopeChoice(key, label, ids, False, False)
+
+
+def _scope_setups(choice: ScopeChoice | None) -> SetupScope | None:
+    """The chosen scope with its setups (one query for ~100 setups at lab scale)."""
+    if choice is None:
+        return None
+    return SetupScope(choice.key, choice.label, tuple(cq.setup_choices(scope=choice.ids)))
 
 
 def _baseline(data: cq.KernelSeries, run_id: int | None) -> Baseline | None:
@@ -174,8 +243,8 @@ def _run_text(run, label: str = "") -> str:
 def scaling(request: HttpRequest) -> HttpResponse:
     q = request.GET
     fmt = format_param(q)
-    scopes = [s for s in scopes_from(cq.setup_choices()) if s.varying_params()]
-    scope = scope_param(q, scopes)
+    scopes = [s for s in _scope_index().scopes if s.has_varying_params]
+    scope = _scope_setups(scope_param(q, scopes))
     context: dict[str, Any] = {"scopes": scopes, "scope": scope}
     if scope is None:
         return render(request, "dashboards/scaling.html", context)
@@ -187,11 +256,16 @@ def scaling(request: HttpRequest) -> HttpResponse:
     metric, note = metric_param(q, metrics)
     if metric is None:
         return render(request, "dashboards/scaling.html", context)
-    chart = cq.scaling_points(
-        setup_ids=groups[rest],
-        metric=metric,
-        param=param,
-        title=f"{metric['name']} against {param}",
+    # A scope's chart reads every run of ~100 setups (~1 s at 10M results): cached.
+    key = f"scaling:{scope.key}:{param}:{rest}:{metric['id']}"
+    chart = cached(
+        key,
+        lambda: cq.scaling_points(
+            setup_ids=groups[rest],
+            metric=metric,
+            param=param,
+            title=f"{metric['name']} against {param}",
+        ),
     )
     if fmt:
         return download((exports.scaling_table(chart),), request, fmt)
@@ -209,7 +283,7 @@ def scaling(request: HttpRequest) -> HttpResponse:
             "metrics": metrics,
             "metric": metric,
             "note": note,
-            "figure": scaling_figure(chart),
+            "figure": cached(f"{key}:figure", lambda: scaling_figure(chart)),
             "n_points": len(chart.points),
         },
     )
@@ -222,8 +296,8 @@ def scaling(request: HttpRequest) -> HttpResponse:
 def kernel_time(request: HttpRequest) -> HttpResponse:
     q = request.GET
     fmt = format_param(q)
-    scopes = scopes_from(cq.setup_choices())
-    scope = scope_param(q, scopes)
+    scopes = _scope_index().scopes
+    scope = _scope_setups(scope_param(q, scopes))
     top = int_param(q, "top")
     top = 10 if top is None else top
     if not 1 <= top <= TOP_N_MAX:
@@ -238,8 +312,13 @@ def kernel_time(request: HttpRequest) -> HttpResponse:
         return render(request, "dashboards/kernel_time.html", context)
     params = scope.varying_params()
     param = choice_param(q, "param", params, "") or None
-    chart = cq.kernel_time_points(setup_ids=scope.setup_ids, param=param)
-    profiles = cq.kernel_profiles(setup_ids=scope.setup_ids)
+    chart, profiles = cached(
+        f"kernel-time:{scope.key}:{param}",
+        lambda: (
+            cq.kernel_time_points(setup_ids=scope.setup_ids, param=param),
+            cq.kernel_profiles(setup_ids=scope.setup_ids),
+        ),
+    )
     if fmt:
         tables = (exports.kernel_time_table(chart), exports.profile_table(profiles))
         return download(tables, request, fmt)
@@ -267,8 +346,8 @@ def kernel_time(request: HttpRequest) -> HttpResponse:
 def wakeups(request: HttpRequest) -> HttpResponse:
     q = request.GET
     fmt = format_param(q)
-    scopes = [s for s in scopes_from(cq.setup_choices()) if s.has_params(cq.WAKEUP_PARAMS)]
-    scope = scope_param(q, scopes)
+    scopes = [s for s in _scope_index().scopes if s.has_wakeup_params]
+    scope = _scope_setups(scope_param(q, scopes))
     value = choice_param(q, "value", tuple(WAKEUP_VALUES), "throughput")
     context: dict[str, Any] = {
         "scopes": scopes,
@@ -279,7 +358,8 @@ def wakeups(request: HttpRequest) -> HttpResponse:
     if scope is None:
         return render(request, "dashboards/wakeups.html", context)
     with_params = [s["id"] for s in scope.setups if all(p in s["params"] for p in cq.WAKEUP_PARAMS)]
-    rows, skipped = cq.wakeup_rows(setup_ids=with_params)
+    # Every run of the scope (~6,000 at 10M results, ~2 s to read): cached per scope.
+    rows, skipped = cached(f"wakeups:{scope.key}", lambda: cq.wakeup_rows(setup_ids=with_params))
     builds = list(dict.fromkeys(r.run.build for r in rows))
     build = choice_param(q, "build", builds, builds[0] if builds else "")
     rows = [r for r in rows if r.run.build == build]

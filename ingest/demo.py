@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import transaction
 
 from ingest.services import upload_create
+from perfdb.cache import data_changed_on_commit
 from perfdb.models import Run, Upload
 
 DEMO_DIR = Path(settings.BASE_DIR) / "demo"
@@ -57,6 +58,7 @@ def demo_remove() -> int:
     count = runs.count()
     runs.delete()
     uploads.delete()
+    data_changed_on_commit()
     return count
 
 

@@ -17,6 +17,7 @@ from django.db import connection
 
 from ingest.manifest import HardwareSpec, Manifest, RunSpec
 from ingest.parsers.base import ParseResult
+from perfdb.cache import data_changed_on_commit
 from perfdb.kernels import parse_kernel
 from perfdb.models import (
     Curve,
@@ -35,6 +36,7 @@ from perfdb.models import (
     Workload,
     params_digest,
 )
+from perfdb.timeseries import Column, columns_from_samples
 
 
 class BundleDataError(ValueError):
@@ -205,6 +207,7 @@ class RunRows:
 
     results: dict[tuple[int, int], tuple[Metric, float]] = field(default_factory=dict)
     samples: list[tuple] = field(default_factory=list)
+    columns: list[Column] = field(default_factory=list)
     profile: list[tuple] = field(default_factory=list)
     histograms: list[Histogram] = field(default_factory=list)
     curves: list[Curve] = field(default_factory=list)
@@ -245,6 +248,18 @@ def run_rows(spec: RunSpec, parsed: Mapping[str, ParseResult], metrics: MetricCa
         source = file.parser
         for p in result.profile:
             rows.profile.append((trial, source, p.function, p.ticks, p.load, p.share_pct))
+        for c in result.columns:
+            rows.columns.append(
+                Column(
+                    trial=trial,
+                    source=c.source,
+                    column=c.column,
+                    values=list(c.values),
+                    indexes=None,
+                    first_is_since_boot=c.first_is_since_boot,
+                    timestamps=list(c.timestamps),
+                )
+            )
         for s in result.samples:
             rows.samples.append(
                 (trial, s.source, s.column, s.index, s.value, s.since_boot, s.timestamp or "")
@@ -318,8 +333,29 @@ def run_write(
     )
     _copy(
         "perfdb_sample",
-        ["run_id", "trial", "source", "column", "index", "value", "since_boot", "timestamp"],
-        ((run.pk, *row) for row in rows.samples),
+        [
+            "run_id",
+            "trial",
+            "source",
+            "column",
+            "values",
+            "indexes",
+            "first_is_since_boot",
+            "timestamps",
+        ],
+        (
+            (
+                run.pk,
+                c.trial,
+                c.source,
+                c.column,
+                c.values,
+                c.indexes,
+                c.first_is_since_boot,
+                c.timestamps,
+            )
+            for c in rows.columns + columns_from_samples(rows.samples)
+        ),
     )
     for item in rows.histograms + rows.curves:
         item.run = run
@@ -386,6 +422,7 @@ def bundle_write(
             by_series[setup.pk].add(metric.pk)
     _link_baselines(manifest, created_by_index)
     outcome.touched_series = {(s, m) for s, ms in by_series.items() for m in ms}
+    data_changed_on_commit()  # cached page data (perfdb/cache.py) is stale once this commits
     return outcome
 
 

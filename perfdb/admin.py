@@ -94,7 +94,8 @@ class ProfileEntryAdmin(admin.ModelAdmin):
 
 @admin.register(models.Sample)
 class SampleAdmin(admin.ModelAdmin):
-    list_display = ["run", "source", "column", "index", "value", "since_boot"]
+    list_display = ["run", "source", "column", "trial"]
+    exclude = ["values", "indexes", "timestamps"]
     raw_id_fields = ["run"]
 
 

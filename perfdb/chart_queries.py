@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from statistics import fmean, stdev
 from typing import Any
 
-from django.db.models import Count, Exists, F, OuterRef, Q
+from django.db.models import Count, Exists, F, OuterRef, Q, Subquery
 
 from dashboards.chartdata import (
     KernelProfile,
@@ -30,6 +30,7 @@ from dashboards.chartdata import (
 )
 from dashboards.compare import MetricValues
 from perfdb.models import Alert, Better, ProfileEntry, Result, Run, Sample, Setup
+from perfdb.timeseries import stride
 
 # The run keys every chart needs, reached from a Result / ProfileEntry / Sample row.
 RUN_KEYS = {
@@ -126,14 +127,24 @@ def _number(value: Any) -> float | None:
 # --- choices for the pickers -----------------------------------------------------------------
 
 
-def setup_choices() -> list[dict[str, Any]]:
-    """Every setup that has runs, with its workload and hardware names: the pickers' source.
+def setup_choices(
+    *, scope: tuple[int, int, str] | None = None, setup_id: int | None = None
+) -> list[dict[str, Any]]:
+    """Setups that have runs, with their workload and hardware names: the pickers' source.
 
-    One query; served by the primary keys of setup, workload and hardware and the index on
-    run.setup_id (the FK index Django makes) for the count.
+    ``scope`` (workload id, hardware id, mode) or ``setup_id`` narrows it to one scope or one
+    setup, which is what a page needs per request (all setups is ~10,000 at lab scale). One
+    query; served by setup_natural_uniq (workload, hardware, mode, ...) for a scope, the
+    primary keys for the names, and run_series_idx's leading setup column for the count.
     """
+    setups = Setup.objects.all()
+    if scope is not None:
+        workload_id, hardware_id, mode = scope
+        setups = setups.filter(workload_id=workload_id, hardware_id=hardware_id, mode=mode)
+    if setup_id is not None:
+        setups = setups.filter(pk=setup_id)
     rows = (
-        Setup.objects.annotate(run_count=Count("runs"))
+        setups.annotate(run_count=Count("runs"))
         .filter(run_count__gt=0)
         .values(
             "id",
@@ -387,11 +398,15 @@ def wakeup_rows(*, setup_ids: Sequence[int]) -> tuple[list[WakeupRow], int]:
     return out, skipped
 
 
-def vmstat_runs(*, run_ids: Sequence[int]) -> list[VmstatRun]:
-    """vmstat samples of the runs (their first trial with samples), in the order asked.
+# The activity chart draws at most this many rows of a series; longer ones are thinned.
+VMSTAT_MAX_POINTS = 2000
 
-    One query; served by sample_uniq (run, trial, source, column, index), which also gives
-    the rows in index order per column.
+
+def vmstat_runs(*, run_ids: Sequence[int], max_points: int = VMSTAT_MAX_POINTS) -> list[VmstatRun]:
+    """vmstat series of the runs (their first trial with samples), in the order asked.
+
+    One query; served by sample_column_uniq (run, trial, source, column). A series longer
+    than ``max_points`` rows keeps every k-th row (see ``VmstatRun.stride``).
     """
     rows = (
         Sample.objects.filter(run_id__in=run_ids, source="vmstat")
@@ -399,44 +414,46 @@ def vmstat_runs(*, run_ids: Sequence[int]) -> list[VmstatRun]:
             "run_id",
             "trial",
             "column",
-            "index",
-            "value",
-            "since_boot",
-            "timestamp",
+            "values",
+            "indexes",
+            "first_is_since_boot",
+            "timestamps",
             **RUN_EXPRESSIONS,
         )
-        .order_by("run_id", "trial", "index", "column")
+        .order_by("run_id", "trial", "column")
     )
-    grids: dict[int, dict[int, dict[str, float]]] = {}
+    columns: dict[int, dict[str, dict[int, float]]] = {}
     keys: dict[int, dict[str, Any]] = {}
-    since_boot: dict[int, bool] = {}
     stamps: dict[int, dict[int, str]] = {}
     for row in rows:
         run_id = row["run_id"]
         first = keys.setdefault(run_id, row)
         if row["trial"] != first["trial"]:
             continue
-        grids.setdefault(run_id, {}).setdefault(row["index"], {})[row["column"]] = row["value"]
-        since_boot[run_id] = since_boot.get(run_id, False) or (
-            row["index"] == 0 and row["since_boot"]
+        indexes = row["indexes"] or range(len(row["values"]))
+        columns.setdefault(run_id, {})[row["column"]] = dict(
+            zip(indexes, row["values"], strict=True)
         )
-        stamps.setdefault(run_id, {})[row["index"]] = row["timestamp"]
+        for index, stamp in zip(indexes, row["timestamps"], strict=False):
+            stamps.setdefault(run_id, {})[index] = stamp
     out = []
     for run_id in run_ids:
-        if run_id not in grids:
+        if run_id not in columns:
             continue
-        grid = grids[run_id]
-        columns = _vmstat_columns({c for row in grid.values() for c in row})
-        indexes = sorted(grid)
+        by_column = columns[run_id]
+        names = _vmstat_columns(set(by_column))
+        indexes = sorted({i for values in by_column.values() for i in values})
+        step = stride(len(indexes), max_points)
+        kept = indexes[::step]
+        run_stamps = stamps.get(run_id, {})
         out.append(
             VmstatRun(
                 run=_RunValues(keys=keys[run_id], values=[0.0]).info(),
-                columns=columns,
-                rows=tuple(tuple(grid[i].get(c, float("nan")) for c in columns) for i in indexes),
-                first_is_since_boot=since_boot[run_id],
-                timestamps=tuple(stamps[run_id][i] for i in indexes)
-                if any(stamps[run_id].values())
-                else (),
+                columns=names,
+                rows=tuple(tuple(by_column[c].get(i, float("nan")) for c in names) for i in kept),
+                first_is_since_boot=keys[run_id]["first_is_since_boot"] and step == 1,
+                timestamps=tuple(run_stamps.get(i, "") for i in kept) if run_stamps else (),
+                stride=step,
             )
         )
     return out
@@ -519,25 +536,54 @@ def compare_values(*, base_ids: Sequence[int], new_ids: Sequence[int]) -> list[M
 def latest_runs_by_scope() -> list[Run]:
     """The newest run of each workload x hardware x UP/SMP, for the overview grid.
 
-    One query (PostgreSQL DISTINCT ON); served by run_series_idx's setup column through the
-    setup join, sorted in memory: the table has one row per scope.
+    One query: each setup's newest run (a correlated LIMIT 1, served by
+    run_setup_recent_idx (setup, -created_at, -id)), DISTINCT ON the scope over those ~10,000
+    setups, then the ~100 winners with their keys by primary key. Sorting every run for
+    DISTINCT ON had taken 3.5 s at 600,000 runs.
     """
+    newest = Run.objects.filter(setup_id=OuterRef("pk")).order_by("-created_at", "-id")
+    newest_per_scope = (
+        Setup.objects.annotate(
+            newest=Subquery(newest.values("pk")[:1]),
+            newest_at=Subquery(newest.values("created_at")[:1]),
+        )
+        # A setup without runs sorts last, so it wins only in a scope without runs, and its
+        # NULL matches no run below.
+        .order_by(
+            "workload_id",
+            "hardware_id",
+            "mode",
+            F("newest_at").desc(nulls_last=True),
+            F("newest").desc(nulls_last=True),
+        )
+        .distinct("workload_id", "hardware_id", "mode")
+        .values("newest")
+    )
     return list(
-        Run.objects.select_related("setup__workload", "setup__hardware", "kernel", "patch_set")
+        Run.objects.filter(pk__in=newest_per_scope)
+        .select_related("setup__workload", "setup__hardware", "kernel", "patch_set")
         .order_by(
             "setup__workload__name",
             "setup__workload__version",
             "setup__hardware__name",
             "setup__mode",
-            "-created_at",
-            "-id",
         )
-        .distinct(
-            "setup__workload__name",
-            "setup__workload__version",
-            "setup__hardware__name",
-            "setup__mode",
+    )
+
+
+def busiest_setup_id() -> int | None:
+    """The setup with the most runs (ties: the pickers' order), the across-kernels default.
+
+    One query; an index-only count over run_series_idx's leading setup column.
+    """
+    return (
+        Setup.objects.annotate(run_count=Count("runs"))
+        .filter(run_count__gt=0)
+        .order_by(
+            "-run_count", "workload__name", "workload__version", "hardware__name", "mode", "id"
         )
+        .values_list("id", flat=True)
+        .first()
     )
 
 

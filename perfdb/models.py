@@ -240,6 +240,9 @@ class Run(models.Model):
             # Serves: newest runs first (ORDER BY created_at DESC, id DESC LIMIT n):
             # chart_queries.run_choices (compare and activity pickers), queries.runs_recent.
             models.Index(fields=["-created_at", "-id"], name="run_recent_idx"),
+            # Serves: the newest run of each setup (setup = ? ORDER BY created_at DESC, id DESC
+            # LIMIT 1): chart_queries.latest_runs_by_scope, the overview's latest-run grid.
+            models.Index(fields=["setup", "-created_at", "-id"], name="run_setup_recent_idx"),
         ]
 
     def __str__(self) -> str:
@@ -311,28 +314,33 @@ class ProfileEntry(models.Model):
 
 
 class Sample(models.Model):
-    """One value of a time series (vmstat column at row ``index``)."""
+    """One column of a time series (vmstat's ``cs`` over a run), its values in row order.
+
+    Stored as arrays, one row per column (see perfdb/timeseries.py for why).
+    """
 
     id = models.BigAutoField(primary_key=True)
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="samples")
     trial = models.PositiveSmallIntegerField(default=0)
     source = models.CharField(max_length=30)
     column = models.CharField(max_length=60)
-    index = models.IntegerField()
-    value = models.FloatField()
-    since_boot = models.BooleanField(default=False)
-    timestamp = models.CharField(max_length=40, blank=True)
+    values = ArrayField(models.FloatField())
+    # Row numbers when they are not simply 0, 1, 2, … (a generic CSV series may skip).
+    indexes = ArrayField(models.IntegerField(), null=True, blank=True)
+    # vmstat's first row is the average since boot, not a sample of the run.
+    first_is_since_boot = models.BooleanField(default=False)
+    timestamps = ArrayField(models.CharField(max_length=40), default=list, blank=True)
 
     class Meta:
         constraints = [
             # Also serves: a run's series for the system-activity page (run = ? AND source = ?).
             models.UniqueConstraint(
-                fields=["run", "trial", "source", "column", "index"], name="sample_uniq"
+                fields=["run", "trial", "source", "column"], name="sample_column_uniq"
             )
         ]
 
     def __str__(self) -> str:
-        return f"run {self.run_id} {self.source}.{self.column}[{self.index}] = {self.value}"
+        return f"run {self.run_id} {self.source}.{self.column} ({len(self.values)} values)"
 
 
 class Histogram(models.Model):

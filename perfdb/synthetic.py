@@ -26,6 +26,7 @@ from django.db import connection, transaction
 from django.db.models import Q
 
 from ingest.writer import _copy, kernel_get, patch_set_get
+from perfdb.cache import data_changed_on_commit
 from perfdb.models import (
     Alert,
     Hardware,
@@ -38,6 +39,7 @@ from perfdb.models import (
     Workload,
     params_digest,
 )
+from perfdb.timeseries import columns_from_samples
 
 PREFIX = "synthetic-"
 SETUPS_PER_UNIT = 12  # one setup per workload per unit
@@ -770,11 +772,14 @@ def _unit_write(unit: int, seed: int, keys: dict[str, dict]) -> Counts:
     )
     _copy(
         "perfdb_sample",
-        ["run_id", "trial", "source", "column", "index", "value", "since_boot", "timestamp"],
+        ["run_id", "trial", "source", "column", "values", "first_is_since_boot", "timestamps"],
         (
-            (rid, 0, "vmstat", column, index, value, index == 0, "")
+            (rid, c.trial, c.source, c.column, c.values, c.first_is_since_boot, c.timestamps)
             for rid, r in pairs
-            for column, index, value in r.vmstat
+            for c in columns_from_samples(
+                (0, "vmstat", column, index, value, index == 0, "")
+                for column, index, value in r.vmstat
+            )
         ),
     )
     return Counts(
@@ -818,6 +823,7 @@ def history_write(
                 total = Counts(
                     *(a + b for a, b in zip(_astuple(total), _astuple(done), strict=True))
                 )
+            data_changed_on_commit()  # cached page data is stale once this commits
         if progress:
             progress(units[min(at + units_per_commit, len(units)) - 1] + 1, scale, total)
     return WriteReport(units, total, time.perf_counter() - start)
@@ -890,6 +896,7 @@ def history_remove() -> dict[str, int]:
         for m in metric_defs():
             ours |= Q(name=m.name, unit=m.unit)
         removed["metrics"] = Metric.objects.filter(ours, _unused(Metric)).delete()[0]
+        data_changed_on_commit()
     return removed
 
 

@@ -37,6 +37,14 @@ def _no_outside_network(monkeypatch):
     monkeypatch.setattr(socket.socket, "connect", guarded)
 
 
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    """No test sees page data another test cached (config/test_settings.py: LocMemCache)."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

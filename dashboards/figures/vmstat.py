@@ -45,8 +45,11 @@ def samples(run: VmstatRun) -> list[tuple[int, tuple[float, ...], str]]:
             raise ValueError(f"run #{run.run.run_id}: a vmstat row does not match the header")
     skip = 1 if run.first_is_since_boot else 0
     stamps = run.timestamps or ("",) * len(run.rows)
-    kept = zip(run.rows[skip:], stamps[skip:], strict=True)
-    return [(n, row, stamp) for n, (row, stamp) in enumerate(kept, start=1)]
+    kept = zip(run.rows, stamps, strict=True)
+    # Row p is sample p * stride of the file; numbering starts at 1 after any since-boot row.
+    return [
+        (p * run.stride + 1 - skip, row, stamp) for p, (row, stamp) in enumerate(kept) if p >= skip
+    ]
 
 
 def vmstat_figure(
@@ -81,6 +84,9 @@ def vmstat_figure(
     x_title = "sample number"
     if any(r.first_is_since_boot for r in runs):
         x_title += f"<br><i>{SINCE_BOOT_NOTE}</i>"
+    thinned = max(r.stride for r in runs)
+    if thinned > 1:
+        x_title += f"<br><i>long series thinned: every {thinned}th sample drawn</i>"
     fig.update_xaxes(title_text=x_title, row=len(chosen), col=1)
     height = 240 * len(chosen) + 120 + 18 * (n_traces // 3)
     layout = base_layout(title, "", "", n_legend=n_traces, height=height)

@@ -57,6 +57,21 @@ class Sample:
 
 
 @dataclass(frozen=True, slots=True)
+class SeriesColumn:
+    """A whole column of a time series at once (vmstat's ``cs`` over the run).
+
+    The fast path for long logs: a million-cell vmstat file is a few dozen of these instead of
+    a million Samples. Row i of the file is ``values[i]``.
+    """
+
+    source: str
+    column: str
+    values: tuple[float, ...]
+    first_is_since_boot: bool = False
+    timestamps: tuple[str, ...] = ()  # one per row when the tool printed them
+
+
+@dataclass(frozen=True, slots=True)
 class Histogram:
     """A distribution, e.g. run-queue length: (bin value, count) pairs."""
 
@@ -80,11 +95,23 @@ class ParseResult:
     measurements: tuple[Measurement, ...] = ()
     profile: tuple[ProfileEntry, ...] = ()
     samples: tuple[Sample, ...] = ()
+    columns: tuple[SeriesColumn, ...] = ()
     histograms: tuple[Histogram, ...] = ()
     curves: tuple[Curve, ...] = ()
     warnings: tuple[str, ...] = ()
     # Facts the file states about the run (tool version, kernel from a header, clients, ...).
     metadata: Mapping[str, str | int | float] = field(default_factory=dict)
+
+    def all_samples(self) -> list[Sample]:
+        """Every time-series value as a Sample, whether the parser gave samples or columns."""
+        out = list(self.samples)
+        for c in self.columns:
+            stamps = c.timestamps or (None,) * len(c.values)
+            out.extend(
+                Sample(c.source, c.column, i, v, c.first_is_since_boot and i == 0, stamp)
+                for i, (v, stamp) in enumerate(zip(c.values, stamps, strict=True))
+            )
+        return out
 
 
 Parser = Callable[[str, Mapping[str, object]], ParseResult]

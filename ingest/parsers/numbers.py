@@ -31,6 +31,8 @@ def parse_number(
     percent: bool = False,
 ) -> float:
     """Parse one numeric token exactly; raise ParseError naming ``what`` and ``line``."""
+    if token.isdigit() and token.isascii():  # the common case (vmstat counts), fast
+        return float(token)
     raw = token
     token = token.strip()
     if percent and token.endswith("%"):

@@ -12,7 +12,14 @@ import re
 import statistics
 from collections.abc import Mapping
 
-from ingest.parsers.base import Measurement, ParseError, ParseResult, Sample, register
+from ingest.parsers.base import (
+    Measurement,
+    ParseError,
+    ParseResult,
+    Sample,
+    SeriesColumn,
+    register,
+)
 from ingest.parsers.numbers import parse_number
 from ingest.parsers.text import numbered_lines
 
@@ -71,7 +78,12 @@ class _Reader:
 
     def feed(self, number: int, line: str) -> None:
         tokens = line.split()
-        if not tokens or _is_group_header(line):
+        if not tokens:
+            return
+        if "".join(tokens).isdigit():  # the usual data row: plain counts, nothing to check
+            self._data(number, tokens)
+            return
+        if _is_group_header(line):
             return
         header = _header(tokens)
         if header is not None:
@@ -80,6 +92,9 @@ class _Reader:
         if not all(_NUMBERISH.match(t) or _DATE.match(t) or _TIME.match(t) for t in tokens):
             self.warnings.append(f"line {number}: not vmstat output, skipped: {line.strip()!r}")
             return
+        self._data(number, tokens)
+
+    def _data(self, number: int, tokens: list[str]) -> None:
         if self.columns is None:
             self.pending.append((number, tokens))
         else:
@@ -108,22 +123,63 @@ class _Reader:
                 f"line {number}: {len(tokens)} fields for {len(self.columns)} columns, skipped"
             )
             return
-        values = {
-            column: parse_number(token, line=number, what=f"vmstat {column}")
-            for column, token in zip(self.columns, tokens, strict=True)
-        }
+        if "".join(tokens).isdigit() and "".join(tokens).isascii():
+            values = dict(zip(self.columns, map(float, tokens), strict=True))  # plain counts
+        else:
+            values = {
+                column: parse_number(token, line=number, what=f"vmstat {column}")
+                for column, token in zip(self.columns, tokens, strict=True)
+            }
         self.rows.append((number, values, stamp))
 
 
-def _means(samples: list[Sample]) -> tuple[Measurement, ...]:
-    by_column: dict[str, list[float]] = {}
-    for sample in samples:
+def _means(
+    columns: tuple[SeriesColumn, ...], partial: tuple[Sample, ...]
+) -> tuple[Measurement, ...]:
+    """Per-column means without the since-boot row."""
+    by_column = {
+        c.column: list(c.values[1:] if c.first_is_since_boot else c.values) for c in columns
+    }
+    for sample in partial:
         if not sample.since_boot:
             by_column.setdefault(sample.column, []).append(sample.value)
     return tuple(
-        Measurement(f"vmstat_{column}_mean", statistics.fmean(values), UNITS[column], "none")
-        for column, values in by_column.items()
+        Measurement(f"vmstat_{name}_mean", statistics.fmean(values), UNITS[name], "none")
+        for name, values in by_column.items()
+        if values
     )
+
+
+def _columns(
+    reader: _Reader, flag_first: bool
+) -> tuple[tuple[SeriesColumn, ...], tuple[Sample, ...]]:
+    """A SeriesColumn per column present in every row; a column that only some rows have
+    (the header changed mid-file) is kept as single Samples with their row numbers."""
+    names: list[str] = []
+    for _, values, _ in reader.rows:
+        names.extend(c for c in values if c not in names)
+    stamps = tuple(stamp or "" for _, _, stamp in reader.rows)
+    out = []
+    partial: list[Sample] = []
+    for name in names:
+        cells = [values.get(name) for _, values, _ in reader.rows]
+        if any(cell is None for cell in cells):
+            partial.extend(
+                Sample("vmstat", name, i, v, flag_first and i == 0, stamps[i] or None)
+                for i, v in enumerate(cells)
+                if v is not None
+            )
+            continue
+        out.append(
+            SeriesColumn(
+                "vmstat",
+                name,
+                tuple(cells),
+                first_is_since_boot=flag_first,
+                timestamps=stamps if any(stamps) else (),
+            )
+        )
+    return tuple(out), tuple(partial)
 
 
 @register("vmstat")
@@ -141,17 +197,14 @@ def parse(text: str, options: Mapping[str, object]) -> ParseResult:
     if not reader.rows:
         raise ParseError("vmstat header found but no data rows could be read")
     flag_first = bool(options.get("first_row_since_boot", True))
-    samples = tuple(
-        Sample("vmstat", column, index, value, flag_first and index == 0, stamp)
-        for index, (_, values, stamp) in enumerate(reader.rows)
-        for column, value in values.items()
-    )
+    columns, partial = _columns(reader, flag_first)
     warnings = list(reader.warnings)
     if flag_first and len(reader.rows) == 1:
         warnings.append("only the since-boot row: no means computed")
     return ParseResult(
-        measurements=_means(list(samples)),
-        samples=samples,
+        measurements=_means(columns, partial),
+        columns=columns,
+        samples=partial,
         warnings=tuple(warnings),
         metadata={"vmstat_columns": " ".join(reader.columns)},
     )

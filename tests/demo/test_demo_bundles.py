@@ -62,7 +62,7 @@ def _observations(bundle: str, manifest: Manifest, run: RunSpec) -> list[Observa
         result = get_parser(file.parser)(text, file.options)
         assert result.warnings == (), f"{bundle}/{file.path}: {result.warnings}"
         # The papers' vmstat rows are excerpts: none is the since-boot average to be dropped.
-        assert not any(sample.since_boot for sample in result.samples), file.path
+        assert not any(sample.since_boot for sample in result.all_samples()), file.path
         found += [
             Observation(m.metric, m.value, m.unit, m.better)
             for m in result.measurements
@@ -70,7 +70,7 @@ def _observations(bundle: str, manifest: Manifest, run: RunSpec) -> list[Observa
         ]
         found += [
             Observation(f"{s.source}:{s.column}[{s.index}]", s.value, None, None)
-            for s in result.samples
+            for s in result.all_samples()
         ]
         for entry in result.profile:
             found.append(Observation(f"profile:{entry.function}:ticks", entry.ticks, None, None))

@@ -34,8 +34,12 @@ def _stored_values(expected: PaperValue) -> list[tuple[float, str | None, str | 
     metric = expected.metric
     if metric.startswith("vmstat:"):
         column, row = metric[len("vmstat:") :].rstrip("]").split("[")
-        rows = Sample.objects.filter(run__in=runs, source="vmstat", column=column, index=int(row))
-        return [(v, None, None) for v in rows.values_list("value", flat=True)]
+        series = Sample.objects.filter(run__in=runs, source="vmstat", column=column)
+        return [
+            (values[int(row)], None, None)
+            for values in series.values_list("values", flat=True)
+            if int(row) < len(values)
+        ]
     if metric.startswith("profile:"):
         _, function, field = metric.split(":")
         rows = ProfileEntry.objects.filter(run__in=runs, function=function)
@@ -86,9 +90,7 @@ def _alert(workload: str, kernel: str, patches: str, metric_prefix: str) -> Aler
     )
 
 
-def test_the_papers_regressions_are_flagged_and_mailed_once(
-    celery_worker, smtp_server, user
-):
+def test_the_papers_regressions_are_flagged_and_mailed_once(celery_worker, smtp_server, user):
     uploads, handler = _load_demo(smtp_server, user)
     # Detection and email run as their own tasks after each upload commits.
     wait_for_worker_idle()

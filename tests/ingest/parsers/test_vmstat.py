@@ -18,12 +18,13 @@ def measured(result) -> dict[str, float]:
 
 
 def column(result, name: str) -> list[float]:
-    return [s.value for s in sorted(result.samples, key=lambda s: s.index) if s.column == name]
+    samples = sorted(result.all_samples(), key=lambda s: s.index)
+    return [s.value for s in samples if s.column == name]
 
 
 def test_procps_ng_timestamps_from_lkp_fixture():
     result = parse(read("lkp-fixture-vmstat-1.txt"), {})
-    first = [s for s in result.samples if s.index == 0]
+    first = [s for s in result.all_samples() if s.index == 0]
     assert all(s.since_boot for s in first)
     assert {s.timestamp for s in first} == {"2015-01-11 20:18:35"}
     assert column(result, "cs")[:2] == [23, 2187]
@@ -36,7 +37,7 @@ def test_procps2_repeated_header_is_not_a_new_since_boot_row():
     result = parse(read("procps2-2.4-repeated-header.txt"), {})
     assert column(result, "cs") == [80, 12195, 12079, 17508]
     assert column(result, "w") == [0, 0, 0, 0]
-    assert [s.index for s in result.samples if s.since_boot and s.column == "r"] == [0]
+    assert [s.index for s in result.all_samples() if s.since_boot and s.column == "r"] == [0]
     assert measured(result)["vmstat_cs_mean"] == pytest.approx(mean([12195, 12079, 17508]))
     assert measured(result)["vmstat_r_mean"] == pytest.approx(mean([9, 12, 14]))
     assert result.warnings == ()
@@ -68,7 +69,7 @@ def test_noise_lines_are_warned_and_wide_values_kept():
 def test_columns_by_header_name(name, columns):
     result = parse(read(name), {})
     assert result.metadata["vmstat_columns"] == columns
-    assert {s.column for s in result.samples} == set(columns.split())
+    assert {s.column for s in result.all_samples()} == set(columns.split())
 
 
 def test_units_per_column():
@@ -84,7 +85,7 @@ def test_units_per_column():
 
 def test_excerpt_option_keeps_first_row():
     result = parse(read("paper-subset.txt"), {"first_row_since_boot": False})
-    assert not any(s.since_boot for s in result.samples)
+    assert not any(s.since_boot for s in result.all_samples())
     assert measured(result)["vmstat_cs_mean"] == pytest.approx(mean([12195, 12079, 17508]))
 
 

@@ -1,0 +1,215 @@
+"""Cached page data (perfdb/cache.py) and the scope-then-setup picker of the kernels page.
+
+The overview and the pickers are cached until runs are added or removed; these tests show the
+cache is really served (a write that skips the version bump leaves the page stale) and that
+every writer of runs bumps it.
+"""
+
+from __future__ import annotations
+
+import re
+import tarfile
+
+import pytest
+
+from ingest.demo import demo_remove
+from perfdb import cache as page_cache
+from perfdb import chart_queries as cq
+from perfdb.models import Run, Setup
+from perfdb.synthetic import history_remove, history_write
+from tests.bundles import make_bundle
+from tests.dashboards.data import dashboard_bundle, ingest, load
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def data(tmp_path):
+    return load(tmp_path)
+
+
+def ingest_on_hardware(tmp_path, hardware: str):
+    """The dashboard bundle again on another machine: new setups, a new scope."""
+    src = tarfile.open(dashboard_bundle(tmp_path / f"src-{hardware}.tar.gz"))
+    files = {m.name: src.extractfile(m).read() for m in src.getmembers()}
+    files["manifest.toml"] = files["manifest.toml"].decode().replace("P8", hardware)
+    return ingest(make_bundle(tmp_path / f"{hardware}.tar.gz", files))
+
+
+def scope_key(setup: Setup) -> str:
+    return f"{setup.workload_id}-{setup.hardware_id}-{setup.mode}"
+
+
+def selected(html: str, name: str) -> str:
+    select = re.search(rf'<select name="{name}"[^>]*>(.*?)</select>', html, re.S)
+    assert select, f"no select {name}"
+    chosen = re.findall(r'<option value="([^"]*)" selected>', select.group(1))
+    assert len(chosen) == 1, chosen
+    return chosen[0]
+
+
+def options(html: str, name: str) -> list[str]:
+    select = re.search(rf'<select name="{name}"[^>]*>(.*?)</select>', html, re.S)
+    assert select, f"no select {name}"
+    return re.findall(r'<option value="([^"]*)"', select.group(1))
+
+
+# --- invalidation -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("commit_callbacks_run", [True, False])
+@pytest.mark.parametrize("url", ["/", "/kernels/"])
+def test_an_ingest_after_a_page_was_cached_shows_on_the_page(
+    client, data, tmp_path, django_capture_on_commit_callbacks, url, commit_callbacks_run
+):
+    """With the ingest's commit callback the new scope shows at once; without it (no version
+    bump) the cached page is still served, which shows the cache is what the page reads."""
+    assert client.get(url).status_code == 200  # cached now
+    with django_capture_on_commit_callbacks(execute=commit_callbacks_run):
+        upload = ingest_on_hardware(tmp_path, "P9")
+    newest = Run.objects.filter(pk__in=upload.run_ids).order_by("-created_at", "-id").first()
+    html = client.get(url).content.decode()
+    if url == "/":  # the latest-run grid is cached; its row of the new scope links the setup
+        shown = f'href="/kernels/?setup={newest.setup_id}">across kernels' in html
+    else:  # the scope picker is cached
+        shown = scope_key(newest.setup) in options(html, "scope")
+    assert shown == commit_callbacks_run
+
+
+def remove_a_run() -> None:
+    Run.objects.order_by("id").last().delete()
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        pytest.param(lambda: history_write(scale=1, seed=3), id="synthetic history_write"),
+        pytest.param(history_remove, id="synthetic history_remove"),
+        pytest.param(demo_remove, id="demo_remove"),
+        pytest.param(remove_a_run, id="a run deleted through the ORM (admin)"),
+    ],
+)
+def test_every_writer_of_runs_moves_the_data_version_on_commit(
+    data, django_capture_on_commit_callbacks, write
+):
+    before = page_cache.data_version()
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        write()
+    assert page_cache.data_version() == before, "bumped before the commit"
+    for callback in callbacks:
+        callback()
+    assert page_cache.data_version() > before
+
+
+def test_cached_computes_once_per_data_version():
+    calls = []
+
+    def compute() -> int:
+        calls.append(1)
+        return len(calls)
+
+    assert page_cache.cached("t:count", compute) == 1
+    assert page_cache.cached("t:count", compute) == 1
+    page_cache.data_changed()
+    assert page_cache.cached("t:count", compute) == 2
+
+
+def test_a_lost_version_never_revives_old_entries():
+    """If Redis loses the version key, the new version must not equal one already used."""
+    old = page_cache.data_version()
+    page_cache.cached("t:value", lambda: "old data")
+    from django.core.cache import cache
+
+    cache.delete(page_cache.VERSION_KEY)
+    assert page_cache.data_version() != old
+    assert page_cache.cached("t:value", lambda: "new data") == "new data"
+
+
+# --- the kernels page's scope-then-setup picker -------------------------------------------
+
+
+def test_an_old_setup_permalink_opens_its_scope_and_setup(client, data, tmp_path):
+    other = Run.objects.get(pk=max(ingest_on_hardware(tmp_path, "P9").run_ids)).setup
+    html = client.get(f"/kernels/?setup={other.pk}").content.decode()
+    assert selected(html, "scope") == scope_key(other)
+    assert selected(html, "setup") == str(other.pk)
+    same_scope = Setup.objects.filter(
+        workload=other.workload, hardware=other.hardware, mode=other.mode
+    )
+    assert sorted(options(html, "setup")) == sorted(str(s.pk) for s in same_scope)
+
+
+def test_a_scope_opens_its_busiest_setup_and_lists_only_its_setups(client, data, tmp_path):
+    ingest_on_hardware(tmp_path, "P9")
+    setups = {s["id"]: s for s in cq.setup_choices()}
+    scope = Setup.objects.get(pk=max(setups))
+    key = scope_key(scope)
+    in_scope = [s for s in setups.values() if scope_key_of(s) == key]
+    busiest = max(in_scope, key=lambda s: s["run_count"])
+    html = client.get(f"/kernels/?scope={key}").content.decode()
+    assert selected(html, "scope") == key
+    assert selected(html, "setup") == str(busiest["id"])
+    assert sorted(options(html, "setup")) == sorted(str(s["id"]) for s in in_scope)
+    assert len(options(html, "scope")) == len({scope_key_of(s) for s in setups.values()})
+
+
+def scope_key_of(setup: dict) -> str:
+    return f"{setup['workload_id']}-{setup['hardware_id']}-{setup['mode']}"
+
+
+def test_the_default_is_the_setup_with_the_most_runs(client, data):
+    busiest = max(cq.setup_choices(), key=lambda s: s["run_count"])
+    html = client.get("/kernels/").content.decode()
+    assert selected(html, "setup") == str(busiest["id"])
+
+
+def test_an_unknown_scope_is_a_400(client, data):
+    response = client.get("/kernels/?scope=1-2-XX")
+    assert response.status_code == 400 and "<code>scope</code>" in response.content.decode()
+
+
+# --- pinned query counts --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("extra_copies", [0, 2])
+def test_selector_query_counts_do_not_grow_with_setups(
+    tmp_path, django_assert_num_queries, extra_copies
+):
+    load(tmp_path)
+    for i in range(extra_copies):
+        ingest_on_hardware(tmp_path, f"P{i + 9}")
+    setup = Setup.objects.order_by("id").first()
+    scope = (setup.workload_id, setup.hardware_id, setup.mode)
+    for call in (
+        lambda: cq.setup_choices(scope=scope),
+        lambda: cq.setup_choices(setup_id=setup.pk),
+        cq.latest_runs_by_scope,
+    ):
+        with django_assert_num_queries(1):
+            assert call()
+
+
+@pytest.mark.parametrize("extra_copies", [0, 2])
+@pytest.mark.parametrize(
+    "url, cold, warm",
+    [
+        # setup, metrics, series: no picker for a download, so no cache either
+        ("/kernels/?setup={setup}&format=json", 3, 3),
+        # + the scope index (all setups, once per data version) + the scope's setups
+        ("/kernels/?setup={setup}", 5, 4),
+        # recent runs, uploads, open alerts, demo uploads; + workload counts, hardware counts
+        # and latest runs once per data version
+        ("/", 7, 4),
+    ],
+)
+def test_page_query_counts(
+    client, tmp_path, django_assert_num_queries, extra_copies, url, cold, warm
+):
+    load(tmp_path)
+    for i in range(extra_copies):
+        ingest_on_hardware(tmp_path, f"P{i + 9}")
+    url = url.format(setup=Setup.objects.order_by("id").first().pk)
+    with django_assert_num_queries(cold):
+        assert client.get(url).status_code == 200
+    with django_assert_num_queries(warm):
+        assert client.get(url).status_code == 200

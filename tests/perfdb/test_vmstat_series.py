@@ -1,0 +1,56 @@
+"""vmstat series stored as columns and read back (thinned when long) for the activity chart."""
+
+import pytest
+
+from ingest.services import upload_create, upload_ingest
+from perfdb.chart_queries import vmstat_runs
+from perfdb.models import Sample
+from tests.bundles import make_bundle, manifest_toml, volano_run
+
+pytestmark = pytest.mark.django_db
+
+HEADER = "procs -----------memory---------- ---swap-- -----io---- --system-- ----cpu----\n"
+COLUMNS = " r  b   swpd   free   buff  cache   si   so    bi    bo   in    cs us sy id wa\n"
+
+
+def vmstat_text(rows: int) -> str:
+    lines = [HEADER, COLUMNS]
+    for i in range(rows):
+        lines.append(
+            f" {i % 7}  0      0 {1000 + i} 10 20 0 0 0 0 {100 + i} {5000 + i} 10 5 85 0\n"
+        )
+    return "".join(lines)
+
+
+def ingest_vmstat(tmp_path, rows: int) -> int:
+    manifest = manifest_toml(
+        volano_run("2.5.59", files='{ path = "vmstat.txt", parser = "vmstat" }')
+    )
+    path = make_bundle(
+        tmp_path / "v.tar.gz", {"manifest.toml": manifest, "vmstat.txt": vmstat_text(rows)}
+    )
+    with open(path, "rb") as f:
+        upload, _ = upload_create(stream=f, filename="v.tar.gz")
+    upload_ingest(upload_id=upload.pk)
+    upload.refresh_from_db()
+    assert upload.status == "done", upload.error
+    return upload.run_ids[0]
+
+
+def test_a_series_is_one_row_per_column(tmp_path):
+    run_id = ingest_vmstat(tmp_path, 50)
+    cs = Sample.objects.get(run_id=run_id, column="cs")
+    assert cs.values == [5000.0 + i for i in range(50)]
+    assert cs.first_is_since_boot and cs.indexes is None
+    assert Sample.objects.filter(run_id=run_id).count() == 16
+
+
+def test_long_series_are_thinned_for_the_chart(tmp_path, django_assert_num_queries):
+    run_id = ingest_vmstat(tmp_path, 50)
+    with django_assert_num_queries(1):
+        (full,) = vmstat_runs(run_ids=[run_id])
+    assert len(full.rows) == 50 and full.stride == 1
+    (thin,) = vmstat_runs(run_ids=[run_id], max_points=10)
+    assert thin.stride == 5 and len(thin.rows) == 10
+    cs = thin.columns.index("cs")
+    assert [row[cs] for row in thin.rows] == [5000.0 + i for i in range(0, 50, 5)]
