@@ -14,12 +14,17 @@ from statistics import fmean, stdev
 
 from scipy import stats as scipy_stats
 
+from perfdb.detection import Settings
+
 ALPHA = 0.05
 # Fewer values than this on a side and the row says "more runs needed": two values do give a
 # p-value, but one outlier then decides it.
 MIN_VALUES = 3
 
 SINGLE_VALUE = "single value"
+# With a single value on a side there is no test: a change this large (%) counts, as in the
+# regression detector's default single-value threshold (perfdb.detection.Settings).
+SINGLE_VALUE_THRESHOLD_PCT = Settings().default_threshold_pct
 MISSING = "missing on one side"
 
 
@@ -173,7 +178,14 @@ def compare_line(values: MetricValues, alpha: float = ALPHA) -> CompareLine:
         p_value=p,
         confidence=confidence,
         better=is_better(values.better, change),
-        significant=p is not None and p < alpha,
+        significant=(p < alpha)
+        if p is not None
+        else (
+            change is not None
+            and base.n > 0
+            and new.n > 0
+            and abs(change) >= SINGLE_VALUE_THRESHOLD_PCT
+        ),
         more_runs_needed=min(base.n, new.n) < MIN_VALUES,
     )
 

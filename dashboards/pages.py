@@ -20,7 +20,7 @@ from django.urls import reverse
 from dashboards import exports
 from dashboards.chartdata import Baseline, CompareRow
 from dashboards.chartdata import Metric as MetricData
-from dashboards.compare import CompareLine, compare_lines
+from dashboards.compare import SINGLE_VALUE_THRESHOLD_PCT, CompareLine, compare_lines
 from dashboards.figures import (
     across_kernels_figure,
     compare_figure,
@@ -365,7 +365,11 @@ def wakeups(request: HttpRequest) -> HttpResponse:
     rows = [r for r in rows if r.run.build == build]
     if fmt:
         return download((exports.wakeups_table(rows),), request, fmt)
-    figures = wakeups_figures(tuple(rows), heatmap_value=value)
+    # One heatmap per threshold: ~1 s of Plotly at lab scale, so cached with the rows.
+    figures = cached(
+        f"wakeups:{scope.key}:{build}:{value}:figures",
+        lambda: wakeups_figures(tuple(rows), heatmap_value=value),
+    )
     selection = {"scope": scope.key, "build": build, "value": value}
     return render(
         request,
@@ -494,6 +498,9 @@ def _compare_rows(lines: list[CompareLine], base_run, new_run) -> list[CompareRo
             baseline_value=line.base.mean,
             candidate_value=line.new.mean,
             p_value=line.p_value if line.direction != "none" else None,
+            threshold_pct=SINGLE_VALUE_THRESHOLD_PCT
+            if line.p_value is None and line.direction != "none"
+            else None,
         )
         for line in lines
         if line.base.mean is not None and line.new.mean is not None

@@ -11,6 +11,7 @@ from dashboards.compare import (
     MIN_VALUES,
     MISSING,
     SINGLE_VALUE,
+    SINGLE_VALUE_THRESHOLD_PCT,
     MetricValues,
     compare_line,
     compare_lines,
@@ -45,13 +46,15 @@ def test_statistics_of_each_side_and_the_welch_p_value(base, new):
 
 @pytest.mark.parametrize(
     "base, new",
-    [((100,), (110,)), ((100,), (110, 111, 112)), ((100, 101), (110,))],
-    ids=["one-one", "one-three", "two-one"],
+    [((100,), (110,)), ((100,), (110, 111, 112)), ((100, 101), (110,)), ((100,), (103,))],
+    ids=["one-one", "one-three", "two-one", "small"],
 )
 def test_a_single_value_on_a_side_gets_no_p_value(base, new):
     line = compare_line(values(base, new))
     assert line.p_value is None and line.confidence == SINGLE_VALUE
-    assert line.more_runs_needed and not line.significant
+    # No test is possible: the change counts when it reaches the single-value threshold.
+    assert line.more_runs_needed
+    assert line.significant is (abs(line.change_pct) >= SINGLE_VALUE_THRESHOLD_PCT)
     assert line.change_pct == pytest.approx((fmean(new) - fmean(base)) / fmean(base) * 100)
 
 
