@@ -36,7 +36,7 @@ from perfdb.models import (
     Workload,
     params_digest,
 )
-from perfdb.timeseries import Column, columns_from_samples
+from perfdb.timeseries import PREVIEW_POINTS, Column, columns_from_samples
 
 
 class BundleDataError(ValueError):
@@ -291,6 +291,39 @@ def _copy(table: str, columns: Iterable[str], rows: Iterable[tuple]) -> None:
                 copy.write_row(row)
 
 
+SAMPLE_COLUMNS = (
+    "run_id",
+    "trial",
+    "source",
+    "column",
+    "values",
+    "indexes",
+    "first_is_since_boot",
+    "timestamps",
+    "preview",
+    "preview_timestamps",
+    "preview_stride",
+)
+
+
+def sample_row(run_id: int, c: Column) -> tuple:
+    """One perfdb_sample row for COPY, in SAMPLE_COLUMNS order, with its chart preview."""
+    preview, preview_stamps, k = c.preview(PREVIEW_POINTS)
+    return (
+        run_id,
+        c.trial,
+        c.source,
+        c.column,
+        c.values,
+        c.indexes,
+        c.first_is_since_boot,
+        c.timestamps,
+        preview,
+        preview_stamps,
+        k,
+    )
+
+
 def run_write(
     *,
     spec: RunSpec,
@@ -333,29 +366,8 @@ def run_write(
     )
     _copy(
         "perfdb_sample",
-        [
-            "run_id",
-            "trial",
-            "source",
-            "column",
-            "values",
-            "indexes",
-            "first_is_since_boot",
-            "timestamps",
-        ],
-        (
-            (
-                run.pk,
-                c.trial,
-                c.source,
-                c.column,
-                c.values,
-                c.indexes,
-                c.first_is_since_boot,
-                c.timestamps,
-            )
-            for c in rows.columns + columns_from_samples(rows.samples)
-        ),
+        SAMPLE_COLUMNS,
+        (sample_row(run.pk, c) for c in rows.columns + columns_from_samples(rows.samples)),
     )
     for item in rows.histograms + rows.curves:
         item.run = run

@@ -30,7 +30,7 @@ from dashboards.chartdata import (
 )
 from dashboards.compare import MetricValues
 from perfdb.models import Alert, Better, ProfileEntry, Result, Run, Sample, Setup
-from perfdb.timeseries import stride
+from perfdb.timeseries import PREVIEW_POINTS, stride
 
 # The run keys every chart needs, reached from a Result / ProfileEntry / Sample row.
 RUN_KEYS = {
@@ -398,15 +398,12 @@ def wakeup_rows(*, setup_ids: Sequence[int]) -> tuple[list[WakeupRow], int]:
     return out, skipped
 
 
-# The activity chart draws at most this many rows of a series; longer ones are thinned.
-VMSTAT_MAX_POINTS = 2000
-
-
-def vmstat_runs(*, run_ids: Sequence[int], max_points: int = VMSTAT_MAX_POINTS) -> list[VmstatRun]:
+def vmstat_runs(*, run_ids: Sequence[int]) -> list[VmstatRun]:
     """vmstat series of the runs (their first trial with samples), in the order asked.
 
-    One query; served by sample_column_uniq (run, trial, source, column). A series longer
-    than ``max_points`` rows keeps every k-th row (see ``VmstatRun.stride``).
+    One query; served by sample_column_uniq (run, trial, source, column). Reads each
+    column's stored preview (every k-th row of a long series, ``VmstatRun.stride`` = k), and
+    the full values only for a column whose rows are not simply 0, 1, 2, ….
     """
     rows = (
         Sample.objects.filter(run_id__in=run_ids, source="vmstat")
@@ -414,10 +411,11 @@ def vmstat_runs(*, run_ids: Sequence[int], max_points: int = VMSTAT_MAX_POINTS) 
             "run_id",
             "trial",
             "column",
-            "values",
+            "preview",
+            "preview_timestamps",
+            "preview_stride",
             "indexes",
             "first_is_since_boot",
-            "timestamps",
             **RUN_EXPRESSIONS,
         )
         .order_by("run_id", "trial", "column")
@@ -425,35 +423,44 @@ def vmstat_runs(*, run_ids: Sequence[int], max_points: int = VMSTAT_MAX_POINTS) 
     columns: dict[int, dict[str, dict[int, float]]] = {}
     keys: dict[int, dict[str, Any]] = {}
     stamps: dict[int, dict[int, str]] = {}
+    steps: dict[int, int] = {}
     for row in rows:
         run_id = row["run_id"]
         first = keys.setdefault(run_id, row)
         if row["trial"] != first["trial"]:
             continue
-        indexes = row["indexes"] or range(len(row["values"]))
+        step = row["preview_stride"]
+        steps[run_id] = max(steps.get(run_id, 1), step)
+        if row["indexes"]:
+            indexes = row["indexes"][::step]
+        else:
+            indexes = range(0, step * len(row["preview"]), step)
         columns.setdefault(run_id, {})[row["column"]] = dict(
-            zip(indexes, row["values"], strict=True)
+            zip(indexes, row["preview"], strict=True)
         )
-        for index, stamp in zip(indexes, row["timestamps"], strict=False):
+        for index, stamp in zip(indexes, row["preview_timestamps"], strict=False):
             stamps.setdefault(run_id, {})[index] = stamp
     out = []
+    # Overlaid runs share one chart's budget of points.
+    budget = max(100, PREVIEW_POINTS // max(1, len(columns)))
     for run_id in run_ids:
         if run_id not in columns:
             continue
         by_column = columns[run_id]
         names = _vmstat_columns(set(by_column))
-        indexes = sorted({i for values in by_column.values() for i in values})
-        step = stride(len(indexes), max_points)
-        kept = indexes[::step]
+        kept = sorted({i for values in by_column.values() for i in values})
+        extra = stride(len(kept), budget)
+        kept = kept[::extra]
+        steps[run_id] *= extra
         run_stamps = stamps.get(run_id, {})
         out.append(
             VmstatRun(
                 run=_RunValues(keys=keys[run_id], values=[0.0]).info(),
                 columns=names,
                 rows=tuple(tuple(by_column[c].get(i, float("nan")) for c in names) for i in kept),
-                first_is_since_boot=keys[run_id]["first_is_since_boot"] and step == 1,
+                first_is_since_boot=keys[run_id]["first_is_since_boot"],
                 timestamps=tuple(run_stamps.get(i, "") for i in kept) if run_stamps else (),
-                stride=step,
+                stride=steps[run_id],
             )
         )
     return out

@@ -330,6 +330,11 @@ class Sample(models.Model):
     # vmstat's first row is the average since boot, not a sample of the run.
     first_is_since_boot = models.BooleanField(default=False)
     timestamps = ArrayField(models.CharField(max_length=40), default=list, blank=True)
+    # Pre-thinned copy for charts (every preview_stride-th row, at most PREVIEW_POINTS), so a
+    # page never reads a million values to draw two thousand.
+    preview = ArrayField(models.FloatField(), default=list, blank=True)
+    preview_timestamps = ArrayField(models.CharField(max_length=40), default=list, blank=True)
+    preview_stride = models.PositiveIntegerField(default=1)
 
     class Meta:
         constraints = [

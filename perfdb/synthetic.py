@@ -25,7 +25,7 @@ from datetime import UTC, datetime, timedelta
 from django.db import connection, transaction
 from django.db.models import Q
 
-from ingest.writer import _copy, kernel_get, patch_set_get
+from ingest.writer import SAMPLE_COLUMNS, _copy, kernel_get, patch_set_get, sample_row
 from perfdb.cache import data_changed_on_commit
 from perfdb.models import (
     Alert,
@@ -772,9 +772,9 @@ def _unit_write(unit: int, seed: int, keys: dict[str, dict]) -> Counts:
     )
     _copy(
         "perfdb_sample",
-        ["run_id", "trial", "source", "column", "values", "first_is_since_boot", "timestamps"],
+        SAMPLE_COLUMNS,
         (
-            (rid, c.trial, c.source, c.column, c.values, c.first_is_since_boot, c.timestamps)
+            sample_row(rid, c)
             for rid, r in pairs
             for c in columns_from_samples(
                 (0, "vmstat", column, index, value, index == 0, "")

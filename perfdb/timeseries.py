@@ -27,6 +27,14 @@ class Column:
     first_is_since_boot: bool
     timestamps: list[str]  # [] when the tool printed none
 
+    def preview(self, max_points: int) -> tuple[list[float], list[str], int]:
+        """(values, timestamps, k): every k-th row, at most ``max_points`` of them, for charts.
+
+        Row 0 is always kept, so a since-boot first row stays first.
+        """
+        k = stride(len(self.values), max_points)
+        return self.values[::k], self.timestamps[::k], k
+
 
 def columns_from_samples(samples: Iterable[SampleRow]) -> list[Column]:
     """Group per-value samples into columns, ordered by row index."""
@@ -50,6 +58,10 @@ def columns_from_samples(samples: Iterable[SampleRow]) -> list[Column]:
             )
         )
     return out
+
+
+# Charts draw at most this many rows of a series; the writer stores such a preview.
+PREVIEW_POINTS = 1000  # a chart 1,200 px wide shows no more
 
 
 def stride(length: int, max_points: int) -> int:

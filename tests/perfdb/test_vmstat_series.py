@@ -45,12 +45,29 @@ def test_a_series_is_one_row_per_column(tmp_path):
     assert Sample.objects.filter(run_id=run_id).count() == 16
 
 
-def test_long_series_are_thinned_for_the_chart(tmp_path, django_assert_num_queries):
+def test_short_series_are_charted_whole(tmp_path, django_assert_num_queries):
     run_id = ingest_vmstat(tmp_path, 50)
     with django_assert_num_queries(1):
         (full,) = vmstat_runs(run_ids=[run_id])
     assert len(full.rows) == 50 and full.stride == 1
-    (thin,) = vmstat_runs(run_ids=[run_id], max_points=10)
+
+
+def test_long_series_are_thinned_for_the_chart(tmp_path, monkeypatch):
+    monkeypatch.setattr("ingest.writer.PREVIEW_POINTS", 10)  # as if the log were huge
+    run_id = ingest_vmstat(tmp_path, 50)
+    cs = Sample.objects.get(run_id=run_id, column="cs")
+    assert len(cs.values) == 50  # the data itself is kept whole
+    assert cs.preview == cs.values[::5] and cs.preview_stride == 5
+    (thin,) = vmstat_runs(run_ids=[run_id])
     assert thin.stride == 5 and len(thin.rows) == 10
-    cs = thin.columns.index("cs")
-    assert [row[cs] for row in thin.rows] == [5000.0 + i for i in range(0, 50, 5)]
+    column = thin.columns.index("cs")
+    assert [row[column] for row in thin.rows] == [5000.0 + i for i in range(0, 50, 5)]
+    assert thin.first_is_since_boot  # row 0, the since-boot average, is still the first row
+
+
+def test_overlaid_runs_share_the_chart_budget(tmp_path, monkeypatch):
+    monkeypatch.setattr("perfdb.chart_queries.PREVIEW_POINTS", 200)
+    first = ingest_vmstat(tmp_path, 200)
+    second = ingest_vmstat(tmp_path / "b", 150) if (tmp_path / "b").mkdir() is None else None
+    runs = vmstat_runs(run_ids=[first, second])
+    assert [len(r.rows) for r in runs] == [100, 75] and [r.stride for r in runs] == [2, 2]
