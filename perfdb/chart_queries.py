@@ -578,22 +578,6 @@ def latest_runs_by_scope() -> list[Run]:
     )
 
 
-def busiest_setup_id() -> int | None:
-    """The setup with the most runs (ties: the pickers' order), the across-kernels default.
-
-    One query; an index-only count over run_series_idx's leading setup column.
-    """
-    return (
-        Setup.objects.annotate(run_count=Count("runs"))
-        .filter(run_count__gt=0)
-        .order_by(
-            "-run_count", "workload__name", "workload__version", "hardware__name", "mode", "id"
-        )
-        .values_list("id", flat=True)
-        .first()
-    )
-
-
 def alerts_open(*, limit: int = 20) -> list[Alert]:
     """Open alerts (untriaged, acknowledged, investigating), newest first.
 
