@@ -8,7 +8,7 @@ chart instead of the page. A bad parameter is a 400 naming it, never a 500.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import wraps
 from typing import Any
 from urllib.parse import urlencode
@@ -35,6 +35,7 @@ from dashboards.figures.wakeups import VALUES as WAKEUP_VALUES
 from dashboards.selection import (
     BadParam,
     choice_param,
+    choices_param,
     format_param,
     ids_param,
     int_param,
@@ -46,8 +47,12 @@ from dashboards.selection import (
 from dashboards.selection import Scope as SetupScope
 from perfdb import chart_queries as cq
 from perfdb.cache import cached
+from perfdb.kernels import kernel_sort_key
 
 TOP_N_MAX = 30
+# A scaling chart with more lines than this is unreadable (and slow): by default it shows the
+# newest builds in kernel order, and the page lets you pick others.
+SCALING_MAX_BUILDS = 12
 
 
 def bad_params_are_400(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -66,10 +71,10 @@ def links(view_name: str, selection: Mapping[str, object], charts: tuple[str, ..
     """The permalink of the current selection and each chart's CSV / JSON download."""
     base = reverse(view_name)
     kept = {k: v for k, v in selection.items() if v not in (None, "")}
-    out: dict[str, Any] = {"permalink": f"{base}?{urlencode(kept)}", "downloads": []}
+    out: dict[str, Any] = {"permalink": f"{base}?{urlencode(kept, doseq=True)}", "downloads": []}
     for chart in charts:
         urls = {
-            fmt: f"{base}?{urlencode({**kept, 'format': fmt, 'chart': chart})}"
+            fmt: f"{base}?{urlencode({**kept, 'format': fmt, 'chart': chart}, doseq=True)}"
             for fmt in exports.FORMATS
         }
         out["downloads"].append({"chart": chart, **urls})
@@ -267,9 +272,15 @@ def scaling(request: HttpRequest) -> HttpResponse:
             title=f"{metric['name']} against {param}",
         ),
     )
+    builds = _builds_in_kernel_order(chart)
+    default_builds = builds[-SCALING_MAX_BUILDS:]
+    shown = choices_param(q, "builds", builds, default_builds)
+    chart = replace(chart, points=tuple(p for p in chart.points if p.run.build in set(shown)))
     if fmt:
         return download((exports.scaling_table(chart),), request, fmt)
     selection = {"scope": scope.key, "param": param, "rest": rest, "metric": metric["id"]}
+    if shown != default_builds:
+        selection["builds"] = shown
     return render(
         request,
         "dashboards/scaling.html",
@@ -283,10 +294,19 @@ def scaling(request: HttpRequest) -> HttpResponse:
             "metrics": metrics,
             "metric": metric,
             "note": note,
-            "figure": cached(f"{key}:figure", lambda: scaling_figure(chart)),
+            "figure": cached(f"{key}:figure:{'|'.join(shown)}", lambda: scaling_figure(chart)),
             "n_points": len(chart.points),
+            "builds": builds,
+            "shown_builds": shown,
+            "max_builds": SCALING_MAX_BUILDS,
         },
     )
+
+
+def _builds_in_kernel_order(chart) -> list[str]:
+    """The chart's kernel builds (kernel+patches), in kernel order, stock before patched."""
+    runs = {p.run.build: p.run for p in chart.points}
+    return sorted(runs, key=lambda b: (kernel_sort_key(runs[b].kernel), runs[b].patches))
 
 
 # --- kernel and scheduler time ----------------------------------------------------------

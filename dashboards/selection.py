@@ -56,6 +56,19 @@ def choice_param(query: QueryDict, name: str, choices: Sequence[str], default: s
     return raw
 
 
+def choices_param(
+    query: QueryDict, name: str, choices: Sequence[str], default: Sequence[str]
+) -> list[str]:
+    """Several values of ``name`` (``?builds=a&builds=b``), each one of ``choices``."""
+    raw = [value for value in query.getlist(name) if value != ""]
+    if not raw:
+        return list(default)
+    unknown = [value for value in raw if value not in choices]
+    if unknown:
+        raise BadParam(name, f"{unknown[0][:60]!r} is not one of the choices shown")
+    return raw
+
+
 def format_param(query: QueryDict) -> str | None:
     """``csv`` or ``json`` for a download, None for the page."""
     raw = query.get("format", "")
