@@ -30,6 +30,7 @@ from dashboards.chartdata import (
 )
 from dashboards.compare import MetricValues
 from perfdb.models import Alert, Better, ProfileEntry, Result, Run, Sample, Setup
+from perfdb.models import Metric as MetricRow
 from perfdb.timeseries import PREVIEW_POINTS, stride
 
 # The run keys every chart needs, reached from a Result / ProfileEntry / Sample row.
@@ -177,23 +178,16 @@ def setup_choices(
 def metric_choices(*, setup_ids: Sequence[int]) -> list[dict[str, Any]]:
     """Metrics with at least one result in these setups.
 
-    One query; served by result_series_idx (setup, metric): the join reads index entries only.
+    One query: an EXISTS probe per metric on result_series_idx (setup, metric), so the cost
+    is metrics × setups index look-ups, not a scan of every result of the setups.
     """
+    has_results = Result.objects.filter(setup_id__in=setup_ids, metric_id=OuterRef("pk"))
     rows = (
-        Result.objects.filter(setup_id__in=setup_ids)
-        .values("metric_id", "metric__name", "metric__unit", "metric__better")
-        .distinct()
-        .order_by("metric__name", "metric__unit", "metric_id")
+        MetricRow.objects.filter(Exists(has_results))
+        .values("id", "name", "unit", "better")
+        .order_by("name", "unit", "id")
     )
-    return [
-        {
-            "id": r["metric_id"],
-            "name": r["metric__name"],
-            "unit": r["metric__unit"],
-            "better": r["metric__better"],
-        }
-        for r in rows
-    ]
+    return [dict(r) for r in rows]
 
 
 def run_choices(*, limit: int = 100, vmstat_only: bool = False) -> list[dict[str, Any]]:
