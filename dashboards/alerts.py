@@ -39,9 +39,7 @@ def _filters(params) -> dict[str, str]:
 
 def baseline_label(alert: Alert) -> str:
     runs = list(alert.baseline_runs.all())
-    return ", ".join(
-        f"{r.kernel.version}{'+' + r.patch_set.name if r.patch_set.name else ''}" for r in runs
-    )
+    return ", ".join(r.build for r in runs)
 
 
 def alert_list(request: HttpRequest) -> HttpResponse:

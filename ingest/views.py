@@ -6,9 +6,11 @@ from django import forms
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 
 from ingest.services import UploadTooLarge, upload_create
 from perfdb.models import Upload
+from perfdb.queries import alerts_filtered
 
 
 class BundleForm(forms.Form):
@@ -28,22 +30,15 @@ def upload_new(request: HttpRequest) -> HttpResponse:
             form.add_error("bundle", str(exc))
         else:
             if request.headers.get("x-requested-with") == "fetch":
-                return JsonResponse({"id": upload.pk, "page": upload_page_url(upload)})
+                page = reverse("upload-detail", args=[upload.pk])
+                return JsonResponse({"id": upload.pk, "page": page})
             return redirect("upload-detail", upload_id=upload.pk)
     if request.method == "POST" and request.headers.get("x-requested-with") == "fetch":
         return JsonResponse({"errors": form.errors}, status=400)
     return render(request, "ingest/upload_new.html", {"form": form})
 
 
-def upload_page_url(upload: Upload) -> str:
-    from django.urls import reverse
-
-    return reverse("upload-detail", args=[upload.pk])
-
-
 def upload_detail(request: HttpRequest, upload_id: int) -> HttpResponse:
-    from perfdb.queries import alerts_filtered
-
     upload = get_object_or_404(Upload, pk=upload_id)
     alerts = list(alerts_filtered().filter(upload=upload))
     return render(

@@ -246,8 +246,13 @@ class Run(models.Model):
         ]
 
     def __str__(self) -> str:
+        return f"run {self.pk}: {self.setup.workload} {self.build}"
+
+    @property
+    def build(self) -> str:
+        """Kernel plus patches as the papers write them: ``2.4.20+O(1)``, ``2.5.59``."""
         patches = f"+{self.patch_set.name}" if self.patch_set.name else ""
-        return f"run {self.pk}: {self.setup.workload} {self.kernel}{patches}"
+        return f"{self.kernel.version}{patches}"
 
 
 class Trial(models.Model):

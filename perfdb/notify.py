@@ -59,10 +59,7 @@ def _alert_rows(alerts: list[Alert]) -> list[dict[str, object]]:
                 "metric": f"{alert.metric.name} ({alert.metric.unit})",
                 "kernel": alert.candidate_run.kernel.version,
                 "patches": alert.candidate_run.patch_set.name or "stock",
-                "baseline": ", ".join(
-                    f"{r.kernel.version}{'+' + r.patch_set.name if r.patch_set.name else ''}"
-                    for r in baselines
-                ),
+                "baseline": ", ".join(r.build for r in baselines),
                 "confidence": "single value"
                 if alert.p_value is None
                 else f"p = {alert.p_value:.3g}",
