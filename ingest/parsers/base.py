@@ -2,8 +2,15 @@
 
 Parsers are pure functions ``parse(text: str, options: Mapping[str, object]) -> ParseResult``:
 no Django, no I/O. They are registered by name with :func:`register` and looked up with
-:func:`get_parser`. The ingest pipeline attaches trial numbers and run keys; a parser only
-reports what the file says.
+:func:`get_parser`.
+
+A file often holds many measured things: a dbench log a run per client count and kernel, an
+lmbench summary a row per host and kernel, a mail two readprofile listings. A parser reports
+each as a :class:`Record` carrying the keys the file states (``label`` for the kernel or build
+as printed, ``host``, ``clients``, ``file_size_kb``, ...) and its own values. It never averages
+or sums repeats: records with the same keys are trials of one run, numbered by
+:func:`group_records`, the one place that rule lives. The manifest then maps record groups to
+runs (ingest/plan.py).
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 Better = Literal["higher", "lower", "none"]
+KeyValue = str | int | float  # a record key's value, as the file states it
 
 
 class ParseError(ValueError):
@@ -91,7 +99,67 @@ class Curve:
 
 
 @dataclass(frozen=True, slots=True)
+class Record:
+    """One measured thing in a file: the keys that tell it apart, and its values.
+
+    ``keys`` are what the file states (``{"label": "2.5.25-rmap", "clients": 4}``), never a
+    guess; a file with one measured thing has one record with no keys. ``trial`` is the
+    iteration or run number when the file prints one; otherwise repeats are numbered by order
+    of appearance (:func:`group_records`). ``line`` is the record's first line (1-based).
+    """
+
+    keys: Mapping[str, KeyValue] = field(default_factory=dict)
+    trial: int | None = None
+    line: int | None = None
+    measurements: tuple[Measurement, ...] = ()
+    profile: tuple[ProfileEntry, ...] = ()
+    samples: tuple[Sample, ...] = ()
+    columns: tuple[SeriesColumn, ...] = ()
+    histograms: tuple[Histogram, ...] = ()
+    curves: tuple[Curve, ...] = ()
+
+    def is_empty(self) -> bool:
+        return not (
+            self.measurements
+            or self.profile
+            or self.samples
+            or self.columns
+            or self.histograms
+            or self.curves
+        )
+
+    def values(self) -> list[float]:
+        """Every number this record holds: measurements, ticks, samples, bins, points."""
+        out = [m.value for m in self.measurements]
+        out.extend(p.ticks for p in self.profile)
+        out.extend(s.value for s in self.samples)
+        for c in self.columns:
+            out.extend(c.values)
+        for h in self.histograms:
+            out.extend(count for _, count in h.bins)
+        for curve in self.curves:
+            out.extend(y for _, y in curve.points)
+        return out
+
+    def describe(self) -> str:
+        """The keys as a person reads them: ``label=2.6.0 clients=4``, or ``(no keys)``."""
+        shown = " ".join(f"{k}={v}" for k, v in self.keys.items())
+        return shown or "(no keys)"
+
+
+_DATA_FIELDS = ("measurements", "profile", "samples", "columns", "histograms", "curves")
+
+
+@dataclass(frozen=True, slots=True)
 class ParseResult:
+    """What a parser read from one file.
+
+    ``records`` is the whole truth. A parser that finds one measured thing may pass its values
+    as the top-level fields instead (``ParseResult(measurements=...)``); they then become the
+    one record. With exactly one record the top-level fields mirror it, so simple callers can
+    read ``result.measurements``; with several they are empty and callers read ``records``.
+    """
+
     measurements: tuple[Measurement, ...] = ()
     profile: tuple[ProfileEntry, ...] = ()
     samples: tuple[Sample, ...] = ()
@@ -99,19 +167,114 @@ class ParseResult:
     histograms: tuple[Histogram, ...] = ()
     curves: tuple[Curve, ...] = ()
     warnings: tuple[str, ...] = ()
-    # Facts the file states about the run (tool version, kernel from a header, clients, ...).
+    # Facts the file states about itself as a whole (tool version, command line, ...).
     metadata: Mapping[str, str | int | float] = field(default_factory=dict)
+    records: tuple[Record, ...] = ()
+
+    def __post_init__(self) -> None:
+        top = {name: getattr(self, name) for name in _DATA_FIELDS}
+        if self.records:
+            if any(top.values()):
+                raise ValueError("give a parse result's values as records or at the top, not both")
+            if len(self.records) == 1:
+                for name in _DATA_FIELDS:
+                    object.__setattr__(self, name, tuple(getattr(self.records[0], name)))
+        elif any(top.values()):
+            object.__setattr__(self, "records", (Record(**{k: tuple(v) for k, v in top.items()}),))
+
+    def values(self) -> list[float]:
+        """Every number the file held, over all records."""
+        return [value for record in self.records for value in record.values()]
 
     def all_samples(self) -> list[Sample]:
         """Every time-series value as a Sample, whether the parser gave samples or columns."""
-        out = list(self.samples)
-        for c in self.columns:
-            stamps = c.timestamps or (None,) * len(c.values)
-            out.extend(
-                Sample(c.source, c.column, i, v, c.first_is_since_boot and i == 0, stamp)
-                for i, (v, stamp) in enumerate(zip(c.values, stamps, strict=True))
+        return record_samples(self.records[0]) if len(self.records) == 1 else []
+
+
+def record_samples(record: Record) -> list[Sample]:
+    """Every time-series value of one record as a Sample (columns unrolled)."""
+    out = list(record.samples)
+    for c in record.columns:
+        stamps = c.timestamps or (None,) * len(c.values)
+        out.extend(
+            Sample(c.source, c.column, i, v, c.first_is_since_boot and i == 0, stamp)
+            for i, (v, stamp) in enumerate(zip(c.values, stamps, strict=True))
+        )
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class RecordGroup:
+    """The records of one measured configuration: equal keys, one record per trial."""
+
+    keys: Mapping[str, KeyValue]
+    trials: tuple[tuple[int, Record], ...]  # (trial number, record), in trial order
+
+    @property
+    def line(self) -> int | None:
+        return self.trials[0][1].line
+
+    def describe(self) -> str:
+        return self.trials[0][1].describe()
+
+
+def _key_identity(keys: Mapping[str, KeyValue]) -> tuple[tuple[str, str], ...]:
+    """Keys compared as a person reads them: 4 and 4.0 are the same client count."""
+    return tuple(sorted((k, normalize_key_value(v)) for k, v in keys.items()))
+
+
+def normalize_key_value(value: object) -> str:
+    """One spelling per key value, for comparing and for manifest selectors."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).strip()
+
+
+def group_records(records: tuple[Record, ...] | list[Record]) -> list[RecordGroup]:
+    """Group records with equal keys; repeats are trials, never averaged.
+
+    Trials keep the number the file printed (``iteration 2``); records with no number are
+    numbered 1, 2, ... in the order they appear. Two records of one group with the same printed
+    number, or a group mixing printed and unprinted numbers, cannot be told apart and are an
+    error naming their lines.
+    """
+    order: list[tuple[tuple[str, str], ...]] = []
+    members: dict[tuple[tuple[str, str], ...], list[Record]] = {}
+    for record in records:
+        identity = _key_identity(record.keys)
+        if identity not in members:
+            order.append(identity)
+            members[identity] = []
+        members[identity].append(record)
+    groups = []
+    for identity in order:
+        group = members[identity]
+        numbered = [r for r in group if r.trial is not None]
+        if numbered and len(numbered) != len(group):
+            lines = ", ".join(str(r.line) for r in group)
+            raise ParseError(
+                f"records {group[0].describe()} (lines {lines}) mix numbered and unnumbered "
+                "trials; they cannot be told apart",
+                group[0].line,
             )
-        return out
+        if numbered:
+            trials = sorted(((r.trial or 0), r) for r in group)
+            seen: dict[int, Record] = {}
+            for number, record in trials:
+                if number in seen:
+                    raise ParseError(
+                        f"two records {record.describe()} for trial {number} "
+                        f"(lines {seen[number].line} and {record.line})",
+                        record.line,
+                    )
+                seen[number] = record
+            pairs = tuple(trials)
+        else:
+            pairs = tuple(enumerate(group, start=1))
+        groups.append(RecordGroup(keys=dict(group[0].keys), trials=pairs))
+    return groups
 
 
 Parser = Callable[[str, Mapping[str, object]], ParseResult]
