@@ -8,23 +8,23 @@ left to the caller; this module only records the names.
 
 from __future__ import annotations
 
-import difflib
 import json
-import math
 import tomllib
-from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
+from ingest import manifest_fields as mf
+from ingest.manifest_runs_from import RunsFromSpec, read_runs_from, read_select
 from ingest.parsers import UnknownParserError, get_parser
 from perfdb.kernels import KernelVersionError, parse_kernel
 
-SUPPORTED_FORMATS = (1,)
+SUPPORTED_FORMATS = (1, 2)
 MAX_RUNS = 10_000
 
-Scalar = str | int | float | bool
+Scalar = mf.Scalar
 
-_TOP_KEYS = ("format", "hardware", "metric", "run")
+_TOP_KEYS = ("format", "hardware", "metric", "run", "runs_from")
 _HARDWARE_KEYS = ("cpus", "cpu", "mhz", "l2_kb", "memory_mb", "tiers", "notes")
 _METRIC_KEYS = ("unit", "better", "description")
 _RUN_KEYS = (
@@ -42,8 +42,7 @@ _RUN_KEYS = (
     "metrics",
     "notes",
 )
-_FILE_KEYS = ("path", "parser", "trial", "options")
-_BETTER = ("higher", "lower", "none")
+_FILE_KEYS = ("path", "parser", "trial", "options", "select")
 
 
 class ManifestError(ValueError):
@@ -80,6 +79,8 @@ class FileSpec:
     parser: str
     trial: int | None
     options: Mapping[str, object]
+    # Format 2: which of the file's records this run takes, by their keys ({"clients": "4"}).
+    select: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,7 @@ class Manifest:
     hardware: Mapping[str, HardwareSpec]
     metrics: Mapping[str, MetricSpec]
     runs: tuple[RunSpec, ...]
+    runs_from: tuple[RunsFromSpec, ...] = ()
 
 
 def parse_manifest(text: str, *, filename: str, available_files: Collection[str]) -> Manifest:
@@ -119,7 +121,7 @@ def parse_manifest(text: str, *, filename: str, available_files: Collection[str]
     """
     data = _load(text, filename)
     problems: list[str] = []
-    manifest = _read_manifest(data, problems, {_normalize_path(p) for p in available_files})
+    manifest = _read_manifest(data, problems, {mf.normalize_path(p) for p in available_files})
     if problems or manifest is None:
         raise ManifestError([f"{filename}: {problem}" for problem in problems])
     return manifest
@@ -144,7 +146,7 @@ def _load(text: str, filename: str) -> Mapping[str, Any]:
     else:
         raise ManifestError([f"{filename}: a manifest must be manifest.toml or manifest.json"])
     if not isinstance(data, dict):
-        raise ManifestError([f"{filename}: expected a table at the top, got {_show(data)}"])
+        raise ManifestError([f"{filename}: expected a table at the top, got {mf.show(data)}"])
     return data
 
 
@@ -162,244 +164,88 @@ def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-# --- field conversion -------------------------------------------------------------------------
-
-
-class _Invalid(Exception):
-    """A field's value is wrong; the message says what was expected and what was found."""
-
-
-def _show(value: object) -> str:
-    """Render a value the way the manifest author wrote it (JSON-ish: "smp2", true, [1, 2])."""
-    try:
-        return json.dumps(value, ensure_ascii=False, allow_nan=True)
-    except (TypeError, ValueError):
-        return repr(value)
-
-
-def _string(value: object) -> str:
-    if not isinstance(value, str):
-        raise _Invalid(f"expected a string, got {_show(value)}")
-    return value
-
-
-def _stripped(value: object) -> str:
-    return _string(value).strip()
-
-
-def _name(value: object) -> str:
-    text = _stripped(value)
-    if not text:
-        raise _Invalid("must not be empty")
-    return text
-
-
-def _positive_int(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise _Invalid(f"expected an integer ≥ 1, got {_show(value)}")
-    return value
-
-
-def _boolean(value: object) -> bool:
-    if not isinstance(value, bool):
-        raise _Invalid(f"expected true or false, got {_show(value)}")
-    return value
-
-
-def _name_list(value: object) -> tuple[str, ...]:
-    """A list of non-empty, distinct strings (patches, tiers)."""
-    if not isinstance(value, list):
-        raise _Invalid(f"expected a list of strings, got {_show(value)}")
-    names = []
-    for item in value:
-        if not isinstance(item, str) or not item.strip():
-            raise _Invalid(f"expected non-empty strings, got {_show(item)}")
-        if item.strip() in names:
-            raise _Invalid(f"{item.strip()!r} is listed twice")
-        names.append(item.strip())
-    return tuple(names)
-
-
-def _mode(value: object) -> str:
-    if not isinstance(value, str) or value.strip().upper() not in ("UP", "SMP"):
-        raise _Invalid(f'expected "UP" or "SMP", got {_show(value)}')
-    return value.strip().upper()
-
-
-def _better(value: object) -> str:
-    if value not in _BETTER:
-        raise _Invalid(f'expected "higher", "lower" or "none", got {_show(value)}')
-    return str(value)
-
-
-def _kernel(value: object) -> str:
-    try:
-        return parse_kernel(value).text  # type: ignore[arg-type]  # it checks the type itself
-    except KernelVersionError as error:
-        raise _Invalid(str(error)) from None
-
-
-def _table(value: object) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise _Invalid(f"expected a table, got {_show(value)}")
-    return value
-
-
-def _number(value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise _Invalid(f"expected a number, got {_show(value)}")
-    if not math.isfinite(value):
-        raise _Invalid(f"expected a finite number, got {_show(value)}")
-    return float(value)
-
-
-def _metric_values(value: object) -> tuple[float, ...]:
-    if isinstance(value, list):
-        if not value:
-            raise _Invalid("expected a number or a non-empty list of numbers, got []")
-        return tuple(_number(item) for item in value)
-    return (_number(value),)
-
-
-def _param(value: object) -> Scalar:
-    if isinstance(value, float) and not math.isfinite(value):
-        raise _Invalid(f"expected a finite number, got {_show(value)}")
-    if not isinstance(value, str | int | float):  # bool is an int
-        raise _Invalid(f"expected a string, integer, float or boolean, got {_show(value)}")
-    return value
-
-
-def _normalize_path(path: str) -> str:
-    return "/".join(part for part in path.split("/") if part not in ("", "."))
-
-
-def _relative_path(value: object) -> str:
-    text = _string(value)
-    parts = [part for part in text.split("/") if part not in ("", ".")]
-    if text.startswith("/") or "\\" in text or ".." in parts or not parts:
-        raise _Invalid(f"expected a relative path inside the bundle, got {_show(value)}")
-    return "/".join(parts)
-
-
-# --- tables -----------------------------------------------------------------------------------
-
-
-class _Fields:
-    """Reads typed fields from one table, recording a problem (prefixed by ``where``) for each
-    wrong one and returning None for it, so reading goes on and every problem is found."""
-
-    def __init__(self, data: Mapping[str, Any], where: str, problems: list[str]):
-        self.data = data
-        self.where = where
-        self.problems = problems
-        self.count = 0  # problems recorded through this reader
-
-    def problem(self, message: str) -> None:
-        self.count += 1
-        self.problems.append(f"{self.where}: {message}" if self.where else message)
-
-    def check_keys(self, known: Collection[str], what: str = "field") -> None:
-        for key in self.data:
-            if key not in known:
-                close = difflib.get_close_matches(key, known, n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
-                self.problem(f"unknown {what} {key!r}{hint}; known: {', '.join(known)}")
-
-    def get(
-        self, key: str, convert: Callable[[object], Any], default: Any = None, *, required=False
-    ) -> Any:
-        if key not in self.data:
-            if required:
-                self.problem(f"field {key!r} is missing")
-            return default
-        try:
-            return convert(self.data[key])
-        except _Invalid as error:
-            self.problem(f"field {key!r}: {error}")
-            return None
-
-    def sub(self, key: str, where: str) -> _Fields | None:
-        """A reader for a nested table; None (problem recorded) when it is not a table."""
-        value = self.get(key, _table, {})
-        return None if value is None else _Fields(value, where, self.problems)
-
-
 # --- the manifest -----------------------------------------------------------------------------
 
 
 def _read_manifest(
     data: Mapping[str, Any], problems: list[str], available: set[str]
 ) -> Manifest | None:
-    top = _Fields(data, "", problems)
-    top.check_keys(_TOP_KEYS, "top-level key")
+    top = mf.Fields(data, "", problems)
+    fmt = data.get("format")
+    top.check_keys(_TOP_KEYS if fmt == 2 else _TOP_KEYS[:-1], "top-level key")
     if "format" not in data:
         top.problem(f"field 'format' is missing; supported: {_supported()}")
         return None
     fmt = data["format"]
     if isinstance(fmt, bool) or not isinstance(fmt, int) or fmt not in SUPPORTED_FORMATS:
         # Another format may give every other field a different meaning: stop here.
-        top.problem(f"manifest format {_show(fmt)} is not supported; supported: {_supported()}")
+        top.problem(f"manifest format {mf.show(fmt)} is not supported; supported: {_supported()}")
         return None
     hardware = _read_hardware(top, problems)
     metrics = _read_metrics(top, problems)
-    runs = _read_runs(data, problems, available, metrics)
-    if hardware is None or metrics is None or runs is None:
+    runs_from: tuple[RunsFromSpec, ...] | None = ()
+    if fmt >= 2:
+        runs_from = read_runs_from(data, problems, available)
+    runs = _read_runs(data, problems, available, metrics, fmt, bool(runs_from))
+    if hardware is None or metrics is None or runs is None or runs_from is None:
         return None
-    return Manifest(format=fmt, hardware=hardware, metrics=metrics, runs=runs)
+    return Manifest(
+        format=fmt, hardware=hardware, metrics=metrics, runs=runs, runs_from=runs_from
+    )
 
 
 def _supported() -> str:
     return ", ".join(str(version) for version in SUPPORTED_FORMATS)
 
 
-def _read_hardware(top: _Fields, problems: list[str]) -> dict[str, HardwareSpec] | None:
-    section = top.get("hardware", _table, {})
+def _read_hardware(top: mf.Fields, problems: list[str]) -> dict[str, HardwareSpec] | None:
+    section = top.get("hardware", mf.table, {})
     if section is None:
         return None
     result = {}
     for name, raw in section.items():
         where = f"hardware {name!r}"
         if not isinstance(raw, dict):
-            problems.append(f"{where}: expected a table, got {_show(raw)}")
+            problems.append(f"{where}: expected a table, got {mf.show(raw)}")
             continue
-        fields = _Fields(raw, where, problems)
+        fields = mf.Fields(raw, where, problems)
         fields.check_keys(_HARDWARE_KEYS)
         if not name.strip():
             fields.problem("the name must not be empty")
         spec = HardwareSpec(
             name=name.strip(),
-            cpus=fields.get("cpus", _positive_int),
-            cpu=fields.get("cpu", _string, ""),
-            mhz=fields.get("mhz", _positive_int),
-            l2_kb=fields.get("l2_kb", _positive_int),
-            memory_mb=fields.get("memory_mb", _positive_int),
-            tiers=fields.get("tiers", _name_list, ()),
-            notes=fields.get("notes", _string, ""),
+            cpus=fields.get("cpus", mf.positive_int),
+            cpu=fields.get("cpu", mf.string, ""),
+            mhz=fields.get("mhz", mf.positive_int),
+            l2_kb=fields.get("l2_kb", mf.positive_int),
+            memory_mb=fields.get("memory_mb", mf.positive_int),
+            tiers=fields.get("tiers", mf.name_list, ()),
+            notes=fields.get("notes", mf.string, ""),
         )
         if not fields.count:
             result[spec.name] = spec
     return result
 
 
-def _read_metrics(top: _Fields, problems: list[str]) -> dict[str, MetricSpec] | None:
-    section = top.get("metric", _table, {})
+def _read_metrics(top: mf.Fields, problems: list[str]) -> dict[str, MetricSpec] | None:
+    section = top.get("metric", mf.table, {})
     if section is None:
         return None
     result = {}
     for name, raw in section.items():
         where = f"metric {name!r}"
         if not isinstance(raw, dict):
-            problems.append(f"{where}: expected a table, got {_show(raw)}")
+            problems.append(f"{where}: expected a table, got {mf.show(raw)}")
             continue
-        fields = _Fields(raw, where, problems)
+        fields = mf.Fields(raw, where, problems)
         fields.check_keys(_METRIC_KEYS)
         if not name.strip():
             fields.problem("the name must not be empty")
         spec = MetricSpec(
             name=name.strip(),
-            unit=fields.get("unit", _string, required=True),
-            better=fields.get("better", _better, required=True),
-            description=fields.get("description", _string, ""),
+            unit=fields.get("unit", mf.string, required=True),
+            better=fields.get("better", mf.better, required=True),
+            description=fields.get("description", mf.string, ""),
         )
         if not fields.count:
             result[spec.name] = spec
@@ -411,10 +257,14 @@ def _read_runs(
     problems: list[str],
     available: set[str],
     declared: Mapping[str, MetricSpec] | None,
+    fmt: int,
+    has_runs_from: bool,
 ) -> tuple[RunSpec, ...] | None:
     raw_runs = data.get("run")
+    if raw_runs is None and has_runs_from:
+        return ()
     if not isinstance(raw_runs, list) or not raw_runs:
-        got = "nothing" if raw_runs is None else _show(raw_runs)
+        got = "nothing" if raw_runs is None else mf.show(raw_runs)
         problems.append(f"field 'run': expected at least one [[run]] table, got {got}")
         return None
     if len(raw_runs) > MAX_RUNS:
@@ -424,9 +274,9 @@ def _read_runs(
     labels: dict[str, int] = {}
     for index, raw in enumerate(raw_runs, start=1):
         if not isinstance(raw, dict):
-            problems.append(f"run {index}: expected a table, got {_show(raw)}")
+            problems.append(f"run {index}: expected a table, got {mf.show(raw)}")
             continue
-        run = _read_run(index, raw, problems, available, declared or {}, labels)
+        run = _read_run(index, raw, problems, available, declared or {}, labels, fmt)
         if run is not None:
             runs.append(run)
     for run in runs:
@@ -459,26 +309,27 @@ def _read_run(
     available: set[str],
     declared: Mapping[str, MetricSpec],
     labels: dict[str, int],
+    fmt: int,
 ) -> RunSpec | None:
-    fields = _Fields(raw, _run_where(index, raw), problems)
+    fields = mf.Fields(raw, _run_where(index, raw), problems)
     fields.check_keys(_RUN_KEYS)
-    workload = fields.get("workload", _name, required=True)
-    workload_version = fields.get("workload_version", _string, "")
-    kernel = fields.get("kernel", _kernel, required=True)
-    patches = fields.get("patches", _name_list, ())
-    hardware = fields.get("hardware", _name, required=True)
-    mode = fields.get("mode", _mode, required=True)
-    label = fields.get("label", _stripped, "")  # "" is the same as no label
+    workload = fields.get("workload", mf.name, required=True)
+    workload_version = fields.get("workload_version", mf.string, "")
+    kernel = fields.get("kernel", mf.kernel, required=True)
+    patches = fields.get("patches", mf.name_list, ())
+    hardware = fields.get("hardware", mf.name, required=True)
+    mode = fields.get("mode", mf.mode, required=True)
+    label = fields.get("label", mf.stripped, "")  # "" is the same as no label
     if label and label in labels:
         fields.problem(f"field 'label': {label!r} is already used by run {labels[label]}")
     elif label:
         labels[label] = index
-    baseline = fields.get("baseline", _stripped, "")
+    baseline = fields.get("baseline", mf.stripped, "")
     params = _read_params(fields)
-    discard_first_trial = fields.get("discard_first_trial", _boolean, False)
-    files = _read_files(fields, available)
+    discard_first_trial = fields.get("discard_first_trial", mf.boolean, False)
+    files = _read_files(fields, available, fmt)
     metrics = _read_direct_metrics(fields)
-    notes = fields.get("notes", _string, "")
+    notes = fields.get("notes", mf.string, "")
     if files == () and metrics == {}:
         fields.problem("a run needs at least one file or one metric")
     if fields.count:
@@ -502,21 +353,21 @@ def _read_run(
     )
 
 
-def _read_params(run: _Fields) -> dict[str, Scalar] | None:
-    params = run.get("params", _table, {})
+def _read_params(run: mf.Fields) -> dict[str, Scalar] | None:
+    params = run.get("params", mf.table, {})
     if params is None:
         return None
     result = {}
     for name, value in params.items():
         try:
-            result[name] = _param(value)
-        except _Invalid as error:
+            result[name] = mf.param(value)
+        except mf.Invalid as error:
             run.problem(f"field 'params.{name}': {error}")
     return result
 
 
-def _read_direct_metrics(run: _Fields) -> dict[str, tuple[float, ...]] | None:
-    metrics = run.get("metrics", _table, {})
+def _read_direct_metrics(run: mf.Fields) -> dict[str, tuple[float, ...]] | None:
+    metrics = run.get("metrics", mf.table, {})
     if metrics is None:
         return None
     result = {}
@@ -525,21 +376,21 @@ def _read_direct_metrics(run: _Fields) -> dict[str, tuple[float, ...]] | None:
             run.problem("field 'metrics': a metric name must not be empty")
             continue
         try:
-            result[name.strip()] = _metric_values(value)
-        except _Invalid as error:
+            result[name.strip()] = mf.metric_values(value)
+        except mf.Invalid as error:
             run.problem(f"field 'metrics.{name}': {error}")
     return result
 
 
-def _read_files(run: _Fields, available: set[str]) -> tuple[FileSpec, ...] | None:
-    raw_files = run.get("files", _list_of_tables, [])
+def _read_files(run: mf.Fields, available: set[str], fmt: int) -> tuple[FileSpec, ...] | None:
+    raw_files = run.get("files", mf.list_of_tables, [])
     if raw_files is None:
         return None
     result = []
     seen_paths: set[str] = set()
-    seen_roles: dict[tuple[str, int | None, str], str] = {}
+    seen_roles: dict[tuple[str, int | None, str, str], str] = {}
     for position, raw in enumerate(raw_files, start=1):
-        spec = _read_file(run, position, raw, available)
+        spec = _read_file(run, position, raw, available, fmt)
         if spec is None:
             continue
         if spec.path in seen_paths:
@@ -548,7 +399,12 @@ def _read_files(run: _Fields, available: set[str]) -> tuple[FileSpec, ...] | Non
         seen_paths.add(spec.path)
         # One parser reading two files for the same trial would give every metric twice.
         # Differing options (e.g. vmstat of the AS tier and of the DB tier) make them distinct.
-        role = (spec.parser, spec.trial, _show(dict(sorted(spec.options.items()))))
+        role = (
+            spec.parser,
+            spec.trial,
+            mf.show(dict(sorted(spec.options.items()))),
+            mf.show(dict(sorted(spec.select.items()))),
+        )
         if role in seen_roles:
             trial = "no trial" if spec.trial is None else f"trial {spec.trial}"
             run.problem(
@@ -561,23 +417,17 @@ def _read_files(run: _Fields, available: set[str]) -> tuple[FileSpec, ...] | Non
     return tuple(result)
 
 
-def _list_of_tables(value: object) -> list[dict[str, Any]]:
-    if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
-        raise _Invalid(f"expected a list of tables, got {_show(value)}")
-    return value
-
-
 def _read_file(
-    run: _Fields, position: int, raw: Mapping[str, Any], available: set[str]
+    run: mf.Fields, position: int, raw: Mapping[str, Any], available: set[str], fmt: int
 ) -> FileSpec | None:
     shown = raw.get("path") if isinstance(raw.get("path"), str) else f"files[{position}]"
-    fields = _Fields(raw, f"{run.where}: file {shown!r}", run.problems)
-    fields.check_keys(_FILE_KEYS)
-    path = fields.get("path", _relative_path, required=True)
+    fields = mf.Fields(raw, f"{run.where}: file {shown!r}", run.problems)
+    fields.check_keys(_FILE_KEYS if fmt >= 2 else _FILE_KEYS[:-1])
+    path = fields.get("path", mf.relative_path, required=True)
     missing = path is not None and path not in available
     if missing:
         run.problem(f"file {shown!r} is not in the bundle")
-    parser = fields.get("parser", _string, required=True)
+    parser = fields.get("parser", mf.string, required=True)
     if parser is not None:
         try:
             get_parser(parser)
@@ -587,8 +437,9 @@ def _read_file(
     spec = FileSpec(
         path=path,
         parser=parser,
-        trial=fields.get("trial", _positive_int),
-        options=fields.get("options", _table, {}),
+        trial=fields.get("trial", mf.positive_int),
+        options=fields.get("options", mf.table, {}),
+        select=fields.get("select", read_select, {}),
     )
     run.count += fields.count
     return None if fields.count or missing else spec

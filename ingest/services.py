@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import timedelta
 from pathlib import Path
 from typing import BinaryIO
@@ -24,6 +24,7 @@ from django.utils import timezone
 from ingest.bundle import Bundle, BundleError, read_bundle
 from ingest.manifest import Manifest, ManifestError, parse_manifest
 from ingest.parsers import ParseError, ParseResult, get_parser
+from ingest.plan import PlanError, PlannedRun, file_key, plan_runs
 from ingest.writer import BundleDataError, bundle_write
 from perfdb.kernels import KernelVersionError
 from perfdb.models import Upload
@@ -32,7 +33,14 @@ log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 3
 # Errors in the data itself: the upload fails with the message and is never retried.
-DATA_ERRORS = (BundleError, ManifestError, ParseError, BundleDataError, KernelVersionError)
+DATA_ERRORS = (
+    BundleError,
+    ManifestError,
+    ParseError,
+    PlanError,
+    BundleDataError,
+    KernelVersionError,
+)
 
 
 class UploadTooLarge(ValueError):
@@ -114,31 +122,49 @@ def _decode(data: bytes, path: str, warnings: list[str]) -> str:
         return data.decode("latin-1")
 
 
+def _wanted_files(manifest: Manifest) -> dict[str, tuple[str, str, Mapping[str, object], str]]:
+    """Each distinct (file, parser, options) of the manifest, with who reads it first."""
+    wanted: dict[str, tuple[str, str, Mapping[str, object], str]] = {}
+    for run in manifest.runs:
+        for file in run.files:
+            key = file_key(file.path, file.parser, file.options)
+            wanted.setdefault(key, (file.path, file.parser, file.options, f"run {run.index}"))
+    for block in manifest.runs_from:
+        key = file_key(block.path, block.parser, block.options)
+        wanted.setdefault(key, (block.path, block.parser, block.options, block.where))
+    return wanted
+
+
 def bundle_parse(
     bundle: Bundle, progress: Callable[[int, int], None] | None = None
-) -> tuple[Manifest, dict[str, ParseResult], list[str]]:
-    """Validate the manifest and run every named parser. Pure: no database."""
+) -> tuple[Manifest, list[PlannedRun], list[str]]:
+    """Validate the manifest, run every named parser, plan the runs. Pure: no database.
+
+    Every file is parsed even after one fails, so the uploader learns the fate of all files
+    from one upload: the error lists each file's problem on its own line.
+    """
     manifest = parse_manifest(
         bundle.manifest_text, filename=bundle.manifest_name, available_files=bundle.files.keys()
     )
-    wanted = [(run, f) for run in manifest.runs for f in run.files]
+    wanted = _wanted_files(manifest)
     parsed: dict[str, ParseResult] = {}
     warnings: list[str] = []
-    for done, (run, file) in enumerate(wanted, start=1):
-        text = _decode(bundle.files[file.path], file.path, warnings)
+    problems: list[str] = []
+    for done, (key, (path, parser, options, who)) in enumerate(wanted.items(), start=1):
+        text = _decode(bundle.files[path], path, warnings)
         try:
-            result = get_parser(file.parser)(text, file.options)
+            result = get_parser(parser)(text, options)
         except ParseError as exc:
             where = f"line {exc.line}: " if exc.line else ""
-            raise ParseError(
-                f"run {run.index} ({run.workload} {run.kernel}): file {file.path!r} "
-                f"({file.parser}): {where}{exc.message}"
-            ) from exc
-        parsed[file.path] = result
-        warnings.extend(f"{file.path}: {w}" for w in result.warnings)
+            problems.append(f"{who}: file {path!r} ({parser}): {where}{exc.message}")
+            continue
+        parsed[key] = result
+        warnings.extend(f"{path}: {w}" for w in result.warnings)
         if progress:
             progress(done, len(wanted))
-    return manifest, parsed, warnings
+    if problems:
+        raise ParseError("\n".join(problems))
+    return manifest, plan_runs(manifest, parsed), sorted(set(warnings), key=warnings.index)
 
 
 def upload_ingest(*, upload_id: int) -> list[int]:
@@ -154,14 +180,12 @@ def upload_ingest(*, upload_id: int) -> list[int]:
 
     try:
         bundle = read_bundle(Path(upload.file.path))
-        manifest, parsed, warnings = bundle_parse(bundle, progress)
+        manifest, plan, warnings = bundle_parse(bundle, progress)
         with transaction.atomic():
             locked = Upload.objects.select_for_update().get(pk=upload_id)
             if locked.status != Upload.Status.PROCESSING:
                 return list(locked.run_ids)
-            outcome = bundle_write(
-                manifest=manifest, files=bundle.files, parsed=parsed, upload=locked
-            )
+            outcome = bundle_write(manifest=manifest, plan=plan, files=bundle.files, upload=locked)
             locked.status = Upload.Status.DONE
             locked.error = ""
             locked.warnings = warnings + outcome.warnings

@@ -10,13 +10,14 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from django.db import connection
 
 from ingest.manifest import HardwareSpec, Manifest, RunSpec
-from ingest.parsers.base import ParseResult
+from ingest.parsers.base import Record
+from ingest.plan import FilePart, PlannedRun
 from perfdb.cache import data_changed_on_commit
 from perfdb.kernels import parse_kernel
 from perfdb.models import (
@@ -74,9 +75,9 @@ def _hardware_fields(spec: HardwareSpec) -> dict[str, object]:
     }
 
 
-def hardware_resolve(manifest: Manifest) -> dict[str, Hardware]:
+def hardware_resolve(manifest: Manifest, runs: list[RunSpec]) -> dict[str, Hardware]:
     """Create the bundle's hardware definitions; refuse one that contradicts the stored one."""
-    names = set(manifest.hardware) | {run.hardware for run in manifest.runs}
+    names = set(manifest.hardware) | {run.hardware for run in runs}
     stored = {hw.name: hw for hw in Hardware.objects.filter(name__in=names)}
     errors = []
     for name, spec in manifest.hardware.items():
@@ -91,7 +92,7 @@ def hardware_resolve(manifest: Manifest) -> dict[str, Hardware]:
                 )
         else:
             stored[name] = Hardware.objects.create(name=name, **wanted)
-    for run in manifest.runs:
+    for run in runs:
         if run.hardware not in stored:
             errors.append(
                 f"{_run_label(run)}: hardware {run.hardware!r} is not defined in the bundle "
@@ -194,6 +195,7 @@ def run_fingerprint(spec: RunSpec, files: Mapping[str, bytes]) -> str:
         "metrics": {k: list(v) for k, v in sorted(spec.metrics.items())},
         "files": sorted(
             [f.path, f.parser, f.trial or 0, hashlib.sha256(files[f.path]).hexdigest()]
+            + ([dict(sorted(f.select.items()))] if f.select else [])
             for f in spec.files
         ),
     }
@@ -214,7 +216,8 @@ class RunRows:
     trials: set[int] = field(default_factory=set)
 
 
-def run_rows(spec: RunSpec, parsed: Mapping[str, ParseResult], metrics: MetricCache) -> RunRows:
+def run_rows(planned: PlannedRun, metrics: MetricCache) -> RunRows:
+    spec = planned.spec
     rows = RunRows()
     where = _run_label(spec)
 
@@ -237,48 +240,67 @@ def run_rows(spec: RunSpec, parsed: Mapping[str, ParseResult], metrics: MetricCa
             for trial, value in enumerate(values, start=1):
                 add_result(metric, trial, value, "metrics")
 
-    for file in spec.files:
-        result = parsed[file.path]
-        trial = file.trial or 0
-        if trial:
-            rows.trials.add(trial)
-        for m in result.measurements:
-            metric = metrics.get(m.metric, m.unit, m.better, f"{where} file {file.path!r}")
-            add_result(metric, trial, m.value, f"file {file.path!r}")
-        source = file.parser
-        for p in result.profile:
-            rows.profile.append((trial, source, p.function, p.ticks, p.load, p.share_pct))
-        for c in result.columns:
-            rows.columns.append(
-                Column(
-                    trial=trial,
-                    source=c.source,
-                    column=c.column,
-                    values=list(c.values),
-                    indexes=None,
-                    first_is_since_boot=c.first_is_since_boot,
-                    timestamps=list(c.timestamps),
-                )
-            )
-        for s in result.samples:
-            rows.samples.append(
-                (trial, s.source, s.column, s.index, s.value, s.since_boot, s.timestamp or "")
-            )
-        for h in result.histograms:
-            rows.histograms.append(
-                Histogram(trial=trial, name=h.name, x_label=h.x_label, bins=list(h.bins))
-            )
-        for c in result.curves:
-            rows.curves.append(
-                Curve(
-                    trial=trial,
-                    name=c.name,
-                    x_label=c.x_label,
-                    y_label=c.y_label,
-                    points=list(c.points),
-                )
-            )
+    for part in planned.parts:
+        for trial, record in part.trials:
+            _record_rows(rows, metrics, part, trial, record, add_result)
+            if trial:
+                rows.trials.add(trial)
     return rows
+
+
+def _record_rows(
+    rows: RunRows,
+    metrics: MetricCache,
+    part: FilePart,
+    trial: int,
+    record: Record,
+    add_result: Callable[[Metric, int, float, str], None],
+) -> None:
+    """Gather one record's values as rows of ``trial`` (0 = the run's only value)."""
+    path, source = part.file.path, part.file.parser
+    for m in record.measurements:
+        metric = metrics.get(m.metric, m.unit, m.better, f"file {path!r}")
+        add_result(metric, trial, m.value, f"file {path!r}")
+    for p in record.profile:
+        rows.profile.append((trial, source, p.function, p.ticks, p.load, p.share_pct))
+    for c in record.columns:
+        rows.columns.append(
+            Column(
+                trial=trial,
+                source=c.source,
+                column=c.column,
+                values=list(c.values),
+                indexes=None,
+                first_is_since_boot=c.first_is_since_boot,
+                timestamps=list(c.timestamps),
+            )
+        )
+    for sample in record.samples:
+        rows.samples.append(
+            (
+                trial,
+                sample.source,
+                sample.column,
+                sample.index,
+                sample.value,
+                sample.since_boot,
+                sample.timestamp or "",
+            )
+        )
+    for h in record.histograms:
+        rows.histograms.append(
+            Histogram(trial=trial, name=h.name, x_label=h.x_label, bins=list(h.bins))
+        )
+    for c in record.curves:
+        rows.curves.append(
+            Curve(
+                trial=trial,
+                name=c.name,
+                x_label=c.x_label,
+                y_label=c.y_label,
+                points=list(c.points),
+            )
+        )
 
 
 def _copy(table: str, columns: Iterable[str], rows: Iterable[tuple]) -> None:
@@ -326,16 +348,16 @@ def sample_row(run_id: int, c: Column) -> tuple:
 
 def run_write(
     *,
-    spec: RunSpec,
+    planned: PlannedRun,
     rows: RunRows,
     setup: Setup,
     kernel: Kernel,
     patch_set: PatchSet,
     upload: Upload | None,
     files: Mapping[str, bytes],
-    parsed: Mapping[str, ParseResult],
     fingerprint: str,
 ) -> Run:
+    spec = planned.spec
     run = Run.objects.create(
         setup=setup,
         kernel=kernel,
@@ -381,9 +403,10 @@ def run_write(
             trial=f.trial or 0,
             content=files[f.path],
             sha256=hashlib.sha256(files[f.path]).hexdigest(),
-            warnings=list(parsed[f.path].warnings),
+            warnings=list(part.warnings),
         )
-        for f in spec.files
+        for part in planned.parts
+        for f in (part.file,)
     )
     return run
 
@@ -391,21 +414,22 @@ def run_write(
 def bundle_write(
     *,
     manifest: Manifest,
+    plan: list[PlannedRun],
     files: Mapping[str, bytes],
-    parsed: Mapping[str, ParseResult],
     upload: Upload | None,
 ) -> WriteOutcome:
     """Write every run of the bundle. Must run inside one transaction (the caller's)."""
     if not connection.in_atomic_block:
         raise RuntimeError("bundle_write must run inside transaction.atomic()")
     outcome = WriteOutcome()
-    hardware = hardware_resolve(manifest)
+    hardware = hardware_resolve(manifest, [p.spec for p in plan])
     metrics = MetricCache(manifest)
     kernels: dict[str, Kernel] = {}
     patch_sets: dict[tuple[str, ...], PatchSet] = {}
     by_series: dict[int, set[int]] = defaultdict(set)
     created_by_index: dict[int, int] = {}
-    for spec in manifest.runs:
+    for planned in plan:
+        spec = planned.spec
         fingerprint = run_fingerprint(spec, files)
         existing = Run.objects.filter(fingerprint=fingerprint).values_list("pk", flat=True).first()
         if existing is not None:
@@ -415,36 +439,33 @@ def bundle_write(
                 f"{_run_label(spec)} is identical to run {existing}, already stored; not added"
             )
             continue
-        rows = run_rows(spec, parsed, metrics)
+        rows = run_rows(planned, metrics)
         setup = setup_get(spec, hardware[spec.hardware])
         run = run_write(
-            spec=spec,
+            planned=planned,
             rows=rows,
             setup=setup,
             kernel=kernel_get(spec.kernel, kernels),
             patch_set=patch_set_get(tuple(spec.patches), patch_sets),
             upload=upload,
             files=files,
-            parsed=parsed,
             fingerprint=fingerprint,
         )
         outcome.created.append(run.pk)
         created_by_index[spec.index] = run.pk
         for metric, _ in rows.results.values():
             by_series[setup.pk].add(metric.pk)
-    _link_baselines(manifest, created_by_index)
+    _link_baselines([p.spec for p in plan], created_by_index)
     outcome.touched_series = {(s, m) for s, ms in by_series.items() for m in ms}
     data_changed_on_commit()  # cached page data (perfdb/cache.py) is stale once this commits
     return outcome
 
 
-def _link_baselines(manifest: Manifest, run_ids: dict[int, int]) -> None:
+def _link_baselines(specs: list[RunSpec], run_ids: dict[int, int]) -> None:
     """Point runs at the run whose label their ``baseline`` names (labels are per bundle)."""
     by_label = {
-        spec.label: run_ids[spec.index]
-        for spec in manifest.runs
-        if spec.label and spec.index in run_ids
+        spec.label: run_ids[spec.index] for spec in specs if spec.label and spec.index in run_ids
     }
-    for spec in manifest.runs:
+    for spec in specs:
         if spec.baseline and spec.index in run_ids and spec.baseline in by_label:
             Run.objects.filter(pk=run_ids[spec.index]).update(baseline_id=by_label[spec.baseline])

@@ -43,7 +43,7 @@ def test_a_failed_upload_says_why(client, token, tmp_path):
     body = post(client, token, path).json()
     upload_ingest(upload_id=body["id"])
     status = client.get(f"/api/uploads/{body['id']}/").json()
-    assert status["status"] == "failed" and "supported: 1" in status["error"]
+    assert status["status"] == "failed" and "supported: 1, 2" in status["error"]
     assert status["runs"] == []
 
 

@@ -225,10 +225,10 @@ def del_top(key):
 RUN1 = "manifest.{fmt}: run 1 (VolanoMark 2.5.25): "
 
 BAD = [
-    (del_top("format"), "manifest.{fmt}: field 'format' is missing; supported: 1"),
-    (set_top("format", 2), "manifest.{fmt}: manifest format 2 is not supported; supported: 1"),
-    (set_top("format", "1"), 'manifest format "1" is not supported; supported: 1'),
-    (set_top("format", 1.0), "manifest format 1.0 is not supported; supported: 1"),
+    (del_top("format"), "manifest.{fmt}: field 'format' is missing; supported: 1, 2"),
+    (set_top("format", 3), "manifest.{fmt}: manifest format 3 is not supported; supported: 1, 2"),
+    (set_top("format", "1"), 'manifest format "1" is not supported; supported: 1, 2'),
+    (set_top("format", 1.0), "manifest format 1.0 is not supported; supported: 1, 2"),
     (set_top("runs", []), "unknown top-level key 'runs' (did you mean 'run'?)"),
     (del_top("run"), "field 'run': expected at least one [[run]] table, got nothing"),
     (set_top("run", []), "field 'run': expected at least one [[run]] table, got []"),
@@ -406,12 +406,12 @@ def test_too_many_runs():
 
 def test_unsupported_format_stops_before_the_other_fields():
     data = good_manifest()
-    data["format"] = 2
+    data["format"] = 3
     data["run"] = [good_run(mode="smp2")]
     with pytest.raises(ManifestError) as caught:
         parse(data, "toml")
     assert caught.value.problems == (
-        "manifest.toml: manifest format 2 is not supported; supported: 1",
+        "manifest.toml: manifest format 3 is not supported; supported: 1, 2",
     )
 
 

@@ -83,8 +83,8 @@ def bad_bundle(tmp_path, name, **files):
     ("files", "message"),
     [
         (
-            {"manifest.toml": "format = 2\n"},
-            "supported: 1",
+            {"manifest.toml": "format = 3\n"},
+            "supported: 1, 2",
         ),
         (
             {

@@ -1,0 +1,209 @@
+"""From a manifest and its parsed files to the runs a bundle will create. Pure: no database.
+
+A parsed file holds records (ingest/parsers/base.py); this module decides which records feed
+which run and trial, and refuses every ambiguity instead of guessing: a file entry that
+matches several record groups, records no run takes, a label the manifest does not map. The
+same plan is what the upload preview shows and what the writer stores.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ingest.manifest import FileSpec, Manifest, RunSpec
+from ingest.manifest_runs_from import RunsFromSpec
+from ingest.parsers.base import (
+    ParseError,
+    ParseResult,
+    Record,
+    RecordGroup,
+    group_records,
+    normalize_key_value,
+)
+
+# A label that is itself a plain kernel version ("2.6.0", "2.5.59-rc3") needs no mapping.
+_PLAIN_VERSION = re.compile(r"^\d+\.\d+(?:\.\d+){0,2}(?:-(?:pre|rc|test)\d+)?$")
+
+
+class PlanError(ValueError):
+    """Records and runs do not fit together; ``str()`` gives one problem per line."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = tuple(problems)
+        super().__init__("\n".join(self.problems))
+
+
+@dataclass(frozen=True)
+class FilePart:
+    """What one file gives one run: its records, one per trial (0 = the run's only value)."""
+
+    file: FileSpec
+    trials: tuple[tuple[int, Record], ...]
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    spec: RunSpec
+    parts: tuple[FilePart, ...]
+
+
+def file_key(path: str, parser: str, options: Mapping[str, object]) -> str:
+    """One parse per distinct (file, parser, options): the key of ``parsed``."""
+    return json.dumps([path, parser, dict(sorted(options.items()))], sort_keys=True, default=str)
+
+
+def _matches(group: RecordGroup, select: Mapping[str, str]) -> bool:
+    return all(
+        key in group.keys and normalize_key_value(group.keys[key]) == wanted
+        for key, wanted in select.items()
+    )
+
+
+def _groups_shown(groups: list[RecordGroup]) -> str:
+    shown = [f"line {g.line}: {g.describe()}" for g in groups[:8]]
+    more = f"; and {len(groups) - 8} more" if len(groups) > 8 else ""
+    return "; ".join(shown) + more
+
+
+def _select_hint(group: RecordGroup) -> str:
+    pairs = ", ".join(f"{k} = {json.dumps(v)}" for k, v in group.keys.items())
+    return "select = { " + pairs + " }"
+
+
+def _trials(file: FileSpec, group: RecordGroup, where: str) -> tuple[tuple[int, Record], ...]:
+    if len(group.trials) == 1:
+        number, record = group.trials[0]
+        explicit = record.trial is not None
+        return ((file.trial or (number if explicit else 0), record),)
+    if file.trial is not None:
+        raise ParseError(
+            f"{where}: file {file.path!r} holds {len(group.trials)} trials of "
+            f"{group.describe()} (from line {group.line}); remove 'trial = {file.trial}'"
+        )
+    return group.trials
+
+
+def _file_part(spec: RunSpec, file: FileSpec, result: ParseResult) -> FilePart:
+    where = f"run {spec.index} ({spec.workload} {spec.kernel})"
+    groups = [g for g in group_records(result.records) if _matches(g, file.select)]
+    if not groups:
+        found = _groups_shown(group_records(result.records)) or "no records"
+        raise ParseError(
+            f"{where}: file {file.path!r}: no record matches select {dict(file.select)}; "
+            f"the file holds {found}"
+        )
+    if len(groups) > 1:
+        raise ParseError(
+            f"{where}: file {file.path!r} holds {len(groups)} records ({_groups_shown(groups)}): "
+            f"pick one with {_select_hint(groups[0])} in the file entry, or map them all with "
+            "a [[runs_from]] block (format = 2)"
+        )
+    return FilePart(file, _trials(file, groups[0], where), tuple(result.warnings))
+
+
+def _build_of(block: RunsFromSpec, group: RecordGroup) -> tuple[str, tuple[str, ...]]:
+    label = group.keys.get(block.label_key)
+    if label is None:
+        if not block.kernel:
+            raise ParseError(
+                f"{block.where}: the record at line {group.line} ({group.describe()}) has no "
+                f"{block.label_key!r}; give the block a 'kernel'"
+            )
+        return block.kernel, block.patches
+    text = normalize_key_value(label)
+    if text in block.labels:
+        build = block.labels[text]
+        return build.kernel, build.patches
+    if _PLAIN_VERSION.match(text) and not block.labels:
+        return text, block.patches
+    raise ParseError(
+        f"{block.where}: label {text!r} (line {group.line}) is not mapped to a kernel; add "
+        f'labels = {{ {json.dumps(text)} = {{ kernel = "...", patches = [...] }} }}'
+    )
+
+
+def _expand(block: RunsFromSpec, result: ParseResult, first_index: int) -> list[PlannedRun]:
+    groups = [g for g in group_records(result.records) if _matches(g, block.select)]
+    if not groups:
+        raise ParseError(f"{block.where}: no record matches select {dict(block.select)}")
+    runs = []
+    seen: dict[str, int] = {}
+    for offset, group in enumerate(groups):
+        kernel, patches = _build_of(block, group)
+        params: dict[str, str | int | float | bool] = dict(block.params)
+        for key, value in group.keys.items():
+            if key == block.label_key:
+                continue
+            if key in params and normalize_key_value(params[key]) != normalize_key_value(value):
+                raise ParseError(
+                    f"{block.where}: record at line {group.line} has {key} = {value} but the "
+                    f"block's params say {key} = {params[key]}"
+                )
+            params[key] = value
+        file = FileSpec(
+            path=block.path,
+            parser=block.parser,
+            trial=None,
+            options=block.options,
+            select={k: normalize_key_value(v) for k, v in group.keys.items()},
+        )
+        spec = RunSpec(
+            index=first_index + offset,
+            workload=block.workload,
+            workload_version=block.workload_version,
+            kernel=kernel,
+            patches=patches,
+            hardware=block.hardware,
+            mode=block.mode,
+            label="",
+            params=params,
+            discard_first_trial=block.discard_first_trial,
+            files=(file,),
+            metrics={},
+            notes=block.notes,
+        )
+        identity = json.dumps([kernel, patches, sorted(params.items())], default=str)
+        if identity in seen:
+            raise ParseError(
+                f"{block.where}: the records at lines {seen[identity]} and {group.line} give "
+                f"two runs of kernel {kernel} {'+'.join(patches) or 'stock'} with the same "
+                "params; map their labels apart or tell them apart with params"
+            )
+        seen[identity] = group.line or 0
+        part = FilePart(file, _trials(file, group, block.where), tuple(result.warnings))
+        runs.append(PlannedRun(spec, (part,)))
+    return runs
+
+
+def plan_runs(manifest: Manifest, parsed: Mapping[str, ParseResult]) -> list[PlannedRun]:
+    """Every run the bundle creates with the records of each trial; PlanError lists problems."""
+    problems: list[str] = []
+    planned: list[PlannedRun] = []
+    for spec in manifest.runs:
+        parts = []
+        for file in spec.files:
+            try:
+                parts.append(
+                    _file_part(spec, file, parsed[file_key(file.path, file.parser, file.options)])
+                )
+            except ParseError as error:
+                problems.append(error.message)
+        planned.append(PlannedRun(spec, tuple(parts)))
+    next_index = len(manifest.runs) + 1
+    for block in manifest.runs_from:
+        try:
+            runs = _expand(
+                block, parsed[file_key(block.path, block.parser, block.options)], next_index
+            )
+        except ParseError as error:
+            problems.append(error.message)
+            continue
+        planned.extend(runs)
+        next_index += len(runs)
+    if problems:
+        raise PlanError(problems)
+    return planned
