@@ -260,7 +260,7 @@ def group_records(records: tuple[Record, ...] | list[Record]) -> list[RecordGrou
                 group[0].line,
             )
         if numbered:
-            trials = sorted(((r.trial or 0), r) for r in group)
+            trials = sorted(((r.trial or 0, r) for r in group), key=lambda pair: pair[0])
             seen: dict[int, Record] = {}
             for number, record in trials:
                 if number in seen:
