@@ -1,7 +1,8 @@
 """tiobench.pl 0.3.x reports: four sections of per-thread-count rows (docs/parsers/tiobench.md).
 
-Every metric name carries its thread count (``seq_read_rate_t8``), even when a file has one,
-so the same run configuration always gives the same name whatever else the file holds.
+Every section row is a record keyed by what the row states (test, identifier, file size, block
+size, threads), so a mail comparing kernels or thread counts keeps every row apart. Metric names
+carry the section (``seq_read_rate``) so a chart of one name never mixes reads and writes.
 Mail clients wrap the 100+ column rows; a short row is joined with the next line when the two
 add up to exactly one row, and rejected with its line number otherwise.
 """
@@ -12,7 +13,14 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ingest.parsers.base import Measurement, ParseError, ParseResult, register
+from ingest.parsers.base import (
+    KeyValue,
+    Measurement,
+    ParseError,
+    ParseResult,
+    Record,
+    register,
+)
 from ingest.parsers.numbers import parse_number
 from ingest.parsers.text import numbered_lines
 
@@ -35,6 +43,8 @@ FULL = (
     "eff",
 )
 COMPACT = FULL[2:]
+# section prefix -> the ``test`` key, as tiobench titles it
+TESTS = {prefix: title.title() for title, prefix in SECTIONS.items()}
 # row field -> (metric suffix, unit, better)
 METRICS = {
     "rate": ("rate", "MB/s", "higher"),
@@ -72,20 +82,23 @@ def _rows(text: str) -> list[_Row]:
     lines = numbered_lines(text)
     rows: list[_Row] = []
     section, layout = None, None
+    section_rows = 0  # rows read under the current title
     i = 0
     while i < len(lines):
         number, line = lines[i]
         i += 1
         tokens = line.split()
         if (prefix := _section(line)) is not None:
-            section, layout = prefix, None
+            section, layout, section_rows = prefix, None, 0
             continue
-        if section is None or len(tokens) < 2:
+        if section is None or not tokens:
             continue
         if "Thr" in tokens:
             layout = FULL if "Size" in tokens else COMPACT
             continue
-        if not _is_cells(tokens[1:]):
+        if len(tokens) < 2 or not _is_cells(tokens[1:]):
+            if section_rows and not set(line.strip()) <= {"-", " "}:
+                section = None  # prose, a prompt or a signature after the rows ends the section
             continue
         cells = tokens[1:]
         expected = len(layout) if layout else None
@@ -104,20 +117,18 @@ def _rows(text: str) -> list[_Row]:
             )
         names = FULL if expected == len(FULL) else COMPACT
         rows.append(_Row(section, tokens[0], number, dict(zip(names, cells, strict=True))))
+        section_rows += 1
     return rows
 
 
 def _select(rows: list[_Row], options: Mapping[str, object]) -> list[_Row]:
-    identifiers = sorted({row.identifier for row in rows})
+    """The ``identifier`` and ``block_size`` options filter rows; by default every row is kept."""
     wanted = options.get("identifier")
     if wanted is not None:
-        rows = [row for row in rows if row.identifier == wanted]
+        identifiers = sorted({row.identifier for row in rows})
+        rows = [row for row in rows if row.identifier == str(wanted)]
         if not rows:
             raise ParseError(f"no rows for identifier {wanted!r}; the file has {identifiers}")
-    elif len(identifiers) > 1:
-        raise ParseError(
-            f"rows for several identifiers {identifiers}: choose one with options identifier"
-        )
     block = options.get("block_size")
     if block is not None:
         rows = [row for row in rows if row.cells.get("block_size") == str(block)]
@@ -134,11 +145,10 @@ def _threads(row: _Row) -> int:
 
 
 def _measurements(row: _Row, warnings: list[str]) -> list[Measurement]:
-    threads = _threads(row)
     out = []
     for field, (suffix, unit, better) in METRICS.items():
         token = row.cells[field]
-        metric = f"{row.section}_{suffix}_t{threads}"
+        metric = f"{row.section}_{suffix}"
         if "#" in token:
             warnings.append(f"line {row.line}: {metric} overflowed ('{token}'); omitted")
             continue
@@ -147,39 +157,32 @@ def _measurements(row: _Row, warnings: list[str]) -> list[Measurement]:
     return out
 
 
-def _metadata(rows: list[_Row]) -> dict[str, str | int | float]:
-    metadata: dict[str, str | int | float] = {"identifier": rows[0].identifier}
-    threads = sorted({_threads(row) for row in rows})
-    metadata["threads"] = ",".join(str(t) for t in threads)
+def _keys(row: _Row) -> dict[str, KeyValue]:
+    """What tells a row apart, as printed: test, identifier, sizes (full layout), threads."""
+    keys: dict[str, KeyValue] = {"test": TESTS[row.section], "label": row.identifier}
     for field, key in (("file_size", "file_size_mb"), ("block_size", "block_size")):
-        values = {row.cells[field] for row in rows if field in row.cells}
-        if len(values) == 1:
-            metadata[key] = int(parse_number(values.pop(), line=rows[0].line, what=key))
-    return metadata
+        if field in row.cells:
+            token = row.cells[field]
+            if not token.isdigit():
+                raise ParseError(f"{key} {token!r} is not an integer", row.line)
+            keys[key] = int(token)
+    keys["threads"] = _threads(row)
+    return keys
 
 
 @register("tiobench")
 def parse(text: str, options: Mapping[str, object]) -> ParseResult:
+    """Every section row is a record; rows with equal keys (``--numruns`` pasted twice,
+    two runs of one kernel) are trials of one configuration, never merged here."""
     rows = _rows(text)
     if not rows:
         raise ParseError(
             "no tiobench rows under a 'Sequential Reads'/'Random Reads'/'Sequential Writes'/"
             "'Random Writes' title"
         )
-    rows = _select(rows, options)
     warnings: list[str] = []
-    seen: dict[str, int] = {}
-    measurements = []
-    for row in rows:
-        key = f"{row.section}_t{_threads(row)}"
-        if key in seen:
-            raise ParseError(
-                f"second {row.section} row for {_threads(row)} threads (first at line "
-                f"{seen[key]}); choose one with options block_size",
-                row.line,
-            )
-        seen[key] = row.line
-        measurements += _measurements(row, warnings)
-    return ParseResult(
-        measurements=tuple(measurements), warnings=tuple(warnings), metadata=_metadata(rows)
+    records = tuple(
+        Record(keys=_keys(row), line=row.line, measurements=tuple(_measurements(row, warnings)))
+        for row in _select(rows, options)
     )
+    return ParseResult(records=records, warnings=tuple(warnings))
