@@ -27,6 +27,7 @@ urlpatterns = [
     path("", include("dashboards.urls")),  # comparison pages and /api/compare/
     # API
     path("api/uploads/", ingest_api.UploadCreateView.as_view(), name="api-uploads"),
+    path("api/uploads/preview/", ingest_api.UploadPreviewView.as_view(), name="api-upload-preview"),
     path("api/uploads/<int:upload_id>/", ingest_api.UploadDetailView.as_view(), name="api-upload"),
     path("api/runs/", dashboards_api.RunListView.as_view(), name="api-runs"),
     path("api/runs/<int:run_id>/", dashboards_api.RunDetailView.as_view(), name="api-run"),

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.parsers import MultiPartParser
-from rest_framework.permissions import IsAuthenticatedOrReadOnly
+from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from ingest.preview import bundle_preview
 from ingest.services import UploadTooLarge, upload_create
 from perfdb.models import Upload
 
@@ -87,3 +90,59 @@ class UploadDetailView(APIView):
     def get(self, request: Request, upload_id: int) -> Response:
         upload = get_object_or_404(Upload, pk=upload_id)
         return Response(upload_json(upload, request))
+
+
+PreviewRunSchema = inline_serializer(
+    "PreviewRun",
+    {
+        "index": serializers.IntegerField(),
+        "workload": serializers.CharField(),
+        "workload_version": serializers.CharField(),
+        "kernel": serializers.CharField(),
+        "patches": serializers.ListField(child=serializers.CharField()),
+        "hardware": serializers.CharField(),
+        "mode": serializers.CharField(),
+        "params": serializers.DictField(),
+        "trials": serializers.ListField(child=serializers.IntegerField()),
+        "metrics": serializers.ListField(child=serializers.CharField()),
+        "files": serializers.ListField(child=serializers.CharField()),
+    },
+)
+PreviewSchema = inline_serializer(
+    "Preview",
+    {
+        "runs": serializers.ListField(child=PreviewRunSchema),
+        "warnings": serializers.ListField(child=serializers.CharField()),
+        "problems": serializers.ListField(child=serializers.CharField()),
+    },
+)
+
+
+class UploadPreviewView(APIView):
+    """The runs a bundle would create; nothing is stored."""
+
+    parser_classes = [MultiPartParser]
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        request={
+            "multipart/form-data": inline_serializer(
+                "BundlePreview", {"bundle": serializers.FileField()}
+            )
+        },
+        responses={
+            200: OpenApiResponse(PreviewSchema, description="the runs the bundle would create"),
+            400: OpenApiResponse(PreviewSchema, description="the bundle would fail: problems"),
+        },
+        summary="Preview the runs a bundle would create, without storing it",
+    )
+    def post(self, request: Request) -> Response:
+        bundle = request.FILES.get("bundle")
+        if bundle is None:
+            return Response(
+                {"runs": [], "warnings": [], "problems": ["send the bundle as field 'bundle'"]},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        preview = bundle_preview(stream=bundle)
+        code = status.HTTP_400_BAD_REQUEST if preview.problems else status.HTTP_200_OK
+        return Response(asdict(preview), status=code)

@@ -120,3 +120,47 @@ def test_upload_pages(client, user, tmp_path):
     assert response.status_code == 302
     page = client.get(response["Location"]).content.decode()
     assert "queued" in page and "w.tar.gz" in page
+
+
+def test_preview_lists_the_runs_and_stores_nothing(client, token, tmp_path):
+    path = volano_bundle(tmp_path / "b.tar.gz", kernel="2.5.59")
+    with open(path, "rb") as f:
+        response = client.post(
+            "/api/uploads/preview/", {"bundle": f}, HTTP_AUTHORIZATION=f"Token {token}"
+        )
+    assert response.status_code == 200
+    (run,) = response.json()["runs"]
+    assert (run["workload"], run["kernel"], run["patches"], run["trials"]) == (
+        "VolanoMark",
+        "2.5.59",
+        [],
+        [1, 2, 3],
+    )
+    assert run["metrics"] == ["throughput"] or "throughput" in run["metrics"]
+    assert Run.objects.count() == 0
+
+
+def test_preview_of_a_broken_bundle_is_a_400_listing_every_problem(client, token, tmp_path):
+    files = {
+        "manifest.toml": manifest_toml(
+            volano_run("2.5.25", files='{ path = "a.log", parser = "volanomark" }'),
+            volano_run("2.5.26", files='{ path = "b.log", parser = "volanomark" }'),
+        ),
+        "a.log": "no volano here\n",
+        "b.log": "nor here\n",
+    }
+    path = make_bundle(tmp_path / "b.tar.gz", files)
+    with open(path, "rb") as f:
+        response = client.post(
+            "/api/uploads/preview/", {"bundle": f}, HTTP_AUTHORIZATION=f"Token {token}"
+        )
+    assert response.status_code == 400
+    problems = response.json()["problems"]
+    assert len(problems) == 2
+    assert problems[0].startswith("run 1: file 'a.log' (volanomark)")
+    assert problems[1].startswith("run 2: file 'b.log' (volanomark)")
+
+
+def test_preview_needs_a_token(client, tmp_path):
+    with open(volano_bundle(tmp_path / "b.tar.gz"), "rb") as f:
+        assert client.post("/api/uploads/preview/", {"bundle": f}).status_code in (401, 403)
