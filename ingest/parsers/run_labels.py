@@ -1,0 +1,78 @@
+"""Kernel labels that logs and mails state before their runs (dbench, time, kernbench).
+
+Shared by ``dbench.py`` and ``gnutime.py``; not a parser. A label is only ever read from a
+line whose whole shape says "this is the kernel the next runs used": ``kernel 2.6.0-test9``,
+``Kernel: 3.7.0-rc3-vanilla-default``, ``2.6.0-test9-mm2:``, a bare ``uname -r`` line,
+``Linux version ...`` (/proc/version), ``uname -a`` and ``==> name <==`` banners from
+``head``/``tail`` of several files. Prose that merely mentions a version is never a label.
+
+A label's scope ends at the next label or where the mail quote depth changes: a quoted
+paragraph is another author's text (LKML replies quote an earlier result list with ``>>``
+before their own runs), so a label read there must not be carried onto the reply's runs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# 2.4.7-ac3, 2.6.0-test9-mm2, 3.7.0-rc3-vanilla-default, 2.5.70, v6.1-rc2; three components
+# or a suffix, so that "1.00" or "10.5" in a table is never taken for a kernel.
+KERNEL = r"v?\d{1,2}\.\d{1,3}(?:\.\d{1,3})+(?:-[\w.+~-]+)?|v?\d{1,2}\.\d{1,3}-[\w.+~-]+"
+_WITH_REST = (
+    re.compile(rf"^kernel\s*:?\s+(?P<label>{KERNEL})(?P<rest>.*)$", re.IGNORECASE),
+    re.compile(rf"^(?P<label>{KERNEL}):(?P<rest>.*)$"),
+)
+_EXACT = (
+    re.compile(r"^Linux version (?P<label>\S+)"),
+    re.compile(rf"^Linux \S+ (?P<label>{KERNEL}) #"),
+    re.compile(r"^==> (?P<label>.+?) <==$"),
+    re.compile(rf"^(?P<label>{KERNEL})$"),
+)
+_QUOTE = re.compile(r"^(?:[A-Za-z]{0,3}>\s?)+")
+
+
+def kernel_label(line: str) -> tuple[str, str] | None:
+    """(label, ignored rest of the line) when the line states a kernel label, else None."""
+    stripped = line.strip()
+    for pattern in _WITH_REST:
+        if match := pattern.match(stripped):
+            return match["label"], match["rest"].strip()
+    for pattern in _EXACT:
+        if match := pattern.match(stripped):
+            return match["label"], ""
+    return None
+
+
+def quote_depth(raw_line: str) -> int:
+    """How many mail quote levels (``>``) start the unstripped line."""
+    match = _QUOTE.match(raw_line)
+    return match.group(0).count(">") if match else 0
+
+
+@dataclass
+class LabelScope:
+    """The label in force at each line; call :meth:`read` on every line in order."""
+
+    label: str | None = None
+    depth: int = 0
+    seen_any: bool = False
+
+    def read(self, raw_line: str, line: str, number: int, warnings: list[str]) -> bool:
+        """Track quote depth and label lines; True when this line was a label line."""
+        depth = quote_depth(raw_line)
+        if depth != self.depth and line.strip():
+            self.depth = depth
+            self.label = None
+        found = kernel_label(line)
+        if found is None:
+            return False
+        self.label, rest = found
+        self.seen_any = True
+        if rest:
+            warnings.append(f"line {number}: text after the label {self.label!r} ignored: {rest!r}")
+        return True
+
+    def changed_depth(self, raw_line: str, line: str) -> bool:
+        """True when this line starts another quote level (a new author's text)."""
+        return bool(line.strip()) and quote_depth(raw_line) != self.depth
