@@ -12,7 +12,15 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from ingest.parsers.base import Measurement, ParseError, ParseResult, ProfileEntry, register
+from ingest.parsers.base import (
+    KeyValue,
+    Measurement,
+    ParseError,
+    ParseResult,
+    ProfileEntry,
+    Record,
+    register,
+)
 from ingest.parsers.numbers import parse_number
 from ingest.parsers.text import numbered_lines
 
@@ -47,6 +55,7 @@ class _Row:
     pct: float | None  # oprofile prints the share itself
     line: int
     app: str | None = None
+    block: int = 0  # which listing of the file (0-based)
 
 
 def _looks_numeric(token: str) -> bool:
@@ -78,8 +87,8 @@ def _readprofile_row(number: int, tokens: list[str], address: bool) -> _Row | No
         tokens = tokens[1:]
     names = [t for t in tokens if not _looks_numeric(t)]
     numbers = [t for t in tokens if _looks_numeric(t)]
-    if len(names) != 1 or not 1 <= len(numbers) <= 2:
-        return None
+    if len(names) != 1 or not 1 <= len(numbers) <= 2 or not numbers[0].isdigit():
+        return None  # ticks are counts (%6d): "MIME-Version: 1.0" is not a row
     ticks = parse_number(numbers[0], line=number, what="ticks")
     load = parse_number(numbers[1], line=number, what="load") if len(numbers) == 2 else None
     return _Row(names[0], ticks, load, None, number)
@@ -97,44 +106,90 @@ def _oprofile_row(number: int, tokens: list[str], has_app: bool) -> _Row | None:
     return _Row(symbol, samples, None, pct, number, app)
 
 
-def _rows(lines: list[tuple[int, str]], kind: str) -> tuple[list[_Row], list[str]]:
+_KERNEL = re.compile(r"(?<![\w.])(\d\.\d+\.\d+(?:-[\w.+-]*\w)?|2\.[0-6])(?![\w.]*\d)")
+
+
+@dataclass
+class _Listing:
+    """Consecutive profile rows; prose, a prompt or a header after rows ends a listing."""
+
+    rows: list[_Row]
+    label: str | None  # the kernel named on the last text line before the rows, if any
+    line: int
+
+
+def _kernel_named(text: str) -> str | None:
+    found = set(_KERNEL.findall(text))
+    return found.pop() if len(found) == 1 else None
+
+
+def _listings(lines: list[tuple[int, str]], kind: str) -> tuple[list[_Listing], list[str]]:
     address = _has_address_column(lines)
     has_app = any((m := _OPREPORT.match(line)) and m.group("app") for _, line in lines)
-    rows: list[_Row] = []
+    listings: list[_Listing] = []
+    current: list[_Row] = []
     warnings: list[str] = []
+    last_text = ""
+
+    def close() -> None:
+        if current:
+            listings.append(_Listing(list(current), _kernel_named(last_text), current[0].line))
+            current.clear()
+
     for number, line in lines:
         tokens = line.split()
-        if not tokens or not any(_looks_numeric(t) for t in tokens):
+        if not tokens:
             continue
-        if kind == "oprofile":
-            row = _oprofile_row(number, tokens, has_app)
-        else:
-            row = _readprofile_row(number, tokens, address)
+        row = None
+        if any(_looks_numeric(t) for t in tokens):
+            row = (
+                _oprofile_row(number, tokens, has_app)
+                if kind == "oprofile"
+                else _readprofile_row(number, tokens, address)
+            )
+            if row is None and (_looks_numeric(tokens[0]) or _ADDRESS.match(tokens[0])):
+                warnings.append(f"line {number}: not a profile row, skipped: {line.strip()!r}")
         if row is not None:
-            rows.append(row)
-        elif _looks_numeric(tokens[0]) or _ADDRESS.match(tokens[0]):
-            warnings.append(f"line {number}: not a profile row, skipped: {line.strip()!r}")
-    return rows, warnings
+            current.append(row)
+            continue
+        close()
+        last_text = line
+    close()
+    return listings, warnings
 
 
-def _dedupe(rows: list[_Row]) -> tuple[list[_Row], list[str]]:
-    """A mail often shows the list twice (as printed, then re-sorted): keep one copy."""
+def _check_listing(rows: list[_Row]) -> None:
+    """One listing names each function once: the same name with other ticks is an error."""
     seen: dict[tuple[str | None, str], _Row] = {}
-    warnings: list[str] = []
     for row in rows:
+        if row.function.lower() == "total":
+            continue  # several totals are checked with the shares
         key = (row.app, row.function)
-        earlier = seen.get(key)
-        if earlier is None:
-            seen[key] = row
-        elif earlier.ticks != row.ticks:
+        earlier = seen.setdefault(key, row)
+        if earlier is not row and earlier.ticks != row.ticks:
             raise ParseError(
-                f"{row.function} is listed twice with different ticks "
-                f"({earlier.ticks:g} on line {earlier.line}); one profile per file",
+                f"{row.function} is listed twice in one listing with different ticks "
+                f"({earlier.ticks:g} on line {earlier.line}); two listings with only blank "
+                "lines between them? A line naming each one's kernel tells them apart",
                 row.line,
             )
-        elif not warnings:
-            warnings.append(f"line {row.line}: the listing repeats; repeated rows ignored")
-    return list(seen.values()), warnings
+
+
+def _signature(rows: list[_Row]) -> frozenset[tuple[str | None, str, float]]:
+    return frozenset((r.app, r.function, r.ticks) for r in rows)
+
+
+def _distinct(listings: list[_Listing]) -> tuple[list[_Listing], list[str]]:
+    """A mail often shows one list twice (as printed, then re-sorted): keep the first copy."""
+    kept: list[_Listing] = []
+    warnings: list[str] = []
+    for listing in listings:
+        _check_listing(listing.rows)
+        if any(_signature(k.rows) == _signature(listing.rows) for k in kept):
+            warnings.append(f"line {listing.line}: the listing repeats an earlier one; ignored")
+            continue
+        kept.append(listing)
+    return kept, warnings
 
 
 def _name_set(options: Mapping[str, object], key: str, default: Iterable[str]) -> frozenset[str]:
@@ -164,33 +219,33 @@ def _ratios(entries: list[_Row], total: float, options: Mapping[str, object]) ->
     return found
 
 
-@register("readprofile", "kerneltop", "oprofile")
-def parse(text: str, options: Mapping[str, object]) -> ParseResult:
-    """Read the listing whatever its column order or sort, and find `total` wherever it is."""
-    lines = numbered_lines(text)
-    kind = _detect(lines)
-    rows, warnings = _rows(lines, kind)
-    totals = [r for r in rows if r.function.lower() == "total"]
-    rows, repeat_warnings = _dedupe([r for r in rows if r.function.lower() != "total"])
-    warnings += repeat_warnings
+def _record(
+    listing: _Listing, kind: str, options: Mapping[str, object], warnings: list[str]
+) -> tuple[Record, dict[str, str | int | float]]:
+    """One listing's profile and ratios; shares only when the listing has its total row."""
+    totals = [r for r in listing.rows if r.function.lower() == "total"]
+    rows = [r for r in listing.rows if r.function.lower() != "total"]
     if not rows:
-        raise ParseError(f"no {kind} profile rows found (expected 'ticks function load' lines)")
+        raise ParseError("a listing with a 'total' row but no function rows", listing.line)
     if len({t.ticks for t in totals}) > 1:
-        raise ParseError("several different 'total' rows; one profile per file", totals[1].line)
+        raise ParseError(
+            "several different 'total' rows in one listing (two listings with only blank "
+            "lines between them?)",
+            totals[1].line,
+        )
     listed = sum(r.ticks for r in rows)
-    if totals:
-        total = totals[0].ticks
-        if listed > total:
-            warnings.append(f"the rows sum to {listed:g} ticks, more than the total {total:g}")
-    else:
-        total = listed
+    total = totals[0].ticks if totals else listed
+    if totals and listed > total:
+        warnings.append(
+            f"line {listing.line}: the rows sum to {listed:g} ticks, more than the total {total:g}"
+        )
     # A listing cut to its top lines (a paper's table, `| head`) has no total row: shares,
     # kernel time and scheduler time would be figures the source never gave, so none is made.
     partial = not totals and kind != "oprofile"
     if partial:
         warnings.append(
-            "no 'total' row (a partial listing): per-function ticks kept; shares, kernel and "
-            "scheduler time are not computed"
+            f"line {listing.line}: no 'total' row (a partial listing): per-function ticks kept; "
+            "shares, kernel and scheduler time are not computed"
         )
     kernel_rows = [r for r in rows if r.app is None or "vmlinux" in r.app]
     kernel_total = total if kind != "oprofile" else sum(r.ticks for r in kernel_rows)
@@ -205,12 +260,45 @@ def parse(text: str, options: Mapping[str, object]) -> ParseResult:
         )
         for r in rows
     )
-    metadata: dict[str, str | int | float] = {"profiler": kind}
+    measurements = () if partial else tuple(_ratios(kernel_rows, kernel_total, options))
+    extra: dict[str, str | int | float] = {}
     if totals and totals[0].load is not None:
-        metadata["total_load"] = totals[0].load
-    return ParseResult(
-        measurements=() if partial else tuple(_ratios(kernel_rows, kernel_total, options)),
-        profile=profile,
-        warnings=tuple(warnings),
-        metadata=metadata,
-    )
+        extra["total_load"] = totals[0].load
+    return Record(line=listing.line, profile=profile, measurements=measurements), extra
+
+
+def _keys(listings: list[_Listing]) -> list[dict[str, KeyValue]]:
+    """``label`` when every listing has its own stated kernel, else ``listing`` = 1, 2, ..."""
+    labels = [listing.label for listing in listings]
+    if len(listings) == 1:
+        return [{"label": labels[0]} if labels[0] else {}]
+    if None not in labels and len(set(labels)) == len(labels):
+        return [{"label": label} for label in labels if label]
+    return [
+        {"listing": n, **({"label": label} if label else {})}
+        for n, label in enumerate(labels, start=1)
+    ]
+
+
+@register("readprofile", "kerneltop", "oprofile")
+def parse(text: str, options: Mapping[str, object]) -> ParseResult:
+    """Read every listing whatever its column order or sort; find `total` wherever it is."""
+    lines = numbered_lines(text)
+    kind = _detect(lines)
+    listings, warnings = _listings(lines, kind)
+    listings, repeat_warnings = _distinct(listings)
+    warnings += repeat_warnings
+    if not any(r.function.lower() != "total" for listing in listings for r in listing.rows):
+        raise ParseError(f"no {kind} profile rows found (expected 'ticks function load' lines)")
+    metadata: dict[str, str | int | float] = {"profiler": kind}
+    records = []
+    for listing, keys in zip(listings, _keys(listings), strict=True):
+        record, extra = _record(listing, kind, options, warnings)
+        records.append(Record(**{**_fields(record), "keys": keys}))
+        if len(listings) == 1:
+            metadata.update(extra)
+    return ParseResult(records=tuple(records), warnings=tuple(warnings), metadata=metadata)
+
+
+def _fields(record: Record) -> dict[str, object]:
+    return {"line": record.line, "profile": record.profile, "measurements": record.measurements}

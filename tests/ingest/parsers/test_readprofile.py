@@ -140,7 +140,11 @@ def test_units_and_directions():
     [
         ("  1834 schedule 1,1466\n  3300 total 0.0027\n", "decimal comma", 1),
         ("  1834 schedule NaN\n", "is not a number", 1),
-        ("  1834 schedule 1.1\n  1700 schedule 1.0\n", "listed twice with different ticks", 2),
+        (
+            "  1834 schedule 1.1\n  1700 schedule 1.0\n",
+            "listed twice in one listing with different ticks",
+            2,
+        ),
         (
             "  1834 schedule 1.1\n  3300 total 0.1\n  3400 total 0.1\n",
             "several different 'total'",
@@ -164,3 +168,75 @@ def test_unreadable_numeric_row_is_skipped_with_warning():
     result = parse("  1834 schedule 1.1 extra words\n   412 goodness 3.6\n", {})
     assert ticks(result) == {"goodness": 412}
     assert any(w.startswith("line 1:") for w in result.warnings)
+
+
+WETTER = "lkml-2001-07-12-tosatti-quoting-wetter-two-listings.txt"
+
+
+def test_two_quoted_listings_in_one_mail_are_two_records():
+    # LKML, Tosatti quoting Wetter 2001-07-12: two `readprofile | sort -nr | head -10`
+    # listings, `> > > `-quoted, prose between them; mail headers around ("MIME-Version: 1.0").
+    result = parse(read(WETTER), {})
+    assert [(r.keys, r.line) for r in result.records] == [
+        ({"listing": 1}, 30),
+        ({"listing": 2}, 43),
+    ]
+    first, second = result.records
+    assert ticks(first) == {
+        "default_idle": 295348,
+        "__rdtsc_delay": 300,
+        "si_swapinfo": 215,
+        "do_softirq": 138,
+        "printk": 107,
+        "do_wp_page": 28,
+        "schedule": 17,
+        "tcp_get_info": 10,
+        "filemap_nopage": 10,
+    }
+    assert ticks(second)["__get_swap_page"] == 361961
+    assert ticks(second)["__rdtsc_delay"] == 302  # the same symbol in two listings is fine
+    assert measured(first)["kernel_ticks"] == 296497
+    busy = 296497 - 295348
+    assert measured(first)["kernel_busy_pct"] == pytest.approx(busy / 296497 * 100)
+    assert measured(first)["scheduler_pct"] == pytest.approx(17 / busy * 100)
+    assert measured(second)["kernel_ticks"] == 836552
+    entry = next(e for e in second.profile if e.function == "default_idle")
+    assert (entry.load, entry.share_pct) == (8822.25, pytest.approx(458757 / 836552 * 100))
+    assert result.warnings == ()
+    assert result.metadata == {"profiler": "readprofile"}
+
+
+def test_a_line_naming_each_kernel_keys_the_listings_by_label():
+    # Derived from the real Wetter listings: a line naming a kernel put before each (as in a
+    # mail comparing two kernels).
+    body = read(WETTER).splitlines()
+    first, second = "\n".join(body[29:39]), "\n".join(body[42:52])
+    text = f"2.4.6-ac2 profile:\n{first}\n\nand on 2.4.7-pre6:\n{second}\n"
+    result = parse(text, {})
+    assert [r.keys for r in result.records] == [{"label": "2.4.6-ac2"}, {"label": "2.4.7-pre6"}]
+    assert [measured(r)["kernel_ticks"] for r in result.records] == [296497, 836552]
+
+
+def test_the_same_label_twice_falls_back_to_listing_numbers():
+    body = read(WETTER).splitlines()
+    first, second = "\n".join(body[29:39]), "\n".join(body[42:52])
+    text = f"2.4.6 before:\n{first}\n2.4.6 after:\n{second}\n"
+    result = parse(text, {})
+    assert [r.keys for r in result.records] == [
+        {"listing": 1, "label": "2.4.6"},
+        {"listing": 2, "label": "2.4.6"},
+    ]
+
+
+def test_a_command_line_naming_the_kernel_labels_a_single_listing():
+    result = parse(read("readprofile-sort-nr.txt"), {})
+    assert [r.keys for r in result.records] == [{"label": "2.4.18"}]
+
+
+def test_listings_separated_only_by_blank_lines_cannot_be_told_apart():
+    # Derived from the real Wetter listings with the prose between them removed.
+    body = read(WETTER).splitlines()
+    text = "\n".join(body[29:39]) + "\n\n" + "\n".join(body[42:52]) + "\n"
+    with pytest.raises(ParseError, match="two listings with only blank lines") as error:
+        parse(text, {})
+    assert error.value.line is not None
