@@ -129,15 +129,15 @@ def store_counter(
     cpu = cpu_number(parts.get("cpu"), line)
     metric, metric_unit = event_metric(event, unit)
     value = (parts["value"] or "").strip()
+    stamp = parts.get("time")
+    index = reading.interval_index(stamp) if stamp else 0  # an interval counts even if empty
     if value in NOT_MEASURED:
         where = f" on CPU{cpu}" if cpu is not None else ""
         when = f" at {parts['time']}s" if parts.get("time") else ""
         reading.warnings.append(f"line {line}: {event}{where}{when} is {value}; no measurement")
         return
     number = parse_number(value, line=line, what=event, thousands=True)
-    stamp = parts.get("time")
     if stamp:
-        index = reading.interval_index(stamp)
         block.add_sample(cpu, Sample(SOURCE, metric, index, number, timestamp=stamp))
         return
     block.add(cpu, Measurement(metric, number, metric_unit, "none"), line)

@@ -67,7 +67,8 @@ def _read(lines: list[tuple[int, str]]) -> list[_Report]:
         if match := _SECTION.match(text):
             prefix = _PREFIX[match["name"]]
             runtime = int(match["runtime"]) if match["runtime"] else None
-            if not reports or prefix in reports[-1].sections or "average_rps" in reports[-1].values:
+            opens = prefix in ("wakeup_lat", "lat")  # schbench prints wakeup latencies first
+            if not reports or opens or prefix in reports[-1].sections:
                 reports.append(_Report(number, runtime))
             reports[-1].sections.add(prefix)
             if match["total"]:
