@@ -35,7 +35,9 @@ _FOOTER = {
 _BUCKET = re.compile(r"^(\d+)((?:\s+\d+)+)\s*$")
 
 
-def _summaries(lines: list[tuple[int, str]], warnings: list[str]) -> dict[int, tuple[int, re.Match[str]]]:
+def _summaries(
+    lines: list[tuple[int, str]], warnings: list[str]
+) -> dict[int, tuple[int, re.Match[str]]]:
     latest: dict[int, tuple[int, re.Match[str]]] = {}
     progress = 0
     for number, text in lines:
@@ -54,20 +56,26 @@ def _summaries(lines: list[tuple[int, str]], warnings: list[str]) -> dict[int, t
 
 
 def _summary_record(thread: int, number: int, m: re.Match[str]) -> Record:
-    values = [Measurement("cycles", parse_number(m["cycles"], line=number, what="C"), "count", "none")]
+    values = [
+        Measurement("cycles", parse_number(m["cycles"], line=number, what="C"), "count", "none")
+    ]
     for field, metric, better in (
         ("min", "min_latency_us", "lower"),
         ("act", "act_latency_us", "none"),
         ("avg", "avg_latency_us", "lower"),
         ("max", "max_latency_us", "lower"),
     ):
-        values.append(Measurement(metric, parse_number(m[field], line=number, what=field), "us", better))  # type: ignore[arg-type]
+        values.append(
+            Measurement(metric, parse_number(m[field], line=number, what=field), "us", better)
+        )  # type: ignore[arg-type]
     if values[0].value == 0:
         raise ParseError(f"thread {thread} ran no cycles (C: 0): no result yet", number)
     return Record(keys={"thread": thread}, line=number, measurements=tuple(values))
 
 
-def _histogram(lines: list[tuple[int, str]]) -> tuple[dict[int, list[tuple[float, float]]], dict[str, tuple[int, list[str]]], int | None]:
+def _histogram(
+    lines: list[tuple[int, str]],
+) -> tuple[dict[int, list[tuple[float, float]]], dict[str, tuple[int, list[str]]], int | None]:
     columns: dict[int, list[tuple[float, float]]] = {}
     footer: dict[str, tuple[int, list[str]]] = {}
     start = None
@@ -78,7 +86,10 @@ def _histogram(lines: list[tuple[int, str]]) -> tuple[dict[int, list[tuple[float
             counts = m[2].split()
             for thread, count in enumerate(counts):
                 columns.setdefault(thread, []).append(
-                    (parse_number(m[1], line=number, what="bucket"), parse_number(count, line=number, what="count"))
+                    (
+                        parse_number(m[1], line=number, what="bucket"),
+                        parse_number(count, line=number, what="count"),
+                    )
                 )
         elif start is not None and text.startswith("# "):
             label, sep, rest = text[2:].partition(":")
@@ -101,17 +112,34 @@ def parse(text: str, options: Mapping[str, object]) -> ParseResult:
         raise ParseError("histogram rows have different numbers of thread columns", start)
     records = []
     for thread in threads:
-        record = _summary_record(thread, *summaries[thread]) if thread in summaries else Record(keys={"thread": thread}, line=start)
+        record = (
+            _summary_record(thread, *summaries[thread])
+            if thread in summaries
+            else Record(keys={"thread": thread}, line=start)
+        )
         values = list(record.measurements)
         for label, (number, tokens) in footer.items():
             if len(tokens) < len(columns) or (columns and len(tokens) > len(columns) + 1):
-                raise ParseError(f"'# {label}' has {len(tokens)} values for {len(columns)} threads", number)
+                raise ParseError(
+                    f"'# {label}' has {len(tokens)} values for {len(columns)} threads", number
+                )
             if thread < len(tokens) and thread in columns:
                 metric, better = _FOOTER[label]
                 unit = "count" if "Overflow" in label or label == "Total" else "us"
-                values.append(Measurement(metric, parse_number(tokens[thread], line=number, what=label), unit, better))  # type: ignore[arg-type]
+                values.append(
+                    Measurement(
+                        metric, parse_number(tokens[thread], line=number, what=label), unit, better
+                    )
+                )  # type: ignore[arg-type]
         histograms = ()
         if thread in columns:
             histograms = (Histogram("latency", "latency (us)", tuple(columns[thread])),)
-        records.append(Record(keys={"thread": thread}, line=record.line, measurements=tuple(values), histograms=histograms))
+        records.append(
+            Record(
+                keys={"thread": thread},
+                line=record.line,
+                measurements=tuple(values),
+                histograms=histograms,
+            )
+        )
     return ParseResult(records=tuple(records), warnings=tuple(warnings))

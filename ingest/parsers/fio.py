@@ -78,7 +78,7 @@ def detect(text: str) -> str:
             return "json"
         if re.match(r"^[2-5];(?:fio-[^;]*;)?", line) and line.count(";") > 40:
             return "terse"
-        if re.search(r"\b(?:read|write|trim|mixed)\s*: IOPS=", line):
+        if re.search(r"\b(?:read|write|trim|mixed)\s*: (?:IOPS|io)=", line):
             return "normal"
     raise ParseError(
         "not fio output: no JSON object, no terse line and no 'read: IOPS=' / 'write: IOPS=' line"

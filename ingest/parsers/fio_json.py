@@ -44,7 +44,11 @@ _JOB_PLAIN = (
     ("majf", "major_faults", "count", "none"),
     ("minf", "minor_faults", "count", "none"),
 )
-_DIST = (("latency_ns", Decimal("0.001")), ("latency_us", Decimal(1)), ("latency_ms", Decimal(1000)))
+_DIST = (
+    ("latency_ns", Decimal("0.001")),
+    ("latency_us", Decimal(1)),
+    ("latency_ms", Decimal(1000)),
+)
 
 
 def _load(text: str) -> tuple[dict, int]:
@@ -87,7 +91,9 @@ def _direction(block: Mapping, what: str, line: int) -> tuple[list[Measurement],
     out: list[Measurement] = []
     for key, metric, unit, better in _DIR_PLAIN:
         if key in block:
-            out.append(measurement(metric, _number(block[key], f"{what} {key}", line), unit, better))  # type: ignore[arg-type]
+            out.append(
+                measurement(metric, _number(block[key], f"{what} {key}", line), unit, better)
+            )  # type: ignore[arg-type]
     histograms = []
     for kind in ("slat", "clat", "lat"):
         if f"{kind}_ns" in block:

@@ -19,7 +19,9 @@ from ingest.parsers.base import Histogram, Measurement, ParseError, ParseResult,
 from ingest.parsers.fio import BW_UNITS, LAT_UNITS, exact, measurement, percentile_name
 from ingest.parsers.text import numbered_lines
 
-_JOB = re.compile(r"^(?P<job>\S.*?): \(groupid=(?P<group>\d+), jobs=(?P<jobs>\d+)\): err=\s*(?P<err>\d+)")
+_JOB = re.compile(
+    r"^(?P<job>\S.*?): \(groupid=(?P<group>\d+), jobs=(?P<jobs>\d+)\): err=\s*(?P<err>\d+)"
+)
 _DIR = re.compile(
     r"^\s*(?P<dir>read|write|trim|mixed)\s*: IOPS=(?P<iops>[\d.]+[kM]?), "
     r"BW=(?P<bw>[\d.]+)(?P<bwu>B|KiB|MiB|GiB|TiB)/s \([^)]*\)"
@@ -34,7 +36,7 @@ _IOPS = re.compile(r"^\s*iops\s*: (?P<rest>min=.*)$")
 _DIST = re.compile(r"^\s*lat \((?P<unit>nsec|usec|msec)\)\s+: (?P<rest>.*)$")
 _CPU = re.compile(r"^\s*cpu\s*: (?P<rest>usr=.*)$")
 _HOST = re.compile(r"^<[^>\s]+> ")
-_PAIRS = re.compile(r"(\w+|>=\d+)=\s*([^,\s]+)")
+_PAIRS = re.compile(r"\w+|>=\d+")
 _CPU_NAMES = {"usr": "cpu_usr_pct", "sys": "cpu_sys_pct", "ctx": "ctx_switches"}
 _CPU_NAMES |= {"majf": "major_faults", "minf": "minor_faults"}
 
@@ -49,7 +51,13 @@ class _Job:
 
 
 def _pairs(rest: str, number: int) -> dict[str, str]:
-    pairs = dict(_PAIRS.findall(rest))
+    """``min=42, max=3355, avg=77.79`` -> dict; split on ', ' so '77,79' stays one bad value."""
+    pairs = {}
+    for part in rest.strip().rstrip(",").split(", "):
+        name, sep, value = part.partition("=")
+        if not sep or not _PAIRS.fullmatch(name.strip()):
+            raise ParseError(f"{part.strip()!r} is not name=value", number)
+        pairs[name.strip()] = value.strip()
     if not pairs:
         raise ParseError(f"no name=value pairs in {rest.strip()[:50]!r}", number)
     return pairs
@@ -91,7 +99,14 @@ def _samples(prefix: str, unit: str, factor: Decimal, rest: str, number: int) ->
         if key in pairs:
             value = exact(pairs[key], line=number, what=f"{prefix} {key}") * factor
             better = "lower" if key == "stdev" else "higher"
-            out.append(measurement(f"{prefix}_{name}{unit and '_' + unit}", value, unit and "KiB/s" or "IOPS", better))  # type: ignore[arg-type]
+            out.append(
+                measurement(
+                    f"{prefix}_{name}{unit and '_' + unit}",
+                    value,
+                    unit and "KiB/s" or "IOPS",
+                    better,
+                )
+            )  # type: ignore[arg-type]
     if "per" in pairs:
         per = exact(pairs["per"].rstrip("%"), line=number, what=f"{prefix} per")
         out.append(measurement("bw_agg_pct", per, "%", "none"))
@@ -101,7 +116,9 @@ def _samples(prefix: str, unit: str, factor: Decimal, rest: str, number: int) ->
     return out
 
 
-def _percentiles(kind: str, unit: str, lines: list[tuple[int, str]], start: int) -> tuple[list[Measurement], int]:
+def _percentiles(
+    kind: str, unit: str, lines: list[tuple[int, str]], start: int
+) -> tuple[list[Measurement], int]:
     """The ``|  1.00th=[   53], ...`` lines after a percentiles header."""
     out = []
     i = start
@@ -112,7 +129,9 @@ def _percentiles(kind: str, unit: str, lines: list[tuple[int, str]], start: int)
             out.append(measurement(percentile_name(kind, pct, line=number), us, "us", "lower"))
         i += 1
     if not out:
-        raise ParseError(f"{kind} percentiles header without '|  P.th=[v]' lines", lines[start - 1][0])
+        raise ParseError(
+            f"{kind} percentiles header without '|  P.th=[v]' lines", lines[start - 1][0]
+        )
     return out, i
 
 
@@ -126,7 +145,9 @@ def _bucket(job: _Job, unit: str, rest: str, number: int) -> None:
             job.buckets.append((float(us), float(value)))
 
 
-def _line(job: _Job, current: list[Measurement] | None, lines: list[tuple[int, str]], i: int) -> int:
+def _line(
+    job: _Job, current: list[Measurement] | None, lines: list[tuple[int, str]], i: int
+) -> int:
     """Read the value line at ``i`` into the job; return the index of the next line."""
     number, text = lines[i]
     if current is not None and (m := _LAT.match(text)):
@@ -186,9 +207,20 @@ def parse_normal(text: str) -> ParseResult:
             keys = {"job": job.name, "direction": direction}
             records.append(Record(keys=keys, line=number, measurements=tuple(values)))
         label = "latency bucket upper bound (us)"
-        histograms = (Histogram("latency_distribution_pct", label, tuple(job.buckets)),) if job.buckets else ()
+        histograms = (
+            (Histogram("latency_distribution_pct", label, tuple(job.buckets)),)
+            if job.buckets
+            else ()
+        )
         if job.totals or histograms:
-            records.append(Record(keys={"job": job.name}, line=job.line, measurements=tuple(job.totals), histograms=histograms))
+            records.append(
+                Record(
+                    keys={"job": job.name},
+                    line=job.line,
+                    measurements=tuple(job.totals),
+                    histograms=histograms,
+                )
+            )
     if not any(r.keys.get("direction") for r in records):
         raise ParseError("no fio job block with a 'read: IOPS=' / 'write: IOPS=' line")
     metadata: dict[str, str | int | float] = {"format": "normal"}

@@ -98,7 +98,7 @@ def _direction(fields: _Fields, version: int) -> list[Measurement]:
     out += _latency(fields, "clat")
     out += _percentiles(fields)
     out += _latency(fields, "lat")
-    for name in (_BW if version < 5 else (*_BW_V5, *_IOPS_V5)):
+    for name in _BW if version < 5 else (*_BW_V5, *_IOPS_V5):
         unit, better = _UNITS.get(name, ("IOPS" if "iops" in name else "KiB/s", "higher"))
         out.append(measurement(name, fields.number(name), unit, better))  # type: ignore[arg-type]
     return out
@@ -107,7 +107,9 @@ def _direction(fields: _Fields, version: int) -> list[Measurement]:
 def _job_tail(fields: _Fields) -> tuple[list[Measurement], list[Histogram]]:
     values = [measurement(name, fields.number(name), unit, "none") for name, unit in _CPU]
     for depth in ("1", "2", "4", "8", "16", "32", "64"):
-        values.append(measurement(f"iodepth_{depth}_pct", fields.number(f"iodepth {depth}"), "%", "none"))
+        values.append(
+            measurement(f"iodepth_{depth}_pct", fields.number(f"iodepth {depth}"), "%", "none")
+        )
     bins = [(float(b), float(fields.number(f"lat {b}us"))) for b in _BUCKETS_US]
     bins += [(float(b * 1000), float(fields.number(f"lat {b}ms"))) for b in _BUCKETS_MS]
     values.append(measurement("lat_over_2000ms_pct", fields.number("lat >=2000ms"), "%", "lower"))
@@ -120,10 +122,14 @@ def _disks(fields: _Fields, job: str, warnings: list[str]) -> list[Record]:
     records = []
     while len(fields.tokens) - fields.pos >= 9 and not fields.tokens[fields.pos][:1].isdigit():
         name = fields.take("disk name")
-        values = [measurement(f"disk_{k}", fields.number(f"disk {k}"), "count", "none") for k in _DISK]
+        values = [
+            measurement(f"disk_{k}", fields.number(f"disk {k}"), "count", "none") for k in _DISK
+        ]
         values.append(measurement("disk_in_queue", fields.number("disk in_queue"), "count", "none"))
         values.append(measurement("disk_util_pct", fields.number("disk util"), "%", "none"))
-        records.append(Record(keys={"job": job, "disk": name}, line=fields.line, measurements=tuple(values)))
+        records.append(
+            Record(keys={"job": job, "disk": name}, line=fields.line, measurements=tuple(values))
+        )
     rest = fields.tokens[fields.pos :]
     if any(token.strip() for token in rest):
         warnings.append(f"line {fields.line}: trailing fields not read: {';'.join(rest)[:60]!r}")
@@ -154,7 +160,9 @@ def _line(tokens: list[str], number: int, warnings: list[str]) -> tuple[list[Rec
             records.append(Record(keys=keys, line=number, measurements=tuple(values)))
     totals, histograms = _job_tail(fields)
     records.append(
-        Record(keys={"job": job}, line=number, measurements=tuple(totals), histograms=tuple(histograms))
+        Record(
+            keys={"job": job}, line=number, measurements=tuple(totals), histograms=tuple(histograms)
+        )
     )
     return records + _disks(fields, job, warnings), fio_version
 
@@ -165,7 +173,7 @@ def parse_terse(text: str) -> ParseResult:
     versions = set()
     for number, line in numbered_lines(text):
         stripped = line.strip()
-        if not stripped[:2] in ("3;", "4;", "5;", "2;") or stripped.count(";") < 40:
+        if stripped[:2] not in ("3;", "4;", "5;", "2;") or stripped.count(";") < 40:
             continue
         found, version = _line(stripped.split(";"), number, warnings)
         records += found

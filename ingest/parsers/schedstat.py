@@ -1,11 +1,14 @@
-"""/proc/schedstat snapshots, versions 10, 11, 12, 14, 15 and 16 (docs/parsers/schedstat.md).
+"""/proc/schedstat snapshots, versions 10, 11, 12, 14, 15, 16 and 17 (docs/parsers/schedstat.md).
 
 The layout is chosen from the ``version`` line, never from the field count: v14 and v15 cpu
 lines differ in length but their domain lines do not, so a count-based guess misreads one of
 them. Counters are cumulative since boot; with two or more snapshots in one file the
 measurements are last minus first, which is what a benchmark run changed.
 Field names: torvalds/linux Documentation/scheduler/sched-stats.rst and the kernel's
-show_schedstat() of each version (v10/v11 from the 2.6.10-2.6.12 sched.c).
+show_schedstat() of each version (v10/v11 from the 2.6.10-2.6.12 sched.c). Version 17
+(kernel 6.14+, kernel/sched/stats.c) prints the domain's name before its cpumask
+(``domain0 SMT 00000003 ...``, a space, not a colon) and replaces lb_imbalance with four
+fields (load, util, task, misfit): 45 domain fields.
 """
 
 from __future__ import annotations
@@ -28,6 +31,14 @@ _LB8 = (
     "lb_hot_gained",
     "lb_nobusyq",
     "lb_nobusyg",
+)
+_LB11 = (
+    *_LB8[:3],
+    "lb_imbalance_load",
+    "lb_imbalance_util",
+    "lb_imbalance_task",
+    "lb_imbalance_misfit",
+    *_LB8[4:],
 )
 _YLD = ("yld_both_empty", "yld_act_empty", "yld_exp_empty")
 _CPU_V11 = (
@@ -106,6 +117,7 @@ _DOMAIN_V11 = (
 )
 _DOMAIN_V12 = (*_per_idle(_LB8, _IDLE_V15), *_DOMAIN_TAIL_V12)
 _DOMAIN_V16 = (*_per_idle(_LB8, _IDLE_V16), *_DOMAIN_TAIL_V12)
+_DOMAIN_V17 = (*_per_idle(_LB11, _IDLE_V16), *_DOMAIN_TAIL_V12)
 
 # version -> (cpu line fields, domain line fields after the cpumask)
 LAYOUTS = {
@@ -115,7 +127,9 @@ LAYOUTS = {
     14: (_CPU_V11, _DOMAIN_V12),
     15: (_CPU_V15, _DOMAIN_V12),
     16: (_CPU_V15, _DOMAIN_V16),
+    17: (_CPU_V15, _DOMAIN_V17),
 }
+NAMED_DOMAINS = 17  # from this version on a domain line names its domain before the mask
 
 # measurement -> cpu field, summed over CPUs
 TOTALS = {
@@ -192,7 +206,16 @@ def _read(text: str, warnings: list[str]) -> list[_Snapshot]:
             if cpu is None:
                 raise ParseError(f"{head} line before any cpu line", number)
             prefix = f"{cpu}.{head}"
-            for name, value in _fields(domain_fields, tokens[2:], number, prefix, snap.version):
+            first = 2
+            if snap.version >= NAMED_DOMAINS:
+                if len(tokens) < 3 or not tokens[1][:1].isalpha():
+                    raise ParseError(
+                        f"{head} has no domain name before its cpumask (version "
+                        f"{snap.version} prints one, e.g. 'domain0 SMT 00000003')",
+                        number,
+                    )
+                first = 3
+            for name, value in _fields(domain_fields, tokens[first:], number, prefix, snap.version):
                 snap.values[f"{prefix}.{name}"] = value
         else:
             warnings.append(f"line {number}: ignored {line.strip()[:60]!r}")

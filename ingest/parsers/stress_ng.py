@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 import yaml
 
-from ingest.parsers.base import Better, Measurement, ParseError, ParseResult, Record, register
+from ingest.parsers.base import Measurement, ParseError, ParseResult, Record, register
 from ingest.parsers.numbers import parse_number
 from ingest.parsers.text import numbered_lines
 
@@ -77,7 +77,11 @@ def _table(lines: list[tuple[int, str]], i: int, records: list[Record], warnings
         cells = tokens[1:]
         if len(cells) < len(columns) and i + 1 < len(lines):
             rest = lines[i + 1][1].split()
-            if rest and all(_NUMBER.match(t) for t in rest) and len(cells) + len(rest) == len(columns):
+            if (
+                rest
+                and all(_NUMBER.match(t) for t in rest)
+                and len(cells) + len(rest) == len(columns)
+            ):
                 cells += rest
                 i += 1
         if len(cells) != len(columns):
@@ -109,7 +113,9 @@ def _yaml(text: str) -> tuple[list[Record], dict[str, str | int | float]]:
         data = yaml.load(text, Loader=yaml.BaseLoader)  # every scalar a string: exact numbers
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
-        raise ParseError(f"stress-ng YAML is malformed: {err}", mark.line + 1 if mark else None) from None
+        raise ParseError(
+            f"stress-ng YAML is malformed: {err}", mark.line + 1 if mark else None
+        ) from None
     lines = [n for n, line in numbered_lines(text) if line.strip().startswith("- stressor:")]
     records = []
     for index, entry in enumerate(data.get("metrics") or []):
@@ -118,7 +124,9 @@ def _yaml(text: str) -> tuple[list[Record], dict[str, str | int | float]]:
         if not name:
             raise ParseError("stress-ng YAML metrics entry without 'stressor'", line)
         values = [
-            Measurement(metric, parse_number(str(entry[key]), line=line, what=f"{name} {key}"), unit, better)  # type: ignore[arg-type]
+            Measurement(
+                metric, parse_number(str(entry[key]), line=line, what=f"{name} {key}"), unit, better
+            )  # type: ignore[arg-type]
             for key, (metric, unit, better) in _YAML.items()
             if key in entry
         ]

@@ -65,9 +65,13 @@ class _Run:
 
     def add(self, metric: str, token: str, unit: str, better: Better, number: int) -> None:
         if metric in self.seen:
-            raise ParseError(f"second {metric} in one run (first at line {self.seen[metric]})", number)
+            raise ParseError(
+                f"second {metric} in one run (first at line {self.seen[metric]})", number
+            )
         self.seen[metric] = number
-        self.values.append(Measurement(metric, parse_number(token, line=number, what=metric), unit, better))
+        self.values.append(
+            Measurement(metric, parse_number(token, line=number, what=metric), unit, better)
+        )
 
 
 def _row(run: _Run, section: str | None, label: str, value: str, number: int) -> None:

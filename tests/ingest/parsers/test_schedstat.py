@@ -80,7 +80,7 @@ def test_two_snapshots_give_deltas():
 @pytest.mark.parametrize(
     ("text", "fragment", "line"),
     [
-        ("v13-mm.txt", "version 13 is not supported (supported: 10, 11, 12, 14, 15, 16", 1),
+        ("v13-mm.txt", "version 13 is not supported (supported: 10, 11, 12, 14, 15, 16, 17", 1),
         ("v15-with-v14-cpu-line.txt", "cpu0 has 12 fields; version 15 has 9", 3),
         ("v15-backwards.txt", "sched_yld_count went backwards", 7),
         ("cpu0 1 2 3\n", "data before any 'version N' line", 1),
@@ -96,3 +96,44 @@ def test_rejects(text, fragment, line):
         parse(text, {})
     assert fragment in err.value.message
     assert err.value.line == line
+
+
+# Version 17 layout check. No real v17 dump was found and this machine has no /proc/schedstat,
+# so this is NOT a sample: a line built in the test from the kernel's show_schedstat() printf
+# order (kernel/sched/stats.c, v6.14+): name, cpumask, then 11 fields per idle type
+# (busy, idle, newidle), then 12 tail fields. Field k holds the value k so each name is checked.
+V17_DOMAIN = " ".join(str(k) for k in range(1, 46))
+V17 = f"version 17\ntimestamp 4294\ncpu0 1 0 3 4 5 6 7 8 9\ndomain0 SMT 00000003 {V17_DOMAIN}\n"
+
+
+@pytest.mark.parametrize(
+    ("column", "expected"),
+    [
+        ("cpu0.domain0.lb_count_busy", 1),
+        ("cpu0.domain0.lb_imbalance_load_busy", 4),
+        ("cpu0.domain0.lb_imbalance_misfit_busy", 7),
+        ("cpu0.domain0.lb_nobusyg_busy", 11),
+        ("cpu0.domain0.lb_count_idle", 12),
+        ("cpu0.domain0.lb_imbalance_util_newidle", 27),
+        ("cpu0.domain0.alb_count", 34),
+        ("cpu0.domain0.ttwu_move_balance", 45),
+        ("cpu0.ttwu_count", 5),
+    ],
+)
+def test_v17_layout(column, expected):
+    assert sample(parse(V17, {}), column) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        (V17.replace("domain0 SMT ", "domain0 "), "has no domain name before its cpumask"),
+        (V17.replace(" 45\n", "\n"), "has 44 fields; version 17 has 45"),
+        (V17.replace("version 17", "version 16"), "has 46 fields; version 16 has 36"),
+    ],
+)
+def test_v17_rejects(text, fragment):
+    with pytest.raises(ParseError) as err:
+        parse(text, {})
+    assert fragment in err.value.message
+    assert err.value.line == 4
