@@ -3,6 +3,7 @@ from pathlib import Path
 import pytest
 
 from ingest.parsers import ParseError, get_parser
+from ingest.parsers.base import group_records
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "formats" / "volanomark"
 parse = get_parser("volanomark")
@@ -61,7 +62,7 @@ def test_units_and_directions():
         "messages_received": ("messages", "none"),
         "messages_total": ("messages", "none"),
     }
-    assert result.metadata["rooms"] == 2
+    assert result.records[0].keys == {"rooms": 2}  # "Creating room number 2 ..."
     assert result.warnings == ()
 
 
@@ -75,9 +76,57 @@ def test_grep_prefix(name, trial_file, throughput):
     assert result.metadata["trial_file"] == trial_file
 
 
-def test_several_trials_in_one_file_are_refused():
-    with pytest.raises(ParseError, match=r"3 trials \(test-1.log, test-2.log, test-3.log\)"):
-        parse(read("grep-several-trials.txt"), {})
+def test_grep_of_several_trial_logs_gives_a_record_per_trial():
+    result = parse(read("grep-several-trials.txt"), {})
+    assert [(r.trial, r.line, values(r)) for r in result.records] == [
+        (1, 1, {"throughput": 13005}),
+        (2, 2, {"throughput": 13183}),
+        (3, 3, {"throughput": 13177}),
+    ]
+    assert "trial_file" not in result.metadata
+
+
+def test_pasted_client_outputs_are_separate_runs():
+    # Derived: the two client summaries of this folder pasted one after the other.
+    text = read("client-2.13-full.txt") + read("benchkit-docstring-volanomark-2.9.0-summary.txt")
+    result = parse(text, {})
+    assert [values(r)["throughput"] for r in result.records] == [13199, 652666]
+    assert [r.trial for r in result.records] == [None, None]
+    assert result.records[0].keys == {"rooms": 2}
+    assert result.records[1].keys == {}
+    assert [g.trials[0][0] for g in group_records(result.records)] == [1, 1]
+
+
+def test_startup_sh_blocks_keep_their_test_numbers():
+    # Derived: the startup.sh block of this folder twice, the second renamed test-3.log.
+    block = read("startup-sh-trial.txt")
+    result = parse(block + block.replace("test-2.log", "test-3.log"), {})
+    assert [(r.trial, values(r)["messages_total"]) for r in result.records] == [
+        (2, 200000),
+        (3, 200000),
+    ]
+
+
+def test_one_trial_log_with_two_different_values_is_refused():
+    text = read("startup-sh-trial.txt")
+    text += "test-2.log: Average throughput = 13999 messages per second\n"
+    with pytest.raises(ParseError, match="appears twice with different values") as error:
+        parse(text, {})
+    assert error.value.line == 8
+
+
+# The first lines of jgneff/www-volano-report docs/articles/volano-report-2001-04-13/loopback.txt
+# (commit f2971a53), a published report table: the `table` parser's input, not this one's.
+REPORT_TABLE = """Java Platform                                            Results          Score
+------------------------------------------------  ----------------------  -----
+IBM 1.3.0 Windows                                 2182, 2261, 2266, 2252   2260
+"""
+
+
+def test_published_report_tables_are_sent_to_the_table_parser():
+    with pytest.raises(ParseError, match="`table` parser") as error:
+        parse(REPORT_TABLE, {})
+    assert error.value.line == 1
 
 
 def test_under_one_second_keeps_message_counts_and_warns():
@@ -104,12 +153,6 @@ def test_failed_run_is_rejected_with_line():
         ("Average throughput = 13,183 messages per second\n", "decimal comma", 1),
         ("Average throughput = NaN messages per second\n", "is not a number", 1),
         ("Messages sent = 10\nAverage throughput = 13183 msgs\n", "cannot read throughput", 2),
-        (
-            "Average throughput = 1 messages per second\n"
-            "Average throughput = 2 messages per second\n",
-            "appears twice with different values",
-            2,
-        ),
     ],
 )
 def test_broken_values(text, fragment, line):
@@ -127,3 +170,14 @@ def test_no_summary(text):
 def test_mail_quoted_summary():
     quoted = "".join(f"> {line}\n" for line in read("client-2.13-full.txt").splitlines())
     assert values(parse(quoted, {}))["throughput"] == 13199
+
+
+def test_repeated_unprefixed_summaries_are_runs_in_order():
+    text = (
+        "Average throughput = 1 messages per second\nAverage throughput = 2 messages per second\n"
+    )
+    result = parse(text, {})
+    assert [(r.line, values(r)) for r in result.records] == [
+        (1, {"throughput": 1}),
+        (2, {"throughput": 2}),
+    ]
