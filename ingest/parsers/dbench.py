@@ -30,7 +30,7 @@ from ingest.parsers.base import (
     register,
 )
 from ingest.parsers.numbers import parse_number
-from ingest.parsers.run_labels import LabelScope
+from ingest.parsers.run_labels import LabelScope, warn_unlabelled_repeats
 from ingest.parsers.text import numbered_lines
 
 _THROUGHPUT = re.compile(
@@ -150,23 +150,6 @@ def _read(text: str) -> tuple[list[Record], _State]:
     return records, state
 
 
-def _warn_unlabelled_repeats(records: list[Record], state: _State) -> None:
-    """Repeats are trials; say so when nothing in the file tells kernels apart."""
-    if state.scope.seen_any:
-        return
-    repeats = [
-        f"{group.describe()} (lines {', '.join(str(r.line) for _, r in group.trials)})"
-        for group in group_records(records)
-        if len(group.trials) > 1
-    ]
-    if repeats:
-        state.warnings.append(
-            "runs with equal keys are stored as trials of one run: "
-            + "; ".join(repeats)
-            + ". The file states no kernel label: if they ran on different kernels, split it"
-        )
-
-
 @register("dbench", "tbench")
 def parse(text: str, options: Mapping[str, object]) -> ParseResult:
     records, state = _read(text)
@@ -178,7 +161,7 @@ def parse(text: str, options: Mapping[str, object]) -> ParseResult:
         if not records:
             raise ParseError(f"no Throughput line for clients = {wanted}")
     group_records(records)  # refuses records that cannot be told apart, naming their lines
-    _warn_unlabelled_repeats(records, state)
+    warn_unlabelled_repeats(records, state.scope, state.warnings)
     counts = {r.keys.get("clients") for r in records}
     if len(counts) == 1 and None not in counts:
         state.metadata["clients"] = counts.pop()  # type: ignore[assignment]

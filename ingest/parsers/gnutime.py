@@ -1,257 +1,181 @@
 """Timings of kernel compiles: GNU time (default and -v), bash/tcsh builtins, kernbench, lkp.
 
-One file holds one timing. Every layout feeds the same fields (elapsed, user, system, ...);
-a field seen twice is an error, because two timings in one file cannot be told apart
-(kernbench's several load blocks are the exception: pick one with ``options = {jobs = N}``).
-See docs/parsers/time.md.
+Every timing in the file is a Record (docs/parsers/time.md). A timing is the run of lines
+that fill its fields (elapsed, user, system, ...); it ends where a field it already has comes
+again, or where a line states the next run's context: a kernel label (run_labels.py), the
+timed command (a prompt ``$ time make -j4``, ``Command being timed: "..."``, a ``make`` line),
+a kernbench ``Average ... load -j N Run`` block. Keys are that context, as printed
+(``label``, ``command``, ``jobs``, ``load``); repeats with equal keys are trials, numbered by
+base.group_records, never averaged. Seconds are folded exactly (Decimal), since ``1m13.100s``
+must be 73.1 and not 73.10000000000001.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from ingest.parsers.base import Measurement, ParseError, ParseResult, register
-from ingest.parsers.numbers import parse_number
+from ingest.parsers.base import (
+    KeyValue,
+    Measurement,
+    ParseError,
+    ParseResult,
+    Record,
+    group_records,
+    register,
+)
+from ingest.parsers.gnutime_lines import (
+    EXIT,
+    KERNBENCH_BLOCK,
+    METRICS,
+    command_line,
+    read_values,
+)
+from ingest.parsers.run_labels import LabelScope, warn_unlabelled_repeats
 from ingest.parsers.text import numbered_lines
-
-# field -> (metric, unit, better)
-METRICS = {
-    "elapsed": ("elapsed_s", "s", "lower"),
-    "user": ("user_s", "s", "lower"),
-    "system": ("system_s", "s", "lower"),
-    "cpu": ("cpu_pct", "%", "none"),
-    "max_rss": ("max_rss_kb", "KB", "lower"),
-    "major_faults": ("major_faults", "count", "none"),
-    "minor_faults": ("minor_faults", "count", "none"),
-    "context_switches": ("context_switches", "count", "none"),
-    "sleeps": ("sleeps", "count", "none"),
-}
-
-_GNU_DEFAULT = re.compile(
-    r"(?P<user>\S+)user\s+(?P<system>\S+)system\s+(?P<elapsed>\S+)elapsed\s+(?P<cpu>\S+)%CPU"
-    r"(?:\s+\(\S+avgtext\+\S+avgdata\s+(?P<max_rss>\S+)maxresident\)k)?"
-)
-_GNU_FAULTS = re.compile(r"\((?P<major_faults>\S+)major\+(?P<minor_faults>\S+)minor\)pagefaults")
-_GNU_VERBOSE = {
-    "user time (seconds)": "user",
-    "system time (seconds)": "system",
-    "percent of cpu this job got": "cpu",
-    "elapsed (wall clock) time (h:mm:ss or m:ss)": "elapsed",
-    "maximum resident set size (kbytes)": "max_rss",
-    "major (requiring i/o) page faults": "major_faults",
-    "minor (reclaiming a frame) page faults": "minor_faults",
-}
-_BASH = re.compile(r"^(?P<field>real|user|sys)\s+(?:(?P<min>\S+)m(?P<sec>\S+)s|(?P<plain>\S+))$")
-_LKP = re.compile(r"^(?P<field>real|user|sys):\s+(?P<sec>\S+)s$")
-_TCSH = re.compile(
-    r"^(?P<user>\S+)u\s+(?P<system>\S+)s\s+(?P<elapsed>[\d:.,]+)\s+(?P<cpu>\S+)%(?:\s|$)"
-)
-_KERNBENCH_BLOCK = re.compile(r"^Average (?P<load>.+?) load -j (?P<jobs>\d+) Run")
-_KERNBENCH = {
-    "elapsed time": "elapsed",
-    "user time": "user",
-    "system time": "system",
-    "percent cpu": "cpu",
-    "context switches": "context_switches",
-    "sleeps": "sleeps",
-}
-_KERNBENCH_LINE = re.compile(
-    r"^(?P<label>Elapsed Time|User Time|System Time|Percent CPU|Context Switches|Sleeps)\s+"
-    r"(?P<value>\S+)(?:\s+\((?P<stddev>\S+)\))?$"
-)
-_EXIT = re.compile(r"^(?:Command exited with non-zero status|\s*Exit status:)\s*(?P<status>\d+)")
-_BASH_FIELDS = {"real": "elapsed", "user": "user", "sys": "system"}
 
 
 @dataclass
 class _Timing:
-    values: dict[str, tuple[float, int]]
-    warnings: list[str]
-    metadata: dict[str, str | int | float]
-
-    def set(self, field: str, value: float, line: int) -> None:
-        if field in self.values:
-            first = self.values[field][1]
-            raise ParseError(
-                f"second {field} value (first at line {first}): one timing per file", line
-            )
-        self.values[field] = (value, line)
+    keys: dict[str, KeyValue]
+    values: dict[str, tuple[float, int]] = field(default_factory=dict)
+    stddev: dict[str, float] = field(default_factory=dict)
 
 
-def clock_seconds(token: str, line: int) -> float:
-    """``[h:]mm:ss[.ss]`` or plain seconds, folded base 60 as lkp's time parser does."""
-    parts = token.split(":")
-    if len(parts) > 3:
-        raise ParseError(f"elapsed time {token!r} is not [h:]m:ss", line)
-    total = 0.0
-    for part in parts:
-        total = total * 60 + parse_number(part, line=line, what="elapsed time")
-    return total
+@dataclass
+class _State:
+    options: Mapping[str, object]
+    scope: LabelScope = field(default_factory=LabelScope)
+    command: str | None = None
+    block: dict[str, KeyValue] = field(default_factory=dict)
+    current: _Timing | None = None
+    done: list[_Timing] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    metadata: dict[str, str | int | float] = field(default_factory=dict)
+
+    def close(self) -> None:
+        """The current timing is complete."""
+        if self.current is not None and self.current.values:
+            self.done.append(self.current)
+        self.current = None
+
+    def set(self, name: str, value: float, line: int, stddev: float | None = None) -> None:
+        """One field of a timing; a field seen twice starts the next timing."""
+        if self.current is not None and name in self.current.values:
+            self.close()
+        if self.current is None:
+            keys: dict[str, KeyValue] = {}
+            if self.scope.label is not None:
+                keys["label"] = self.scope.label
+            if self.command is not None:
+                keys["command"] = self.command
+            keys.update(self.block)
+            self.current = _Timing(keys)
+            self.command = None  # a command is timed once
+        self.current.values[name] = (value, line)
+        if stddev is not None:
+            self.current.stddev[name] = stddev
 
 
-def _percent(timing: _Timing, token: str, line: int) -> None:
-    token = token.rstrip("%")
-    if token == "?":
-        timing.warnings.append(f"line {line}: CPU percentage is '?' (elapsed 0); cpu_pct omitted")
-        return
-    timing.set("cpu", parse_number(token, line=line, what="CPU percentage"), line)
-
-
-def _gnu_default(timing: _Timing, text: str, line: int) -> bool:
-    match = _GNU_DEFAULT.search(text)
-    if not match:
-        faults = _GNU_FAULTS.search(text)
-        if faults:
-            for field in ("major_faults", "minor_faults"):
-                timing.set(field, parse_number(faults[field], line=line, what=field), line)
-        return bool(faults)
-    for field in ("user", "system"):
-        timing.set(field, parse_number(match[field], line=line, what=f"{field} time"), line)
-    timing.set("elapsed", clock_seconds(match["elapsed"], line), line)
-    _percent(timing, match["cpu"], line)
-    if match["max_rss"] is not None:
-        timing.set("max_rss", parse_number(match["max_rss"], line=line, what="maxresident"), line)
-    return True
-
-
-def _gnu_verbose(timing: _Timing, text: str, line: int) -> bool:
-    label, sep, value = text.strip().rpartition(": ")
-    field = _GNU_VERBOSE.get(label.lower()) if sep else None
-    if field is None:
-        if label.lower() == "command being timed":
-            timing.metadata["command"] = value.strip().strip('"')
-            return True
-        return False
-    if field == "elapsed":
-        timing.set(field, clock_seconds(value.strip(), line), line)
-    elif field == "cpu":
-        _percent(timing, value.strip(), line)
-    else:
-        timing.set(field, parse_number(value, line=line, what=label), line)
-    return True
-
-
-def _shell(timing: _Timing, text: str, line: int) -> bool:
-    stripped = text.strip()
-    match = _BASH.match(stripped) or _LKP.match(stripped)
-    if match:
-        groups = match.groupdict()
-        seconds = parse_number(groups.get("sec") or groups["plain"] or "", line=line, what="time")
-        if groups.get("min"):
-            seconds += 60 * parse_number(groups["min"], line=line, what="minutes")
-        timing.set(_BASH_FIELDS[match["field"]], seconds, line)
-        return True
-    match = _TCSH.match(stripped)
-    if match:
-        for field in ("user", "system"):
-            timing.set(field, parse_number(match[field], line=line, what=f"{field} time"), line)
-        timing.set("elapsed", clock_seconds(match["elapsed"], line), line)
-        _percent(timing, match["cpu"], line)
-        return True
-    return False
-
-
-def _kernbench(timing: _Timing, text: str, line: int, in_block: bool) -> bool:
-    match = _KERNBENCH_LINE.match(text.strip())
-    if not match or not in_block:
-        return False
-    field = _KERNBENCH[match["label"].lower()]
-    timing.set(field, parse_number(match["value"], line=line, what=match["label"]), line)
-    if match["stddev"] is not None:
-        metric = METRICS[field][0]
-        stddev = parse_number(match["stddev"], line=line, what=f"{match['label']} std deviation")
-        timing.metadata[f"{metric}_stddev"] = stddev
-    return True
-
-
-def _kernbench_blocks(lines: list[tuple[int, str]]) -> list[tuple[int, int, str]]:
-    return [
-        (number, int(m["jobs"]), m["load"])
-        for number, line in lines
-        if (m := _KERNBENCH_BLOCK.match(line.strip()))
-    ]
-
-
-def _block_filter(lines: list[tuple[int, str]], options: Mapping[str, object]) -> set[int]:
-    """Line numbers that belong to the chosen kernbench block (all lines when there is none)."""
-    blocks = _kernbench_blocks(lines)
-    if not blocks:
-        return {number for number, _ in lines}
-    jobs = options.get("jobs")
-    if jobs is None:
-        if len(blocks) > 1:
-            found = ", ".join(f"-j {j} ({load})" for _, j, load in blocks)
-            raise ParseError(f"kernbench blocks {found}: choose one with options jobs = N")
-        jobs = blocks[0][1]
-    starts = [number for number, j, _ in blocks if j == jobs]
-    if not starts:
-        raise ParseError(f"no kernbench block with -j {jobs}")
-    ends = [number for number, _, _ in blocks if number > starts[0]]
-    end = ends[0] if ends else lines[-1][0] + 1
-    return {number for number, _ in lines if starts[0] <= number < end}
-
-
-def _exit_status(timing: _Timing, status: int, line: int, options: Mapping[str, object]) -> None:
+def _exit_status(state: _State, status: int, line: int) -> None:
     if status == 0:
         return
     message = f"command exited with non-zero status {status}"
-    if not options.get("allow_failed"):
+    if not state.options.get("allow_failed"):
         raise ParseError(
             f"{message}: the timing is of a failed run "
             "(set options allow_failed = true to keep it)",
             line,
         )
-    timing.warnings.append(f"line {line}: {message} (kept: allow_failed)")
-    timing.metadata["exit_status"] = status
+    state.warnings.append(f"line {line}: {message} (kept: allow_failed)")
+    state.metadata["exit_status"] = status
 
 
-@register("time")
-def parse(text: str, options: Mapping[str, object]) -> ParseResult:
-    lines = numbered_lines(text)
-    chosen = _block_filter(lines, options)
-    timing = _Timing({}, [], {})
-    for number, line in lines:
+def _context(state: _State, raw: str, line: str, number: int) -> bool:
+    """Lines that say what the next timing is: labels, commands, kernbench blocks."""
+    if state.scope.changed_depth(raw, line):
+        state.close()
+        state.command, state.block = None, {}
+    if state.scope.read(raw, line, number, state.warnings):
+        state.close()
+        state.command, state.block = None, {}
+        return True
+    stripped = line.strip()
+    if stripped.lower().startswith("command being timed:"):
+        state.close()  # GNU time -v names the command above its fields
+        state.command = stripped.split(":", 1)[1].strip().strip('"')
+        return True
+    if block := KERNBENCH_BLOCK.match(stripped):
+        state.close()
+        state.block = {"load": block["load"]}
+        if block["jobs"]:
+            state.block["jobs"] = int(block["jobs"])
+        return True
+    found = command_line(stripped)
+    if found is not None:
+        command, explicit = found
+        if explicit or state.command is None:
+            state.close()
+            state.command = command
+        return True
+    return False
+
+
+def _read(text: str, options: Mapping[str, object]) -> _State:
+    state = _State(options)
+    raw_lines = numbered_lines(text, unquote=False)
+    for (number, line), (_, raw) in zip(numbered_lines(text), raw_lines, strict=True):
         if not line.strip():
             continue
-        exited = _EXIT.match(line)
-        if exited:
-            _exit_status(timing, int(exited["status"]), number, options)
+        if exited := EXIT.match(line):
+            if line.lstrip().startswith("Command exited"):
+                state.close()  # GNU time prints it before the timing it belongs to
+            _exit_status(state, int(exited["status"]), number)
             continue
-        block = _KERNBENCH_BLOCK.match(line.strip())
-        if block and number in chosen:
-            timing.metadata["jobs"] = int(block["jobs"])
-            timing.metadata["load"] = block["load"]
+        if _context(state, raw, line, number):
             continue
-        (
-            _gnu_default(timing, line, number)
-            or _gnu_verbose(timing, line, number)
-            or _kernbench(timing, line, number, number in chosen)
-            or _shell(timing, line, number)
-        )
+        for name, value, stddev in read_values(line, number, bool(state.block), state.warnings):
+            state.set(name, value, number, stddev)
+    state.close()
+    return state
+
+
+def _record(timing: _Timing, warnings: list[str]) -> Record:
+    first = min(line for _, line in timing.values.values())
     if "elapsed" not in timing.values:
-        raise ParseError(
-            "no elapsed time found (GNU time, bash/tcsh time, kernbench or lkp kbuild output)"
-        )
-    return _result(timing)
-
-
-def _result(timing: _Timing) -> ParseResult:
+        raise ParseError("a timing without an elapsed (real/wall clock) time", first)
     measurements = []
-    for field, (metric, unit, better) in METRICS.items():
-        if field not in timing.values:
+    for name, (metric, unit, better) in METRICS.items():
+        if name not in timing.values:
             continue
-        value, line = timing.values[field]
-        if field == "max_rss" and value == 0:
-            timing.warnings.append(
+        value, line = timing.values[name]
+        if name == "max_rss" and value == 0:
+            warnings.append(
                 f"line {line}: maximum resident set size is 0 (kernels before 2.6.32 do not "
                 "report it); max_rss_kb omitted"
             )
             continue
-        measurements.append(Measurement(metric, value, unit, better))  # type: ignore[arg-type]
+        measurements.append(Measurement(metric, value, unit, better))
+        if name in timing.stddev:
+            stddev = timing.stddev[name]
+            measurements.append(Measurement(f"{metric}_stddev", stddev, unit, "none"))
+    return Record(keys=timing.keys, line=first, measurements=tuple(measurements))
+
+
+@register("time")
+def parse(text: str, options: Mapping[str, object]) -> ParseResult:
+    state = _read(text, options)
+    if not state.done:
+        raise ParseError(
+            "no elapsed time found (GNU time, bash/tcsh time, kernbench or lkp kbuild output)"
+        )
+    records = [_record(timing, state.warnings) for timing in state.done]
+    if "jobs" in options:
+        records = [r for r in records if r.keys.get("jobs") == options["jobs"]]
+        if not records:
+            raise ParseError(f"no kernbench block with -j {options['jobs']}")
+    group_records(records)  # refuses records that cannot be told apart, naming their lines
+    warn_unlabelled_repeats(records, state.scope, state.warnings)
     return ParseResult(
-        measurements=tuple(measurements),
-        warnings=tuple(timing.warnings),
-        metadata=timing.metadata,
+        records=tuple(records), warnings=tuple(state.warnings), metadata=state.metadata
     )

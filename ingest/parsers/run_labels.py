@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ingest.parsers.base import Record, group_records
+
 # 2.4.7-ac3, 2.6.0-test9-mm2, 3.7.0-rc3-vanilla-default, 2.5.70, v6.1-rc2; three components
 # or a suffix, so that "1.00" or "10.5" in a table is never taken for a kernel.
 KERNEL = r"v?\d{1,2}\.\d{1,3}(?:\.\d{1,3})+(?:-[\w.+~-]+)?|v?\d{1,2}\.\d{1,3}-[\w.+~-]+"
@@ -76,3 +78,20 @@ class LabelScope:
     def changed_depth(self, raw_line: str, line: str) -> bool:
         """True when this line starts another quote level (a new author's text)."""
         return bool(line.strip()) and quote_depth(raw_line) != self.depth
+
+
+def warn_unlabelled_repeats(records: list[Record], scope: LabelScope, warnings: list[str]) -> None:
+    """Repeats are trials; say so when nothing in the file tells kernels apart."""
+    if scope.seen_any:
+        return
+    repeats = [
+        f"{group.describe()} (lines {', '.join(str(r.line) for _, r in group.trials)})"
+        for group in group_records(records)
+        if len(group.trials) > 1
+    ]
+    if repeats:
+        warnings.append(
+            "runs with equal keys are stored as trials of one run: "
+            + "; ".join(repeats)
+            + ". The file states no kernel label: if they ran on different kernels, split it"
+        )

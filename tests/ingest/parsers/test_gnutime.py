@@ -1,9 +1,14 @@
+"""time: every timing in a file is a record; repeats are trials, never averaged.
+
+Expected values are read by hand from the fixtures (see time/SOURCES.md).
+"""
+
 from pathlib import Path
 
 import pytest
 
 from ingest.parsers import get_parser
-from ingest.parsers.base import ParseError
+from ingest.parsers.base import ParseError, group_records
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "formats" / "time"
 parse = get_parser("time")
@@ -13,13 +18,125 @@ def read(name: str) -> str:
     return (FIXTURES / name).read_text()
 
 
-def values(result) -> dict[str, float]:
-    return {m.metric: m.value for m in result.measurements}
+def values(record) -> dict[str, float]:
+    return {m.metric: m.value for m in record.measurements}
+
+
+def elapsed(records) -> list[float]:
+    return [values(r)["elapsed_s"] for r in records]
+
+
+def test_bash_time_repeated_command_gives_trials():
+    # two `time make` (real\t0m0.207s) and one `time -p` (real 0.20) of the same command
+    result = parse(read("debian-bash-5.2-time-make.txt"), {})
+    (group,) = group_records(result.records)
+    assert dict(group.keys) == {"command": "make -C /tmp/fx/mk"}
+    assert [n for n, _ in group.trials] == [1, 2, 3]
+    assert [values(r) for r in result.records] == [
+        {"elapsed_s": 0.207, "user_s": 0.003, "system_s": 0.001},
+        {"elapsed_s": 0.21, "user_s": 0.003, "system_s": 0.002},
+        {"elapsed_s": 0.2, "user_s": 0.0, "system_s": 0.0},
+    ]
+    assert [r.line for r in result.records] == [6, 14, 21]
+
+
+def test_gnu_time_verbose_and_default_with_a_failed_command():
+    text = read("debian-gnu-time-1.9-v-make-false.txt")
+    with pytest.raises(ParseError) as err:
+        parse(text, {})
+    assert err.value.line == 38
+    assert "non-zero status 1" in err.value.message
+    result = parse(text, {"allow_failed": True})
+    assert [r.keys.get("command") for r in result.records] == [
+        "true",
+        "make -C /tmp/fx/mk",
+        "make -C /tmp/fx/mk",
+        "false",
+    ]
+    assert values(result.records[0]) == {
+        "elapsed_s": 0.0,
+        "user_s": 0.0,
+        "system_s": 0.0,
+        "cpu_pct": 0,
+        "max_rss_kb": 1076,
+        "major_faults": 0,
+        "minor_faults": 72,
+    }
+    assert values(result.records[1]) == {
+        "elapsed_s": 0.21,
+        "user_s": 0.0,
+        "system_s": 0.0,
+        "cpu_pct": 2,
+        "max_rss_kb": 2276,
+        "major_faults": 1,
+        "minor_faults": 313,
+    }
+    assert values(result.records[2])["max_rss_kb"] == 2272
+    assert values(result.records[3])["minor_faults"] == 74
+    assert result.metadata["exit_status"] == 1
+    assert "line 38: command exited with non-zero status 1 (kept: allow_failed)" in result.warnings
+
+
+def test_kernbench_blocks_per_kernel_label():
+    result = parse(read("linux-mm-bhat-kernbench-two-kernels.txt"), {})
+    assert [dict(r.keys) for r in result.records] == [
+        {"label": "3.7.0-rc3-vanilla-default", "load": "Optimal", "jobs": 32},
+        {"label": "3.7.0-rc3-sorted-buddy-default", "load": "Optimal", "jobs": 32},
+    ]
+    first, second = (values(r) for r in result.records)
+    assert first["elapsed_s"] == 650.742 and first["elapsed_s_stddev"] == 2.49774
+    assert first["sleeps"] == 1878100  # "Sleeps 1.8781e+06 (5310.33)"
+    assert second["context_switches"] == 2149600  # "Context Switches 2.1496e+06"
+    assert second["cpu_pct"] == 1448.6
+    assert [r.line for r in result.records] == [70, 82]
+    assert not result.warnings
+
+
+def test_kernbench_jobs_option_filters_blocks():
+    # two real lkp kernbench logs one after the other: -j 8 (5 runs) and -j 144 (one run)
+    text = read("lkp-fixture-kernbench-01.txt") + read("lkp-fixture-kernbench-02.txt")
+    result = parse(text, {})
+    assert [r.keys["jobs"] for r in result.records] == [8, 144]
+    assert elapsed(result.records) == [28.094, 7.77]
+    assert elapsed(parse(text, {"jobs": 144}).records) == [7.77]
+    with pytest.raises(ParseError, match="no kernbench block with -j 4"):
+        parse(text, {"jobs": 4})
+
+
+def test_tcsh_timings_keyed_by_the_timed_command():
+    result = parse(read("lkml-love-time-dbench-tcsh.txt"), {})
+    assert [r.keys for r in result.records] == [
+        {"command": f"./dbench {n}"} for n in (16, 40, 48, 16, 48)
+    ]
+    assert elapsed(result.records) == [73.1, 215.09, 259.19, 69.44, 278.3]
+    assert values(result.records[1]) == {
+        "elapsed_s": 215.09,
+        "user_s": 18.69,
+        "system_s": 77.98,
+        "cpu_pct": 44.9,
+    }
+    assert "no kernel label" in result.warnings[-1]
 
 
 @pytest.mark.parametrize(
     ("name", "expected"),
     [
+        (
+            "lkp-fixture-kbuild-03.txt",
+            {"elapsed_s": 300.922, "user_s": 16611.657, "system_s": 1932.173},
+        ),
+        (
+            "lkp-fixture-kernbench-02.txt",
+            {
+                "elapsed_s": 7.77,
+                "user_s": 205.55,
+                "system_s": 32.02,
+                "cpu_pct": 3054,
+                "context_switches": 8621,
+                "sleeps": 24101,
+            },
+        ),
+        # hand-written layout samples (see SOURCES.md)
         (
             "gnu-default-2.4.txt",
             {
@@ -42,117 +159,65 @@ def values(result) -> dict[str, float]:
                 "minor_faults": 30431776,
             },
         ),
-        (
-            "gnu-verbose-mss.txt",
-            {
-                "elapsed_s": 94.31,
-                "user_s": 1210.44,
-                "system_s": 130.02,
-                "cpu_pct": 1421,
-                "max_rss_kb": 251044,
-                "major_faults": 3,
-                "minor_faults": 21001554,
-            },
-        ),
-        ("bash-builtin.txt", {"elapsed_s": 7.455, "user_s": 6.12, "system_s": 1.01}),
-        ("bash-time-p.txt", {"elapsed_s": 7.45, "user_s": 6.12, "system_s": 1.01}),
         ("bash-pasted-spaces.txt", {"elapsed_s": 73.1, "user_s": 7.45, "system_s": 28.83}),
-        ("tcsh.txt", {"elapsed_s": 73.1, "user_s": 7.45, "system_s": 28.83, "cpu_pct": 49.6}),
-        (
-            "lkp-fixture-kbuild-03.txt",
-            {"elapsed_s": 300.922, "user_s": 16611.657, "system_s": 1932.173},
-        ),
-        (
-            "lkp-fixture-kernbench-02.txt",
-            {
-                "elapsed_s": 7.77,
-                "user_s": 205.55,
-                "system_s": 32.02,
-                "cpu_pct": 3054,
-                "context_switches": 8621,
-                "sleeps": 24101,
-            },
-        ),
     ],
 )
-def test_layouts(name, expected):
-    found = values(parse(read(name), {}))
-    assert found == pytest.approx(expected)
+def test_single_timing_layouts(name, expected):
+    (record,) = parse(read(name), {}).records
+    assert values(record) == expected
 
 
-def test_units_and_direction():
-    result = parse(read("gnu-verbose-mss.txt"), {})
-    units = {m.metric: (m.unit, m.better) for m in result.measurements}
-    assert units["elapsed_s"] == ("s", "lower")
-    assert units["cpu_pct"] == ("%", "none")
-    assert units["max_rss_kb"] == ("KB", "lower")
-    assert result.metadata["command"] == "make -j16"
-
-
-@pytest.mark.parametrize(
-    ("name", "line"), [("gnu-default-2.4.txt", 1), ("gnu-verbose-hms.txt", 10)]
-)
-def test_zero_rss_is_omitted_with_a_warning(name, line):
-    result = parse(read(name), {})
-    assert "max_rss_kb" not in values(result)
+def test_zero_rss_and_question_mark_cpu_are_omitted_with_warnings():
+    result = parse(read("gnu-default-2.4.txt"), {})
     assert result.warnings == (
-        f"line {line}: maximum resident set size is 0 (kernels before 2.6.32 do not report it); "
+        "line 1: maximum resident set size is 0 (kernels before 2.6.32 do not report it); "
         "max_rss_kb omitted",
     )
-
-
-def test_kernbench_std_deviation_goes_to_metadata():
-    result = parse(read("lkp-fixture-kernbench-01.txt"), {})
-    assert values(result)["elapsed_s"] == pytest.approx(28.094)
-    assert result.metadata["elapsed_s_stddev"] == pytest.approx(0.182565)
-    assert result.metadata["jobs"] == 8
-
-
-def test_question_mark_cpu():
     result = parse(read("gnu-default-zero-elapsed.txt"), {})
-    assert "cpu_pct" not in values(result)
-    assert values(result)["elapsed_s"] == 0
+    assert "cpu_pct" not in values(result.records[0])
     assert "CPU percentage is '?'" in result.warnings[0]
 
 
-def test_failed_command_is_an_error_unless_allowed():
-    text = read("gnu-default-failed.txt")
+def test_side_by_side_kernbench_columns_are_refused():
+    # Derived from the Bhat mail: the second kernel's value pasted beside the first, as
+    # side-by-side comparison tables print them.
+    text = read("linux-mm-bhat-kernbench-two-kernels.txt").replace(
+        "Elapsed Time 650.742 (2.49774)", "Elapsed Time 650.742 (2.49774)\t591.696 (0.660969)"
+    )
     with pytest.raises(ParseError) as err:
         parse(text, {})
-    assert err.value.line == 1
-    assert "non-zero status 2" in err.value.message
-    result = parse(text, {"allow_failed": True})
-    assert values(result)["elapsed_s"] == pytest.approx(16.8)
-    assert result.metadata["exit_status"] == 2
-
-
-KERNBENCH_TWO = """Average Half load -j 4 Run (std deviation):
-Elapsed Time 50.1 (0.2)
-Average Optimal load -j 8 Run (std deviation):
-Elapsed Time 28.0 (0.1)
-"""
-
-
-def test_kernbench_blocks_need_a_choice():
-    with pytest.raises(ParseError, match=r"-j 4 \(Half\), -j 8 \(Optimal\)"):
-        parse(KERNBENCH_TWO, {})
-    assert values(parse(KERNBENCH_TWO, {"jobs": 4})) == {"elapsed_s": 50.1}
-    assert values(parse(KERNBENCH_TWO, {"jobs": 8})) == {"elapsed_s": 28.0}
+    assert err.value.line == 70
+    assert "side-by-side kernbench columns are not supported" in err.value.message
 
 
 @pytest.mark.parametrize(
-    ("text", "fragment", "line"),
+    ("name", "change", "fragment", "line"),
     [
-        (None, "decimal comma (localized output); re-run with LC_ALL=C", 2),
-        ("real 7.45\nreal 7.50\n", "second elapsed value (first at line 1)", 2),
-        ("make: *** [all] Error 2\n", "no elapsed time found", None),
-        ("\tElapsed (wall clock) time (h:mm:ss or m:ss): 1:2:3:4\n", "is not [h:]m:ss", 1),
-        ("real\t0mNaNs\n", "not a number", 1),
+        (
+            "debian-bash-5.2-time-make.txt",
+            ("0m0.207s", "0m0,207s"),
+            "decimal comma (localized output); re-run with LC_ALL=C",
+            6,
+        ),
+        ("debian-bash-5.2-time-make.txt", ("0m0.210s", "0mNaNs"), "not a number", 14),
+        (
+            "debian-bash-5.2-time-make.txt",
+            ("real\t0m0.207s\n", ""),
+            "a timing without an elapsed",
+            6,
+        ),
+        ("debian-gnu-time-1.9-v-make-false.txt", ("0:00.00\n", "1:2:3:4\n"), "is not [h:]m:ss", 6),
     ],
 )
-def test_rejects(text, fragment, line):
-    text = text or read("bash-de_DE.txt")
+def test_rejects_broken_variants(name, change, fragment, line):
+    # Each variant is derived from a real file by corrupting or deleting one value.
+    text = read(name).replace(*change, 1)
     with pytest.raises(ParseError) as err:
-        parse(text, {})
+        parse(text, {"allow_failed": True})
     assert fragment in err.value.message
     assert err.value.line == line
+
+
+def test_no_timing_at_all():
+    with pytest.raises(ParseError, match="no elapsed time found"):
+        parse("make: *** [all] Error 2\n", {})
