@@ -44,6 +44,7 @@ _DATA = re.compile(
 _SCALE = {"bytes": Decimal(1) / 1024, "kilobytes": Decimal(1), "megabytes": Decimal(1024)}
 _SCALE["gigabytes"] = Decimal(1024 * 1024)
 _TERSE = re.compile(r"^\d+ \d+(?: \d+\.\d+){11}$")
+_TERSE_LIKE = re.compile(r"^\d+ \d+(?: \d+\.\d+){5,}")
 _TERSE_NAMES = (
     "total_time",
     "transactions_time",
@@ -171,6 +172,10 @@ def parse(text: str, options: Mapping[str, object]) -> ParseResult:
             report = _Report(number, keys)
         elif _TERSE.match(line):
             records.append(_terse(number, line, keys))
+        elif _TERSE_LIKE.match(line):
+            raise ParseError(
+                f"postmark terse line has {len(line.split())} fields, expected 13", number
+            )
         elif report is not None and line and line not in ("Files:", "Data:"):
             if report.add(number, line):
                 if len(report.found) == len(_all_verbose()):

@@ -89,7 +89,9 @@ def test_throughput_mode():
 
 
 def test_per_child_lines():
-    first = by_keys(parse(read("debian-3.489-throughput-per-child.txt"), {}), test="initial writers")
+    first = by_keys(
+        parse(read("debian-3.489-throughput-per-child.txt"), {}), test="initial writers"
+    )
     assert first["child0_xfer"].value == 1024.00
     assert first["child0_throughput"].value == 3083680.25
     assert first["child1_xfer"].value == 960.00
