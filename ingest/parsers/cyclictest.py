@@ -6,8 +6,8 @@ runs (cursor-up escapes between blocks); each reprint holds the running totals s
 last one per thread is the result and the earlier ones are progress, noted in a warning.
 ``-h N`` output adds a histogram (bucket us, one count column per thread) and the ``# Min/Avg/
 Max Latencies`` and ``# Histogram Overflows`` footer lines, one value per thread in thread
-order. All latencies are microseconds as cyclictest prints them (``-N`` switches to ns and is
-recognised from ``# Total`` ... no: it is refused unless the ``unit`` option says ns).
+order. Latencies are microseconds, cyclictest's default; ``-N`` (nanosecond) output looks
+the same and must not be given to this parser.
 """
 
 from __future__ import annotations
