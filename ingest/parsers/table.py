@@ -124,42 +124,35 @@ def _by_position(table: Table, found: list[Group]) -> list[str] | None:
     return [" ".join(c) for c in cells]
 
 
-def _numeric(text: str) -> bool:
+def _kind(text: str) -> str:
+    """'number', 'broken' (``46O53``), 'mixed' (text and one number), 'text' or 'missing'."""
     try:
-        return read_cell(text, line=0, what="cell").kind == "number"
+        cell = read_cell(text, line=0, what="cell")
     except ParseError:
-        return True
+        return "broken"
+    return "mixed" if cell.kind == "text" and cell.values else cell.kind
+
+
+def _numeric(text: str) -> bool:
+    return _kind(text) in ("number", "broken")
 
 
 def _clean_row(cells: list[str]) -> bool:
     """Every cell after the first a number or a missing mark, and at least one number."""
-    rest = [" ".join(c.split()) for c in cells[1:]]
-    return (
-        bool(cells[0].strip())
-        and all(c in MISSING or _numeric(c) for c in rest)
-        and any(c not in MISSING and _numeric(c) for c in rest)
-    )
+    kinds = [_kind(c) for c in cells[1:]]
+    ok = all(k in ("number", "broken", "missing") for k in kinds)
+    return bool(cells[0].strip()) and ok and any(k != "missing" for k in kinds)
 
 
 def _mostly_clean(cells: list[str]) -> bool:
     """A first row under a header: a label, and at least half its cells plain numbers."""
-    rest = [" ".join(c.split()) for c in cells[1:]]
-    clean = [c for c in rest if c in MISSING or _clean_number(c)]
-    return bool(cells[0].strip()) and 2 * len(clean) >= len(rest) and any(
-        c not in MISSING for c in clean
-    )
+    kinds = [_kind(c) for c in cells[1:]]
+    clean = [k for k in kinds if k in ("number", "missing")]
+    return bool(cells[0].strip()) and 2 * len(clean) >= len(kinds) and "number" in clean
 
 
 def _has_number(cells: list[str]) -> bool:
-    return any(c.strip() not in MISSING and _numeric_or_text_number(c) for c in cells[1:])
-
-
-def _numeric_or_text_number(text: str) -> bool:
-    try:
-        cell = read_cell(text, line=0, what="cell")
-    except ParseError:
-        return True
-    return bool(cell.values)
+    return any(_kind(c) in ("number", "broken", "mixed") for c in cells[1:])
 
 
 def _header_at(lines: list[tuple[int, str]], i: int) -> tuple[Table, int] | None:
@@ -286,14 +279,7 @@ def _note_row(lines: list[tuple[int, str]], k: int, table: Table, adjacent: bool
 
 def _has_number_tokens(text: str) -> bool:
     """A clean number among the line's cells ('1.3.0' in a name is none)."""
-    return any(_clean_number(g.text) for g in groups(text)[1:])
-
-
-def _clean_number(text: str) -> bool:
-    try:
-        return read_cell(text, line=0, what="cell").kind == "number"
-    except ParseError:
-        return False
+    return any(_kind(g.text) == "number" for g in groups(text)[1:])
 
 
 def _wrapped(

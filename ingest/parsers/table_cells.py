@@ -1,10 +1,7 @@
-"""Cells of hand-made text tables: tokens, merged cell groups, numbers with units and markers.
+"""Cells of hand-made text tables (split from ``table.py``; docs/parsers/table.md).
 
-Split from ``table.py`` (docs/parsers/table.md). A mailed table's cell is rarely a bare
-number: ``1,987,024 KB``, ``*2,720,600 KB``, ``184MB/sec``, ``13.K``, ``3.49 M``,
-``89623.85±0.35%``, ``2182, 2261, 2266, 2252``, ``0 (default)``, ``....``. This module turns
-one cell's text into exact numbers (through :func:`parse_number`) plus what was printed around
-them, and leaves every decision about columns to ``table.py``.
+A mailed cell is rarely a bare number (``*2,720,600 KB``, ``184MB/sec``, ``3.49 M``,
+``89623.85±0.35%``, ``2182, 2261``, ``0 (default)``, ``....``): read it exactly, or fail.
 """
 
 from __future__ import annotations
@@ -97,8 +94,7 @@ def groups(line: str) -> list[Group]:
 
 
 def _ends_with_number(text: str) -> bool:
-    last = text.split()[-1].rstrip(",")
-    return is_number_token(last) or bool(re.fullmatch(rf"\*?{_NUM}[KkMG]?\*?", last))
+    return is_number_token(text.split()[-1])
 
 
 def _one(text: str, *, line: int, what: str, thousands: bool) -> Cell | None:
@@ -135,14 +131,8 @@ def read_cell(text: str, *, line: int, what: str, thousands: bool = True) -> Cel
         value = _one(left.strip(), line=line, what=what, thousands=thousands)
         spread = _one(right.strip(), line=line, what=what, thousands=thousands)
         if value is not None and spread is not None:
-            return Cell(
-                "number",
-                value.values,
-                value.unit,
-                value.marker,
-                spread.values[0],
-                spread.unit or value.unit,
-            )
+            unit = spread.unit or value.unit
+            return Cell("number", value.values, value.unit, value.marker, *spread.values, unit)
     parts = [part.strip() for part in text.split(", ")]
     if len(parts) > 1:
         items = [_one(part, line=line, what=what, thousands=thousands) for part in parts]
@@ -157,33 +147,19 @@ def read_cell(text: str, *, line: int, what: str, thousands: bool = True) -> Cel
 
 
 def _text_cell(text: str, *, line: int, what: str, thousands: bool) -> Cell:
+    """Text in a cell; its number kept when it holds exactly one (``0 (default)``)."""
     numbers = _IN_TEXT.findall(text)
-    if len(numbers) != 1:
-        return Cell("text", note=text)
     try:
         value = parse_number(numbers[0], line=line, what=what, thousands=thousands)
-    except ParseError:
+    except (ParseError, IndexError):
         return Cell("text", note=text)
-    return Cell("text", (value,), note=text)
+    return Cell("text", (value,), note=text) if len(numbers) == 1 else Cell("text", note=text)
 
 
+_PHRASE = r"\s+(?:numbers\s+|values\s+)?(?:is|are)\s+(?:better|faster)\b"
 _DIRECTION = (
-    (
-        re.compile(
-            r"\b(?:higher|bigger|larger|more)\s+(?:numbers\s+|values\s+)?(?:is|are)\s+"
-            r"(?:better|faster)\b",
-            re.I,
-        ),
-        "higher",
-    ),
-    (
-        re.compile(
-            r"\b(?:lower|smaller|less|fewer)\s+(?:numbers\s+|values\s+)?(?:is|are)\s+"
-            r"(?:better|faster)\b",
-            re.I,
-        ),
-        "lower",
-    ),
+    (re.compile(r"\b(?:higher|bigger|larger|more)" + _PHRASE, re.I), "higher"),
+    (re.compile(r"\b(?:lower|smaller|less|fewer)" + _PHRASE, re.I), "lower"),
 )
 
 
@@ -236,8 +212,7 @@ def snake_case(text: str) -> str:
 _TRIAL_NAMES = {"run", "run #", "run#", "#", "iteration", "iter", "trial"}
 
 
-class _Table(Protocol):
-    """What build_records needs of table.py's Table (kept apart to avoid an import cycle)."""
+class _Table(Protocol):  # table.py's Table, without an import cycle
 
     columns: Sequence[Any]
     rows: Sequence[Any]
@@ -288,9 +263,8 @@ def _column_unit(name: str, header_unit: str | None, cells: list[tuple[int, Cell
                 )
     unit = first[1] if first else None
     if header_unit and unit and header_unit != unit:
-        raise ParseError(
-            f"column {name!r} is in {header_unit!r} but the cell is in {unit!r}", first and first[0]
-        )
+        message = f"column {name!r} is in {header_unit!r} but the cell is in {unit!r}"
+        raise ParseError(message, first[0] if first else None)
     if unit and not header_unit:
         for line, cell in cells:
             if cell.kind == "number" and not cell.unit and any(v != 0 for v in cell.values):
@@ -339,19 +313,14 @@ def _measure_column(
     unit = str(spec.get("unit", unit if unit is not None else ""))
     if not unit:
         warnings.append(f"column {label!r} states no unit; give one with option columns")
-    better = str(
-        spec.get("better")
-        or options.get("better")
-        or header_better
-        or direction(f"{table.title} {table.caption}")
-        or "none"
-    )
+    hint = header_better or direction(f"{table.title} {table.caption}")
+    better = str(spec.get("better") or options.get("better") or hint or "none")
     if better not in ("higher", "lower", "none"):
         raise ParseError(f"column {label!r}: better must be higher, lower or none, not {better!r}")
-    out: dict[int, list[Measurement]] = {}
-    for line, cell in cells:
-        out[line] = _cell_measurements(label, metric, unit, better, line, cell, warnings)
-    return out
+    return {
+        line: _cell_measurements(label, metric, unit, better, line, cell, warnings)
+        for line, cell in cells
+    }
 
 
 def _cell_measurements(
@@ -360,14 +329,10 @@ def _cell_measurements(
     b: Better = better  # type: ignore[assignment]
     if cell.kind == "missing":
         return []
-    if cell.kind == "text":
-        if len(cell.values) == 1:
-            warnings.append(
-                f"line {line}: column {label!r} reads {cell.note!r}; stored {cell.values[0]:g}"
-            )
-            return [Measurement(metric, cell.values[0], unit, b)]
-        warnings.append(f"line {line}: column {label!r} reads {cell.note!r}: no value stored")
-        return []
+    if cell.kind == "text":  # read_cell keeps a text cell's number only when it has one
+        stored = f"stored {cell.values[0]:g}" if cell.values else "no value stored"
+        warnings.append(f"line {line}: column {label!r} reads {cell.note!r}; {stored}")
+        return [Measurement(metric, v, unit, b) for v in cell.values]
     if cell.marker:
         warnings.append(f"line {line}: column {label!r} marked {cell.marker!r} (see the footnote)")
     if len(cell.values) == 1:
@@ -405,13 +370,8 @@ def build_records(
 
 
 def _record(
-    table: _Table,
-    row: Any,
-    keys: list[int],
-    label_index: int | None,
-    trial_index: int | None,
-    measured: dict[int, dict[int, list[Measurement]]],
-    tag: int | None,
+    table: _Table, row: Any, keys: list[int], label_index: int | None,
+    trial_index: int | None, measured: dict[int, dict[int, list[Measurement]]], tag: int | None,
 ) -> Record:
     record_keys: dict[str, KeyValue] = {}
     for index in keys:
@@ -435,7 +395,6 @@ def _record(
     seen = [m.metric for m in values]
     duplicates = sorted({name for name in seen if seen.count(name) > 1})
     if duplicates:
-        raise ParseError(
-            f"two columns give metric {duplicates}; rename one with option columns", row.line
-        )
+        message = f"two columns give metric {duplicates}; rename one with option columns"
+        raise ParseError(message, row.line)
     return Record(keys=record_keys, trial=trial, line=row.line, measurements=tuple(values))
