@@ -137,10 +137,11 @@ def _numeric(text: str) -> bool:
     return _kind(text) in ("number", "broken")
 
 
-def _clean_row(cells: list[str]) -> bool:
-    """Every cell after the first a number or a missing mark, and at least one number."""
+def _clean_row(cells: list[str], strict: bool = False) -> bool:
+    """Every cell after the first a number or a missing mark, and at least one number.
+    Not strict, a broken number counts (so that the row is read and the error raised)."""
     kinds = [_kind(c) for c in cells[1:]]
-    ok = all(k in ("number", "broken", "missing") for k in kinds)
+    ok = all(k in ("number", "missing") or (k == "broken" and not strict) for k in kinds)
     return bool(cells[0].strip()) and ok and any(k != "missing" for k in kinds)
 
 
@@ -242,14 +243,15 @@ def _read_body(lines: list[tuple[int, str]], start: int, table: Table) -> int:
             continue
         adjacent = not prose and not blank
         cells = _split(table, text, number) if adjacent else _split_quiet(table, text)
-        if (cells is None or not _clean_row(cells)) and _header_at(lines, k) is not None:
+        if (cells is None or not _clean_row(cells, True)) and _header_at(lines, k) is not None:
             return k
         joined = _wrapped(lines, k, table, cells)
         if joined is not None:
             table.rows.append(Row(number, joined))
             prose, blank, k = False, False, k + 2
             continue
-        if cells is not None and (_clean_row(cells) or (adjacent and _has_number(cells))):
+        loose = adjacent and cells is not None and _has_number(cells)
+        if cells is not None and (_clean_row(cells, not adjacent) or loose):
             table.rows.append(Row(number, cells))
             prose, blank = False, False
         elif adjacent and table.rows and _has_number_tokens(text):
@@ -274,7 +276,7 @@ def _note_row(lines: list[tuple[int, str]], k: int, table: Table, adjacent: bool
     if _has_number_tokens(lines[k][1]) or k + 1 >= len(lines):
         return False
     following = _split_quiet(table, lines[k + 1][1])
-    return adjacent and bool(table.rows) or (following is not None and _clean_row(following))
+    return adjacent and bool(table.rows) or (following is not None and _clean_row(following, True))
 
 
 def _has_number_tokens(text: str) -> bool:

@@ -1,7 +1,6 @@
-"""Cells of hand-made text tables (split from ``table.py``; docs/parsers/table.md).
+"""Cells of hand-made text tables, read exactly or refused (split from ``table.py``).
 
-A mailed cell is rarely a bare number (``*2,720,600 KB``, ``184MB/sec``, ``3.49 M``,
-``89623.85±0.35%``, ``2182, 2261``, ``0 (default)``, ``....``): read it exactly, or fail.
+Cells such as ``*2,720,600 KB``, ``184MB/sec``, ``3.49 M``, ``89623.85±0.35%``, ``0 (default)``.
 """
 
 from __future__ import annotations
@@ -109,10 +108,7 @@ def _one(text: str, *, line: int, what: str, thousands: bool) -> Cell | None:
             return None
         number, unit = number + _MULTIPLIER[unit], None
     if "," in number and not thousands:
-        raise ParseError(
-            f"{what} {text!r} has a comma; thousands separators are off (option thousands)",
-            line,
-        )
+        raise ParseError(f"{what} {text!r} has a comma; option thousands is off", line)
     value = parse_number(number, line=line, what=what, suffixes=True, thousands=thousands)
     marker = (match.group("pre") or "") + (match.group("post") or "")
     return Cell("number", (value,), unit, marker)
@@ -136,11 +132,10 @@ def read_cell(text: str, *, line: int, what: str, thousands: bool = True) -> Cel
     parts = [part.strip() for part in text.split(", ")]
     if len(parts) > 1:
         items = [_one(part, line=line, what=what, thousands=thousands) for part in parts]
-        if all(item is not None and not item.marker for item in items):
-            units = {item.unit for item in items if item is not None}
-            if len(units) == 1:
-                values = tuple(v for item in items if item is not None for v in item.values)
-                return Cell("number", values, units.pop())
+        units = {item.unit for item in items if item is not None}
+        if all(item is not None and not item.marker for item in items) and len(units) == 1:
+            values = tuple(v for item in items if item is not None for v in item.values)
+            return Cell("number", values, units.pop())
     if " " not in text and re.search(r"\d", text):  # '51x24', '1.2.3': a broken number
         raise ParseError(f"{what} {text!r} is not a number", line)
     return _text_cell(text, line=line, what=what, thousands=thousands)
@@ -220,7 +215,7 @@ class _Table(Protocol):  # table.py's Table, without an import cycle
     caption: str
 
 
-def _norm(name: str) -> str:
+def _norm(name: str) -> str:  # headers compare case-insensitively, whitespace normalized
     return " ".join(name.split()).lower()
 
 
@@ -261,6 +256,11 @@ def _column_unit(name: str, header_unit: str | None, cells: list[tuple[int, Cell
                     f"column {name!r}: {cell.unit!r} here but {first[1]!r} at line {first[0]}",
                     line,
                 )
+    spread = [(n, c.spread_unit or "") for n, c in cells if c.spread is not None]
+    for line, unit in spread:
+        if unit != spread[0][1]:
+            where = f"{spread[0][1]!r} at line {spread[0][0]}"
+            raise ParseError(f"column {name!r}: ± part in {unit!r} here but {where}", line)
     unit = first[1] if first else None
     if header_unit and unit and header_unit != unit:
         message = f"column {name!r} is in {header_unit!r} but the cell is in {unit!r}"

@@ -211,3 +211,31 @@ def test_text_with_one_number_is_stored_with_a_warning():
 def test_no_table():
     with pytest.raises(ParseError, match="no table found"):
         parse("Thanks Martin.\n\nI'll see if I can reproduce this.\n", {})
+
+
+LU = "lkml-2023-06-30-lu-task-group-body-excerpt.txt"
+
+
+@pytest.mark.parametrize(
+    ("table", "label", "metric", "value", "unit", "better"),
+    [
+        (1, "per_node", "transactions", 132401.37, "", "higher"),
+        (1, "per_node", "transactions_spread", 0.83, "%", "none"),
+        (2, "aligned", "time", 47.43, "", "lower"),  # 'time(less is better)'
+        (3, "aligned", "throughput", 9415.97, "", "higher"),
+        (4, "aligned", "transactions", 62291.58, "", "none"),  # no phrase in this header
+        (8, "aligned", "throughput_spread", 11.46, "%", "none"),
+    ],
+)
+def test_spread_cells_and_header_directions(table, label, metric, value, unit, better):
+    rec = record(parse(read(LU), {"table": table}), label=label, table=table)
+    found = {m.metric: m for m in rec.measurements}[metric]
+    assert (found.value, found.unit, found.better) == (pytest.approx(value), unit, better)
+
+
+def test_spread_printed_in_two_units_is_refused():
+    # Real: the CSL hackbench table has 'aligned: 48.78±0.61%' but 'per_node: 48.95±1.06'.
+    with pytest.raises(ParseError, match="± part in '' here but '%'") as err:
+        parse(read(LU), {})
+    assert err.value.line == 65
+    assert parse(read(LU), {"table": 8}).metadata["tables"] == 8
