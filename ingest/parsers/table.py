@@ -188,7 +188,7 @@ def _header_at(lines: list[tuple[int, str]], i: int) -> tuple[Table, int] | None
     if cells is None or not _mostly_clean(cells):
         return None
     if units:
-        _apply_units(table, units)
+        _apply_units(table, units, lines[i + 1][0])
     return table, j
 
 
@@ -217,11 +217,20 @@ def _split_quiet(table: Table, text: str) -> list[str] | None:
         return None
 
 
-def _apply_units(table: Table, units: str) -> None:
-    for m in re.finditer(r"[(\[]([^()\[\]]+)[)\]]", units):
-        index = _place(m.start(), m.end(), [(c.start, c.end) for c in table.columns])
-        if index is not None:
-            table.columns[index].unit = m.group(1).strip()
+def _apply_units(table: Table, units: str, line: int) -> None:
+    """Units under the header: in order when there is one per column (or per column after
+    the label), else by position; two units under one column are an error."""
+    found = list(re.finditer(r"[(\[]([^()\[\]]+)[)\]]", units))
+    if len(found) in (len(table.columns), len(table.columns) - 1):
+        columns = table.columns[len(table.columns) - len(found) :]
+    else:
+        spans = [(c.start, c.end) for c in table.columns]
+        places = [_place(m.start(), m.end(), spans) for m in found]
+        if None in places or len(set(places)) != len(places):
+            raise ParseError("the units line does not line up with the header's columns", line)
+        columns = [table.columns[i] for i in places if i is not None]
+    for column, match in zip(columns, found, strict=True):
+        column.unit = match.group(1).strip()
 
 
 def _read_body(lines: list[tuple[int, str]], start: int, table: Table) -> int:

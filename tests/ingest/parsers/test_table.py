@@ -239,3 +239,13 @@ def test_spread_printed_in_two_units_is_refused():
         parse(read(LU), {})
     assert err.value.line == 65
     assert parse(read(LU), {"table": 8}).metadata["tables"] == 8
+
+
+def test_units_line_under_the_header():
+    # Derived from PIGGIN: a units line typed under the first header (one per value column).
+    header = ">                              Elapsed      System        User         CPU\n"
+    text = read(PIGGIN).replace(header, header + ">  (s)  (s)  (s)  (%)\n", 1)
+    rec = record(parse(text, {}), label="2.6.0-test8", table=1)
+    assert units(rec)["elapsed"] == ("s", "none")
+    assert units(rec)["cpu"] == ("%", "none")
+    assert values(rec)["user"] == 566.65
