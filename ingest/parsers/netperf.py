@@ -3,10 +3,11 @@
 A test is a banner (``... TEST from ...``), a header whose last line carries the units, a
 blank line, then the result row(s). Columns are taken by position per test family, because
 netperf's header words are spread over 3-5 wrapped lines. Every banner is one Record keyed
-by what its row states as parameters (test name, socket and message sizes, elapsed time);
-repeats with equal keys are trials (base.group_records), never summed or averaged, even when
-lkp started them concurrently (a warning says so). Throughput is converted to Mbit/s exactly
-(Decimal) from whatever unit the header prints.
+by what the file states as its parameters (kernel label, test name, remote host, socket and
+message sizes); repeats with equal keys are trials (base.group_records), never summed or
+averaged, even when lkp started them concurrently (a warning says so). The printed elapsed
+time is a measurement, not a key: it is measured (300.00 vs 300.01 for one configuration).
+Throughput is converted to Mbit/s exactly (Decimal) from whatever unit the header prints.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ingest.parsers.base import (
     register,
 )
 from ingest.parsers.numbers import parse_number
+from ingest.parsers.run_labels import LabelScope, warn_unlabelled_repeats
 from ingest.parsers.text import numbered_lines
 
 _BANNER = re.compile(r"^(?:MIGRATED\s+)?(?P<test>.+?)\s+TEST\b(?:.*?\bto\s+(?P<host>[^\s(]+))?")
@@ -47,6 +49,7 @@ TO_MBIT = (
     | {f"10^{n}Bytes": Decimal(10**n * 8) / Decimal(10**6) for n in (0, 3, 6, 9)}
 )
 METRICS = {
+    "elapsed_s": ("s", "none"),
     "throughput_mbit": ("Mbit/s", "higher"),
     "throughput_recv_mbit": ("Mbit/s", "higher"),
     "transactions_per_s": ("trans/s", "higher"),
@@ -69,6 +72,7 @@ class _Test:
     family: str  # "stream", "udp_stream" or "rr"
     line: int
     host: str | None  # the banner's "to HOST"
+    label: str | None  # the kernel label in force at the banner (run_labels.py)
     unit: str | None = None
     rows: list[Row] = field(default_factory=list)
 
@@ -99,17 +103,22 @@ def _row(line: str, number: int, warnings: list[str]) -> list[str] | None:
     return numbers
 
 
-def _read_tests(text: str, warnings: list[str]) -> tuple[list[_Test], int]:
+def _read_tests(text: str, warnings: list[str], scope: LabelScope) -> tuple[list[_Test], int]:
     """Header lines never start with a number, so the first numeric line after a banner is
     the first result row; a blank or text line after the rows ends the test."""
     tests: list[_Test] = []
     current: _Test | None = None
     background = 0
-    for number, line in numbered_lines(text):
+    raw_lines = numbered_lines(text, unquote=False)
+    for (number, line), (_, raw) in zip(numbered_lines(text), raw_lines, strict=True):
         background += bool(_BACKGROUND.search(line))
+        if scope.read(raw, line, number, warnings):
+            current = None
+            continue
         banner = _BANNER.match(line.strip())
         if banner:
-            current = _Test(banner["test"], _family(banner["test"], number), number, banner["host"])
+            family = _family(banner["test"], number)
+            current = _Test(banner["test"], family, number, banner["host"], scope.label)
             tests.append(current)
             continue
         if current is None:
@@ -159,9 +168,8 @@ def _stream(test: _Test) -> tuple[dict[str, KeyValue], dict[str, float]]:
         "recv_socket_size": _size(row[0], number),
         "send_socket_size": _size(row[1], number),
         "message_size": _size(row[2], number),
-        "elapsed_s": _num(row[3]),
     }
-    values = {"throughput_mbit": _mbit(test, row[4], number)}
+    values = {"elapsed_s": _num(row[3]), "throughput_mbit": _mbit(test, row[4], number)}
     if len(row) == 9:
         values |= _cpu(row[5:9], "kb")
     return keys, values
@@ -183,9 +191,9 @@ def _udp(test: _Test, warnings: list[str]) -> tuple[dict[str, KeyValue], dict[st
         "send_socket_size": _size(send[0], send_line),
         "recv_socket_size": _size(recv[0], recv_line),
         "message_size": _size(send[1], send_line),
-        "elapsed_s": _num(send[2]),
     }
     values = {
+        "elapsed_s": _num(send[2]),
         "throughput_mbit": _mbit(test, send[5], send_line),
         "throughput_recv_mbit": _mbit(test, recv[3], recv_line),
         "messages_sent": _num(send[3]),
@@ -214,7 +222,6 @@ def _rr(test: _Test) -> tuple[dict[str, KeyValue], dict[str, float]]:
         "recv_socket_size": _size(row[1], number),
         "request_size": _size(row[2], number),
         "response_size": _size(row[3], number),
-        "elapsed_s": _num(row[4]),
     }
     if len(test.rows) > 1:  # the remote end's socket sizes
         remote_line, remote = test.rows[1]
@@ -224,7 +231,7 @@ def _rr(test: _Test) -> tuple[dict[str, KeyValue], dict[str, float]]:
             )
         keys["remote_send_socket_size"] = _size(remote[0], remote_line)
         keys["remote_recv_socket_size"] = _size(remote[1], remote_line)
-    values = {"transactions_per_s": _num(row[5])}
+    values = {"elapsed_s": _num(row[4]), "transactions_per_s": _num(row[5])}
     if len(row) == 10:
         values |= _cpu(row[6:10], "tr")
     return keys, values
@@ -244,7 +251,8 @@ def _record(test: _Test, warnings: list[str]) -> Record:
         for metric, (unit, better) in METRICS.items()
         if metric in values
     )
-    stated: dict[str, KeyValue] = {"test": test.name}
+    stated: dict[str, KeyValue] = {"label": test.label} if test.label else {}
+    stated["test"] = test.name
     if test.host:
         stated["remote_host"] = test.host
     return Record(keys=stated | keys, line=test.line, measurements=measurements)
@@ -253,7 +261,8 @@ def _record(test: _Test, warnings: list[str]) -> Record:
 @register("netperf")
 def parse(text: str, options: Mapping[str, object]) -> ParseResult:
     warnings: list[str] = []
-    tests, background = _read_tests(text, warnings)
+    scope = LabelScope()
+    tests, background = _read_tests(text, warnings, scope)
     if not tests:
         raise ParseError("no netperf test banner ('... TEST from ...') found")
     records = [_record(test, warnings) for test in tests]
@@ -263,6 +272,8 @@ def parse(text: str, options: Mapping[str, object]) -> ParseResult:
             f"{background} netperf commands were started in the background ('&'): the tests "
             "ran concurrently; each is stored as a trial, not summed"
         )
+    else:
+        warn_unlabelled_repeats(records, scope, warnings)
     metadata: dict[str, str | int | float] = {}
     units = {test.unit for test in tests if test.unit}
     if len(units) == 1:

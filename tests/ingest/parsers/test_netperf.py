@@ -36,17 +36,17 @@ def test_three_nics_tcp_and_udp_streams():
         "recv_socket_size": 87380,
         "send_socket_size": 16384,
         "message_size": 16384,
-        "elapsed_s": 20.18,
     }
     assert metric(tcp, "throughput_mbit") == [0.59, 8.54, 0.56]
+    assert metric(tcp, "elapsed_s") == [20.18, 20.04, 20.05]
     assert dict(udp[1].keys) == {
         "test": "UDP UNIDIRECTIONAL SEND",
         "remote_host": "172.37.1.1",
         "send_socket_size": 65535,
         "recv_socket_size": 65535,
         "message_size": 1472,
-        "elapsed_s": 19.99,
     }
+    assert metric(udp, "elapsed_s") == [20.00, 19.99, 20.00]
     assert metric(udp, "throughput_mbit") == [9.44, 9.03, 9.43]
     assert metric(udp, "throughput_recv_mbit") == [8.96, 9.03, 9.18]
     assert metric(udp, "messages_sent") == [16027, 15326, 16008]
@@ -57,11 +57,16 @@ def test_three_nics_tcp_and_udp_streams():
 
 
 def test_three_runs_with_annotations_and_unit_spellings():
-    # 10^6bits/s in the first header, 10^6bits/sec in the others
+    # 10^6bits/s in the first header, 10^6bits/sec in the others. The three runs differ only
+    # in prose (firewall rules), so they are three trials of one group, with a warning.
     result = parse(read("lkml-nibali-tcp-stream-three-runs.txt"), {})
     assert metric(result.records, "throughput_mbit") == [88.03, 3.28, 85.78]
-    assert [r.keys["elapsed_s"] for r in result.records] == [60.01, 60.12, 60.03]
-    assert result.warnings == tuple(f"line {n}: ignored annotation '<------'" for n in (55, 69, 83))
+    assert metric(result.records, "elapsed_s") == [60.01, 60.12, 60.03]
+    (group,) = group_records(result.records)
+    assert [n for n, _ in group.trials] == [1, 2, 3]
+    annotations = tuple(f"line {n}: ignored annotation '<------'" for n in (55, 69, 83))
+    assert result.warnings[:3] == annotations
+    assert "no kernel label: if they ran on different kernels, split it" in result.warnings[3]
 
 
 def test_concurrent_udp_instances_are_trials_not_a_sum():
@@ -83,16 +88,18 @@ def test_sctp_stream_with_cpu_columns_and_an_odd_elapsed():
     result = parse(read("lkp-fixture-netperf.txt"), {})
     assert len(result.records) == 64
     assert values(result.records[0]) == {
+        "elapsed_s": 300.00,
         "throughput_mbit": 7572.02,
         "cpu_util_local_pct": 32.07,
         "cpu_util_remote_pct": 32.07,
         "service_demand_local_us_per_kb": 44.406,
         "service_demand_remote_us_per_kb": 44.406,
     }
-    # one instance ran 300.01 s (line 402): elapsed is a key, so it is its own group
-    odd = [r for r in result.records if r.keys["elapsed_s"] == 300.01]
+    # one instance ran 300.01 s (line 402): elapsed is measured, not a key, so it stays a
+    # trial of the one configuration
+    odd = [r for r in result.records if values(r)["elapsed_s"] == 300.01]
     assert [(r.line, values(r)["throughput_mbit"]) for r in odd] == [(396, 8255.00)]
-    assert [len(g.trials) for g in group_records(result.records)] == [63, 1]
+    assert [len(g.trials) for g in group_records(result.records)] == [64]
 
 
 @pytest.mark.parametrize(
@@ -118,6 +125,7 @@ def test_request_response_with_service_demand():
     assert record.keys["request_size"] == 1
     assert record.keys["remote_recv_socket_size"] == 87380
     assert [(m.metric, m.value, m.unit, m.better) for m in record.measurements] == [
+        ("elapsed_s", 10.00, "s", "none"),
         ("transactions_per_s", 27975.88, "trans/s", "higher"),
         ("cpu_util_local_pct", 18.64, "%", "none"),
         ("cpu_util_remote_pct", 20.12, "%", "none"),
