@@ -70,6 +70,7 @@ class _State:
             if self.command is not None:
                 keys["command"] = self.command
             keys.update(self.block)
+            self.scope.used = True
             self.current = _Timing(keys)
             self.command = None  # a command is timed once
         self.current.values[name] = (value, line)
@@ -121,21 +122,36 @@ def _context(state: _State, raw: str, line: str, number: int) -> bool:
     return False
 
 
+def _line(state: _State, raw: str, line: str, number: int) -> bool:
+    """Read one non-blank line; False when nothing in it was recognised (prose, output)."""
+    if exited := EXIT.match(line):
+        if line.lstrip().startswith("Command exited"):
+            state.close()  # GNU time prints it before the timing it belongs to
+        _exit_status(state, int(exited["status"]), number)
+        return True
+    if _context(state, raw, line, number):
+        return True
+    kernbench, found = read_values(line, number, bool(state.block), state.warnings)
+    if found and state.block and not kernbench:
+        state.close()  # another tool's timing after a kernbench block: not of that block
+        state.block = {}
+    for name, value, stddev in found:
+        state.set(name, value, number, stddev)
+    return bool(found)
+
+
 def _read(text: str, options: Mapping[str, object]) -> _State:
     state = _State(options)
     raw_lines = numbered_lines(text, unquote=False)
+    after_blank = False
     for (number, line), (_, raw) in zip(numbered_lines(text), raw_lines, strict=True):
         if not line.strip():
+            after_blank = True
             continue
-        if exited := EXIT.match(line):
-            if line.lstrip().startswith("Command exited"):
-                state.close()  # GNU time prints it before the timing it belongs to
-            _exit_status(state, int(exited["status"]), number)
-            continue
-        if _context(state, raw, line, number):
-            continue
-        for name, value, stddev in read_values(line, number, bool(state.block), state.warnings):
-            state.set(name, value, number, stddev)
+        if not _line(state, raw, line, number) and state.scope.prose_break(line, after_blank):
+            state.close()
+            state.command, state.block = None, {}
+        after_blank = False
     state.close()
     return state
 

@@ -186,11 +186,17 @@ def _kernbench(text: str, line: int, warnings: list[str]) -> list[Value]:
     return [(_KERNBENCH[label.lower()], value, stddev)]
 
 
-def read_values(text: str, line: int, in_block: bool, warnings: list[str]) -> list[Value]:
-    """The timing fields one line holds, whatever the layout (kernbench only in a block)."""
-    return (
+def read_values(
+    text: str, line: int, in_block: bool, warnings: list[str]
+) -> tuple[bool, list[Value]]:
+    """(read as kernbench, the timing fields one line holds), whatever the layout.
+
+    Kernbench lines are only read inside an ``Average ... load`` block.
+    """
+    if in_block and (found := _kernbench(text, line, warnings)):
+        return True, found
+    return False, (
         _gnu_default(text, line, warnings)
         or _gnu_verbose(text, line, warnings)
-        or (_kernbench(text, line, warnings) if in_block else [])
         or _shell(text, line, warnings)
     )
