@@ -125,8 +125,8 @@ def _context(number: int, line: str, state: _State) -> None:
         state.progress.append((number, progress))
     elif version := _VERSION.search(line):
         state.metadata["version"] = version["version"]
-    elif (started := _STARTED.match(line)) or (command := _COMMAND.search(line)):
-        state.clients = int((started or command)["clients"])
+    elif count := _STARTED.match(line) or _COMMAND.search(line):
+        state.clients = int(count["clients"])
 
 
 def _read(text: str) -> tuple[list[Record], _State]:

@@ -171,7 +171,7 @@ def _record(timing: _Timing, warnings: list[str]) -> Record:
                 "report it); max_rss_kb omitted"
             )
             continue
-        measurements.append(Measurement(metric, value, unit, better))
+        measurements.append(Measurement(metric, value, unit, better))  # type: ignore[arg-type]
         if name in timing.stddev:
             stddev = timing.stddev[name]
             measurements.append(Measurement(f"{metric}_stddev", stddev, unit, "none"))
