@@ -1,164 +1,268 @@
-"""Accuracy of the regression detector on synthetic series shaped like the lab's.
+"""Accuracy of the regression detector on lab-like series, replayed one kernel per upload.
 
-    python bench/detector_accuracy.py [--series N] [--seed S]
+    python bench/detector_accuracy.py            # full suite, ~1-2 min on 2 cores
+    python bench/detector_accuracy.py --quick    # a tenth of it, a few seconds
+    python bench/detector_accuracy.py --seed 7 --set online_alpha=0.02
 
-Each series: 3-25 stock kernels in kernel order, sometimes a patched build of a kernel
-that performs like its stock kernel, 1-5 trials per run, relative noise 0.5-5 % per trial,
-a metric where higher or lower is better. Half of the series have one step: from a random
-kernel on, performance is worse by 2-30 %. Points are handed to the detector in a shuffled
-(upload) order. ``detect`` and ``change_points`` run at default Settings; a regression
-alert is correct when its candidate is a stock run of the step's first kernel.
-The seed is fixed, so the table is the same on every run.
+Series (seeded): 10-40 kernels in kernel order, 1-5 trials per run, 1-5 % within-run noise
+(per trial) plus run-to-run noise (0.25-1 x the within-run noise, shared by a run's trials),
+metrics where higher or lower is better. sigma = the sd of one trial, sqrt(within^2 +
+between^2). Kinds:
+
+- step: one step of 1-5 sigma, up or down (a regression or an improvement), at a random
+  kernel with at least 2 kernels before it and 1 after it;
+- clean: no step;
+- spike: one run (all its trials) 4-8 sigma off, then back; no step;
+- bimodal: every run is in a second mode 2-4 sigma away with probability 0.3; no step.
+
+Replay: kernel 1 is uploaded, checked, then kernel 2, ... as the service does it
+(``service_check`` mirrors perfdb.regressions._changes: ``detect`` for the new runs, plus
+``change_points`` landing on them). An *alert* is a change that is not ``unconfirmed`` (it
+would be emailed), counted once per (run, direction); an unconfirmed change is counted as
+*pending*. An alert is true when it names the step's kernel, or a neighbour (off by one), in
+the step's direction; "exact" is the share on the step's kernel itself.
+Whole-series mode hands the detector the complete series once.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import statistics
 import sys
 import time
-from dataclasses import dataclass, replace
+from collections import Counter, defaultdict
+from collections.abc import Collection, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from perfdb.detection import Point, Settings, change_points, detect  # noqa: E402
+from perfdb.detection import Change, Point, Settings, change_points, detect  # noqa: E402
 
-KERNELS = [f"2.4.{n}" for n in range(0, 21)] + ["2.4-distro"] + [f"2.5.{n}" for n in range(1, 76)]
-PATCHES = [("D7",), ("O(1)",), ("trytowakeup1",), ("busiestqueue",)]
-PATCHED_SHARE = 0.2  # chance that a kernel also has a (neutral) patched build
+KINDS = ("step", "clean", "spike", "bimodal")
 
 
 @dataclass(frozen=True)
 class Series:
-    points: tuple[Point, ...]
+    kind: str
+    points: tuple[Point, ...]  # one stock run per kernel, in kernel order
     better: str
-    noise_pct: float
     trials: int
-    step_pct: float | None  # size of the regression, None for a no-step series
-    step_run_ids: frozenset[int]  # stock runs of the step's first kernel
+    sigma_steps: int  # step size in sigma (step series), else 0
+    step_at: int  # index of the step's / spike's kernel, -1 if none
+    step_up: bool
 
 
-def make_series(rng: random.Random, *, with_step: bool) -> Series:
-    n_kernels = rng.randint(3, 25)
-    first = rng.randrange(0, len(KERNELS) - n_kernels)
-    kernels = KERNELS[first : first + n_kernels]
-    trials = rng.randint(1, 5)
-    noise = rng.uniform(0.5, 5.0)
-    better = rng.choice(["higher", "higher", "lower"])
-    base = rng.uniform(50, 5000)
-    step = rng.uniform(2.0, 30.0) if with_step else None
-    step_at = rng.randint(1, n_kernels - 1)
-    sign = -1 if better == "higher" else 1  # a regression moves the metric the wrong way
-    worse = 1 + sign * (step or 0.0) / 100
-
-    builds = []
-    for i, kernel in enumerate(kernels):
-        level = base * (worse if step and i >= step_at else 1.0)
-        builds.append((kernel, (), level))
-        if rng.random() < PATCHED_SHARE:
-            builds.append((kernel, rng.choice(PATCHES), level))
-    rng.shuffle(builds)  # upload order is not kernel order
+def make_series(rng: random.Random, kind: str, trials: int, sigma_steps: int) -> Series:
+    n = rng.randint(10, 40)
+    within = rng.uniform(1.0, 5.0) / 100
+    between = within * rng.uniform(0.25, 1.0)
+    sigma = math.hypot(within, between)
+    better = rng.choice(["higher", "lower"])
+    base = rng.uniform(50.0, 5000.0)
+    up = rng.random() < 0.5
+    sign = 1.0 if up else -1.0
+    at = rng.randint(2, n - 2) if kind in ("step", "spike") else -1
+    mode_offset = sign * rng.uniform(2.0, 4.0) * sigma
+    first = rng.randint(0, 200)
     points = []
-    for run_id, (kernel, patches, level) in enumerate(builds, start=1):
-        values = tuple(level * (1 + rng.gauss(0, noise / 100)) for _ in range(trials))
-        points.append(Point(run_id=run_id, kernel=kernel, patches=patches, values=values))
-    step_runs = frozenset(
-        p.run_id for p in points if step and not p.patches and p.kernel == kernels[step_at]
-    )
-    return Series(tuple(points), better, noise, trials, step, step_runs)
+    for i in range(n):
+        level = 1.0
+        if kind == "step" and i >= at:
+            level += sign * sigma_steps * sigma
+        if kind == "spike" and i == at:
+            level += sign * rng.uniform(4.0, 8.0) * sigma
+        if kind == "bimodal" and rng.random() < 0.3:
+            level += mode_offset
+        run_level = level + rng.gauss(0.0, between)
+        values = tuple(base * (run_level + rng.gauss(0.0, within)) for _ in range(trials))
+        points.append(Point(run_id=i + 1, kernel=f"2.6.{first + i}", patches=(), values=values))
+    return Series(kind, tuple(points), better, trials, sigma_steps, at, up)
+
+
+def service_check(
+    points: Sequence[Point], new: Collection[int], better: str, settings: Settings
+) -> list[Change]:
+    """What perfdb.regressions._changes does for one series (no pinned or declared baseline)."""
+    changes = detect(points, better=better, settings=settings, candidates=new)
+    seen = {c.candidate_run_id for c in changes}
+    steps = change_points(points, better=better, settings=settings)
+    return changes + [
+        s for s in steps if s.candidate_run_id in new and s.candidate_run_id not in seen
+    ]
+
+
+def _status(change: Change) -> str:
+    return getattr(change, "status", "confirmed")
 
 
 @dataclass
-class Tally:
-    steps: int = 0
-    caught: int = 0
-    big_steps: int = 0
-    big_caught: int = 0
-    true_alerts: int = 0
-    false_alerts: int = 0
-    no_step_series: int = 0
-    no_step_series_alerted: int = 0
-
-    def add(self, series: Series, alerted: set[int]) -> None:
-        true = alerted & series.step_run_ids
-        self.true_alerts += len(true)
-        self.false_alerts += len(alerted - true)
-        if series.step_pct is None:
-            self.no_step_series += 1
-            self.no_step_series_alerted += bool(alerted)
-            return
-        self.steps += 1
-        self.caught += bool(true)
-        if series.step_pct > 3 * series.noise_pct:
-            self.big_steps += 1
-            self.big_caught += bool(true)
+class Outcome:
+    alerts: list[tuple[int, str]] = field(default_factory=list)  # (kernel index, direction)
+    pending: int = 0
+    check_ms: list[float] = field(default_factory=list)
+    whole: list[tuple[int, str]] = field(default_factory=list)
 
 
-def run_detector(series: Series, settings: Settings) -> set[int]:
-    changes = detect(series.points, better=series.better, settings=settings)
-    changes += change_points(series.points, better=series.better, settings=settings)
-    return {c.candidate_run_id for c in changes if c.direction == "regression"}
+def _record(
+    into: list[tuple[int, str]], seen: set[tuple[int, str]], changes: Iterable[Change]
+) -> None:
+    for c in changes:
+        key = (c.candidate_run_id, c.direction)
+        if _status(c) != "unconfirmed" and key not in seen:
+            seen.add(key)
+            into.append((c.candidate_run_id - 1, c.direction))
 
 
-def pct(part: int, whole: int) -> str:
-    return f"{100 * part / whole:5.1f} %" if whole else "    -  "
+def replay(series: Series, settings: Settings) -> Outcome:
+    out = Outcome()
+    seen: set[tuple[int, str]] = set()
+    pending: set[int] = set()
+    for t in range(len(series.points)):
+        started = time.perf_counter()
+        changes = service_check(series.points[: t + 1], {t + 1}, series.better, settings)
+        out.check_ms.append((time.perf_counter() - started) * 1000)
+        pending |= {c.candidate_run_id for c in changes if _status(c) == "unconfirmed"}
+        _record(out.alerts, seen, changes)
+    out.pending = len(pending)
+    every = {p.run_id for p in series.points}
+    _record(out.whole, set(), service_check(series.points, every, series.better, settings))
+    return out
+
+
+def true_direction(series: Series) -> str:
+    went_up = series.step_up
+    return "improvement" if went_up == (series.better == "higher") else "regression"
+
+
+def score(series: Series, alerts: list[tuple[int, str]]) -> tuple[bool, int, int, int]:
+    """(step caught, true alerts, exact-kernel alerts, false alerts)."""
+    if series.kind != "step":
+        return False, 0, 0, len(alerts)
+    want = true_direction(series)
+    true = [(i, d) for i, d in alerts if d == want and abs(i - series.step_at) <= 1]
+    exact = sum(1 for i, _ in true if i == series.step_at)
+    return bool(true), len(true), exact, len(alerts) - len(true)
+
+
+def _work(job: tuple[int, str, int, int, dict[str, str]]) -> tuple[Series, Outcome]:
+    seed, kind, trials, size, overrides = job
+    settings = _settings(overrides)
+    series = make_series(random.Random(seed), kind, trials, size)
+    return series, replay(series, settings)
+
+
+def _settings(overrides: dict[str, str]) -> Settings:
+    base = Settings()
+    values = {
+        k: type(getattr(base, k))(v) if getattr(base, k) is not None else float(v)
+        for k, v in overrides.items()
+    }
+    return replace(base, **values)
+
+
+def jobs(
+    seed: int, scale: float, overrides: dict[str, str]
+) -> list[tuple[int, str, int, int, dict[str, str]]]:
+    rng = random.Random(seed)
+    plan: list[tuple[str, int, int, int]] = []  # kind, trials, size, count
+    for trials in range(1, 6):
+        plan += [("step", trials, size, round(40 * scale)) for size in range(1, 6)]
+        plan.append(("clean", trials, 0, round(200 * scale)))
+        plan.append(("spike", trials, 0, round(40 * scale)))
+        plan.append(("bimodal", trials, 0, round(40 * scale)))
+    return [
+        (rng.randrange(2**32), kind, trials, size, overrides)
+        for kind, trials, size, count in plan
+        for _ in range(max(count, 1))
+    ]
+
+
+def pct(part: float, whole: float) -> str:
+    return f"{100 * part / whole:5.1f} %" if whole else "   -   "
+
+
+def report(results: list[tuple[Series, Outcome]], mode: str) -> None:
+    pick = (lambda o: o.alerts) if mode == "online" else (lambda o: o.whole)
+    caught: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0, 0])
+    totals = Counter[str]()
+    false_by: dict[tuple[str, int], list[int]] = defaultdict(lambda: [0, 0])
+    for series, outcome in results:
+        hit, true, exact, false = score(series, pick(outcome))
+        if series.kind == "step":
+            cell = caught[(series.sigma_steps, series.trials)]
+            cell[0] += hit
+            cell[1] += 1
+        totals["true"] += true
+        totals["exact"] += exact
+        totals["false"] += false
+        fb = false_by[(series.kind, series.trials)]
+        fb[0] += false
+        fb[1] += 1
+    print(f"\n### {mode}: recall by step size (rows) x trials per run (columns)\n")
+    print("| step | " + " | ".join(f"{n} trial{'s' * (n > 1)}" for n in range(1, 6)) + " |")
+    print("|---" * 6 + "|")
+    for size in range(1, 6):
+        cells = [caught[(size, n)] for n in range(1, 6)]
+        print(f"| {size} sigma | " + " | ".join(pct(c[0], c[1]) for c in cells) + " |")
+    alerts = totals["true"] + totals["false"]
+    print(
+        f"\nprecision (all kinds) {pct(totals['true'], alerts)}, "
+        f"exact kernel {pct(totals['exact'], totals['true'])} of true alerts\n"
+    )
+    print("| false alerts per 100 series | " + " | ".join(f"{n} tr." for n in range(1, 6)) + " |")
+    print("|---" * 6 + "|")
+    for kind in KINDS:
+        cells = [false_by[(kind, n)] for n in range(1, 6)]
+        row = " | ".join(f"{100 * c[0] / c[1]:5.1f}" if c[1] else "  -  " for c in cells)
+        print(f"| {kind} | {row} |")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--series", type=int, default=600, help="series per kind (step/none)")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--seed", type=int, default=2003)
-    parser.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="override a Settings default, e.g. --set noise_multiplier=3.5",
-    )
+    parser.add_argument("--quick", action="store_true", help="a tenth of the series")
+    parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
     args = parser.parse_args()
-
-    rng = random.Random(args.seed)
     overrides = dict(item.split("=", 1) for item in args.set)
-    settings = replace(
-        Settings(), **{k: type(getattr(Settings(), k))(v) for k, v in overrides.items()}
-    )
-    rows: dict[str, Tally] = {"all": Tally()}
-    timings = []
-    for i in range(2 * args.series):
-        series = make_series(rng, with_step=i % 2 == 0)
-        started = time.perf_counter()
-        alerted = run_detector(series, settings)
-        timings.append((time.perf_counter() - started) * 1000)
-        label = "1 trial" if series.trials == 1 else f"{series.trials} trials"
-        for key in ("all", label):
-            rows.setdefault(key, Tally()).add(series, alerted)
-
-    print(f"seed {args.seed}, {args.series} step + {args.series} no-step series, {settings}")
-    print()
-    header = (
-        "| series | precision | recall | recall, step > 3x noise | "
-        "no-step series with a false alert | false alerts |"
-    )
-    print(header)
-    print("|---|---|---|---|---|---|")
-    for key in ["all", "1 trial", *(f"{n} trials" for n in range(2, 6))]:
-        t = rows.get(key)
-        if t is None:
-            continue
-        alerts = t.true_alerts + t.false_alerts
-        print(
-            f"| {key} | {pct(t.true_alerts, alerts)} | {pct(t.caught, t.steps)} "
-            f"({t.caught}/{t.steps}) | {pct(t.big_caught, t.big_steps)} "
-            f"({t.big_caught}/{t.big_steps}) | {t.no_step_series_alerted}/{t.no_step_series} "
-            f"| {t.false_alerts} |"
-        )
-    print()
+    scale = args.scale * (0.1 if args.quick else 1.0)
+    todo = jobs(args.seed, scale, overrides)
+    started = time.perf_counter()
+    with ProcessPoolExecutor(args.workers) as pool:
+        results = list(pool.map(_work, todo, chunksize=8))
+    wall = time.perf_counter() - started
+    print(f"seed {args.seed}, {len(todo)} series, settings {_settings(overrides)}")
+    report(results, "online")
+    pending = Counter[str]()
+    for series, outcome in results:
+        pending[series.kind] += outcome.pending
+    counts = Counter(s.kind for s, _ in results)
     print(
-        f"time per series: median {statistics.median(timings):.1f} ms, "
-        f"max {max(timings):.1f} ms, total {sum(timings) / 1000:.1f} s"
+        "\npending (unconfirmed) changes per 100 series: "
+        + ", ".join(f"{k} {100 * pending[k] / counts[k]:.1f}" for k in KINDS)
     )
+    report(results, "whole series")
+    long_checks = [ms for s, o in results if len(s.points) >= 35 for ms in o.check_ms[34:]]
+    every = [ms for _, o in results for ms in o.check_ms]
+    print(
+        f"\ncheck time: median {statistics.median(every):.2f} ms, 40-kernel series median "
+        f"{statistics.median(long_checks):.2f} ms, p95 "
+        f"{statistics.quantiles(long_checks, n=20)[-1]:.2f} ms; wall {wall:.1f} s"
+    )
+    print("peers: ruptures not installed" if not _has_ruptures() else "peers: see --peers")
+
+
+def _has_ruptures() -> bool:
+    try:
+        import ruptures  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 if __name__ == "__main__":
