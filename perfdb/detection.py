@@ -2,8 +2,9 @@
 
 Pure functions over frozen dataclasses, no Django: the Celery task loads a series from the
 database, turns it into ``Point``s and stores the returned ``Change``s as alerts (direction
-"regression") or as recorded improvements. How it works and why the defaults are what they
-are: docs/detector.md (with the accuracy table from bench/detector_accuracy.py).
+"regression") or as recorded improvements. The statistics policy (noise model, thresholds,
+the pairwise judge shared with the compare page) is ``perfdb.policy``; the step scan is
+``perfdb.stats.step_scan``. How it works and the accuracy figures: docs/detector.md.
 """
 
 from __future__ import annotations
@@ -11,11 +12,17 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
-from perfdb import stats
+from scipy import stats as scipy_stats
+
+from perfdb import policy, stats
 from perfdb.kernels import kernel_sort_key, parse_kernel
+from perfdb.policy import BETTER_CHOICES as BETTER_CHOICES
+from perfdb.policy import Settings
+from perfdb.policy import validate_threshold_pct as validate_threshold_pct
 
-BETTER_CHOICES = ("higher", "lower", "none")
+DEFAULTS = Settings()
 
 
 @dataclass(frozen=True)
@@ -29,20 +36,6 @@ class Point:
 
 
 @dataclass(frozen=True)
-class Settings:
-    """Detector knobs. The defaults were tuned with bench/detector_accuracy.py."""
-
-    alpha: float = 0.1  # Welch's t-test significance (the noise threshold does the heavy work)
-    min_change_pct: float = 2.0  # below this a significant change is not worth an alert
-    threshold_pct: float | None = None  # fixed threshold; None = derive from the series' noise
-    default_threshold_pct: float = 5.0  # used when threshold_pct is None and noise is unknown
-    noise_multiplier: float = 4.5  # standard errors of noise a change must exceed
-    changepoint_alpha: float = 0.01  # permutation-test significance for E-Divisive
-    changepoint_permutations: int = 199
-    changepoint_seed: int = 20030723  # fixed: the same series always gives the same answer
-
-
-@dataclass(frozen=True)
 class Change:
     baseline_run_ids: tuple[int, ...]
     candidate_run_id: int
@@ -51,6 +44,10 @@ class Change:
     method: str  # "welch" | "threshold" | "changepoint"
     direction: str  # "regression" | "improvement"
     confidence: float  # 0..1, see docs/detector.md
+    # "confirmed": alert and email. "unconfirmed": the newest kernel moved, the next kernel
+    # confirms it (a later check returns it "confirmed") or clears it (it is never returned
+    # again): store it, show it, do not email it yet. See docs/detector.md, "For the service".
+    status: str = "confirmed"
 
 
 @dataclass(frozen=True)
@@ -63,15 +60,41 @@ class Comparison:
     confidence: float
 
 
-# --- baselines ---
+# --- kernels, parsed once per kernel string ---
+
+
+@lru_cache(maxsize=65536)
+def _parsed(kernel: str) -> tuple[str, tuple[object, ...]]:
+    return parse_kernel(kernel).text, tuple(kernel_sort_key(kernel))
 
 
 def _kernel(point: Point) -> str:
-    return parse_kernel(point.kernel).text  # "2.4.20-stock" is "2.4.20"
+    return _parsed(point.kernel)[0]  # "2.4.20-stock" is "2.4.20"
 
 
-def _order(point: Point) -> tuple:
-    return (*kernel_sort_key(point.kernel), point.patches, point.run_id)
+def _key(point: Point) -> tuple[object, ...]:
+    return _parsed(point.kernel)[1]
+
+
+def _order(point: Point) -> tuple[object, ...]:
+    return (*_key(point), point.patches, point.run_id)
+
+
+def _usable(points: Sequence[Point]) -> list[Point]:
+    """NaN and infinite trials dropped; a run with no trial left is no observation."""
+    cleaned = []
+    for point in points:
+        values = policy.finite(point.values)
+        if values:
+            cleaned.append(point if values == point.values else _with_values(point, values))
+    return cleaned
+
+
+def _with_values(point: Point, values: tuple[float, ...]) -> Point:
+    return Point(point.run_id, point.kernel, point.patches, values)
+
+
+# --- baselines ---
 
 
 def baseline_runs(
@@ -93,18 +116,15 @@ def baseline_runs(
     elif candidate.patches:
         kernel, patches = _kernel(candidate), ()
     else:
-        earlier = [
-            p
-            for p in points
-            if not p.patches and kernel_sort_key(p.kernel) < kernel_sort_key(candidate.kernel)
-        ]
+        key = _key(candidate)
+        earlier = [p for p in points if not p.patches and _key(p) < key]
         if not earlier:
             return ()
         kernel, patches = _kernel(max(earlier, key=_order)), ()
     group = [
         p
         for p in points
-        if _kernel(p) == kernel and p.patches == patches and p.run_id != candidate.run_id
+        if p.patches == patches and p.run_id != candidate.run_id and _kernel(p) == kernel
     ]
     return tuple(sorted(group, key=lambda p: p.run_id))
 
@@ -129,51 +149,25 @@ def choose_baseline(
 
 
 def series_noise_pct(points: Sequence[Point]) -> float | None:
-    """Pooled within-run relative sd (%) over the runs with >= 2 trials; None if none has."""
-    return stats.pooled_cv_pct([p.values for p in points])
+    """Robust within-run relative sd (%) over the runs with >= 2 trials; None if none has."""
+    return policy.within_run_pct([p.values for p in _usable(points)])[0]
 
 
 def detection_noise_pct(points: Sequence[Point]) -> float | None:
-    """The noise thresholds are derived from: within-run if any run has trials, else between.
-
-    A series of single-value runs has no within-run noise; its stock kernels' levels, moving
-    from one kernel to the next, still show how noisy it is (``successive_difference_cv_pct``,
-    needs >= 4 stock kernels). None when neither is available: the default threshold applies.
-    """
+    """Per-trial noise (%) for pairwise thresholds: within-run if any run has trials, else the
+    stock kernels' level noise (needs >= 4 stock kernels); None: the default threshold."""
     within = series_noise_pct(points)
     if within is not None:
         return within
-    return stats.successive_difference_cv_pct([k.level for k in _stock_by_kernel(points)])
+    levels = [k.level for k in _stock_by_kernel(_usable(points))]
+    return policy.level_noise_pct(levels)[0] if len(levels) >= 4 else None
 
 
 def threshold_pct(
     settings: Settings, noise_pct: float | None, n_baseline: int, n_candidate: int
 ) -> float:
-    """The smallest |change| (%) worth an alert for these sample sizes.
-
-    A fixed ``threshold_pct`` is used as given. Otherwise, with the series' noise known,
-    a change must exceed ``noise_multiplier`` standard errors of the difference of the two
-    means (noise * sqrt(1/n1 + 1/n2)) and ``min_change_pct``; without it,
-    ``default_threshold_pct``. Scaling by the standard error is what lets a 5-trial run
-    flag a smaller change than a single value, and a multiplier well above 2 is what keeps
-    a long series of noise-only comparisons free of false alerts (docs/detector.md).
-    """
-    if settings.threshold_pct is not None:
-        return settings.threshold_pct
-    if noise_pct is None:
-        return max(settings.min_change_pct, settings.default_threshold_pct)
-    standard_error = noise_pct * math.sqrt(1 / n_baseline + 1 / n_candidate)
-    return max(settings.min_change_pct, settings.noise_multiplier * standard_error)
-
-
-def _check_better(better: str) -> None:
-    if better not in BETTER_CHOICES:
-        raise ValueError(f"better must be one of {BETTER_CHOICES}, got {better!r}")
-
-
-def _direction(change_pct: float, better: str) -> str:
-    went_up = change_pct > 0
-    return "improvement" if went_up == (better == "higher") else "regression"
+    """The smallest |change| (%) worth an alert for these sample sizes (``policy``)."""
+    return policy.pairwise_threshold_pct(settings, noise_pct, n_baseline, n_candidate)
 
 
 # --- comparing one candidate with its baseline ---
@@ -184,29 +178,22 @@ def evaluate(
     candidate: Sequence[float],
     *,
     better: str,
-    settings: Settings = Settings(),
-    series_noise_pct: float | None = None,
+    settings: Settings = DEFAULTS,
+    series_noise_pct: float | policy.Noise | None = None,
+    resolution: float | None = None,
 ) -> Comparison:
-    """``compare`` with the threshold and confidence it used, for callers that store them."""
-    _check_better(better)
-    change = stats.relative_change_pct(baseline, candidate)
-    trials_both_sides = len(baseline) >= 2 and len(candidate) >= 2
-    noise = series_noise_pct
-    if noise is None and trials_both_sides:
-        noise = stats.pooled_cv_pct([baseline, candidate])  # at least these runs' own noise
-    limit = threshold_pct(settings, noise, len(baseline), len(candidate))
-    big_enough = abs(change) >= limit
-    if trials_both_sides:
-        p_value = stats.welch_p_value(baseline, candidate)
-        significant = p_value < settings.alpha and big_enough
-        return Comparison(
-            change, p_value, "welch", significant and better != "none", limit, 1.0 - p_value
-        )
-    # One side is a single value: no test is possible, only a size threshold. Confidence
-    # treats the threshold as noise_multiplier standard errors of the difference.
-    standard_error = limit / settings.noise_multiplier
-    confidence = 1.0 - stats.normal_two_sided_p(change / standard_error)
-    return Comparison(change, None, "threshold", big_enough and better != "none", limit, confidence)
+    """``compare`` with the threshold and confidence it used (``policy.judge``)."""
+    verdict = policy.judge(
+        baseline, candidate, better, series_noise_pct, resolution or settings.resolution, settings
+    )
+    return Comparison(
+        verdict.change_pct,
+        verdict.p_value,
+        verdict.method,
+        verdict.significant,
+        verdict.threshold_pct,
+        verdict.confidence,
+    )
 
 
 def compare(
@@ -214,7 +201,7 @@ def compare(
     candidate: Sequence[float],
     *,
     better: str,
-    settings: Settings = Settings(),
+    settings: Settings = DEFAULTS,
     series_noise_pct: float | None = None,
 ) -> tuple[float, float | None, str, bool]:
     """(change_pct, p_value, method, is_significant) of candidate trials vs baseline trials.
@@ -229,52 +216,102 @@ def compare(
     return result.change_pct, result.p_value, result.method, result.is_significant
 
 
+def _pairwise(
+    points: Sequence[Point],
+    point: Point,
+    better: str,
+    settings: Settings,
+    pinned_run_id: int | None,
+    noise: policy.Noise | float | None,
+    newest: tuple[object, ...] | None,
+) -> Change | None:
+    group = baseline_runs(points, point, pinned_run_id=pinned_run_id)
+    if not group:
+        return None
+    baseline = [v for p in group for v in p.values]
+    if stats.mean(baseline) == 0:
+        return None
+    resolution = settings.resolution or policy.resolution_of([*baseline, *point.values])
+    verdict = policy.judge(baseline, point.values, better, noise, resolution, settings)
+    if not verdict.significant:
+        return None
+    # a stock kernel judged against the one before it is a step only once a later kernel
+    # agrees; a patched build or a pinned comparison is an A/B test, final at once
+    at_newest = not point.patches and pinned_run_id is None and _key(point) == newest
+    return Change(
+        baseline_run_ids=tuple(p.run_id for p in group),
+        candidate_run_id=point.run_id,
+        change_pct=verdict.change_pct,
+        p_value=verdict.p_value,
+        method=verdict.method,
+        direction=verdict.direction,
+        confidence=verdict.confidence,
+        status="unconfirmed" if at_newest else "confirmed",
+    )
+
+
 def detect(
     points: Sequence[Point],
     *,
     better: str,
-    settings: Settings = Settings(),
+    settings: Settings = DEFAULTS,
     pinned_run_id: int | None = None,
     candidates: Collection[int] | None = None,
 ) -> list[Change]:
-    """Significant changes of each candidate run (default: every run) against its baseline.
+    """Changes for the candidate runs (default: every run), as the service checks an upload.
 
-    Returned in kernel order. Candidates without a baseline, or whose baseline mean is 0
-    (no relative change exists), are skipped.
+    Patched builds (against the same kernel stock) and pinned comparisons are pairwise
+    (``policy.judge``). Stock runs of a series with >= ``min_kernels`` stock kernels go
+    through the step scan: when a candidate is a stock run, every confirmed step of the
+    series is returned (the service's get-or-create makes that idempotent, and a step that
+    this upload's kernel confirms is raised on the earlier run), plus the newest kernel's
+    move as "unconfirmed". Shorter series compare a stock run with the previous kernel.
+    Returned in kernel order; candidates without a baseline or with a zero baseline mean
+    are skipped, and a zero change is never reported.
     """
-    _check_better(better)
+    policy.check_better(better)
     if better == "none":
         return []
-    noise = detection_noise_pct(points)
-    changes = []
-    for point in sorted(points, key=_order):
+    usable = sorted(_usable(points), key=_order)
+    series = _analyse(tuple(usable), settings)
+    noise: policy.Noise | float | None = series.noise if series else detection_noise_pct(usable)
+    stock_keys = [_key(p) for p in usable if not p.patches]
+    newest = max(stock_keys) if stock_keys else None
+    changes, stock_kernels = [], set()
+    for point in usable:
         if candidates is not None and point.run_id not in candidates:
             continue
-        group = baseline_runs(points, point, pinned_run_id=pinned_run_id)
-        if not group:
+        if series is not None and not point.patches and pinned_run_id is None:
+            stock_kernels.add(_kernel(point))
             continue
-        baseline = [v for p in group for v in p.values]
-        if stats.mean(baseline) == 0:
-            continue
-        result = evaluate(
-            baseline, point.values, better=better, settings=settings, series_noise_pct=noise
-        )
-        if result.is_significant:
-            changes.append(
-                Change(
-                    baseline_run_ids=tuple(p.run_id for p in group),
-                    candidate_run_id=point.run_id,
-                    change_pct=result.change_pct,
-                    p_value=result.p_value,
-                    method=result.method,
-                    direction=_direction(result.change_pct, better),
-                    confidence=result.confidence,
-                )
-            )
-    return changes
+        change = _pairwise(usable, point, better, settings, pinned_run_id, noise, newest)
+        if change is not None:
+            changes.append(change)
+    if series is not None and stock_kernels:
+        changes += _series_changes(series, better, stock_kernels)
+    order = {p.run_id: _order(p) for p in usable}
+    return sorted(changes, key=lambda c: order[c.candidate_run_id])
 
 
-# --- change points over the stock series ---
+def change_points(
+    points: Sequence[Point], *, better: str, settings: Settings = DEFAULTS
+) -> list[Change]:
+    """Confirmed steps of the whole stock series (the step scan), no declared baseline.
+
+    Each kernel contributes the mean of its pooled trials. A step is reported at the first
+    kernel of the new level (its earliest run is the candidate), against the stock runs of
+    the segment before it (outliers left out); change_pct compares the two levels.
+    """
+    policy.check_better(better)
+    if better == "none":
+        return []
+    series = _analyse(tuple(sorted(_usable(points), key=_order)), settings)
+    if series is None:
+        return []
+    return _series_changes(series, better, set())
+
+
+# --- the stock series ---
 
 
 @dataclass(frozen=True)
@@ -298,7 +335,7 @@ def _stock_by_kernel(points: Sequence[Point]) -> list[_KernelRuns]:
     for point in points:
         if not point.patches:
             groups.setdefault(_kernel(point), []).append(point)
-    ordered = sorted(groups.items(), key=lambda item: kernel_sort_key(item[0]))
+    ordered = sorted(groups.items(), key=lambda item: _parsed(item[0])[1])
     return [
         _KernelRuns(
             kernel=kernel,
@@ -309,53 +346,72 @@ def _stock_by_kernel(points: Sequence[Point]) -> list[_KernelRuns]:
     ]
 
 
-def change_points(
-    points: Sequence[Point], *, better: str, settings: Settings = Settings()
-) -> list[Change]:
-    """Steps in the stock series found by E-Divisive, with no declared baseline.
+@dataclass(frozen=True)
+class _Series:
+    kernels: tuple[_KernelRuns, ...]
+    noise: policy.Noise
+    scan: stats.Scan
 
-    Each kernel contributes the mean of its pooled trials. A step is reported at the first
-    kernel of the new segment (its earliest run is the candidate), against every stock run
-    of the segment before it; change_pct compares the two segments' mean levels, p_value is
-    the permutation test's and confidence 1 - p. Steps smaller than ``threshold_pct`` for
-    the two segments' trial counts are dropped: a change point that small is noise that
-    happened to line up, or too small to be worth an alert.
+
+@lru_cache(maxsize=32)
+def _analyse(points: tuple[Point, ...], settings: Settings) -> _Series | None:
+    """Noise model and step scan of a series; None below ``min_kernels`` stock kernels.
+
+    Cached: the service calls ``detect`` and ``change_points`` on the same points.
     """
-    _check_better(better)
-    if better == "none":
-        return []
     kernels = _stock_by_kernel(points)
     levels = [k.level for k in kernels]
-    found = stats.e_divisive(
-        levels,
-        significance=settings.changepoint_alpha,
-        permutations=settings.changepoint_permutations,
-        seed=settings.changepoint_seed,
+    if len(kernels) < settings.min_kernels or any(level == 0 for level in levels):
+        return None
+    noise = policy.series_noise([p.values for p in points], levels, settings)
+    if noise is None:
+        return None
+    centre = sorted(abs(v) for v in levels)[len(levels) // 2]
+    resolution = settings.resolution or policy.resolution_of(v for p in points for v in p.values)
+    variances = []
+    for k in kernels:
+        within = (noise.within_pct or 0.0) ** 2 / len(k.values)
+        sd = math.sqrt(noise.between_pct**2 / len(k.run_ids) + within) / 100 * centre
+        floor = (resolution or 0.0) / 2 / math.sqrt(len(k.values))
+        variances.append(max(sd, floor, 1e-9 * centre) ** 2)
+    per_kernel = settings.series_alpha / max(len(kernels), settings.budget_kernels)
+    fixed = policy.usable_threshold_pct(settings.threshold_pct)
+    rule = stats.ScanRule(
+        critical=policy.critical_t(per_kernel / 2, noise.dof),
+        homogeneity=tuple(
+            policy.critical_chi2(settings.homogeneity_alpha, d) if d else math.inf
+            for d in range(settings.confirm_window + 1)
+        ),
+        min_fraction=(fixed if fixed is not None else settings.min_change_pct) / 100,
+        min_absolute=resolution or 0.0,
+        window=settings.confirm_window,
+        baseline_window=settings.baseline_window,
     )
-    cuts = [0, *sorted(cp.index for cp in found), len(kernels)]
-    p_values = {cp.index: cp.p_value for cp in found}
-    noise = detection_noise_pct(points)
+    return _Series(tuple(kernels), noise, stats.step_scan(levels, variances, rule))
+
+
+def _series_changes(series: _Series, better: str, new_kernels: set[str]) -> list[Change]:
+    """Confirmed steps, plus the pending one when its kernel is among ``new_kernels``."""
+    steps = list(series.scan.steps)
+    pending = series.scan.pending
+    if pending is not None and series.kernels[pending.index].kernel in new_kernels:
+        steps.append(pending)
     changes = []
-    for before_start, at, after_end in zip(cuts, cuts[1:], cuts[2:], strict=False):
-        before, after = levels[before_start:at], levels[at:after_end]
-        if stats.mean(before) == 0:
-            continue
-        change = stats.relative_change_pct(before, after)
-        trials_before = sum(len(k.values) for k in kernels[before_start:at])
-        trials_after = sum(len(k.values) for k in kernels[at:after_end])
-        if abs(change) < threshold_pct(settings, noise, trials_before, trials_after):
-            continue
+    for step in steps:
+        change = (step.after_mean - step.before_mean) / abs(step.before_mean) * 100.0
+        p_value = min(1.0, 2.0 * float(scipy_stats.t.sf(abs(step.z), series.noise.dof)))
         changes.append(
             Change(
                 baseline_run_ids=tuple(
-                    sorted(r for k in kernels[before_start:at] for r in k.run_ids)
+                    sorted(r for i in step.before for r in series.kernels[i].run_ids)
                 ),
-                candidate_run_id=kernels[at].run_ids[0],
+                candidate_run_id=series.kernels[step.index].run_ids[0],
                 change_pct=change,
-                p_value=p_values[at],
+                p_value=p_value,
                 method="changepoint",
-                direction=_direction(change, better),
-                confidence=1.0 - p_values[at],
+                direction=policy.direction(change, better),
+                confidence=1.0 - p_value,
+                status="confirmed" if step.confirmed else "unconfirmed",
             )
         )
     return changes

@@ -109,99 +109,134 @@ def normal_two_sided_p(z: float) -> float:
     return float(2.0 * scipy_stats.norm.sf(abs(z)))
 
 
-# --- E-Divisive (Matteson & James 2014, "A nonparametric approach for multiple change point
-# analysis of multivariate data", JASA 109(505)), with alpha = 1 and a permutation test. ---
+# --- steps at the newest kernel, one pass over a series (linear time) ---
 
 
 @dataclass(frozen=True)
-class ChangePoint:
-    index: int  # first index of the new segment
-    p_value: float
+class Step:
+    """A level shift found by ``step_scan``."""
+
+    index: int  # first kernel of the new level
+    seen_at: int  # kernel at which it was confirmed (for a pending step: the newest)
+    z: float  # (after mean - before mean) / its standard error
+    before: tuple[int, ...]  # the baseline kernels (the current segment, outliers left out)
+    before_mean: float
+    after_mean: float
+    confirmed: bool  # False: only the newest kernel has moved, a spike or a step
 
 
-def _block_sums(distances: np.ndarray) -> np.ndarray:
-    """2-D prefix sums so the sum of any block of the distance matrix costs O(1)."""
-    n = distances.shape[0]
-    sums = np.zeros((n + 1, n + 1))
-    sums[1:, 1:] = distances.cumsum(axis=0).cumsum(axis=1)
-    return sums
+@dataclass(frozen=True)
+class Scan:
+    steps: tuple[Step, ...]  # confirmed steps, in order
+    pending: Step | None  # the newest kernel moved, nothing after it to confirm it yet
+    outliers: frozenset[int]  # kernels that moved and came back: spikes, left out of baselines
 
 
-def _block(sums: np.ndarray, r0: int, r1: int, c0: int, c1: int) -> float:
-    return sums[r1, c1] - sums[r0, c1] - sums[r1, c0] + sums[r0, c0]
+@dataclass(frozen=True)
+class ScanRule:
+    critical: float  # |z| a step must reach
+    homogeneity: tuple[float, ...]  # chi2 limit for the kernels after a step, by dof (index)
+    min_fraction: float  # |after - before| >= this x |before mean|
+    min_absolute: float  # |after - before| must exceed this (the metric's resolution)
+    window: int = 4  # kernels after a step that may confirm it
+    baseline_window: int = 30  # kernels of the current segment used as its baseline
 
 
-def _best_split(distances: np.ndarray, start: int, end: int) -> tuple[int, float]:
-    """Split of x[start:end] that maximises the energy statistic Q-hat.
+class _Prefix:
+    """Running sums over kernels that are not outliers: any range in O(1)."""
 
-    Q(tau) = tau*m/n * (2/(tau*m) * sum|x_i - y_j| - sum|x_i - x_k| / C(tau, 2)
-                        - sum|y_j - y_k| / C(m, 2)),  left = x[start:tau], right = x[tau:end].
-    A 1-point side has no within-side distance, counted as 0 (the series are short, so
-    single-point segments must be allowed).
+    def __init__(self) -> None:
+        self.sums, self.vars, self.counts = [0.0], [0.0], [0]
+
+    def push(self, level: float, variance: float, keep: bool) -> None:
+        self.sums.append(self.sums[-1] + (level if keep else 0.0))
+        self.vars.append(self.vars[-1] + (variance if keep else 0.0))
+        self.counts.append(self.counts[-1] + keep)
+
+    def drop_last(self) -> None:
+        self.sums[-1], self.vars[-1], self.counts[-1] = (
+            self.sums[-2],
+            self.vars[-2],
+            self.counts[-2],
+        )
+
+    def range(self, lo: int, hi: int) -> tuple[float, float, int]:
+        return (
+            self.sums[hi] - self.sums[lo],
+            self.vars[hi] - self.vars[lo],
+            self.counts[hi] - self.counts[lo],
+        )
+
+
+def _candidate(
+    levels: Sequence[float],
+    variances: Sequence[float],
+    outlier: Sequence[bool],
+    prefix: _Prefix,
+    j: int,
+    t: int,
+    start: int,
+    rule: ScanRule,
+) -> Step | None:
+    """The step "kernel j starts a new level", judged with kernels j..t after it."""
+    lo = max(start, j - rule.baseline_window)
+    b_sum, b_var, b_n = prefix.range(lo, j)
+    after = [i for i in range(j, t + 1) if not outlier[i]]
+    if b_n < 2 or not after:
+        return None
+    before_mean = b_sum / b_n
+    after_mean = math.fsum(levels[i] for i in after) / len(after)
+    diff = after_mean - before_mean
+    if abs(diff) < rule.min_fraction * abs(before_mean) or abs(diff) <= rule.min_absolute:
+        return None
+    se = math.sqrt(b_var / b_n**2 + math.fsum(variances[i] for i in after) / len(after) ** 2)
+    z = diff / se if se > 0 else math.copysign(math.inf, diff)
+    if abs(z) < rule.critical:
+        return None
+    if len(after) >= 2:
+        spread = math.fsum((levels[i] - after_mean) ** 2 / variances[i] for i in after)
+        if spread > rule.homogeneity[min(len(after) - 1, len(rule.homogeneity) - 1)]:
+            return None  # the kernels after it disagree: a spike and a return, not a step
+    before = tuple(i for i in range(lo, j) if not outlier[i])
+    return Step(j, t, z, before, before_mean, after_mean, len(after) >= 2)
+
+
+def step_scan(levels: Sequence[float], variances: Sequence[float], rule: ScanRule) -> Scan:
+    """Replay a series kernel by kernel, as uploads arrive; O(n x window).
+
+    At each kernel t every start j in the last ``window`` kernels is tested: the mean of the
+    kernels j..t against the current segment's baseline before j (z test with the series'
+    noise, plus a chi-square check that the kernels after j agree). The strongest passing j
+    wins. With one kernel after it the step is *pending*; the next kernel confirms it (the
+    two agree) or clears it (it is back: the kernel becomes an outlier, out of every
+    baseline). A confirmed step starts a new segment.
     """
-    sums = _block_sums(distances[start:end, start:end])
-    n = end - start
-    best_index, best_q = -1, -math.inf
-    for tau in range(1, n):
-        m = n - tau
-        between = 2.0 * _block(sums, 0, tau, tau, n) / (tau * m)
-        within_left = _block(sums, 0, tau, 0, tau) / (tau * (tau - 1)) if tau > 1 else 0.0
-        within_right = _block(sums, tau, n, tau, n) / (m * (m - 1)) if m > 1 else 0.0
-        # the full blocks count each pair twice, so /(t(t-1)) equals /C(t,2) over pairs
-        q = tau * m / n * (between - within_left - within_right)
-        if q > best_q:
-            best_index, best_q = start + tau, q
-    return best_index, best_q
+    n = len(levels)
+    outlier = [False] * n
+    prefix = _Prefix()
+    start, steps, pending = 0, [], None
+    for t in range(n):
+        if pending is not None and _cleared(levels[t], pending):
+            outlier[t - 1] = True
+            prefix.drop_last()
+        best = None
+        for j in range(max(start + 1, t - rule.window + 1), t + 1):
+            if outlier[j]:
+                continue
+            found = _candidate(levels, variances, outlier, prefix, j, t, start, rule)
+            if found is not None and (best is None or abs(found.z) > abs(best.z)):
+                best = found
+        pending = None
+        if best is not None and best.confirmed:
+            steps.append(best)
+            start = best.index
+        elif best is not None:
+            pending = best
+        prefix.push(levels[t], variances[t], True)
+    return Scan(tuple(steps), pending, frozenset(i for i in range(n) if outlier[i]))
 
 
-def _best_over_segments(distances: np.ndarray, bounds: Sequence[int]) -> tuple[int, float]:
-    best_index, best_q = -1, -math.inf
-    for start, end in zip(bounds, bounds[1:], strict=False):
-        if end - start < 2:
-            continue
-        index, q = _best_split(distances, start, end)
-        if q > best_q:
-            best_index, best_q = index, q
-    return best_index, best_q
-
-
-def e_divisive(
-    values: Sequence[float],
-    *,
-    significance: float = 0.05,
-    permutations: int = 199,
-    seed: int = 0,
-    max_change_points: int = 10,
-) -> list[ChangePoint]:
-    """Change points of an ordered series by E-Divisive, hierarchically, strongest first.
-
-    Each round finds the best split over all current segments; a permutation test
-    (shuffling values within each segment, as in the paper) says whether it is stronger
-    than chance; the search stops at the first split that is not. The generator is seeded
-    so the same series always gives the same answer.
-    """
-    x = np.asarray(values, dtype=float)
-    if x.ndim != 1 or len(x) < 3:
-        return []
-    rng = np.random.default_rng(seed)
-    bounds = [0, len(x)]
-    found: list[ChangePoint] = []
-    while len(found) < max_change_points:
-        distances = np.abs(x[:, None] - x[None, :])
-        index, observed = _best_over_segments(distances, bounds)
-        if index < 0 or observed <= 0:
-            break
-        at_least_as_strong = 0
-        for _ in range(permutations):
-            shuffled = x.copy()
-            for start, end in zip(bounds, bounds[1:], strict=False):
-                shuffled[start:end] = rng.permutation(shuffled[start:end])
-            perm_distances = np.abs(shuffled[:, None] - shuffled[None, :])
-            if _best_over_segments(perm_distances, bounds)[1] >= observed:
-                at_least_as_strong += 1
-        p_value = (at_least_as_strong + 1) / (permutations + 1)
-        if p_value >= significance:
-            break
-        found.append(ChangePoint(index=index, p_value=p_value))
-        bounds = sorted([*bounds, index])
-    return found
+def _cleared(level: float, pending: Step) -> bool:
+    """The kernel after a pending step is closer to the old level than to the new one."""
+    moved = pending.after_mean - pending.before_mean
+    return (level - pending.before_mean) * math.copysign(1.0, moved) < abs(moved) / 2

@@ -76,33 +76,62 @@ def test_successive_difference_noise_ignores_one_step():
     assert stats.successive_difference_cv_pct(levels[:3]) is None  # too few moves
 
 
+def rule(critical: float = 4.0, window: int = 4) -> stats.ScanRule:
+    return stats.ScanRule(
+        critical=critical,
+        homogeneity=(math.inf, *(scipy_stats.chi2.isf(0.01, d) for d in range(1, window + 1))),
+        min_fraction=0.02,
+        min_absolute=0.0,
+        window=window,
+    )
+
+
 @pytest.mark.parametrize("step_at", [4, 10, 15])
-def test_e_divisive_finds_a_step_where_it_is(step_at):
+def test_step_scan_finds_a_step_where_it_is_confirmed_by_the_next_kernel(step_at):
     rng = random.Random(step_at)
     values = [100 + rng.gauss(0, 1) for _ in range(20)]
     values = values[:step_at] + [v - 10 for v in values[step_at:]]
-    found = stats.e_divisive(values, significance=0.01, seed=3)
-    assert [cp.index for cp in found] == [step_at]
-    assert found[0].p_value < 0.01
+    scan = stats.step_scan(values, [1.0] * 20, rule())
+    assert [s.index for s in scan.steps] == [step_at]
+    assert scan.steps[0].seen_at == step_at + 1 and scan.steps[0].confirmed
+    assert scan.steps[0].before == tuple(range(step_at))
 
 
-def test_e_divisive_finds_nothing_in_noise_and_is_reproducible():
-    rng = random.Random(11)
+def test_step_scan_a_step_at_the_newest_kernel_is_pending():
+    values = [100.0, 101.0, 99.0, 100.5, 99.5, 100.0, 90.0]
+    scan = stats.step_scan(values, [1.0] * 7, rule())
+    assert scan.steps == () and scan.pending is not None
+    assert scan.pending.index == 6 and not scan.pending.confirmed
+
+
+def test_step_scan_a_spike_is_cleared_and_left_out_of_baselines():
+    rng = random.Random(4)
     values = [100 + rng.gauss(0, 1) for _ in range(25)]
-    assert stats.e_divisive(values, significance=0.01, seed=3) == []
-    stepped = values[:12] + [v + 8 for v in values[12:]]
-    first = stats.e_divisive(stepped, seed=3)
-    assert first == stats.e_divisive(stepped, seed=3)
-    assert first  # a real step is found with the same seed every time
+    values[12] += 12.0  # one run far off, then back
+    scan = stats.step_scan(values, [1.0] * 25, rule())
+    assert scan.steps == () and scan.pending is None
+    assert scan.outliers == frozenset({12})
 
 
-def test_e_divisive_finds_two_steps():
+def test_step_scan_finds_nothing_in_noise_and_two_steps_when_there_are_two():
     rng = random.Random(5)
     values = [100 + rng.gauss(0, 1) for _ in range(30)]
+    assert stats.step_scan(values, [1.0] * 30, rule()).steps == ()
     values = values[:10] + [v - 10 for v in values[10:20]] + [v + 5 for v in values[20:]]
-    assert sorted(cp.index for cp in stats.e_divisive(values, seed=1)) == [10, 20]
+    assert [s.index for s in stats.step_scan(values, [1.0] * 30, rule()).steps] == [10, 20]
+
+
+def test_step_scan_is_linear():
+    import time
+
+    rng = random.Random(1)
+    values = [100 + rng.gauss(0, 1) for _ in range(20000)]
+    started = time.perf_counter()
+    stats.step_scan(values, [1.0] * len(values), rule())
+    assert time.perf_counter() - started < 2.0  # ~0.3 s: O(n x window)
 
 
 @pytest.mark.parametrize("values", [[], [1.0], [1.0, 2.0]])
-def test_e_divisive_needs_three_values(values):
-    assert stats.e_divisive(values) == []
+def test_step_scan_of_a_short_series_is_empty(values):
+    scan = stats.step_scan(values, [1.0] * len(values), rule())
+    assert scan.steps == () and scan.pending is None

@@ -1,0 +1,289 @@
+"""The one statistics policy: noise model, resolution, thresholds and the pairwise judge.
+
+Pure functions, no Django. ``perfdb.detection`` (alerts, change points) and the compare page
+(``dashboards.compare``) both decide "is this change real?" here, so they cannot disagree
+without saying why (``Verdict.reason``). docs/detector.md explains every choice; the figures
+come from bench/detector_accuracy.py.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from scipy import stats as scipy_stats
+
+from perfdb import stats
+
+BETTER_CHOICES = ("higher", "lower", "none")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Detector knobs. The defaults were tuned with bench/detector_accuracy.py (seed 2003)."""
+
+    alpha: float = 0.1  # pairwise Welch significance (the noise threshold does the heavy work)
+    min_change_pct: float = 2.0  # below this a significant change is not worth an alert
+    threshold_pct: float | None = None  # fixed threshold; None (or invalid) = derive from noise
+    default_threshold_pct: float = 5.0  # pairwise, noise unknown
+    noise_multiplier: float = 4.5  # pairwise: standard errors of noise a change must exceed
+    resolution: float | None = None  # smallest step the metric can show; None = from the values
+    series_alpha: float = 0.01  # false-alert budget of one series of `budget_kernels` kernels
+    budget_kernels: int = 40  # longer series share the same budget: alpha per kernel shrinks
+    min_kernels: int = 6  # fewer stock kernels: pairwise with the previous kernel instead
+    confirm_window: int = 4  # kernels after a step that may still confirm it
+    baseline_window: int = 30  # kernels of the current segment a step is measured against
+    homogeneity_alpha: float = 0.01  # the kernels after a step must agree with each other
+    dof_per_difference: float = 0.6  # degrees of freedom per kernel-to-kernel move (MAD-based)
+    prior_noise_pct: float | None = None  # typical level noise of the workload/metric
+    prior_weight: float = 4.0  # how many kernel moves the prior is worth
+
+
+def validate_threshold_pct(value: float | None) -> float | None:
+    """A threshold the model, admin and API may store: None, or finite and > 0 (%)."""
+    if value is None:
+        return None
+    if not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
+        raise ValueError(f"threshold must be a finite percentage > 0, got {value!r}")
+    return float(value)
+
+
+def usable_threshold_pct(value: float | None) -> float | None:
+    """The stored threshold if valid, else None: a bad row must not abort a whole check."""
+    try:
+        return validate_threshold_pct(value)
+    except ValueError:
+        return None
+
+
+def check_better(better: str) -> None:
+    if better not in BETTER_CHOICES:
+        raise ValueError(f"better must be one of {BETTER_CHOICES}, got {better!r}")
+
+
+def direction(change_pct: float, better: str) -> str:
+    """ "regression" or "improvement"; a zero change is neither (callers never report it)."""
+    if change_pct == 0:
+        return "none"
+    return "improvement" if (change_pct > 0) == (better == "higher") else "regression"
+
+
+def finite(values: Iterable[float]) -> tuple[float, ...]:
+    """The trials that are numbers: NaN and infinities are dropped before any statistic."""
+    return tuple(float(v) for v in values if isinstance(v, int | float) and math.isfinite(v))
+
+
+def resolution_of(values: Iterable[float], *, max_decimals: int = 6) -> float | None:
+    """The metric's quantum as the values show it: 0.03 and 0.04 s -> 0.01; None if finer.
+
+    The number of decimals every value is written with (``time`` prints 10 ms steps, a
+    profile whole ticks). Values needing more than ``max_decimals`` decimals are continuous.
+    """
+    decimals = 0
+    for value in values:
+        for d in range(decimals, max_decimals + 1):
+            if abs(round(value, d) - value) <= 1e-9 * max(1.0, abs(value)):
+                decimals = d
+                break
+        else:
+            return None
+    return 10.0**-decimals
+
+
+@lru_cache(maxsize=64)
+def _chi2_median_ratio(dof: int) -> float:
+    return float(scipy_stats.chi2.median(dof)) / dof
+
+
+@lru_cache(maxsize=4096)
+def critical_t(tail_alpha: float, dof: float) -> float:
+    """One-tailed critical value of Student's t (normal for large dof)."""
+    return float(scipy_stats.t.isf(tail_alpha, max(dof, 0.5)))
+
+
+@lru_cache(maxsize=256)
+def critical_chi2(alpha: float, dof: int) -> float:
+    return float(scipy_stats.chi2.isf(alpha, dof))
+
+
+def within_run_pct(groups: Sequence[Sequence[float]]) -> tuple[float | None, int]:
+    """Robust within-run relative sd (%) and the number of runs it came from.
+
+    Each run with >= 2 trials gives s^2 / mean^2; dividing by the median of chi2(df)/df makes
+    each an unbiased-in-median estimate of sigma^2, and their median is the series'. One run
+    whose two trials happen to agree is one vote among many, not the whole answer.
+    """
+    votes = []
+    for group in groups:
+        cv = stats.coefficient_of_variation_pct(group)
+        if cv is not None:
+            votes.append(cv * cv / _chi2_median_ratio(len(group) - 1))
+    if not votes:
+        return None, 0
+    votes.sort()
+    mid = len(votes) // 2
+    median = votes[mid] if len(votes) % 2 else (votes[mid - 1] + votes[mid]) / 2
+    return math.sqrt(median), len(votes)
+
+
+def level_noise_pct(levels: Sequence[float]) -> tuple[float | None, int]:
+    """Relative sd (%) of one kernel's level, from neighbour-to-neighbour moves, and #moves.
+
+    Without a step x[i+1] - x[i] has sd sqrt(2) sigma. The median |move| ignores one step and
+    a spike (two moves); with >= 12 moves the 75th percentile is also used, so a bimodal series
+    (runs that land in one of two modes, a quarter or more of the moves) is seen as noisy.
+    """
+    moves = sorted(abs(b - a) for a, b in zip(levels, levels[1:], strict=False))
+    if not moves:
+        return None, 0
+    centre = sorted(abs(v) for v in levels)[len(levels) // 2]
+    if centre == 0:
+        return None, 0
+    sigma = 1.4826 * _quantile(moves, 0.5) / math.sqrt(2)
+    if len(moves) >= 12:
+        sigma = max(sigma, _quantile(moves, 0.75) / 1.1503 / math.sqrt(2))
+    return sigma / centre * 100.0, len(moves)
+
+
+def _quantile(ordered: Sequence[float], q: float) -> float:
+    position = q * (len(ordered) - 1)
+    low = math.floor(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+@dataclass(frozen=True)
+class Noise:
+    """A series' noise model, relative to its typical level (%)."""
+
+    within_pct: float | None  # one trial around its run's mean
+    between_pct: float  # run-to-run (reboot to reboot), beyond the trials' own noise
+    dof: float  # how well it is known: degrees of freedom of the estimate
+    typical_trials: int
+
+    def level_pct(self, trials: int) -> float:
+        """sd of one run's mean of ``trials`` trials."""
+        within = (self.within_pct or 0.0) ** 2 / max(trials, 1)
+        return math.sqrt(self.between_pct**2 + within)
+
+
+def series_noise(
+    groups: Sequence[Sequence[float]], levels: Sequence[float], settings: Settings
+) -> Noise | None:
+    """Within-run and run-to-run noise of a series (``levels`` = stock kernels in order).
+
+    The level noise comes from the kernel-to-kernel moves; what the trials' own noise does not
+    explain is run-to-run. With few kernels it is shrunk toward ``prior_noise_pct``.
+    """
+    within, _ = within_run_pct(groups)
+    level, moves = level_noise_pct(levels)
+    if level is None:
+        return None
+    trials = sorted(len(g) for g in groups)[len(groups) // 2] if groups else 1
+    dof = settings.dof_per_difference * moves
+    if settings.prior_noise_pct is not None:
+        weight = settings.prior_weight
+        level = math.sqrt(
+            (moves * level**2 + weight * settings.prior_noise_pct**2) / (moves + weight)
+        )
+        dof += weight * settings.dof_per_difference
+    between_sq = level**2 - (within or 0.0) ** 2 / trials
+    between = math.sqrt(max(between_sq, 0.0))
+    return Noise(within, between, dof, trials)
+
+
+def pairwise_threshold_pct(
+    settings: Settings, noise_pct: float | None, n_baseline: int, n_candidate: int
+) -> float:
+    """Smallest |change| (%) worth an alert between two samples of these sizes.
+
+    A valid fixed ``threshold_pct`` is used as given; else ``noise_multiplier`` standard
+    errors of the difference of means (noise * sqrt(1/n1 + 1/n2)), at least
+    ``min_change_pct``; with the noise unknown, ``default_threshold_pct``.
+    """
+    fixed = usable_threshold_pct(settings.threshold_pct)
+    if fixed is not None:
+        return fixed
+    if noise_pct is None:
+        return max(settings.min_change_pct, settings.default_threshold_pct)
+    standard_error = noise_pct * math.sqrt(1 / n_baseline + 1 / n_candidate)
+    return max(settings.min_change_pct, settings.noise_multiplier * standard_error)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    change_pct: float
+    p_value: float | None  # Welch's, None with a single value on a side
+    method: str  # "welch" | "threshold"
+    significant: bool
+    threshold_pct: float  # the size the change had to reach
+    confidence: float  # 0..1
+    direction: str  # "regression" | "improvement" | "none"
+    reason: str  # why it is (not) significant, for pages that show a verdict
+
+
+def _effective_noise_pct(noise: Noise | float | None, n1: int, n2: int) -> float | None:
+    """Per-trial noise that, in the sqrt(1/n1 + 1/n2) formula, gives the right standard error.
+
+    A ``Noise`` adds its run-to-run part: each side is (at least) one run, whose level moves
+    by ``between`` however many trials it has.
+    """
+    if noise is None or isinstance(noise, float | int):
+        return None if noise is None else float(noise)
+    within = noise.within_pct or 0.0
+    se_sq = 2 * noise.between_pct**2 + within**2 * (1 / n1 + 1 / n2)
+    return math.sqrt(se_sq / (1 / n1 + 1 / n2))
+
+
+def judge(
+    baseline_values: Sequence[float],
+    candidate_values: Sequence[float],
+    better: str,
+    noise: Noise | float | None = None,
+    resolution: float | None = None,
+    settings: Settings | None = None,
+) -> Verdict:
+    """Is candidate vs baseline a real change? The rule alerts and the compare page share.
+
+    ``noise``: the series' ``Noise`` (or a per-trial relative sd in %); None = only the two
+    samples' own spread. ``resolution``: the metric's quantum; a difference of means of at
+    most one quantum is never significant, and the noise is at least half a quantum.
+    NaN trials are ignored; a zero baseline mean raises ValueError (no relative change).
+    """
+    settings = settings or Settings()
+    check_better(better)
+    base, cand = finite(baseline_values), finite(candidate_values)
+    change = stats.relative_change_pct(base, cand)
+    both = len(base) >= 2 and len(cand) >= 2
+    noise_pct = _effective_noise_pct(noise, len(base), len(cand))
+    if noise_pct is None and both:
+        noise_pct = stats.pooled_cv_pct([base, cand])
+    base_mean = stats.mean(base)
+    if resolution and noise_pct is not None:
+        noise_pct = max(noise_pct, resolution / 2 / abs(base_mean) * 100)
+    limit = pairwise_threshold_pct(settings, noise_pct, len(base), len(cand))
+    big_enough = abs(change) >= limit
+    if both:
+        p_value: float | None = stats.welch_p_value(base, cand)
+        assert p_value is not None
+        passed, confidence = p_value < settings.alpha and big_enough, 1.0 - p_value
+        method, reason = (
+            "welch",
+            f"p = {p_value:.3g} (alpha {settings.alpha}), {limit:.2g} % needed",
+        )
+    else:
+        p_value, method = None, "threshold"
+        confidence = 1.0 - stats.normal_two_sided_p(change / (limit / settings.noise_multiplier))
+        passed, reason = big_enough, f"single value: {limit:.2g} % needed"
+    within_quantum = bool(resolution) and abs(stats.mean(cand) - base_mean) <= resolution * (
+        1 + 1e-9
+    )  # type: ignore[operator]
+    if within_quantum:
+        passed, reason = False, f"within the metric's resolution ({resolution:g})"
+    if change == 0 or better == "none":
+        passed, reason = False, "no change" if change == 0 else "metric has no better direction"
+    return Verdict(
+        change, p_value, method, passed, limit, confidence, direction(change, better), reason
+    )
