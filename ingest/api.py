@@ -28,7 +28,11 @@ def upload_json(upload: Upload, request: Request) -> dict[str, object]:
         "progress": {"files_done": upload.files_done, "files_total": upload.files_total},
         "warnings": upload.warnings,
         "runs": [
-            {"id": rid, "url": request.build_absolute_uri(reverse("api-run", args=[rid]))}
+            {
+                "id": rid,
+                "url": request.build_absolute_uri(reverse("api-run", args=[rid])),
+                "page": request.build_absolute_uri(reverse("run-detail", args=[rid])),
+            }
             for rid in upload.run_ids
         ],
         "url": request.build_absolute_uri(reverse("api-upload", args=[upload.pk])),

@@ -2,16 +2,29 @@
 
 from __future__ import annotations
 
+import importlib.machinery
+import importlib.util
 import os
+import shutil
 import subprocess
 import sys
+import tarfile
+from pathlib import Path
+from types import ModuleType
 
 import pytest
 from django.core.management import CommandError, call_command
 
+from ingest.manifest import Manifest, parse_manifest
+from ingest.parsers import get_parser
+from ingest.plan import PlanError, file_key, plan_runs
 from perfdb.models import Run
 from tests.bundles import make_bundle, volano_bundle
 from tests.conftest import ROOT
+
+SCRIPT = ROOT / "scripts" / "perfdb-upload"
+GNU_TIME = "/usr/bin/time"
+needs_gnu_time = pytest.mark.skipif(not os.path.exists(GNU_TIME), reason="GNU time not installed")
 
 
 @pytest.mark.django_db
@@ -32,23 +45,20 @@ def test_upload_bundle_fails_loudly(tmp_path):
         call_command("upload_bundle", str(tmp_path / "missing.tar.gz"))
 
 
-def uploader(server: str, token: str, *paths) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO")}
+def script(*args, cwd: Path | None = None, env: dict[str, str] | None = None):
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO", "PERFDB_"))}
     return subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "scripts" / "perfdb-upload"),
-            "--server",
-            server,
-            "--token",
-            token,
-            *map(str, paths),
-        ],
+        [sys.executable, str(SCRIPT), *map(str, args)],
         capture_output=True,
         text=True,
         timeout=120,
-        env=env,
+        env={**clean, **(env or {})},
+        cwd=cwd,
     )
+
+
+def uploader(server: str, token: str, *paths) -> subprocess.CompletedProcess:
+    return script("--server", server, "--token", token, *paths)
 
 
 @pytest.mark.worker
@@ -58,8 +68,217 @@ def test_the_lab_uploader_waits_and_prints_run_urls(tmp_path, live_server, celer
     result = uploader(live_server.url, token, good)
     assert result.returncode == 0, result.stdout + result.stderr
     run = Run.objects.get()
-    assert f"/api/runs/{run.pk}/" in result.stdout
+    assert f"/runs/{run.pk}/" in result.stdout and "/uploads/" in result.stdout
+    assert "/api/" not in result.stdout  # page URLs, not API URLs
     bad = make_bundle(tmp_path / "bad.tar.gz", {"manifest.toml": "format = 9\n"})
     result = uploader(live_server.url, token, bad)
     assert result.returncode == 1 and "FAILED" in result.stdout and "supported" in result.stdout
     assert uploader(live_server.url, "wrong-token", good).returncode == 1
+
+
+# --- capture mode: perfdb-upload run -------------------------------------------------------
+
+
+def load_script() -> ModuleType:
+    """The script as a module, to call its functions (it has no .py name)."""
+    loader = importlib.machinery.SourceFileLoader("perfdb_upload", str(SCRIPT))
+    spec = importlib.util.spec_from_loader("perfdb_upload", loader)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["perfdb_upload"] = module
+    loader.exec_module(module)
+    return module
+
+
+def kept_bundle(folder: Path) -> Path:
+    (bundle,) = folder.glob("*.tar.gz")
+    return bundle
+
+
+def read_bundle(bundle: Path) -> tuple[Manifest, dict[str, str]]:
+    """Check the bundle as the server does: the manifest, then every file with its parser."""
+    with tarfile.open(bundle) as tar:
+        files = {m.name: tar.extractfile(m).read().decode() for m in tar.getmembers()}
+    text = files.pop("manifest.toml")
+    manifest = parse_manifest(text, filename="manifest.toml", available_files=list(files))
+    parsed = {
+        file_key(spec.path, spec.parser, spec.options): get_parser(spec.parser)(
+            files[spec.path], dict(spec.options)
+        )
+        for spec in manifest.runs[0].files
+    }
+    (planned,) = plan_runs(manifest, parsed)  # one run, every file's records taken
+    assert len(planned.parts) == len(manifest.runs[0].files)
+    return manifest, files
+
+
+@needs_gnu_time
+def test_run_dry_run_writes_a_bundle_the_server_can_read(tmp_path):
+    result = script(
+        "run",
+        "--workload",
+        "true-time",
+        "--trials",
+        "2",
+        "--param",
+        "fs=ext4",
+        "--param",
+        "clients=4",
+        "--patches",
+        "mm1,sched-fix",
+        "--vmstat",
+        "--keep",
+        tmp_path / "kept",
+        "--dry-run",
+        "--",
+        GNU_TIME,
+        "-v",
+        "true",
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    bundle = kept_bundle(tmp_path / "kept")
+    assert f"bundle: {bundle}" in result.stdout and "[[run]]" in result.stdout
+    manifest, files = read_bundle(bundle)
+    (run,) = manifest.runs
+    assert run.workload == "true-time" and run.patches == ("mm1", "sched-fix")
+    assert run.kernel == os.uname().release
+    assert run.mode == ("SMP" if os.cpu_count() > 1 else "UP")  # CPUs online
+    assert run.params == {"command": f"{GNU_TIME} -v true", "fs": "ext4", "clients": 4}
+    assert run.hardware == os.uname().nodename.split(".")[0]
+    hardware = manifest.hardware[run.hardware]
+    assert hardware.cpus >= 1 and hardware.memory_mb % 1024 == 0
+    assert [(f.path, f.parser, f.trial) for f in run.files] == [
+        ("trial1.log", "time", 1),
+        ("trial1.vmstat", "vmstat", 1),
+        ("trial2.log", "time", 2),
+        ("trial2.vmstat", "vmstat", 2),
+    ]
+    assert "Command being timed" in files["trial2.log"]
+
+
+def test_run_with_dbench_and_schedstat_snapshots(tmp_path, monkeypatch, capsys):
+    """In-process, so /proc/schedstat can be a real v15 dump on kernels without schedstats."""
+    if not shutil.which("dbench"):
+        pytest.skip("dbench not installed (apt-get install dbench)")
+    cli = load_script()
+    fixture = ROOT / "tests/fixtures/formats/schedstat"
+    fake = fixture / "prometheus-procfs-fixture-proc-schedstat-v15.txt"
+    monkeypatch.setattr(cli, "SCHEDSTAT", str(fake))
+    monkeypatch.chdir(tmp_path)
+    argv = ["run", "--workload", "dbench", "--hardware", "box", "--kernel", "6.1.0-stock"]
+    argv += ["--schedstat", "--dry-run", "--quiet", "--", "dbench", "-t", "1", "1"]
+    assert cli.main(argv) == 0, capsys.readouterr()
+    manifest, files = read_bundle(kept_bundle(tmp_path / "perfdb-bundles"))
+    (run,) = manifest.runs
+    assert run.kernel == "6.1.0" and run.hardware == "box" and run.patches == ()
+    assert [(f.path, f.parser) for f in run.files] == [
+        ("trial1.log", "dbench"),
+        ("trial1.schedstat", "schedstat"),
+    ]
+    snapshots = get_parser("schedstat")(files["trial1.schedstat"], {})
+    assert snapshots.metadata["snapshots"] == 2  # before and after: the parser takes the delta
+    assert "Throughput" in files["trial1.log"]
+
+
+def test_run_takes_one_of_several_records_with_select(tmp_path):
+    """fio reports a job, each direction and each disk: --select picks the run's record."""
+    if not shutil.which("fio"):
+        pytest.skip("fio not installed (apt-get install fio)")
+    fio = ["fio", "--name=seq", "--rw=read", "--size=1m", f"--directory={tmp_path}"]
+    fio.append("--output-format=json")
+    base = ["run", "--workload", "fio-seq", "--dry-run", "--quiet", "--keep"]
+    whole = script(*base, tmp_path / "all", "--", *fio, cwd=tmp_path)
+    assert whole.returncode == 0, whole.stdout + whole.stderr
+    with pytest.raises(PlanError, match="select = "):  # the server's error names the keys
+        read_bundle(kept_bundle(tmp_path / "all"))
+    select = ["--select", "job=seq", "--select", "direction=read"]
+    one = script(*base, tmp_path / "one", *select, "--", *fio, cwd=tmp_path)
+    assert one.returncode == 0, one.stdout + one.stderr
+    manifest, _ = read_bundle(kept_bundle(tmp_path / "one"))
+    (run,) = manifest.runs
+    assert manifest.format == 2 and dict(run.files[0].select) == {"job": "seq", "direction": "read"}
+    assert run.params == {"command": " ".join(fio), "job": "seq", "direction": "read"}
+
+
+@pytest.mark.parametrize(
+    ("command", "parser"),
+    [
+        (["dbench", "-t", "30", "4"], "dbench"),
+        (["/usr/bin/tbench", "4", "localhost"], "tbench"),
+        (["./fio", "--output-format=json", "job.fio"], "fio"),
+        (["perf", "stat", "-r", "5", "hackbench"], "perf-stat"),
+        (["perf", "--no-pager", "bench", "sched", "pipe"], "perf-bench"),
+        (["perf", "report", "--stdio"], "perf-report"),
+        (["perf", "record", "-a"], None),
+        (["numactl", "-N", "0", "stress-ng", "--cpu", "2"], "stress-ng"),
+        (["taskset", "-c", "1", "cyclictest", "-q"], "cyclictest"),
+        (["/usr/bin/time", "-v", "make", "-j8"], "time"),
+        (["ls", "dbench"], None),
+    ],
+)
+def test_run_picks_the_parser_from_the_program(command, parser):
+    assert load_script().parser_for(command) == parser
+
+
+def test_hardware_fields_do_not_change_between_kernels():
+    cli = load_script()
+    # MemTotal of one 16 GiB machine on two kernels: the same hardware
+    assert cli.memory_mb("MemTotal:       16303412 kB\n") == 16384
+    assert cli.memory_mb("MemTotal:       16281196 kB\n") == 16384
+    assert cli.nominal_mhz("Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz") == 2400
+    assert cli.nominal_mhz("AMD EPYC 7763 64-Core Processor") is None  # cpu MHz varies: left out
+    assert cli.cpu_list_count("0-3,6,8-9\n") == 7
+
+
+def test_run_refuses_what_it_cannot_upload(tmp_path):
+    no_parser = script("run", "--workload", "w", "--dry-run", "--", "ls", cwd=tmp_path)
+    assert no_parser.returncode == 2 and "--parser" in no_parser.stderr
+    no_server = script("run", "--workload", "w", "--", "dbench", "1", cwd=tmp_path)
+    assert no_server.returncode == 2 and "PERFDB_SERVER" in no_server.stderr
+    failed = script(
+        "run", "--workload", "w", "--parser", "time", "--dry-run", "--", "false", cwd=tmp_path
+    )
+    assert failed.returncode == 1 and "exited with status 1; nothing uploaded" in failed.stderr
+    assert not (tmp_path / "perfdb-bundles").exists()
+    for output in (no_parser, no_server):  # refused before running anything
+        assert "trial 1" not in output.stderr
+
+
+@needs_gnu_time
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_two_kernels_captured_on_one_machine_make_one_series(
+    tmp_path, live_server, celery_worker, token
+):
+    command = ["--", GNU_TIME, "-v", "true"]
+    common = ["run", "--workload", "cli-true", "--hardware", "lab1", "--trials", "2"]
+    first = script(
+        *common,
+        "--kernel",
+        "6.1.0",
+        "--server",
+        live_server.url,
+        "--token",
+        token,
+        *command,
+        cwd=tmp_path,
+    )
+    assert first.returncode == 0, first.stdout + first.stderr
+    env = {"PERFDB_SERVER": live_server.url, "PERFDB_TOKEN": token}
+    second = script(*common, "--kernel", "6.2.0", *command, cwd=tmp_path, env=env)
+    assert second.returncode == 0, second.stdout + second.stderr
+    runs = list(Run.objects.order_by("pk"))
+    assert len(runs) == 2 and runs[0].setup_id == runs[1].setup_id  # one series
+    for result, run in zip((first, second), runs, strict=True):
+        assert f"{live_server.url}/runs/{run.pk}/" in result.stdout
+        assert f"{live_server.url}/uploads/{run.upload_id}/" in result.stdout
+        assert "/api/" not in result.stdout
+    assert len(list((tmp_path / "perfdb-bundles").glob("*.tar.gz"))) == 2
+    from django.test import Client
+
+    listed = Client().get("/api/runs/", {"workload": "cli-true"}).json()["results"]
+    assert sorted(r["kernel"] for r in listed) == ["6.1.0", "6.2.0"]
+    keys = {(r["hardware"], r["mode"], tuple(sorted(r["params"].items()))) for r in listed}
+    assert keys == {("lab1", runs[0].setup.mode, (("command", f"{GNU_TIME} -v true"),))}
+    detail = Client().get(f"/api/runs/{runs[1].pk}/").json()
+    assert len(detail["results"]["elapsed_s"]["values"]) == 2  # two trials
