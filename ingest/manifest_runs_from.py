@@ -19,6 +19,7 @@ from ingest.parsers.base import normalize_key_value
 
 _BLOCK_KEYS = (
     "path",
+    "paths",
     "parser",
     "options",
     "select",
@@ -48,7 +49,7 @@ class BuildSpec:
 @dataclass(frozen=True)
 class RunsFromSpec:
     index: int  # 1-based position among the [[runs_from]] blocks
-    path: str
+    paths: tuple[str, ...]  # one file, or one file per trial (trial 1 first)
     parser: str
     options: Mapping[str, object]
     select: Mapping[str, str]
@@ -65,8 +66,13 @@ class RunsFromSpec:
     notes: str
 
     @property
+    def path(self) -> str:
+        return self.paths[0]
+
+    @property
     def where(self) -> str:
-        return f"runs_from {self.index} ({self.path})"
+        more = f" and {len(self.paths) - 1} more" if len(self.paths) > 1 else ""
+        return f"runs_from {self.index} ({self.path}{more})"
 
 
 def read_select(value: object) -> dict[str, str]:
@@ -124,20 +130,41 @@ def _parser(fields: mf.Fields) -> str | None:
     return parser
 
 
+def _path_list(value: object) -> tuple[str, ...]:
+    if not isinstance(value, list) or not value:
+        raise mf.Invalid(f"expected a non-empty list of paths, got {mf.show(value)}")
+    paths = tuple(mf.relative_path(item) for item in value)
+    if len(set(paths)) != len(paths):
+        raise mf.Invalid("a path is listed twice")
+    return paths
+
+
+def _paths(fields: mf.Fields) -> tuple[str, ...]:
+    """``path = "x"`` (one file) or ``paths = ["t1", "t2"]`` (one file per trial)."""
+    if ("path" in fields.data) == ("paths" in fields.data):
+        fields.problem("give 'path' (one file) or 'paths' (one file per trial), not both")
+        return ()
+    if "path" in fields.data:
+        path = fields.get("path", mf.relative_path)
+        return () if path is None else (path,)
+    return fields.get("paths", _path_list) or ()
+
+
 def _read_block(
     index: int, raw: Mapping[str, Any], problems: list[str], available: set[str]
 ) -> RunsFromSpec | None:
     shown = raw.get("path") if isinstance(raw.get("path"), str) else "?"
     fields = mf.Fields(raw, f"runs_from {index} ({shown})", problems)
     fields.check_keys(_BLOCK_KEYS)
-    path = fields.get("path", mf.relative_path, required=True)
-    if path is not None and path not in available:
-        fields.problem(f"file {path!r} is not in the bundle")
+    paths = _paths(fields)
+    for path in paths:
+        if path not in available:
+            fields.problem(f"file {path!r} is not in the bundle")
     kernel = fields.get("kernel", mf.kernel, "")
     labels = fields.get("labels", _labels, {})
     spec = RunsFromSpec(
         index=index,
-        path=path,
+        paths=paths,
         parser=_parser(fields),  # type: ignore[arg-type]  # None only when a problem is recorded
         options=fields.get("options", mf.table, {}),
         select=fields.get("select", read_select, {}),

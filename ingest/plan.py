@@ -126,31 +126,59 @@ def _build_of(block: RunsFromSpec, group: RecordGroup) -> tuple[str, tuple[str, 
     )
 
 
-def _expand(block: RunsFromSpec, result: ParseResult, first_index: int) -> list[PlannedRun]:
-    groups = [g for g in group_records(result.records) if _matches(g, block.select)]
+def _params(block: RunsFromSpec, group: RecordGroup) -> dict[str, str | int | float | bool]:
+    """The block's params plus the record's keys other than its build label."""
+    params: dict[str, str | int | float | bool] = dict(block.params)
+    for key, value in group.keys.items():
+        if key == block.label_key:
+            continue
+        if key in params and normalize_key_value(params[key]) != normalize_key_value(value):
+            raise ParseError(
+                f"{block.where}: record at line {group.line} has {key} = {value} but the "
+                f"block's params say {key} = {params[key]}"
+            )
+        params[key] = value
+    return params
+
+
+def _block_parts(
+    block: RunsFromSpec, results: list[ParseResult]
+) -> list[tuple[RecordGroup, list[FilePart]]]:
+    """Record groups of the block's file(s) by keys, each with the parts that feed its run.
+
+    With one file, a group's repeats are its trials. With ``paths``, file i is trial i: the
+    same keys across files are one run, and a file may hold only one record per group.
+    """
+    found: dict[str, tuple[RecordGroup, list[FilePart]]] = {}
+    many = len(block.paths) > 1
+    for number, (path, result) in enumerate(zip(block.paths, results, strict=True), start=1):
+        for group in group_records(result.records):
+            if not _matches(group, block.select):
+                continue
+            select = {k: normalize_key_value(v) for k, v in group.keys.items()}
+            file = FileSpec(path, block.parser, number if many else None, block.options, select)
+            if many and len(group.trials) > 1:
+                raise ParseError(
+                    f"{block.where}: file {path!r} holds {len(group.trials)} trials of "
+                    f"{group.describe()} (line {group.line}); with 'paths' each file is one trial"
+                )
+            trials = ((number, group.trials[0][1]),) if many else _trials(file, group, block.where)
+            identity = json.dumps(sorted(select.items()))
+            found.setdefault(identity, (group, []))[1].append(
+                FilePart(file, trials, tuple(result.warnings))
+            )
+    return list(found.values())
+
+
+def _expand(block: RunsFromSpec, results: list[ParseResult], first_index: int) -> list[PlannedRun]:
+    groups = _block_parts(block, results)
     if not groups:
         raise ParseError(f"{block.where}: no record matches select {dict(block.select)}")
     runs = []
     seen: dict[str, int] = {}
-    for offset, group in enumerate(groups):
+    for offset, (group, parts) in enumerate(groups):
         kernel, patches = _build_of(block, group)
-        params: dict[str, str | int | float | bool] = dict(block.params)
-        for key, value in group.keys.items():
-            if key == block.label_key:
-                continue
-            if key in params and normalize_key_value(params[key]) != normalize_key_value(value):
-                raise ParseError(
-                    f"{block.where}: record at line {group.line} has {key} = {value} but the "
-                    f"block's params say {key} = {params[key]}"
-                )
-            params[key] = value
-        file = FileSpec(
-            path=block.path,
-            parser=block.parser,
-            trial=None,
-            options=block.options,
-            select={k: normalize_key_value(v) for k, v in group.keys.items()},
-        )
+        params = _params(block, group)
         spec = RunSpec(
             index=first_index + offset,
             workload=block.workload,
@@ -162,7 +190,7 @@ def _expand(block: RunsFromSpec, result: ParseResult, first_index: int) -> list[
             label="",
             params=params,
             discard_first_trial=block.discard_first_trial,
-            files=(file,),
+            files=tuple(part.file for part in parts),
             metrics={},
             notes=block.notes,
         )
@@ -174,8 +202,7 @@ def _expand(block: RunsFromSpec, result: ParseResult, first_index: int) -> list[
                 "params; map their labels apart or tell them apart with params"
             )
         seen[identity] = group.line or 0
-        part = FilePart(file, _trials(file, group, block.where), tuple(result.warnings))
-        runs.append(PlannedRun(spec, (part,)))
+        runs.append(PlannedRun(spec, tuple(parts)))
     return runs
 
 
@@ -197,7 +224,9 @@ def plan_runs(manifest: Manifest, parsed: Mapping[str, ParseResult]) -> list[Pla
     for block in manifest.runs_from:
         try:
             runs = _expand(
-                block, parsed[file_key(block.path, block.parser, block.options)], next_index
+                block,
+                [parsed[file_key(path, block.parser, block.options)] for path in block.paths],
+                next_index,
             )
         except ParseError as error:
             problems.append(error.message)

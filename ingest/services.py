@@ -130,8 +130,9 @@ def _wanted_files(manifest: Manifest) -> dict[str, tuple[str, str, Mapping[str, 
             key = file_key(file.path, file.parser, file.options)
             wanted.setdefault(key, (file.path, file.parser, file.options, f"run {run.index}"))
     for block in manifest.runs_from:
-        key = file_key(block.path, block.parser, block.options)
-        wanted.setdefault(key, (block.path, block.parser, block.options, block.where))
+        for path in block.paths:
+            key = file_key(path, block.parser, block.options)
+            wanted.setdefault(key, (path, block.parser, block.options, block.where))
     return wanted
 
 

@@ -205,3 +205,62 @@ def test_a_single_record_mirrors_the_top_level_fields():
     assert len(top.records) == 1 and top.values() == [1.0]
     with pytest.raises(ValueError, match="not both"):
         ParseResult(measurements=top.measurements, records=top.records)
+
+
+def test_paths_make_each_file_one_trial_of_the_same_runs():
+    toml = """
+format = 2
+[[runs_from]]
+paths = ["t1.log", "t2.log"]
+parser = "dbench"
+workload = "dbench"
+hardware = "box"
+mode = "SMP"
+kernel = "2.6.0"
+"""
+    m = manifest(toml, files=("t1.log", "t2.log"))
+    first = ParseResult(records=(rec(5, 100.0, clients=1), rec(9, 150.0, clients=4)))
+    second = ParseResult(records=(rec(5, 101.0, clients=1), rec(9, 149.0, clients=4)))
+    parsed = {
+        file_key("t1.log", "dbench", {}): first,
+        file_key("t2.log", "dbench", {}): second,
+    }
+    plan = plan_runs(m, parsed)
+    shown = [
+        (
+            dict(p.spec.params),
+            [
+                (part.file.path, [(t, r.measurements[0].value) for t, r in part.trials])
+                for part in p.parts
+            ],
+        )
+        for p in plan
+    ]
+    assert shown == [
+        ({"clients": 1}, [("t1.log", [(1, 100.0)]), ("t2.log", [(2, 101.0)])]),
+        ({"clients": 4}, [("t1.log", [(1, 150.0)]), ("t2.log", [(2, 149.0)])]),
+    ]
+
+
+def test_paths_refuse_a_file_that_itself_holds_repeats():
+    toml = """
+format = 2
+[[runs_from]]
+paths = ["t1.log", "t2.log"]
+parser = "dbench"
+workload = "dbench"
+hardware = "box"
+mode = "SMP"
+kernel = "2.6.0"
+"""
+    m = manifest(toml, files=("t1.log", "t2.log"))
+    twice = ParseResult(records=(rec(5, 100.0, clients=1), rec(9, 101.0, clients=1)))
+    parsed = {file_key(p, "dbench", {}): twice for p in ("t1.log", "t2.log")}
+    with pytest.raises(PlanError, match="holds 2 trials of clients=1 .* each file is one trial"):
+        plan_runs(m, parsed)
+
+
+def test_path_and_paths_together_are_refused():
+    toml = RUNS_FROM.replace('path = "dbench.log"', 'path = "dbench.log"\npaths = ["dbench.log"]')
+    with pytest.raises(Exception, match="give 'path' .* or 'paths' .*not both"):
+        manifest(toml)
