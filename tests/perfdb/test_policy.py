@@ -1,0 +1,121 @@
+"""The statistics policy shared by the detector and the compare page."""
+
+import math
+import random
+
+import pytest
+
+from perfdb import policy
+from perfdb.detection import Point, change_points, detect, series_noise_pct
+from perfdb.policy import Noise, Settings, judge
+
+
+@pytest.mark.parametrize("value", [0, 0.0, -1.0, math.nan, math.inf, -math.inf, "5"])
+def test_invalid_thresholds_are_rejected(value):
+    with pytest.raises(ValueError, match="finite percentage > 0"):
+        policy.validate_threshold_pct(value)
+    assert policy.usable_threshold_pct(value) is None  # a stored bad row is ignored, not fatal
+
+
+@pytest.mark.parametrize("value", [None, 0.5, 5, 30.0])
+def test_valid_thresholds_pass(value):
+    assert policy.validate_threshold_pct(value) == value
+
+
+def test_a_zero_or_nan_stored_threshold_does_not_abort_detection():
+    points = [
+        Point(1, "2.5.66", (), (100.0, 100.5, 99.5)),
+        Point(2, "2.5.66", ("x",), (80.0, 80.2)),
+    ]
+    for bad in (0.0, -3.0, math.nan):
+        changes = detect(points, better="higher", settings=Settings(threshold_pct=bad))
+        assert [c.candidate_run_id for c in changes] == [2]  # the derived threshold applies
+
+
+def test_nan_trials_are_ignored_and_do_not_change_the_noise():
+    rng = random.Random(2)
+    points = [
+        Point(i + 1, f"2.5.{i + 1}", (), tuple(100 * (1 + rng.gauss(0, 0.01)) for _ in range(3)))
+        for i in range(10)
+    ]
+    with_nan = [Point(p.run_id, p.kernel, p.patches, (*p.values, math.nan)) for p in points]
+    assert series_noise_pct(with_nan) == pytest.approx(series_noise_pct(points))
+    assert detect(with_nan, better="higher") == detect(points, better="higher")
+    assert judge([100.0, math.nan, 101.0], [90.0, 91.0], "higher").change_pct == pytest.approx(
+        (90.5 - 100.5) / 100.5 * 100
+    )
+
+
+def test_a_zero_change_is_never_a_regression():
+    verdict = judge([5.0, 5.0, 5.0], [5.0, 5.0, 5.0], "higher")
+    assert verdict.direction == "none" and not verdict.significant
+    assert judge([100.0], [100.0], "lower", noise=0.1).direction == "none"
+
+
+def test_one_run_with_two_equal_trials_does_not_set_the_noise():
+    rng = random.Random(3)
+    groups = [[100 * (1 + rng.gauss(0, 0.02)) for _ in range(2)] for _ in range(15)]
+    honest = policy.within_run_pct(groups)[0]
+    groups.append([100.0, 100.0001])
+    assert policy.within_run_pct(groups)[0] == pytest.approx(honest, rel=0.3)
+    assert 1.0 < honest < 3.5
+
+
+def test_single_trial_series_with_one_lucky_pair_stays_quiet():
+    rng = random.Random(4)
+    points = [
+        Point(i + 1, f"2.5.{i + 1}", (), (100 * (1 + rng.gauss(0, 0.02)),)) for i in range(30)
+    ]
+    points[10] = Point(11, "2.5.11", (), (points[10].values[0], points[10].values[0] * 1.001))
+    assert [c for c in detect(points, better="higher") if c.status == "confirmed"] == []
+
+
+@pytest.mark.parametrize(("base", "new"), [((0.03,), (0.04,)), ((0.03, 0.03, 0.03), (0.04, 0.04))])
+def test_one_quantum_is_never_significant(base, new):
+    verdict = judge(base, new, "lower", resolution=0.01)
+    assert not verdict.significant and "resolution" in verdict.reason
+    assert policy.resolution_of([0.03, 0.04, 0.05]) == pytest.approx(0.01)
+    assert policy.resolution_of([1.23456789]) is None
+
+
+def test_quantised_time_series_never_alerts():
+    rng = random.Random(5)
+    values = [rng.choice([0.03, 0.03, 0.04]) for _ in range(30)]
+    points = [Point(i + 1, f"2.5.{i + 1}", (), (v,)) for i, v in enumerate(values)]
+    assert detect(points, better="lower") == [] or all(
+        c.status == "unconfirmed" for c in detect(points, better="lower")
+    )
+    assert change_points(points, better="lower") == []
+
+
+def test_run_to_run_noise_widens_the_pairwise_threshold():
+    quiet = judge([100.0, 100.1, 99.9], [97.0, 97.1, 96.9], "higher", noise=Noise(0.1, 0.0, 10, 3))
+    noisy = judge([100.0, 100.1, 99.9], [97.0, 97.1, 96.9], "higher", noise=Noise(0.1, 2.0, 10, 3))
+    assert quiet.significant and not noisy.significant
+    assert noisy.threshold_pct > quiet.threshold_pct
+
+
+def test_compare_page_and_detector_agree_on_a_clear_change():
+    from dashboards.compare import MetricValues, compare_line
+
+    base, new = (100.0, 101.0, 99.0), (80.0, 81.0, 79.0)
+    line = compare_line(MetricValues("tops", "TOPS", "higher", base, new))
+    assert line.significant is judge(base, new, "higher").significant is True
+
+
+def test_a_spike_is_unconfirmed_then_cleared_and_a_step_confirmed():
+    rng = random.Random(6)
+    levels = [100.0] * 15
+    points = [
+        Point(i + 1, f"2.5.{i + 1}", (), tuple(lv * (1 + rng.gauss(0, 0.005)) for _ in range(3)))
+        for i, lv in enumerate(levels)
+    ]
+    spike = Point(16, "2.5.16", (), (80.0, 80.2, 79.9))
+    pending = detect([*points, spike], better="higher", candidates={16})
+    assert [(c.candidate_run_id, c.status) for c in pending] == [(16, "unconfirmed")]
+    back = Point(17, "2.5.17", (), (100.1, 99.9, 100.0))
+    assert detect([*points, spike, back], better="higher", candidates={17}) == []
+    again = Point(17, "2.5.17", (), (80.1, 79.9, 80.0))
+    confirmed = detect([*points, spike, again], better="higher", candidates={17})
+    assert [(c.candidate_run_id, c.status) for c in confirmed] == [(16, "confirmed")]
+    assert confirmed[0].direction == "regression" and confirmed[0].method == "changepoint"
