@@ -69,8 +69,8 @@ def wait_until_up(base: str, limit: float = 60) -> None:
 
 
 def page_pool() -> list[str]:
+    from ingest.synthetic import PREFIX
     from perfdb.models import Result, Run, Setup
-    from perfdb.synthetic import PREFIX
 
     setups = list(
         Setup.objects.filter(workload__name__startswith=PREFIX).values_list("id", flat=True)[:200]

@@ -19,8 +19,8 @@ from _common import django_setup, ms, p50, p95, result_count, table, timed
 
 def page_urls() -> list[tuple[str, str]]:
     """Every page, with a realistic selection taken from the synthetic data."""
+    from ingest.synthetic import PREFIX
     from perfdb.models import Alert, Result, Run, Upload
-    from perfdb.synthetic import PREFIX
 
     stock = (
         Run.objects.filter(synthetic=True, patch_set__name="", kernel__version="2.5.40")

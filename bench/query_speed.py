@@ -33,9 +33,9 @@ def main() -> None:
     django_setup()
     from django.test import Client
 
-    from perfdb import chart_queries as cq
+    from dashboards import chart_queries as cq
+    from ingest.synthetic import PREFIX
     from perfdb.models import Setup
-    from perfdb.synthetic import PREFIX
 
     setups = list(
         Setup.objects.filter(workload__name__startswith=PREFIX).values_list("id", flat=True)

@@ -42,7 +42,7 @@ def _toml_value(value: object) -> str:
 
 def manifest(nonce: str) -> str:
     """10 setups x 10 kernels; the generator's own values, so the series continue smoothly."""
-    from perfdb import synthetic
+    from ingest import synthetic
 
     specs = [
         synthetic.setup_spec(i)
@@ -88,7 +88,7 @@ def main() -> None:
     from django.core.files import File
 
     from ingest import services
-    from perfdb import regressions
+    from perfdb.alerting import regressions
     from perfdb.models import Alert, Result, Run, Upload
 
     services._queue_detection = lambda upload_id, series: None  # timed here instead

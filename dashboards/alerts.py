@@ -17,10 +17,16 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from dashboards import chart_queries
 from dashboards.figures import across_kernels_figure, alert_figure
-from perfdb import chart_queries, queries
+from perfdb.alerting import queries
+from perfdb.alerting.triage import (
+    alert_triage,
+    alerts_bulk_triage,
+    subscription_delete,
+    subscription_save,
+)
 from perfdb.models import Alert, OutboxMessage, Subscription
-from perfdb.triage import alert_triage, alerts_bulk_triage, subscription_delete, subscription_save
 
 STATUS_CHOICES = ["open", *Alert.Status.values]
 

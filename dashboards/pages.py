@@ -17,6 +17,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
+from dashboards import chart_queries as cq
 from dashboards import exports
 from dashboards.chartdata import Baseline, CompareRow
 from dashboards.chartdata import Metric as MetricData
@@ -45,7 +46,6 @@ from dashboards.selection import (
     setup_label,
 )
 from dashboards.selection import Scope as SetupScope
-from perfdb import chart_queries as cq
 from perfdb.cache import cached
 from perfdb.kernels import kernel_sort_key
 

@@ -6,8 +6,8 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 
-from ingest.demo import demo_sources
-from perfdb import chart_queries, queries
+from dashboards import chart_queries
+from perfdb import queries
 from perfdb.accounts import token_get, token_rotate
 from perfdb.cache import cached
 from perfdb.health import health_report
@@ -26,7 +26,7 @@ def home(request: HttpRequest) -> HttpResponse:
             "recent_runs": list(queries.runs_recent()),
             "uploads": list(queries.uploads_recent()),
             "alerts": chart_queries.alerts_open(),
-            "demo_sources": demo_sources(),
+            "demo_sources": queries.demo_uploads(),
         },
     )
 

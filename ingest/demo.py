@@ -17,23 +17,6 @@ from perfdb.models import Run, Upload
 
 DEMO_DIR = Path(settings.BASE_DIR) / "demo"
 
-# The seed documents the demo bundles reproduce, by the prefix of the bundle's name.
-SOURCES = {
-    "000": "Bryant & Hartner, “Java, threads, and scheduling in Linux”, IBM LTC, January 2000",
-    "001": "Hartner, “[PATCH] [PERFORMANCE RESULTS] priority preemption in Linux”, LKML, "
-    "15 October 2002",
-    "002": "Anand et al., “Benchmarks that Model Enterprise Workloads”, Ottawa Linux "
-    "Symposium 2003",
-    "004": "Vianney, “Linux Performance” slides, April 2003",
-}
-
-
-def demo_sources() -> list[tuple[Upload, str]]:
-    """The loaded demo uploads with the document each reproduces, for the overview."""
-    uploads = Upload.objects.filter(source="demo").order_by("filename")
-    return [(u, SOURCES.get(u.filename[:3], "")) for u in uploads]
-
-
 def bundle_from_folder(folder: Path) -> bytes:
     """A reproducible .tar.gz of a folder: same files, same bytes (so re-loading dedupes)."""
     raw = io.BytesIO()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from datetime import timedelta
 from pathlib import Path
 from typing import BinaryIO
@@ -21,11 +21,13 @@ from django.core.files import File
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from ingest import queue
 from ingest.bundle import Bundle, BundleError, read_bundle
 from ingest.manifest import Manifest, ManifestError, parse_manifest
 from ingest.parsers import ParseError, ParseResult, get_parser
 from ingest.plan import PlanError, PlannedRun, file_key, plan_runs
 from ingest.writer import BundleDataError, bundle_write
+from perfdb.alerting import queue as alerting_queue
 from perfdb.kernels import KernelVersionError
 from perfdb.models import Upload
 
@@ -65,8 +67,6 @@ def upload_create(
 
     A byte-identical bundle uploaded again returns the first upload (created=False).
     """
-    from ingest.tasks import ingest_upload
-
     sha, size = _sha256(stream)
     if size > settings.BUNDLE_MAX_BYTES:
         raise UploadTooLarge(
@@ -87,7 +87,7 @@ def upload_create(
             )
             upload.file.save(f"{sha[:16]}-{name}", File(stream), save=False)
             upload.save()
-            transaction.on_commit(lambda: ingest_upload.delay(upload.pk))
+            transaction.on_commit(lambda: queue.ingest_upload(upload_id=upload.pk))
     except IntegrityError:  # the same bundle uploaded concurrently
         return Upload.objects.get(sha256=sha), False
     log.info("upload %s created: %s (%d bytes) from %s", upload.pk, name, size, source)
@@ -194,7 +194,9 @@ def upload_ingest(*, upload_id: int) -> list[int]:
             locked.finished_at = timezone.now()
             locked.save(update_fields=["status", "error", "warnings", "run_ids", "finished_at"])
             series = sorted(outcome.touched_series)
-            transaction.on_commit(lambda: _queue_detection(upload_id, series))
+            transaction.on_commit(
+                lambda: alerting_queue.regressions_check(upload_id=upload_id, series=series)
+            )
     except DATA_ERRORS as exc:
         upload_fail(upload_id=upload_id, reason=str(exc))
         return []
@@ -210,18 +212,8 @@ def upload_ingest(*, upload_id: int) -> list[int]:
     return outcome.run_ids
 
 
-def _queue_detection(upload_id: int, series: Iterable[tuple[int, int]]) -> None:
-    from perfdb.tasks import regressions_check
-
-    series = [list(s) for s in series]
-    if series:
-        regressions_check.delay(upload_id, series)
-
-
 def uploads_recover_stuck(*, now=None) -> dict[str, list[int]]:
     """Requeue or fail uploads a dead worker left behind, so none stays processing forever."""
-    from ingest.tasks import ingest_upload
-
     now = now or timezone.now()
     limit = timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
     stuck = Upload.objects.filter(
@@ -237,6 +229,6 @@ def uploads_recover_stuck(*, now=None) -> dict[str, list[int]]:
             )
             failed.append(upload.pk)
         else:
-            ingest_upload.delay(upload.pk)
+            queue.ingest_upload(upload_id=upload.pk)
             requeued.append(upload.pk)
     return {"requeued": requeued, "failed": failed}

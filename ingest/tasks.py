@@ -6,10 +6,11 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.db import InterfaceError, OperationalError
 
-from ingest import services
+from ingest import queue, services
 
 
 @shared_task(
+    name=queue.INGEST_UPLOAD,
     bind=True,
     autoretry_for=(OperationalError, InterfaceError),
     retry_backoff=5,

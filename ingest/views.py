@@ -9,8 +9,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
 from ingest.services import UploadTooLarge, upload_create
+from perfdb.alerting.queries import alerts_filtered
 from perfdb.models import Upload
-from perfdb.queries import alerts_filtered
 
 
 class BundleForm(forms.Form):

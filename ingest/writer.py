@@ -303,7 +303,7 @@ def _record_rows(
         )
 
 
-def _copy(table: str, columns: Iterable[str], rows: Iterable[tuple]) -> None:
+def copy_rows(table: str, columns: Iterable[str], rows: Iterable[tuple]) -> None:
     """Bulk-load rows with COPY inside the caller's transaction."""
     with connection.cursor() as cursor:
         raw = cursor.cursor  # the psycopg 3 cursor under Django's wrapper
@@ -373,7 +373,7 @@ def run_write(
     Trial.objects.bulk_create(
         Trial(run=run, number=n, discarded=(n == discarded_trial)) for n in sorted(rows.trials)
     )
-    _copy(
+    copy_rows(
         "perfdb_result",
         ["run_id", "setup_id", "metric_id", "trial", "discarded", "value"],
         (
@@ -381,12 +381,12 @@ def run_write(
             for (_, trial), (metric, value) in rows.results.items()
         ),
     )
-    _copy(
+    copy_rows(
         "perfdb_profileentry",
         ["run_id", "trial", "source", "function", "ticks", "load", "share_pct"],
         ((run.pk, *row) for row in rows.profile),
     )
-    _copy(
+    copy_rows(
         "perfdb_sample",
         SAMPLE_COLUMNS,
         (sample_row(run.pk, c) for c in rows.columns + columns_from_samples(rows.samples)),

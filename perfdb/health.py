@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import redis
+from celery import current_app
 from django.conf import settings
 from django.db import connection
 
@@ -25,10 +26,8 @@ def check_redis() -> str | None:
 
 
 def check_workers() -> str | None:
-    from config.celery import app
-
     try:
-        replies = app.control.inspect(timeout=1.0).ping() or {}
+        replies = current_app.control.inspect(timeout=1.0).ping() or {}
     except Exception as exc:
         return f"workers: {exc}"
     return None if replies else "workers: no Celery worker answered a ping"

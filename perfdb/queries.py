@@ -25,6 +25,25 @@ def uploads_recent(*, limit: int = 10) -> QuerySet[Upload]:
     return Upload.objects.select_related("user").order_by("-created_at")[:limit]
 
 
+# --- the demo (ingest/demo.py loads it) ---------------------------------------------------
+
+# The seed documents the demo bundles reproduce, by the prefix of the bundle's name.
+DEMO_SOURCES = {
+    "000": "Bryant & Hartner, “Java, threads, and scheduling in Linux”, IBM LTC, January 2000",
+    "001": "Hartner, “[PATCH] [PERFORMANCE RESULTS] priority preemption in Linux”, LKML, "
+    "15 October 2002",
+    "002": "Anand et al., “Benchmarks that Model Enterprise Workloads”, Ottawa Linux "
+    "Symposium 2003",
+    "004": "Vianney, “Linux Performance” slides, April 2003",
+}
+
+
+def demo_uploads() -> list[tuple[Upload, str]]:
+    """The loaded demo uploads with the document each reproduces, for the overview."""
+    uploads = Upload.objects.filter(source="demo").order_by("filename")
+    return [(u, DEMO_SOURCES.get(u.filename[:3], "")) for u in uploads]
+
+
 # --- runs ---------------------------------------------------------------------------------
 
 
@@ -103,70 +122,3 @@ def run_results(*, run_id: int) -> dict[str, dict[str, object]]:
         entry["mean"] = fmean(kept) if kept else None
         entry["sd"] = stdev(kept) if len(kept) > 1 else None
     return out
-
-
-# --- alerts -------------------------------------------------------------------------------
-
-ALERT_FILTERS = ("status", "workload", "hardware", "kernel", "patch", "direction")
-
-
-def alerts_filtered(
-    *,
-    status: str | None = None,
-    workload: str | None = None,
-    hardware: str | None = None,
-    kernel: str | None = None,
-    patch: str | None = None,
-    direction: str | None = None,
-):
-    """Alerts newest first with everything a list row shows (no N+1)."""
-    from perfdb.models import Alert
-
-    alerts = Alert.objects.select_related(
-        "setup__workload",
-        "setup__hardware",
-        "metric",
-        "candidate_run__kernel",
-        "candidate_run__patch_set",
-        "assignee",
-    ).prefetch_related("baseline_runs__kernel", "baseline_runs__patch_set")
-    if status == "open":
-        alerts = alerts.filter(status__in=["untriaged", "acknowledged", "investigating"])
-    elif status:
-        alerts = alerts.filter(status=status)
-    if workload:
-        alerts = alerts.filter(setup__workload__name=workload)
-    if hardware:
-        alerts = alerts.filter(setup__hardware__name=hardware)
-    if kernel:
-        alerts = alerts.filter(candidate_run__kernel__version=kernel)
-    if patch:
-        alerts = alerts.filter(candidate_run__patch_set__patches__name=patch)
-    if direction:
-        alerts = alerts.filter(direction=direction)
-    return alerts.order_by("-created_at", "-id")
-
-
-def alert_with_history(*, alert_id: int):
-    from perfdb.models import Alert
-
-    return (
-        Alert.objects.select_related(
-            "setup__workload",
-            "setup__hardware",
-            "metric",
-            "candidate_run__kernel",
-            "candidate_run__patch_set",
-            "assignee",
-            "upload",
-        )
-        .prefetch_related("baseline_runs__kernel", "baseline_runs__patch_set", "events__user")
-        .filter(pk=alert_id)
-        .first()
-    )
-
-
-def outbox_recent(*, limit: int = 50):
-    from perfdb.models import OutboxMessage
-
-    return OutboxMessage.objects.order_by("-created_at")[:limit]

@@ -21,4 +21,5 @@ if [ ! -x /usr/bin/chromium ]; then
 fi
 
 .venv/bin/ruff check .
+.venv/bin/lint-imports --no-cache  # the layers in pyproject.toml [tool.importlinter]
 .venv/bin/python -m pytest "$@"

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from perfdb.models import Alert, AlertEvent, Subscription
-from tests.perfdb.test_regressions import check, ingest_runs
+from tests.perfdb.alerting.test_regressions import check, ingest_runs
 
 pytestmark = pytest.mark.django_db
 
@@ -119,7 +119,7 @@ def test_the_upload_page_sums_up_its_alerts(client, alert):
 def test_daily_digest_collects_the_days_regressions(alert, user, smtp_server, settings):
     from django.utils import timezone
 
-    from perfdb.notify import outbox_fill_digests, outbox_send
+    from perfdb.alerting.notify import outbox_fill_digests, outbox_send
 
     controller, handler = smtp_server
     settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"

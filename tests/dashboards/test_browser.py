@@ -36,10 +36,11 @@ ARGS = [
 @pytest.fixture
 def data(tmp_path, monkeypatch):
     """The dashboard bundle, ingested in-process: no task is queued to a worker."""
-    from ingest import services, tasks
+    from ingest import queue
+    from perfdb.alerting import queue as alerting_queue
 
-    monkeypatch.setattr(tasks.ingest_upload, "delay", lambda *a, **k: None)
-    monkeypatch.setattr(services, "_queue_detection", lambda *a, **k: None, raising=False)
+    monkeypatch.setattr(queue, "ingest_upload", lambda **k: None)
+    monkeypatch.setattr(alerting_queue, "regressions_check", lambda **k: None)
     return load(tmp_path)
 
 

@@ -8,7 +8,7 @@ from statistics import fmean, stdev
 
 import pytest
 
-from perfdb import chart_queries as cq
+from dashboards import chart_queries as cq
 from perfdb.models import Metric, Run, Setup
 from tests.bundles import make_bundle
 from tests.dashboards.data import SERIES, WAKEUPS, dashboard_bundle, ingest, load

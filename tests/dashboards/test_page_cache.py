@@ -12,11 +12,11 @@ import tarfile
 
 import pytest
 
+from dashboards import chart_queries as cq
 from ingest.demo import demo_remove
+from ingest.synthetic import history_remove, history_write
 from perfdb import cache as page_cache
-from perfdb import chart_queries as cq
 from perfdb.models import Run, Setup
-from perfdb.synthetic import history_remove, history_write
 from tests.bundles import make_bundle
 from tests.dashboards.data import dashboard_bundle, ingest, load
 

@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand
 
-from perfdb.regressions import regressions_recheck_all
+from perfdb.alerting.regressions import regressions_recheck_all
 
 
 class Command(BaseCommand):

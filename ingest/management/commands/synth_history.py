@@ -1,12 +1,12 @@
 """python manage.py synth_history --scale N [--seed S] | --remove
 
-Builds (or grows) a synthetic lab history for benchmarks, or removes it. See perfdb/synthetic.py
+Builds (or grows) a synthetic lab history for benchmarks, or removes it. See ingest/synthetic.py
 for its shape and docs/performance.md for how long each scale takes.
 """
 
 from django.core.management.base import BaseCommand, CommandError
 
-from perfdb import synthetic
+from ingest import synthetic
 
 
 class Command(BaseCommand):

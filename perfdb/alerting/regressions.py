@@ -15,6 +15,8 @@ from collections.abc import Iterable
 from django.db import transaction
 
 from perfdb import detection
+from perfdb.alerting import queue
+from perfdb.kernels import kernel_sort_key
 from perfdb.models import Alert, AlertEvent, Metric, PinnedBaseline, Result, Run, Threshold
 
 log = logging.getLogger(__name__)
@@ -125,8 +127,6 @@ def _alert_record(
 
 def _mark_recovered(points: list[detection.Point], setup_id: int, metric: Metric) -> int:
     """Mark regressions whose series has come back within 25 % of the step they flagged."""
-    from perfdb.kernels import kernel_sort_key
-
     by_run = {p.run_id: p for p in points}
     stock = sorted((p for p in points if not p.patches), key=lambda p: kernel_sort_key(p.kernel))
     if not stock:
@@ -181,17 +181,10 @@ def regressions_check_upload(*, upload_id: int | None, series: Iterable[tuple[in
                 if created:
                     created_ids.append(alert.pk)
             _mark_recovered(points, setup_id, metric)
-        if created_ids:
-            transaction.on_commit(lambda: _queue_notify(upload_id))
+        if created_ids and upload_id is not None:
+            transaction.on_commit(lambda: queue.notify_upload(upload_id=upload_id))
     log.info("upload %s: regression check made %d alerts", upload_id, len(created_ids))
     return len(created_ids)
-
-
-def _queue_notify(upload_id: int | None) -> None:
-    from perfdb.tasks import notify_upload
-
-    if upload_id is not None:
-        notify_upload.delay(upload_id)
 
 
 def regressions_recheck_all() -> int:

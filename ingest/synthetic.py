@@ -25,7 +25,7 @@ from datetime import UTC, datetime, timedelta
 from django.db import connection, transaction
 from django.db.models import Q
 
-from ingest.writer import SAMPLE_COLUMNS, _copy, kernel_get, patch_set_get, sample_row
+from ingest.writer import SAMPLE_COLUMNS, copy_rows, kernel_get, patch_set_get, sample_row
 from perfdb.cache import data_changed_on_commit
 from perfdb.models import (
     Alert,
@@ -705,7 +705,7 @@ def _unit_write(unit: int, seed: int, keys: dict[str, dict]) -> Counts:
     runs = [run for s in setups for run in runs_of_setup(s, seed)]
     run_ids = _ids_reserve("perfdb_run", len(runs))
     kernels, patch_sets, metrics = keys["kernels"], keys["patch_sets"], keys["metrics"]
-    _copy(
+    copy_rows(
         "perfdb_run",
         [
             "id",
@@ -736,7 +736,7 @@ def _unit_write(unit: int, seed: int, keys: dict[str, dict]) -> Counts:
         ),
     )
     pairs = list(zip(run_ids, runs, strict=True))
-    _copy(
+    copy_rows(
         "perfdb_trial",
         ["run_id", "number", "discarded"],
         (
@@ -745,7 +745,7 @@ def _unit_write(unit: int, seed: int, keys: dict[str, dict]) -> Counts:
             for n in range(1, r.trials + 1)
         ),
     )
-    _copy(
+    copy_rows(
         "perfdb_result",
         ["run_id", "setup_id", "metric_id", "trial", "discarded", "value"],
         (
@@ -761,7 +761,7 @@ def _unit_write(unit: int, seed: int, keys: dict[str, dict]) -> Counts:
             for name, unit_, trial, value in r.results
         ),
     )
-    _copy(
+    copy_rows(
         "perfdb_profileentry",
         ["run_id", "trial", "source", "function", "ticks", "load", "share_pct"],
         (
@@ -770,7 +770,7 @@ def _unit_write(unit: int, seed: int, keys: dict[str, dict]) -> Counts:
             for function, ticks, share in r.profile
         ),
     )
-    _copy(
+    copy_rows(
         "perfdb_sample",
         SAMPLE_COLUMNS,
         (

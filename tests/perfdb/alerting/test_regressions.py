@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ingest.services import upload_create, upload_ingest
+from perfdb.alerting.regressions import regressions_check_upload
 from perfdb.models import Alert, Metric, PinnedBaseline, Run
-from perfdb.regressions import regressions_check_upload
 from tests.bundles import make_bundle, manifest_toml, volano_log, volano_run
 
 pytestmark = pytest.mark.django_db

@@ -7,8 +7,8 @@ from statistics import fmean
 import pytest
 from django.core.management import call_command
 
+from ingest import synthetic
 from ingest.services import upload_create, upload_ingest
-from perfdb import synthetic
 from perfdb.kernels import parse_kernel
 from perfdb.models import (
     Hardware,

@@ -7,10 +7,10 @@ import time
 import pytest
 from django.utils import timezone
 
+from perfdb.alerting.notify import SendFailed, outbox_fill_for_upload, outbox_send
 from perfdb.models import OutboxMessage, Subscription
-from perfdb.notify import SendFailed, outbox_fill_for_upload, outbox_send
 from tests.conftest import free_port
-from tests.perfdb.test_regressions import check, ingest_runs
+from tests.perfdb.alerting.test_regressions import check, ingest_runs
 
 
 @pytest.fixture
