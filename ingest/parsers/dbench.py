@@ -30,7 +30,7 @@ from ingest.parsers.base import (
     register,
 )
 from ingest.parsers.numbers import parse_number
-from ingest.parsers.run_labels import LabelScope, warn_unlabelled_repeats
+from ingest.parsers.run_labels import LabelScope, key_by_headings, warn_unlabelled_repeats
 from ingest.parsers.text import numbered_lines
 
 _THROUGHPUT = re.compile(
@@ -150,6 +150,11 @@ def _read(text: str) -> tuple[list[Record], _State]:
     return records, state
 
 
+def _own_line(line: str) -> bool:
+    """dbench's own lines (``dbench 16``, ``16 clients started``) are never headings."""
+    return bool(_STARTED.match(line) or _COMMAND.search(line) or _THROUGHPUT.search(line))
+
+
 @register("dbench", "tbench")
 def parse(text: str, options: Mapping[str, object]) -> ParseResult:
     records, state = _read(text)
@@ -160,6 +165,7 @@ def parse(text: str, options: Mapping[str, object]) -> ParseResult:
         records = [r for r in records if r.keys.get("clients") == wanted]
         if not records:
             raise ParseError(f"no Throughput line for clients = {wanted}")
+    records = key_by_headings(records, numbered_lines(text), state.warnings, skip=_own_line)
     group_records(records)  # refuses records that cannot be told apart, naming their lines
     warn_unlabelled_repeats(records, state.scope, state.warnings)
     counts = {r.keys.get("clients") for r in records}

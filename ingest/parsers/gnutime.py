@@ -12,6 +12,7 @@ must be 73.1 and not 73.10000000000001.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -31,7 +32,7 @@ from ingest.parsers.gnutime_lines import (
     command_line,
     read_values,
 )
-from ingest.parsers.run_labels import LabelScope, warn_unlabelled_repeats
+from ingest.parsers.run_labels import LabelScope, key_by_headings, warn_unlabelled_repeats
 from ingest.parsers.text import numbered_lines
 
 
@@ -108,9 +109,9 @@ def _context(state: _State, raw: str, line: str, number: int) -> bool:
         return True
     if block := KERNBENCH_BLOCK.match(stripped):
         state.close()
-        state.block = {"load": block["load"]}
-        if block["jobs"]:
-            state.block["jobs"] = int(block["jobs"])
+        state.block = {"load": block["load"] or block["load2"]}
+        if jobs := block["jobs"] or block["jobs2"]:
+            state.block["jobs"] = int(jobs)
         return True
     found = command_line(stripped)
     if found is not None:
@@ -136,6 +137,8 @@ def _line(state: _State, raw: str, line: str, number: int) -> bool:
         state.close()  # another tool's timing after a kernbench block: not of that block
         state.block = {}
     for name, value, stddev in found:
+        if name == "ignored":  # a field the line names but holds no time for (warned)
+            continue
         state.set(name, value, number, stddev)
     return bool(found)
 
@@ -178,6 +181,21 @@ def _record(timing: _Timing, warnings: list[str]) -> Record:
     return Record(keys=timing.keys, line=first, measurements=tuple(measurements))
 
 
+# What a timed benchmark printed right above its timing (dbench, tbench): not a heading.
+_TIMED_OUTPUT = re.compile(r"^Throughput\s|^\d+ clients started$|^[.+*]{20,}")
+
+
+def _own_line(line: str) -> bool:
+    """The parser's own context lines (kernbench block titles, timed commands)."""
+    stripped = line.strip()
+    return bool(
+        _TIMED_OUTPUT.search(stripped)
+        or KERNBENCH_BLOCK.match(stripped)
+        or command_line(stripped) is not None
+        or stripped.lower().startswith("command being timed:")
+    )
+
+
 @register("time")
 def parse(text: str, options: Mapping[str, object]) -> ParseResult:
     state = _read(text, options)
@@ -190,6 +208,7 @@ def parse(text: str, options: Mapping[str, object]) -> ParseResult:
         records = [r for r in records if r.keys.get("jobs") == options["jobs"]]
         if not records:
             raise ParseError(f"no kernbench block with -j {options['jobs']}")
+    records = key_by_headings(records, numbered_lines(text), state.warnings, skip=_own_line)
     group_records(records)  # refuses records that cannot be told apart, naming their lines
     warn_unlabelled_repeats(records, state.scope, state.warnings)
     return ParseResult(

@@ -30,8 +30,11 @@ Value = tuple[str, float, float | None]
 EXIT = re.compile(r"^\s*(?:Command exited with non-zero status|Exit status:)\s*(?P<status>\d+)")
 # kernbench 0.4x: "Average Optimal load -j 8 Run (std deviation):"; side-by-side tables
 # print "Average Half load -j 8" alone.
+# OSDL STP prints the load word before -j: "Average Optimal -j 32 Load Run:",
+# "Average Maximal -j Load Run:", "Average Half Load -j 4 Run:".
 KERNBENCH_BLOCK = re.compile(
     r"^Average (?P<load>\w+) [Ll]oad(?: -j (?P<jobs>\d+))?(?:\s+Run\b.*)?$"
+    r"|^Average (?P<load2>\w+) -j(?: (?P<jobs2>\d+))? [Ll]oad\s+Run\b.*$"
 )
 _GNU_DEFAULT = re.compile(
     r"(?P<user>\S+)user\s+(?P<system>\S+)system\s+(?P<elapsed>\S+)elapsed\s+(?P<cpu>\S+)%CPU"
@@ -47,7 +50,10 @@ _GNU_VERBOSE = {
     "major (requiring i/o) page faults": "major_faults",
     "minor (reclaiming a frame) page faults": "minor_faults",
 }
-_BASH = re.compile(r"^(?P<field>real|user|sys)\s+(?:(?P<min>\S+)m(?P<sec>\S+)s|(?P<plain>\S+))$")
+_BASH = re.compile(
+    r"^(?P<field>real|user|sys)\s+(?:(?P<min>\S+)m(?P<sec>[^\s()]+?)s|(?P<plain>[^\s()]+))"
+    r"(?P<rest>\S*)(?:\s+(?P<note>\(.*\)))?$"
+)
 _LKP = re.compile(r"^(?P<field>real|user|sys):\s+(?P<sec>\S+)s$")
 _TCSH = re.compile(
     r"^(?P<user>\S+)u\s+(?P<system>\S+)s\s+(?P<elapsed>[\d:.,]+)\s+(?P<cpu>\S+)%(?:\s|$)"
@@ -92,6 +98,7 @@ def command_line(stripped: str) -> tuple[str, bool] | None:
     """
     if match := _PROMPTED_TIME.match(stripped):
         return match["cmd"].strip(), True
+    stripped = stripped.rstrip(":")  # "time make -j30 bzImage:" introducing its output
     if (match := _TIMED.match(stripped)) and (
         match["flags"]
         or stripped.startswith("/usr/bin/time")
@@ -148,6 +155,17 @@ def _shell(text: str, line: int, warnings: list[str]) -> list[Value]:
     match = _BASH.match(stripped) or _LKP.match(stripped)
     if match:
         groups = match.groupdict()
+        if groups.get("note"):
+            note = groups["note"]
+            warnings.append(f"line {line}: annotation {note!r} after {match['field']} ignored")
+        if groups.get("rest"):
+            if match["field"] == "real":
+                raise ParseError(f"real time {stripped.split()[1]!r} is not a time", line)
+            warnings.append(
+                f"line {line}: {match['field']} time {stripped.split()[1]!r} is not a time "
+                f"(text glued after it); {match['field']} omitted for this run"
+            )
+            return [("ignored", 0.0, None)]
         sec = groups.get("sec") or groups["plain"] or ""
         parse_number(sec, line=line, what="time")
         total = Decimal(sec)

@@ -18,7 +18,8 @@ label has labelled a run (a mail moving on to "ebizzy on top of rc2-mm2 ... gave
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 from ingest.parsers.base import Record, group_records
 
@@ -29,7 +30,8 @@ _WITH_REST = (
     re.compile(rf"^kernel\s*:?\s+(?P<label>{KERNEL})(?P<rest>.*)$", re.IGNORECASE),
     re.compile(rf"^(?P<label>{KERNEL}):(?P<rest>.*)$"),
 )
-_EXACT = (re.compile(rf"^(?P<label>{KERNEL})$"),)
+# ``kernel: staircase6.2`` (OSDL STP reports) names a build that is no version number.
+_EXACT = (re.compile(rf"^(?P<label>{KERNEL})$"), re.compile(r"^kernel:\s+(?P<label>[\w.+~-]+)$"))
 _QUOTE = re.compile(r"^(?:[A-Za-z]{0,3}>\s?)+")
 _WORD = re.compile(r"\b[A-Za-z]{2,}\b")
 
@@ -111,3 +113,192 @@ def warn_unlabelled_repeats(records: list[Record], scope: LabelScope, warnings: 
             + "; ".join(repeats)
             + ". The file states no kernel label: if they ran on different kernels, split it"
         )
+
+
+# --- Headings: prose lines that name what a block measured -------------------------------
+# Mails put a line such as "With atomic_t:", "before:", "vmstat (2.4.20aa1)", "Container
+# limited to 800 MB" (over a dashed rule) or an attachment's file name right above a block;
+# two blocks distinguished only by it must never be merged as trials of one run.
+
+_RULE = re.compile(r"^\s*[-=_*~]{3,}\s*$")
+_ATTRIBUTION = re.compile(
+    r"(?:\bwrote|\bwrites|\bsaid)\s*:\s*$|^quoting\b|^on .*,.*\bwrote\b", re.IGNORECASE
+)
+_MIME_NAME = re.compile(r'^\s*(?:file)?name="(?P<name>[^"]+)"\s*;?\s*$')
+_KEY_VALUE = re.compile(r":\s*\S")
+_HEADING_WORDS = 8
+_DIRECT_WORDS = 6  # a line right above the block ("before", "dbench 32 + renice artsd -20")
+_SENTENCE = re.compile(r"[.!?]$|[:;]-?\)")
+_HEADING_CHARS = 72
+
+
+@dataclass(frozen=True)
+class Heading:
+    """A heading line in force for a block: its text, line, and the section above it."""
+
+    text: str
+    line: int
+    parent: str | None = None
+
+
+def is_kernel(text: str) -> bool:
+    """True when the whole text is a kernel label (``2.4.24``, ``2.6.0-test9-mm2``)."""
+    found = kernel_label(text)
+    return found is not None and not found[1]
+
+
+def _clean(text: str) -> str:
+    return text.strip().rstrip(":-–— \t").strip()
+
+
+def _blank(lines: list[tuple[int, str]], i: int) -> bool:
+    return i < 0 or i >= len(lines) or not lines[i][1].strip()
+
+
+def _next_text(lines: list[tuple[int, str]], i: int) -> int | None:
+    """Index of the next line with text after i, skipping blank lines."""
+    j = i + 1
+    while j < len(lines) and not lines[j][1].strip():
+        j += 1
+    return j if j < len(lines) else None
+
+
+def heading_text(lines: list[tuple[int, str]], i: int, block_start: int) -> str | None:
+    """The heading a line states, or None: the shapes of module notes above.
+
+    A heading is short (at most eight words) and is one of: a line ending with a colon (not a
+    ``key: value`` line, not a mail attribution), a line over a dashed rule, a MIME part's
+    file name, a kernel label line, or a short line standing alone in its paragraph or
+    directly above the block. Bullets naming a tool (``- vmstat``) are not headings.
+    """
+    raw = lines[i][1].strip()
+    if not raw or _RULE.match(raw) or _ATTRIBUTION.search(raw):
+        return None
+    if mime := _MIME_NAME.match(raw):
+        return mime["name"]
+    if is_kernel(raw):
+        return raw
+    if len(raw.split()) > _HEADING_WORDS or len(raw) > _HEADING_CHARS:
+        return None
+    if raw[0] in "-*+#$>|" and not raw.endswith(":"):
+        return None
+    if _KEY_VALUE.search(raw.rstrip(":")):
+        return None  # "Host: stp8-002", "make: Leaving directory ...": a statement, not a title
+    if raw.endswith(":"):
+        return _clean(raw)
+    nxt = _next_text(lines, i)
+    if nxt is not None and nxt == i + 1 and _RULE.match(lines[nxt][1]):
+        return _clean(raw)
+    if _SENTENCE.search(raw):
+        return None  # "Good point.", "Writing this during dbench 32 ...:-)))": prose
+    if _blank(lines, i - 1) and (_blank(lines, i + 1) or i + 1 == block_start):
+        return _clean(raw)
+    if i + 1 == block_start and len(raw.split()) <= _DIRECT_WORDS:
+        return _clean(raw)
+    return None
+
+
+def _parent(
+    lines: list[tuple[int, str]], i: int, skip: Callable[[str], bool] | None
+) -> str | None:
+    """The section heading above line i: a heading directly followed by another heading."""
+
+    def own(k: int) -> bool:
+        return skip is not None and skip(lines[k][1])
+
+    for j in range(i - 1, -1, -1):
+        text = None if own(j) else heading_text(lines, j, -1)
+        if text is None or is_kernel(text):
+            continue
+        nxt = _next_text(lines, j)
+        while nxt is not None and _RULE.match(lines[nxt][1]):
+            nxt = _next_text(lines, nxt)
+        if nxt is not None and not own(nxt) and heading_text(lines, nxt, -1) is not None:
+            return text
+    return None
+
+
+def block_headings(
+    lines: list[tuple[int, str]],
+    starts: list[int],
+    skip: Callable[[str], bool] | None = None,
+) -> dict[int, Heading | None]:
+    """The heading in force at each block start (1-based line numbers).
+
+    The nearest heading between the previous block and this one; a block with none there
+    continues the heading of the block before it (one listing printed in several parts).
+    ``skip`` names the parser's own lines (``Average Half load -j 4 Run:``, section titles),
+    which are never headings.
+    """
+    index = {number: k for k, (number, _) in enumerate(lines)}
+    found: dict[int, Heading | None] = {}
+    previous, current = -1, None
+    for start in sorted(set(starts)):
+        at = index.get(start, 0)
+        while skip is not None and at - 1 > previous and skip(lines[at - 1][1]):
+            at -= 1  # the block's own lines above its first value (a timed program's output)
+        for k in range(at - 1, previous, -1):
+            if skip is not None and skip(lines[k][1]):
+                continue
+            text = heading_text(lines, k, at)
+            if text:
+                parent = None if is_kernel(text) else _parent(lines, k, skip)
+                current = Heading(text, lines[k][0], parent)
+                break
+        found[start] = current
+        previous = index.get(start, 0)
+    return found
+
+
+def key_by_headings(
+    records: list[Record],
+    lines: list[tuple[int, str]],
+    warnings: list[str],
+    *,
+    starts: list[int] | None = None,
+    skip: Callable[[str], bool] | None = None,
+    label_always: bool = False,
+) -> list[Record]:
+    """Tell apart records whose keys are equal but whose blocks sit under other headings.
+
+    Only where records would otherwise be trials of one group (or always for kernel-label
+    headings when ``label_always``) is the heading added as a key: ``label`` when it reads
+    as a kernel (``2.4.24``), else ``heading`` (``before``, ``With atomic_t``). When two
+    blocks share a heading under different sections (``single dd: before`` and ``9 copies:
+    before``), the section is prefixed. Never merges, never averages.
+    """
+    if not records:
+        return records
+    block_start = starts or [r.line or 0 for r in records]
+    at = block_headings(lines, block_start, skip)
+    heads = [at.get(s) for s in block_start]
+    clash, need_parent = False, False
+    for group in group_records(records):
+        members = [k for k, r in enumerate(records) if any(r is t for _, t in group.trials)]
+        leaves = {heads[k].text if heads[k] else None for k in members}
+        if len(leaves) > 1:
+            clash = True
+        full = {(heads[k].parent, heads[k].text) if heads[k] else None for k in members}
+        if len(full) > len(leaves):
+            clash = need_parent = True
+    out = []
+    for record, head in zip(records, heads, strict=True):
+        keys = dict(record.keys)
+        if head is not None:
+            name = head.text
+            if need_parent and head.parent:
+                name = f"{head.parent}: {head.text}"
+            if name == keys.get("label"):
+                pass
+            elif is_kernel(name) and "label" not in keys and (label_always or clash):
+                keys["label"] = name
+            elif clash and "heading" not in keys:
+                keys["heading"] = name
+        out.append(replace(record, keys=keys) if keys != dict(record.keys) else record)
+    if clash:
+        named = sorted({(h.line, h.text) for h in heads if h is not None})
+        warnings.append(
+            "runs with equal keys told apart by the heading above each block: "
+            + ", ".join(f"line {line} {text!r}" for line, text in named)
+        )
+    return out
