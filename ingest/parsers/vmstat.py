@@ -16,11 +16,14 @@ from ingest.parsers.base import (
     Measurement,
     ParseError,
     ParseResult,
+    Record,
     Sample,
     SeriesColumn,
+    group_records,
     register,
 )
 from ingest.parsers.numbers import parse_number
+from ingest.parsers.run_labels import key_by_headings
 from ingest.parsers.text import numbered_lines
 
 UNITS = {
@@ -75,10 +78,30 @@ class _Reader:
         self.pending: list[tuple[int, list[str]]] = []
         self.rows: list[tuple[int, dict[str, float], str | None]] = []
         self.warnings: list[str] = []
+        # Blocks: a header after prose or a blank line starts another vmstat run (a mail
+        # pasting "vmstat (2.4.20aa1)" then "vmstat (2.4.20rmap)"); a header repeated right
+        # under the rows (vmstat reprints it) does not.
+        self.blocks: list[tuple[int, list[tuple[int, dict[str, float], str | None]]]] = []
+        self.start = 0
+        self.gap = False
+        self.short_rows: list[int] = []
+
+    def finish(self) -> None:
+        """Close the current block."""
+        if self.rows:
+            self.blocks.append((self.start, self.rows))
+        elif self.columns is not None and self.short_rows:
+            raise ParseError(
+                f"vmstat rows do not have one field per column ({len(self.columns)} columns "
+                "in the header): mail-wrapped rows or header? Unwrap them",
+                self.short_rows[0],
+            )
+        self.rows, self.short_rows = [], []
 
     def feed(self, number: int, line: str) -> None:
         tokens = line.split()
         if not tokens:
+            self.gap = True
             return
         if "".join(tokens).isdigit():  # the usual data row: plain counts, nothing to check
             self._data(number, tokens)
@@ -90,6 +113,7 @@ class _Reader:
             self._set_header(number, *header)
             return
         if not all(_NUMBERISH.match(t) or _DATE.match(t) or _TIME.match(t) for t in tokens):
+            self.gap = True
             self.warnings.append(f"line {number}: not vmstat output, skipped: {line.strip()!r}")
             return
         self._data(number, tokens)
@@ -101,6 +125,12 @@ class _Reader:
             self._row(number, tokens)
 
     def _set_header(self, number: int, columns: tuple[str, ...], timestamp: bool) -> None:
+        if self.columns is not None and (self.gap or not self.rows):
+            self.finish()  # another run pasted below the first
+            self.columns = None
+        if self.columns is None:
+            self.start = number
+        self.gap = False
         if self.columns is not None and columns != self.columns:
             self.warnings.append(f"line {number}: the column header changes here")
         first = self.columns is None
@@ -118,10 +148,12 @@ class _Reader:
         if self.timestamp and len(tokens) >= 2 and _DATE.match(tokens[-2]):
             stamp = f"{tokens[-2]} {tokens[-1]}"
             tokens = tokens[:-2]
+        self.gap = False
         if len(tokens) != len(self.columns):
             self.warnings.append(
                 f"line {number}: {len(tokens)} fields for {len(self.columns)} columns, skipped"
             )
+            self.short_rows.append(number)
             return
         if "".join(tokens).isdigit() and "".join(tokens).isascii():
             values = dict(zip(self.columns, map(float, tokens), strict=True))  # plain counts
@@ -150,19 +182,20 @@ def _means(
     )
 
 
-def _columns(
-    reader: _Reader, flag_first: bool
-) -> tuple[tuple[SeriesColumn, ...], tuple[Sample, ...]]:
+Rows = list[tuple[int, dict[str, float], str | None]]
+
+
+def _columns(rows: Rows, flag_first: bool) -> tuple[tuple[SeriesColumn, ...], tuple[Sample, ...]]:
     """A SeriesColumn per column present in every row; a column that only some rows have
     (the header changed mid-file) is kept as single Samples with their row numbers."""
     names: list[str] = []
-    for _, values, _ in reader.rows:
+    for _, values, _ in rows:
         names.extend(c for c in values if c not in names)
-    stamps = tuple(stamp or "" for _, _, stamp in reader.rows)
+    stamps = tuple(stamp or "" for _, _, stamp in rows)
     out = []
     partial: list[Sample] = []
     for name in names:
-        cells = [values.get(name) for _, values, _ in reader.rows]
+        cells = [values.get(name) for _, values, _ in rows]
         if any(cell is None for cell in cells):
             partial.extend(
                 Sample("vmstat", name, i, v, flag_first and i == 0, stamps[i] or None)
@@ -182,29 +215,43 @@ def _columns(
     return tuple(out), tuple(partial)
 
 
+def _record(start: int, rows: Rows, flag_first: bool, warnings: list[str]) -> Record:
+    columns, partial = _columns(rows, flag_first)
+    if flag_first and len(rows) == 1:
+        warnings.append(f"line {start}: only the since-boot row: no means computed")
+    return Record(
+        line=start, measurements=_means(columns, partial), columns=columns, samples=partial
+    )
+
+
 @register("vmstat")
 def parse(text: str, options: Mapping[str, object]) -> ParseResult:
     """Samples for every cell, and per-column means without the since-boot row.
 
+    One record per vmstat run pasted in the file; runs under different headings
+    (``vmstat (2.4.20aa1)``) are keyed by them (run_labels.key_by_headings), never merged.
     Option ``first_row_since_boot`` (default True): set False for an excerpt that does not
     start at vmstat's first row.
     """
     reader = _Reader()
-    for number, line in numbered_lines(text):
+    lines = numbered_lines(text)
+    for number, line in lines:
         reader.feed(number, line)
-    if reader.columns is None:
+    if reader.columns is None and not reader.blocks:
         raise ParseError("no vmstat column header (a line such as 'r b swpd free ... id') found")
-    if not reader.rows:
+    reader.finish()
+    if not reader.blocks:
         raise ParseError("vmstat header found but no data rows could be read")
     flag_first = bool(options.get("first_row_since_boot", True))
-    columns, partial = _columns(reader, flag_first)
     warnings = list(reader.warnings)
-    if flag_first and len(reader.rows) == 1:
-        warnings.append("only the since-boot row: no means computed")
+    records = [_record(start, rows, flag_first, warnings) for start, rows in reader.blocks]
+    records = key_by_headings(records, lines, warnings, skip=_is_group_header)
+    if len(group_records(records)) < len(records):
+        warnings.append(
+            f"{len(records)} vmstat runs with nothing telling them apart are stored as trials"
+        )
     return ParseResult(
-        measurements=_means(columns, partial),
-        columns=columns,
-        samples=partial,
+        records=tuple(records),
         warnings=tuple(warnings),
-        metadata={"vmstat_columns": " ".join(reader.columns)},
+        metadata={"vmstat_columns": " ".join(reader.columns or ())},
     )
