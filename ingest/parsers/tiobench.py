@@ -22,6 +22,7 @@ from ingest.parsers.base import (
     register,
 )
 from ingest.parsers.numbers import parse_number
+from ingest.parsers.run_labels import key_by_headings
 from ingest.parsers.text import numbered_lines
 
 SECTIONS = {
@@ -66,6 +67,22 @@ class _Row:
     cells: dict[str, str]
 
 
+def _layout(tokens: list[str]) -> tuple[str, ...] | None:
+    """The fields a header line announces: tiobench drops the maximum-latency and Lat%
+    columns in some versions (``Identifier Size Size Thr Rate (CPU%) Latency Eff``).
+    None for a header cut by mail wrapping (no ``Eff``, the last column, on it)."""
+    if "Eff" not in tokens:
+        return None
+    if tokens.count("Latency") >= 2 and ">2s" in tokens:
+        return FULL if "Size" in tokens else COMPACT
+    fields = ["file_size", "block_size"] if "Size" in tokens else []
+    fields += ["threads", "rate", "cpu"]
+    fields += ["avg_lat", "max_lat"][: tokens.count("Latency")]
+    fields += ["lat2", "lat10"] if ">2s" in tokens else []
+    fields += ["eff"] if "Eff" in tokens else []
+    return tuple(fields)
+
+
 def _section(line: str) -> str | None:
     lowered = line.strip().lower()
     for title, prefix in SECTIONS.items():
@@ -94,7 +111,7 @@ def _rows(text: str) -> list[_Row]:
         if section is None or not tokens:
             continue
         if "Thr" in tokens:
-            layout = FULL if "Size" in tokens else COMPACT
+            layout = _layout(tokens)
             continue
         if len(tokens) < 2 or not _is_cells(tokens[1:]):
             if section_rows and not set(line.strip()) <= {"-", " "}:
@@ -115,7 +132,7 @@ def _rows(text: str) -> list[_Row]:
                 "(a mail-wrapped row whose rest is not on the next line?)",
                 number,
             )
-        names = FULL if expected == len(FULL) else COMPACT
+        names = layout or (FULL if expected == len(FULL) else COMPACT)
         rows.append(_Row(section, tokens[0], number, dict(zip(names, cells, strict=True))))
         section_rows += 1
     return rows
@@ -147,6 +164,8 @@ def _threads(row: _Row) -> int:
 def _measurements(row: _Row, warnings: list[str]) -> list[Measurement]:
     out = []
     for field, (suffix, unit, better) in METRICS.items():
+        if field not in row.cells:
+            continue  # a column this tiobench version does not print
         token = row.cells[field]
         metric = f"{row.section}_{suffix}"
         if "#" in token:
@@ -181,8 +200,17 @@ def parse(text: str, options: Mapping[str, object]) -> ParseResult:
             "'Random Writes' title"
         )
     warnings: list[str] = []
-    records = tuple(
+    records = [
         Record(keys=_keys(row), line=row.line, measurements=tuple(_measurements(row, warnings)))
         for row in _select(rows, options)
-    )
-    return ParseResult(records=records, warnings=tuple(warnings))
+    ]
+    # Two attachments or pasted reports of one identifier (both "2.6.6") under other headings
+    # or file names are other runs, not trials.
+    records = key_by_headings(records, numbered_lines(text), warnings, skip=_own_line)
+    return ParseResult(records=tuple(records), warnings=tuple(warnings))
+
+
+def _own_line(line: str) -> bool:
+    """tiobench's own titles and headers are never headings."""
+    tokens = line.split()
+    return _section(line) is not None or "Thr" in tokens or "Identifier" in tokens
