@@ -71,7 +71,7 @@ def _layout(tokens: list[str]) -> tuple[str, ...]:
     """The fields a header line announces: tiobench drops the maximum-latency and Lat%
     columns in some versions (``Identifier Size Size Thr Rate (CPU%) Latency Eff``).
     A header cut by mail wrapping (no ``Eff``, the last column, on it) is the full layout."""
-    if "Eff" not in tokens or (tokens.count("Latency") >= 2 and ">2s" in tokens): tokens.count("Latency") >= 2 and ">2s" in tokens:
+    if "Eff" not in tokens or (tokens.count("Latency") >= 2 and ">2s" in tokens):
         return FULL if "Size" in tokens else COMPACT
     fields = ["file_size", "block_size"] if "Size" in tokens else []
     fields += ["threads", "rate", "cpu"]
