@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ingest.parsers.base import (
     KeyValue,
@@ -22,6 +22,7 @@ from ingest.parsers.base import (
     register,
 )
 from ingest.parsers.numbers import parse_number
+from ingest.parsers.run_labels import block_headings, is_kernel
 from ingest.parsers.text import numbered_lines
 
 DEFAULT_SCHEDULER_FUNCTIONS = (
@@ -267,6 +268,24 @@ def _record(
     return Record(line=listing.line, profile=profile, measurements=measurements), extra
 
 
+def _labelled(lines: list[tuple[int, str]], listings: list[_Listing]) -> list[_Listing]:
+    """A kernel label line heading a listing's paragraph (``2.4.24`` above a `time` line and
+    the listing) labels it, as the line right above it does (run_labels.block_headings)."""
+    heads = block_headings(lines, [listing.line for listing in listings], skip=_is_row_text)
+    out = []
+    for listing in listings:
+        head = heads.get(listing.line)
+        if listing.label is None and head is not None and is_kernel(head.text):
+            listing = replace(listing, label=head.text)
+        out.append(listing)
+    return out
+
+
+def _is_row_text(line: str) -> bool:
+    """Profile rows are never headings (a function may be named like a kernel)."""
+    return bool(re.match(r"^\s*(?:[0-9a-f]{8,16}\s+)?\d+\s+\S", line))
+
+
 def _keys(listings: list[_Listing]) -> list[dict[str, KeyValue]]:
     """``label`` when every listing has its own stated kernel, else ``listing`` = 1, 2, ..."""
     labels = [listing.label for listing in listings]
@@ -288,6 +307,7 @@ def parse(text: str, options: Mapping[str, object]) -> ParseResult:
     listings, warnings = _listings(lines, kind)
     listings, repeat_warnings = _distinct(listings)
     warnings += repeat_warnings
+    listings = _labelled(lines, listings)
     if not any(r.function.lower() != "total" for listing in listings for r in listing.rows):
         raise ParseError(f"no {kind} profile rows found (expected 'ticks function load' lines)")
     metadata: dict[str, str | int | float] = {"profiler": kind}
