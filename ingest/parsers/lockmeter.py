@@ -111,6 +111,9 @@ def _is_header(line: str) -> bool:
     return bool(tokens) and all(t in _HEADER_WORDS for t in tokens)
 
 
+_ROW_START = re.compile(r"^[\d.]+(?:%|\s)")
+
+
 class _Reader:
     """One pass over the lines: the header block, section titles, rows (joined if wrapped)."""
 
@@ -145,7 +148,7 @@ class _Reader:
             elif (label := _LABEL.match(line)) is not None:
                 self.context["label"] = label.group(1)
                 self.group += 1
-            elif stripped[0].isdigit():
+            elif _ROW_START.match(stripped):  # not "1557496*26.7%*72us makes it ..." prose
                 i = self._row(i - 1)
             else:
                 self.section = None  # prose after the table ends it
