@@ -122,6 +122,26 @@ def _span_of(start: int, end: int, spans: list[tuple[int, int]]) -> int:
     return max(range(len(spans)), key=score)
 
 
+def _fit(raw: str | None, expanded: str, spans: list[tuple[int, int]]) -> str:
+    """A header line with tabs, spaced the way that fits the rule's columns best.
+
+    Pasted summaries carry tabs typed by hand (``Host                 \tOS  Mhz``) that an
+    8-column expansion pushes past the rule's spans; a tab read as one space, or as none,
+    often lines the names up again. Ties keep the 8-column expansion.
+    """
+    if raw is None:
+        return expanded
+
+    def misfit(line: str) -> int:
+        return sum(
+            not any(lo <= start and end <= hi for lo, hi in spans)
+            for start, end, _ in _tokens(line)
+        )
+
+    candidates = [expanded, raw.replace("\t", " "), raw.replace("\t", "")]
+    return min(candidates, key=misfit)
+
+
 def _cells(line: str, spans: list[tuple[int, int]]) -> list[str]:
     cells: list[list[str]] = [[] for _ in spans]
     for start, end, token in _tokens(line):
@@ -194,6 +214,7 @@ def parse_summary(lines: list[tuple[int, str]]) -> Summary:
     summary = Summary()
     texts = [(n, line.expandtabs()) for n, line in lines if not _SKIP.match(line)]
     state = _State()
+    state.raw = {n: line for n, line in lines if "\t" in line}
     for position, (_, line) in enumerate(texts):
         banner = _BANNER.search(line)
         if banner:
@@ -211,6 +232,7 @@ class _State:
     index: int = 0
     kinds: set[str] = field(default_factory=set)  # table titles read in this summary
     earlier: dict[tuple[str, str], int] = field(default_factory=dict)  # rows before this summary
+    raw: dict[int, str] = field(default_factory=dict)  # lines with tabs, as pasted
     current: dict[tuple[str, str], int] = field(default_factory=dict)  # rows in this summary
 
     def next_summary(self) -> None:
@@ -266,7 +288,8 @@ def _read_table(
         rule, body = rule + texts[body][1].strip(), body + 1  # a rule hard-wrapped mid-dash
         summary.warnings.append(f"line {texts[body - 1][0]}: a mail-wrapped rule was joined")
     spans = [(m.start(), m.end() - 1) for m in re.finditer(r"-+", rule)]
-    headers = [_cells(h, spans) for h in _unwrap_header([t for _, t in texts[start:rule_index]])]
+    header_lines = [_fit(state.raw.get(n), t, spans) for n, t in texts[start:rule_index]]
+    headers = [_cells(h, spans) for h in _unwrap_header(header_lines)]
     labels = [" ".join(h[i] for h in headers if h[i]) for i in range(len(spans))]
     names = _column_names(kind, labels[2:])
     if "remote" in title.lower():
