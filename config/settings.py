@@ -10,6 +10,7 @@ from pathlib import Path
 import dj_database_url
 import plotly
 from celery.schedules import crontab
+from csp.constants import NONCE
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -43,6 +44,8 @@ INSTALLED_APPS = [
     "django.contrib.postgres",
     "rest_framework",
     "rest_framework.authtoken",
+    "django_filters",
+    "axes",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "perfdb",
@@ -59,6 +62,19 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "config.middleware.BodySizeLimitMiddleware",
+    "config.middleware.BadParamMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into its 429 answer.
+    "axes.middleware.AxesMiddleware",
+]
+# SecurityMiddleware first would answer before the size check; both run before a body is read.
+MIDDLEWARE.insert(1, MIDDLEWARE.pop(MIDDLEWARE.index("config.middleware.BodySizeLimitMiddleware")))
+
+AUTHENTICATION_BACKENDS = [
+    # django-axes first: it refuses a locked-out username/address before a password check.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -115,8 +131,17 @@ STORAGES = {
 }
 # Bundles are streamed to disk past this size rather than held in memory.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+# A body that is not a file (form fields, JSON) is refused past this size.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 1000
 BUNDLE_MAX_BYTES = int(os.environ.get("BUNDLE_MAX_BYTES", 200 * 1024 * 1024))
+# A body over BUNDLE_MAX_BYTES (+1 MiB) is refused before it is read
+# (config.middleware.BodySizeLimitMiddleware); a file is cut off while it streams in.
+FILE_UPLOAD_HANDLERS = [
+    "ingest.upload_limit.BundleSizeLimitHandler",
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]
 
 # --- Redis and Celery -------------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -160,13 +185,55 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "perfdb@localhost")
 # --- API ----------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        # Token auth whose failures are counted per address (429 past API_BAD_TOKEN_LIMIT).
+        "dashboards.api_auth.ThrottledTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "EXCEPTION_HANDLER": "dashboards.api_errors.exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": os.environ.get("API_THROTTLE_ANON", "300/min"),
+        "user": os.environ.get("API_THROTTLE_USER", "1200/min"),
+    },
+}
+API_BAD_TOKEN_LIMIT = int(os.environ.get("API_BAD_TOKEN_LIMIT", 20))
+API_BAD_TOKEN_WINDOW = int(os.environ.get("API_BAD_TOKEN_WINDOW", 600))
+
+# --- Login lockout (django-axes) ------------------------------------------------
+# After AXES_FAILURE_LIMIT wrong passwords for one username from one address, that pair is
+# locked for AXES_COOLOFF_MINUTES (the right password too); a successful login resets it.
+AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", 5))
+AXES_COOLOFF_TIME = int(os.environ.get("AXES_COOLOFF_MINUTES", 15)) / 60  # hours
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_ENABLED = env_bool("AXES_ENABLED", True)
+AXES_VERBOSE = False
+
+# --- Content-Security-Policy (django-csp) -------------------------------------------
+# Scripts only from this site (plotly.js and charts.js are served by the app) or inline with
+# the request's nonce; Plotly writes <style> elements, hence inline styles.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'", NONCE],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:", "blob:"],
+        "font-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "perfdb API",
@@ -177,6 +244,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
 }
 
 # --- Production hardening (active when DEBUG=0) ----------------------------------
@@ -187,6 +255,9 @@ if not DEBUG:
     SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", 31536000))
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
+# X-Forwarded-Proto is believed only behind a proxy that sets it (and strips a client's own):
+# trusted by default it would let any client claim HTTPS.
+if env_bool("TRUST_X_FORWARDED_PROTO", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 LOGGING = {

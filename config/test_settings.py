@@ -15,3 +15,11 @@ WHITENOISE_USE_FINDERS = True
 # Page data caches (perfdb/cache.py) live in this process only, cleared before each test
 # (tests/conftest.py): a value cached by one test can never be served to another.
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# Throttles and the login lockout have their own tests (tests/config/test_security.py), which
+# turn them on; elsewhere a test's many requests must not be throttled. django-axes needs the
+# request in authenticate(), which the test client's login() does not pass.
+REST_FRAMEWORK = {  # noqa: F405
+    **REST_FRAMEWORK,  # noqa: F405
+    "DEFAULT_THROTTLE_RATES": {"anon": "100000/min", "user": "100000/min"},
+}
+AXES_ENABLED = False

@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers
@@ -19,6 +19,7 @@ from rest_framework.views import APIView
 
 from dashboards import chart_queries
 from dashboards.figures import across_kernels_figure, alert_figure
+from dashboards.selection import choice_param, ids_param, int_param, text_param
 from perfdb.alerting import queries
 from perfdb.alerting.triage import (
     alert_triage,
@@ -32,15 +33,15 @@ STATUS_CHOICES = ["open", *Alert.Status.values]
 
 
 def _filters(params) -> dict[str, str]:
-    """The alert filters from a query string; a bad status is a 400, not an empty page."""
-    found = {k: params.get(k, "").strip() for k in queries.ALERT_FILTERS if params.get(k)}
-    if "status" in found and found["status"] not in STATUS_CHOICES:
-        raise ValidationError(
-            f"status must be one of {', '.join(STATUS_CHOICES)}; got {found['status']!r}"
-        )
-    if "direction" in found and found["direction"] not in Alert.Direction.values:
-        raise ValidationError("direction must be regression or improvement")
-    return found
+    """The alert filters from a query string (dashboards/selection.py): a bad status is a
+    400 naming it (BadParam), not an empty page."""
+    found = {
+        "status": choice_param(params, "status", STATUS_CHOICES, ""),
+        "direction": choice_param(params, "direction", Alert.Direction.values, ""),
+    }
+    for name in ("workload", "hardware", "kernel", "patch"):
+        found[name] = text_param(params, name) or ""
+    return {k: v for k, v in found.items() if v}
 
 
 def baseline_label(alert: Alert) -> str:
@@ -49,14 +50,11 @@ def baseline_label(alert: Alert) -> str:
 
 
 def alert_list(request: HttpRequest) -> HttpResponse:
-    try:
-        filters = _filters(request.GET)
-    except ValidationError as exc:
-        return HttpResponseBadRequest(" ".join(exc.messages))
+    filters = _filters(request.GET)  # BadParam: the escaped 400 page (config/middleware.py)
     if request.method == "POST":
         if not request.user.is_staff:
             raise PermissionDenied("only staff can triage alerts")
-        ids = [int(i) for i in request.POST.getlist("alert") if i.isdigit()]
+        ids = ids_param(request.POST, "alert", what="alert")
         status = request.POST.get("status", "")
         try:
             count = alerts_bulk_triage(alert_ids=ids, user=request.user, status=status)
@@ -153,19 +151,40 @@ class SubscriptionForm(forms.ModelForm):
             "active",
         ]
         help_texts = {
+            "email": "your account's address (staff set it in the admin)",
             "workload_pattern": "shell pattern, e.g. SPECjAppServer* or *",
             "min_change_pct": "only alerts at least this large (absolute %)",
         }
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.user = user
+
+    def clean_email(self) -> str:
+        return own_address(self.user, self.cleaned_data["email"])
+
+
+def own_address(user, email: str) -> str:
+    """Alerts go only to the subscriber's own address, the one on their account (set by
+    staff, who know it is theirs): nobody can sign someone else up for mail."""
+    own = (user.email or "").strip()
+    if not own:
+        raise ValidationError("your account has no email address; ask staff to set it")
+    if email.strip().lower() != own.lower():
+        raise ValidationError(f"you can only subscribe your own address, {own}")
+    return own
 
 
 @login_required
 def subscriptions(request: HttpRequest) -> HttpResponse:
     """Your subscriptions (staff see and manage everyone's)."""
     if request.method == "POST" and request.POST.get("delete"):
-        sub = get_object_or_404(Subscription, pk=request.POST["delete"])
+        sub = get_object_or_404(Subscription, pk=int_param(request.POST, "delete"))
         subscription_delete(user=request.user, subscription=sub)
         return redirect("subscriptions")
-    form = SubscriptionForm(request.POST or None, initial={"email": request.user.email})
+    form = SubscriptionForm(
+        request.POST or None, initial={"email": request.user.email}, user=request.user
+    )
     if request.method == "POST" and form.is_valid():
         subscription_save(user=request.user, subscription=form.save(commit=False))
         messages.success(request, "Subscription saved.")
@@ -242,10 +261,7 @@ class AlertListView(APIView):
         summary="Alerts (regressions and improvements), newest first, paginated",
     )
     def get(self, request: Request) -> Response:
-        try:
-            filters = _filters(request.query_params)
-        except ValidationError as exc:
-            return Response({"error": " ".join(exc.messages)}, status=400)
+        filters = _filters(request.query_params)  # BadParam: a JSON 400 (api_errors)
         paginator = PageNumberPagination()
         page = paginator.paginate_queryset(queries.alerts_filtered(**filters), request, view=self)
         return paginator.get_paginated_response([alert_json(a, request) for a in page])

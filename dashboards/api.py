@@ -11,6 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from dashboards.selection import choice_param, text_param
 from perfdb import queries
 from perfdb.models import Run
 
@@ -77,16 +78,14 @@ class RunListView(APIView):
         summary="Runs, newest first, paginated",
     )
     def get(self, request: Request) -> Response:
-        q = request.query_params
-        mode = q.get("mode")
-        if mode and mode.upper() not in ("UP", "SMP"):
-            return Response({"error": f"mode must be UP or SMP, got {mode!r}"}, status=400)
+        q = request.query_params  # BadParam: a JSON 400 naming it (dashboards/api_errors.py)
+        mode = choice_param({"mode": q.get("mode", "").upper()}, "mode", ("UP", "SMP"), "")
         runs = queries.runs_filtered(
-            workload=q.get("workload"),
-            kernel=q.get("kernel"),
-            patches=q.get("patches"),
-            hardware=q.get("hardware"),
-            mode=mode,
+            workload=text_param(q, "workload"),
+            kernel=text_param(q, "kernel"),
+            patches=(text_param(q, "patches") or "") if "patches" in q else None,
+            hardware=text_param(q, "hardware"),
+            mode=mode or None,
         )
         paginator = PageNumberPagination()
         page = paginator.paginate_queryset(runs, request, view=self)

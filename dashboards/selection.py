@@ -1,8 +1,11 @@
 """Reading a page's selection from its query string, and the choices the pickers offer.
 
 Pure (no ORM): the views pass in the choice lists the selectors returned. A bad value raises
-``BadParam`` naming the parameter, which the views turn into a 400 page; nothing here may let
-a malformed URL become a 500.
+``BadParam`` naming the parameter; nothing here may let a malformed URL become a 500.
+
+This is the one reader of request parameters, for pages and the API alike: a page's
+``BadParam`` becomes an escaped HTML 400 (``config.middleware.BadParamMiddleware``), an API
+view's a JSON 400 ``{"error", "param"}`` (``dashboards.api_errors.exception_handler``).
 """
 
 from __future__ import annotations
@@ -11,9 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.http import QueryDict
-
 MAX_IDS = 50
+MAX_TEXT = 200
 # Parameters the papers chart against; preferred as the default x axis.
 USUAL_X = ("rooms", "threads", "clients", "users", "users_per_room", "connections", "messages")
 
@@ -25,29 +27,61 @@ class BadParam(ValueError):
         self.message = message
 
 
-def int_param(query: QueryDict, name: str) -> int | None:
-    raw = query.get(name, "").strip()
+def is_number(text: str) -> bool:
+    """ASCII digits only: ``str.isdigit()`` also accepts '²' and '٣', which ``int()`` refuses
+    or reads as another number."""
+    return text.isascii() and text.isdigit() and len(text) <= 18
+
+
+def int_param(query: Mapping[str, Any], name: str) -> int | None:
+    raw = _one(query, name).strip()
     if not raw:
         return None
-    if not raw.isdigit() or len(raw) > 18:
+    if not is_number(raw):
         raise BadParam(name, f"expected a positive whole number, got {raw[:40]!r}")
     return int(raw)
 
 
-def ids_param(query: QueryDict, name: str) -> list[int]:
-    """Run ids as ``1,2,3`` or as the parameter repeated (a multi-select), order kept."""
-    parts = [p.strip() for raw in query.getlist(name) for p in raw.split(",") if p.strip()]
+def ids_param(query: Mapping[str, Any], name: str, what: str = "run") -> list[int]:
+    """Ids as ``1,2,3`` or as the parameter repeated (a multi-select), order kept."""
+    parts = [p.strip() for raw in _many(query, name) for p in raw.split(",") if p.strip()]
     for part in parts:
-        if not part.isdigit() or len(part) > 18:
-            raise BadParam(name, f"expected run ids like 12,15, got {part[:40]!r}")
+        if not is_number(part):
+            raise BadParam(name, f"expected {what} ids like 12,15, got {part[:40]!r}")
     ids = list(dict.fromkeys(int(p) for p in parts))
     if len(ids) > MAX_IDS:
-        raise BadParam(name, f"at most {MAX_IDS} runs, got {len(ids)}")
+        raise BadParam(name, f"at most {MAX_IDS} {what}s, got {len(ids)}")
     return ids
 
 
-def choice_param(query: QueryDict, name: str, choices: Sequence[str], default: str) -> str:
-    raw = query.get(name, "")
+def text_param(query: Mapping[str, Any], name: str, max_length: int = MAX_TEXT) -> str | None:
+    """A free-text filter (a workload or kernel name): printable text, at most ``max_length``
+    characters. A NUL byte would reach PostgreSQL, which refuses it (a 500 before)."""
+    raw = _one(query, name).strip()
+    if raw == "":
+        return None
+    if len(raw) > max_length:
+        raise BadParam(name, f"at most {max_length} characters, got {len(raw)}")
+    if not raw.isprintable():
+        raise BadParam(name, "control characters (NUL, CR, LF, …) are not allowed")
+    return raw
+
+
+def _one(query: Mapping[str, Any], name: str) -> str:
+    value = query.get(name, "")
+    return value if isinstance(value, str) else str(value)
+
+
+def _many(query: Mapping[str, Any], name: str) -> list[str]:
+    getlist = getattr(query, "getlist", None)
+    if getlist is not None:
+        return [str(v) for v in getlist(name)]
+    value = query.get(name)
+    return [] if value is None else [str(value)]
+
+
+def choice_param(query: Mapping[str, Any], name: str, choices: Sequence[str], default: str) -> str:
+    raw = _one(query, name)
     if raw == "":
         return default
     if raw not in choices:
@@ -57,21 +91,24 @@ def choice_param(query: QueryDict, name: str, choices: Sequence[str], default: s
 
 
 def choices_param(
-    query: QueryDict, name: str, choices: Sequence[str], default: Sequence[str]
+    query: Mapping[str, Any], name: str, choices: Sequence[str], default: Sequence[str]
 ) -> list[str]:
-    """Several values of ``name`` (``?builds=a&builds=b``), each one of ``choices``."""
-    raw = [value for value in query.getlist(name) if value != ""]
+    """Several values of ``name`` (``?builds=a&builds=b``), each one of ``choices``.
+
+    Normalised: each value once, in the order of ``choices``, so a repeated or reordered
+    parameter names the same selection (and the same cache entry)."""
+    raw = {value for value in _many(query, name) if value != ""}
     if not raw:
         return list(default)
-    unknown = [value for value in raw if value not in choices]
+    unknown = sorted(value for value in raw if value not in choices)
     if unknown:
         raise BadParam(name, f"{unknown[0][:60]!r} is not one of the choices shown")
-    return raw
+    return [choice for choice in choices if choice in raw]
 
 
-def format_param(query: QueryDict) -> str | None:
+def format_param(query: Mapping[str, Any]) -> str | None:
     """``csv`` or ``json`` for a download, None for the page."""
-    raw = query.get("format", "")
+    raw = _one(query, "format")
     if raw == "":
         return None
     if raw not in ("csv", "json"):
@@ -145,9 +182,9 @@ def scopes_from(setups: Sequence[Mapping[str, Any]]) -> list[Scope]:
     return [Scope(key, labels[key], tuple(group)) for key, group in groups.items()]
 
 
-def scope_param(query: QueryDict, scopes: Sequence[Scope]) -> Scope | None:
+def scope_param(query: Mapping[str, Any], scopes: Sequence[Scope]) -> Scope | None:
     """The scope named by ``scope``, else the first one (None when there is none)."""
-    raw = query.get("scope", "")
+    raw = _one(query, "scope")
     if raw == "":
         return scopes[0] if scopes else None
     for scope in scopes:
@@ -173,7 +210,7 @@ def default_metric(metrics: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | 
 
 
 def metric_param(
-    query: QueryDict, metrics: Sequence[Mapping[str, Any]]
+    query: Mapping[str, Any], metrics: Sequence[Mapping[str, Any]]
 ) -> tuple[Mapping[str, Any] | None, str]:
     """(metric, note). A metric id this selection has no data for falls back to the default,
     with a note: switching setups keeps the old metric in the URL, which is not an error."""

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from dashboards import chart_queries
 from perfdb import queries
 from perfdb.accounts import token_get, token_rotate
 from perfdb.cache import cached
-from perfdb.health import health_report
+from perfdb.headers import attachment_header
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -64,11 +64,5 @@ def raw_file(request: HttpRequest, run_id: int, file_id: int) -> HttpResponse:
     if raw is None:
         raise Http404("no such raw file")
     response = HttpResponse(bytes(raw.content), content_type="text/plain; charset=utf-8")
-    name = raw.path.rsplit("/", 1)[-1].replace('"', "")
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    response["Content-Disposition"] = attachment_header(raw.path)
     return response
-
-
-def healthz(request: HttpRequest) -> JsonResponse:
-    report = health_report()
-    return JsonResponse(report, status=200 if report["ok"] else 503)

@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from ingest import queue
 from ingest.bundle import Bundle, BundleError, read_bundle
+from ingest.field_lengths import check_lengths
 from ingest.manifest import Manifest, ManifestError, parse_manifest
 from ingest.parsers import ParseError, ParseResult, get_parser
 from ingest.plan import PlanError, PlannedRun, file_key, plan_runs
@@ -165,7 +166,9 @@ def bundle_parse(
             progress(done, len(wanted))
     if problems:
         raise ParseError("\n".join(problems))
-    return manifest, plan_runs(manifest, parsed), sorted(set(warnings), key=warnings.index)
+    plan = plan_runs(manifest, parsed)
+    check_lengths(manifest, plan)  # before any transaction: a clear error, not a DataError
+    return manifest, plan, sorted(set(warnings), key=warnings.index)
 
 
 def upload_ingest(*, upload_id: int) -> list[int]:

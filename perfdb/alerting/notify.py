@@ -22,6 +22,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 
+from perfdb.headers import header_text
 from perfdb.models import Alert, OutboxMessage, Subscription
 
 log = logging.getLogger(__name__)
@@ -75,11 +76,13 @@ def _render(alerts: list[Alert], *, heading: str) -> tuple[str, str, str]:
     worst = min(
         alerts, key=lambda a: a.change_pct if a.metric.better == "higher" else -a.change_pct
     )
-    subject = (
+    # Names come from uploaded bundles: a CR/LF would make the send fail (BadHeaderError).
+    subject = header_text(
         f"[perfdb] {len(alerts)} regression{'s' if len(alerts) > 1 else ''}: "
         f"{worst.setup.workload.name} {worst.candidate_run.kernel.version} "
-        f"{worst.change_pct:+.1f}% {worst.metric.name}"
-    )[:300]
+        f"{worst.change_pct:+.1f}% {worst.metric.name}",
+        300,
+    )
     context = {"rows": rows, "heading": heading, "site": settings.SITE_URL}
     text = render_to_string("email/alerts.txt", context)
     html = render_to_string("email/alerts.html", context)
@@ -173,7 +176,7 @@ def outbox_send(*, message_id: int) -> str:
         if message is None or message.status != OutboxMessage.Status.PENDING:
             return message.status if message else "missing"
         email = EmailMultiAlternatives(
-            subject=message.subject,
+            subject=header_text(message.subject),  # rows written before subjects were cleaned
             body=message.text,
             from_email=settings.DEFAULT_FROM_EMAIL,
             to=[message.to],

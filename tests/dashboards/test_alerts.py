@@ -89,6 +89,8 @@ def test_alerts_api(client, alert):
 
 
 def test_users_manage_their_own_subscriptions(client, user, staff):
+    user.email = "lab@example.org"  # only the account's own address can be subscribed
+    user.save()
     client.force_login(user)
     client.post(
         "/subscriptions/",
