@@ -141,8 +141,8 @@ def test_a_raw_file_named_with_cr_lf_downloads_with_one_clean_header(client, ale
 def test_an_email_subject_with_cr_lf_is_sent(alert, settings):
     from django.core import mail
 
-    from perfdb.models import OutboxMessage
     from perfdb.alerting.notify import outbox_send
+    from perfdb.models import OutboxMessage
 
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
     message = OutboxMessage.objects.create(

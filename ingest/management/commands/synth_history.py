@@ -1,6 +1,6 @@
 """python manage.py synth_history --scale N [--seed S] | --remove
 
-Builds (or grows) a synthetic lab history for benchmarks, or removes it. See ingest/synthetic.py
+Builds (or grows) a synthetic lab history for benchmarks, or removes it. See ingest/synthetic/
 for its shape and docs/performance.md for how long each scale takes.
 """
 

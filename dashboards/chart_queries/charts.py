@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from statistics import fmean, stdev
 from typing import Any
 
-from django.db.models import Count, Exists, F, OuterRef, Q, Subquery
+from django.db.models import F
 
 from dashboards.chartdata import (
     KernelProfile,
@@ -28,9 +28,7 @@ from dashboards.chartdata import (
     VmstatRun,
     WakeupRow,
 )
-from dashboards.compare import MetricValues
-from perfdb.models import Alert, Better, ProfileEntry, Result, Run, Sample, Setup
-from perfdb.models import Metric as MetricRow
+from perfdb.models import Better, ProfileEntry, Result, Sample
 from perfdb.timeseries import PREVIEW_POINTS, stride
 
 # The run keys every chart needs, reached from a Result / ProfileEntry / Sample row.
@@ -50,11 +48,6 @@ KERNEL_ORDER = ("run__kernel__sort_key", "run__kernel__version", "run__patch_set
 KERNEL_BUSY, SCHEDULER, KERNEL_TICKS = "kernel_busy_pct", "scheduler_pct", "kernel_ticks"
 WAKEUP_METRICS = ("wakeup_calls", "priority_preemption_pct", "throughput")
 WAKEUP_PARAMS = ("server_nice", "client_nice", "preempt_threshold")
-OPEN_ALERT_STATUSES = (
-    Alert.Status.UNTRIAGED,
-    Alert.Status.ACKNOWLEDGED,
-    Alert.Status.INVESTIGATING,
-)
 
 
 # --- shaping helpers (no queries) ----------------------------------------------------------
@@ -123,99 +116,6 @@ def _number(value: Any) -> float | None:
         return float(str(value))
     except ValueError:
         return None
-
-
-# --- choices for the pickers -----------------------------------------------------------------
-
-
-def setup_choices(
-    *, scope: tuple[int, int, str] | None = None, setup_id: int | None = None
-) -> list[dict[str, Any]]:
-    """Setups that have runs, with their workload and hardware names: the pickers' source.
-
-    ``scope`` (workload id, hardware id, mode) or ``setup_id`` narrows it to one scope or one
-    setup, which is what a page needs per request (all setups is ~10,000 at lab scale). One
-    query; served by setup_natural_uniq (workload, hardware, mode, ...) for a scope, the
-    primary keys for the names, and run_series_idx's leading setup column for the count.
-    """
-    setups = Setup.objects.all()
-    if scope is not None:
-        workload_id, hardware_id, mode = scope
-        setups = setups.filter(workload_id=workload_id, hardware_id=hardware_id, mode=mode)
-    if setup_id is not None:
-        setups = setups.filter(pk=setup_id)
-    rows = (
-        setups.annotate(run_count=Count("runs"))
-        .filter(run_count__gt=0)
-        .values(
-            "id",
-            "workload_id",
-            "workload__name",
-            "workload__version",
-            "hardware_id",
-            "hardware__name",
-            "mode",
-            "params",
-            "run_count",
-        )
-        .order_by("workload__name", "workload__version", "hardware__name", "mode", "id")
-    )
-    return [
-        {
-            "id": r["id"],
-            "workload_id": r["workload_id"],
-            "workload": f"{r['workload__name']} {r['workload__version']}".strip(),
-            "hardware_id": r["hardware_id"],
-            "hardware": r["hardware__name"],
-            "mode": r["mode"],
-            "params": r["params"],
-            "run_count": r["run_count"],
-        }
-        for r in rows
-    ]
-
-
-def metric_choices(*, setup_ids: Sequence[int]) -> list[dict[str, Any]]:
-    """Metrics with at least one result in these setups.
-
-    One query: an EXISTS probe per metric on result_series_idx (setup, metric), so the cost
-    is metrics × setups index look-ups, not a scan of every result of the setups.
-    """
-    has_results = Result.objects.filter(setup_id__in=setup_ids, metric_id=OuterRef("pk"))
-    rows = (
-        MetricRow.objects.filter(Exists(has_results))
-        .values("id", "name", "unit", "better")
-        .order_by("name", "unit", "id")
-    )
-    return [dict(r) for r in rows]
-
-
-def run_choices(*, limit: int = 100, vmstat_only: bool = False) -> list[dict[str, Any]]:
-    """Recent runs as picker options (id and a one-line description), newest first.
-
-    One query. With ``vmstat_only``, the EXISTS probe is served by sample_uniq (run, trial,
-    source, ...), whose leading run column finds a run's samples without a table scan.
-    """
-    runs = Run.objects.all()
-    if vmstat_only:
-        runs = runs.filter(Exists(Sample.objects.filter(run_id=OuterRef("pk"), source="vmstat")))
-    rows = runs.values(
-        "id",
-        "label",
-        "kernel__version",
-        "patch_set__name",
-        "setup__workload__name",
-        "setup__hardware__name",
-        "setup__mode",
-    ).order_by("-created_at", "-id")[:limit]
-    return [{"id": r["id"], "text": _choice_text(r)} for r in rows]
-
-
-def _choice_text(r: dict[str, Any]) -> str:
-    build = "+".join(p for p in (r["kernel__version"], r["patch_set__name"]) if p)
-    text = f"#{r['id']} {r['setup__workload__name']} {build} on {r['setup__hardware__name']} "
-    text += r["setup__mode"]
-    return f"{text} ({r['label']})" if r["label"] else text
 
 
 # --- charts -------------------------------------------------------------------------------
@@ -392,6 +292,19 @@ def wakeup_rows(*, setup_ids: Sequence[int]) -> tuple[list[WakeupRow], int]:
     return out, skipped
 
 
+# What vmstat_runs reads of a sample row: the preview, never the full values.
+VMSTAT_FIELDS = (
+    "run_id",
+    "trial",
+    "column",
+    "preview",
+    "preview_timestamps",
+    "preview_stride",
+    "indexes",
+    "first_is_since_boot",
+)
+
+
 def vmstat_runs(*, run_ids: Sequence[int]) -> list[VmstatRun]:
     """vmstat series of the runs (their first trial with samples), in the order asked.
 
@@ -401,17 +314,7 @@ def vmstat_runs(*, run_ids: Sequence[int]) -> list[VmstatRun]:
     """
     rows = (
         Sample.objects.filter(run_id__in=run_ids, source="vmstat")
-        .values(
-            "run_id",
-            "trial",
-            "column",
-            "preview",
-            "preview_timestamps",
-            "preview_stride",
-            "indexes",
-            "first_is_since_boot",
-            **RUN_EXPRESSIONS,
-        )
+        .values(*VMSTAT_FIELDS, **RUN_EXPRESSIONS)
         .order_by("run_id", "trial", "column")
     )
     columns: dict[int, dict[str, dict[int, float]]] = {}
@@ -466,134 +369,3 @@ def _vmstat_columns(present: set[str]) -> tuple[str, ...]:
 
     known = [c for _, _, columns in GROUPS for c in columns if c in present]
     return tuple(known + sorted(present - set(known)))
-
-
-# --- compare ------------------------------------------------------------------------------
-
-
-def run_infos(*, run_ids: Sequence[int]) -> dict[int, tuple[RunInfo, str]]:
-    """RunInfo and label of each existing run. One query; served by run's primary key, with
-    trial_uniq (run, number) for the count of kept trials."""
-    rows = (
-        Run.objects.filter(pk__in=run_ids)
-        .annotate(kept=Count("trials", filter=Q(trials__discarded=False)))
-        .values(
-            "id",
-            "kept",
-            "kernel__version",
-            "patch_set__name",
-            "setup__hardware__name",
-            "setup__mode",
-            "setup__params",
-            "notes",
-            "label",
-        )
-    )
-    out = {}
-    for r in rows:
-        info = RunInfo(
-            run_id=r["id"],
-            kernel=r["kernel__version"],
-            patches=tuple(p for p in r["patch_set__name"].split("+") if p),
-            hardware=r["setup__hardware__name"],
-            mode=r["setup__mode"],
-            n_trials=max(1, r["kept"]),
-            params=params_text(r["setup__params"]),
-            notes=r["notes"],
-        )
-        out[r["id"]] = (info, r["label"])
-    return out
-
-
-def compare_values(*, base_ids: Sequence[int], new_ids: Sequence[int]) -> list[MetricValues]:
-    """Per metric, the kept values of the baseline runs and of the candidate runs, pooled.
-
-    A run-level value (trial 0) and per-trial values both count as one value each. One query;
-    served by result_uniq (run, metric, trial): run IN (...) is its leading column.
-    """
-    base, new = set(base_ids), set(new_ids)
-    rows = (
-        Result.objects.filter(run_id__in=base | new, discarded=False)
-        .values("run_id", "value", "metric__name", "metric__unit", "metric__better")
-        .order_by("metric__name", "metric__unit", "run_id", "trial")
-    )
-    grouped: dict[tuple[str, str, str], tuple[list[float], list[float]]] = {}
-    for r in rows:
-        key = (r["metric__name"], r["metric__unit"], r["metric__better"])
-        sides = grouped.setdefault(key, ([], []))
-        if r["run_id"] in base:
-            sides[0].append(r["value"])
-        if r["run_id"] in new:
-            sides[1].append(r["value"])
-    return [
-        MetricValues(name, unit, better, tuple(b), tuple(n))
-        for (name, unit, better), (b, n) in grouped.items()
-    ]
-
-
-# --- overview -------------------------------------------------------------------------------
-
-
-def latest_runs_by_scope() -> list[Run]:
-    """The newest run of each workload x hardware x UP/SMP, for the overview grid.
-
-    One query: each setup's newest run (a correlated LIMIT 1, served by
-    run_setup_recent_idx (setup, -created_at, -id)), DISTINCT ON the scope over those ~10,000
-    setups, then the ~100 winners with their keys by primary key. Sorting every run for
-    DISTINCT ON had taken 3.5 s at 600,000 runs.
-    """
-    newest = Run.objects.filter(setup_id=OuterRef("pk")).order_by("-created_at", "-id")
-    newest_per_scope = (
-        Setup.objects.annotate(
-            newest=Subquery(newest.values("pk")[:1]),
-            newest_at=Subquery(newest.values("created_at")[:1]),
-        )
-        # A setup without runs sorts last, so it wins only in a scope without runs, and its
-        # NULL matches no run below.
-        .order_by(
-            "workload_id",
-            "hardware_id",
-            "mode",
-            F("newest_at").desc(nulls_last=True),
-            F("newest").desc(nulls_last=True),
-        )
-        .distinct("workload_id", "hardware_id", "mode")
-        .values("newest")
-    )
-    return list(
-        Run.objects.filter(pk__in=newest_per_scope)
-        .select_related("setup__workload", "setup__hardware", "kernel", "patch_set")
-        .order_by(
-            "setup__workload__name",
-            "setup__workload__version",
-            "setup__hardware__name",
-            "setup__mode",
-        )
-    )
-
-
-def alerts_open(*, limit: int = 20) -> list[Alert]:
-    """Open alerts (untriaged, acknowledged, investigating), newest first.
-
-    One query; served by alert_status_idx (status, -created_at).
-    """
-    return list(
-        Alert.objects.filter(status__in=OPEN_ALERT_STATUSES)
-        .select_related("setup__workload", "setup__hardware", "metric", "candidate_run__kernel")
-        .order_by("-created_at", "-id")[:limit]
-    )
-
-
-def run_baseline_id(*, run: Run) -> int | None:
-    """The run a build is naturally compared with: the same kernel stock for a patched build,
-    else the nearest earlier kernel's stock run, in the same setup (newest run of that build).
-
-    One query; served by run_series_idx (setup, kernel, patch_set).
-    """
-    runs = Run.objects.filter(setup_id=run.setup_id, patch_set__name="").exclude(pk=run.pk)
-    if run.patch_set.name:
-        runs = runs.filter(kernel_id=run.kernel_id)
-    else:
-        runs = runs.filter(kernel__sort_key__lt=run.kernel.sort_key)
-    newest_first = runs.order_by("-kernel__sort_key", "-created_at", "-id")
-    return newest_first.values_list("id", flat=True).first()

@@ -1,0 +1,55 @@
+"""Selectors for the chart pages: database rows in, ``dashboards.chartdata`` out.
+
+``charts`` reads the series every chart draws; ``pickers`` the choice lists; ``compare`` and
+``overview`` the reads of those pages. Pages import this package as ``cq``.
+"""
+
+from dashboards.chart_queries.charts import (
+    WAKEUP_PARAMS,
+    KernelSeries,
+    kernel_profiles,
+    kernel_time_points,
+    metric_data,
+    params_text,
+    scaling_points,
+    series_points,
+    vmstat_runs,
+    wakeup_rows,
+)
+from dashboards.chart_queries.compare import (
+    compare_values,
+    run_infos,
+)
+from dashboards.chart_queries.overview import (
+    OPEN_ALERT_STATUSES,
+    alerts_open,
+    latest_runs_by_scope,
+    run_baseline_id,
+)
+from dashboards.chart_queries.pickers import (
+    metric_choices,
+    run_choices,
+    setup_choices,
+)
+
+__all__ = [
+    "WAKEUP_PARAMS",
+    "KernelSeries",
+    "OPEN_ALERT_STATUSES",
+    "alerts_open",
+    "compare_values",
+    "kernel_profiles",
+    "kernel_time_points",
+    "latest_runs_by_scope",
+    "metric_choices",
+    "metric_data",
+    "params_text",
+    "run_baseline_id",
+    "run_choices",
+    "run_infos",
+    "scaling_points",
+    "series_points",
+    "setup_choices",
+    "vmstat_runs",
+    "wakeup_rows",
+]

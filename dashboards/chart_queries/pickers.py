@@ -1,0 +1,103 @@
+"""The choice lists behind the pickers of the chart pages: plain dicts, one query each."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from django.db.models import Count, Exists, OuterRef
+
+from perfdb.models import Metric as MetricRow
+from perfdb.models import Result, Run, Sample, Setup
+
+# --- choices for the pickers -----------------------------------------------------------------
+
+
+def setup_choices(
+    *, scope: tuple[int, int, str] | None = None, setup_id: int | None = None
+) -> list[dict[str, Any]]:
+    """Setups that have runs, with their workload and hardware names: the pickers' source.
+
+    ``scope`` (workload id, hardware id, mode) or ``setup_id`` narrows it to one scope or one
+    setup, which is what a page needs per request (all setups is ~10,000 at lab scale). One
+    query; served by setup_natural_uniq (workload, hardware, mode, ...) for a scope, the
+    primary keys for the names, and run_series_idx's leading setup column for the count.
+    """
+    setups = Setup.objects.all()
+    if scope is not None:
+        workload_id, hardware_id, mode = scope
+        setups = setups.filter(workload_id=workload_id, hardware_id=hardware_id, mode=mode)
+    if setup_id is not None:
+        setups = setups.filter(pk=setup_id)
+    rows = (
+        setups.annotate(run_count=Count("runs"))
+        .filter(run_count__gt=0)
+        .values(
+            "id",
+            "workload_id",
+            "workload__name",
+            "workload__version",
+            "hardware_id",
+            "hardware__name",
+            "mode",
+            "params",
+            "run_count",
+        )
+        .order_by("workload__name", "workload__version", "hardware__name", "mode", "id")
+    )
+    return [
+        {
+            "id": r["id"],
+            "workload_id": r["workload_id"],
+            "workload": f"{r['workload__name']} {r['workload__version']}".strip(),
+            "hardware_id": r["hardware_id"],
+            "hardware": r["hardware__name"],
+            "mode": r["mode"],
+            "params": r["params"],
+            "run_count": r["run_count"],
+        }
+        for r in rows
+    ]
+
+
+def metric_choices(*, setup_ids: Sequence[int]) -> list[dict[str, Any]]:
+    """Metrics with at least one result in these setups.
+
+    One query: an EXISTS probe per metric on result_series_idx (setup, metric), so the cost
+    is metrics × setups index look-ups, not a scan of every result of the setups.
+    """
+    has_results = Result.objects.filter(setup_id__in=setup_ids, metric_id=OuterRef("pk"))
+    rows = (
+        MetricRow.objects.filter(Exists(has_results))
+        .values("id", "name", "unit", "better")
+        .order_by("name", "unit", "id")
+    )
+    return [dict(r) for r in rows]
+
+
+def run_choices(*, limit: int = 100, vmstat_only: bool = False) -> list[dict[str, Any]]:
+    """Recent runs as picker options (id and a one-line description), newest first.
+
+    One query. With ``vmstat_only``, the EXISTS probe is served by sample_uniq (run, trial,
+    source, ...), whose leading run column finds a run's samples without a table scan.
+    """
+    runs = Run.objects.all()
+    if vmstat_only:
+        runs = runs.filter(Exists(Sample.objects.filter(run_id=OuterRef("pk"), source="vmstat")))
+    rows = runs.values(
+        "id",
+        "label",
+        "kernel__version",
+        "patch_set__name",
+        "setup__workload__name",
+        "setup__hardware__name",
+        "setup__mode",
+    ).order_by("-created_at", "-id")[:limit]
+    return [{"id": r["id"], "text": _choice_text(r)} for r in rows]
+
+
+def _choice_text(r: dict[str, Any]) -> str:
+    build = "+".join(p for p in (r["kernel__version"], r["patch_set__name"]) if p)
+    text = f"#{r['id']} {r['setup__workload__name']} {build} on {r['setup__hardware__name']} "
+    text += r["setup__mode"]
+    return f"{text} ({r['label']})" if r["label"] else text
