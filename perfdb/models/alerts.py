@@ -153,8 +153,9 @@ class OutboxMessage(models.Model):
 
     class Status(models.TextChoices):
         PENDING = "pending"
+        SENDING = "sending"  # claimed by a sender (claimed_at); back to pending past a timeout
         SENT = "sent"
-        FAILED = "failed"  # gave up after the maximum attempts; visible to staff
+        FAILED = "failed"  # cannot be sent (reason in last_error) or given up; shown to staff
 
     subscription = models.ForeignKey(
         Subscription, null=True, on_delete=models.SET_NULL, related_name="messages"
@@ -172,6 +173,11 @@ class OutboxMessage(models.Model):
     next_attempt_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     sent_at = models.DateTimeField(null=True, blank=True)
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    # The Message-ID of every send of this row: a resend after a crash is recognisable.
+    message_id = models.CharField(max_length=255, blank=True)
+    # A sender died after the SMTP exchange began: the server may hold an earlier copy.
+    possible_resend = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-created_at"]

@@ -36,12 +36,25 @@ class Upload(models.Model):
     source = models.CharField(max_length=20, default="api")  # api | web | cli | demo
     # Runs this upload created or found already stored (identical data uploaded before).
     run_ids = ArrayField(models.BigIntegerField(), default=list, blank=True)
+    # When the ingest task was handed to the broker (null: not yet, or sending failed; the
+    # recovery sweep queues it then).
+    task_sent_at = models.DateTimeField(null=True, blank=True)
+    # Follow-up work owed, set in the commit that stores the runs and cleared by the
+    # regression check once its alerts are committed: a sweep re-queues it past the due time.
+    detection_due_at = models.DateTimeField(null=True, blank=True)
+    detection_series = models.JSONField(default=list, blank=True)  # [[setup_id, metric_id]]
 
     class Meta:
         ordering = ["-created_at"]
         indexes = [
             # Serves: the stuck-upload sweep (status = processing AND started_at < now - limit).
             models.Index(fields=["status", "started_at"], name="upload_status_idx"),
+            # Serves: the detection sweep (detection_due_at <= now).
+            models.Index(
+                fields=["detection_due_at"],
+                name="upload_detection_due_idx",
+                condition=models.Q(detection_due_at__isnull=False),
+            ),
         ]
 
     def __str__(self) -> str:
