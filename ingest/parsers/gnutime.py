@@ -107,6 +107,12 @@ def _context(state: _State, raw: str, line: str, number: int) -> bool:
         state.close()  # GNU time -v names the command above its fields
         state.command = stripped.split(":", 1)[1].strip().strip('"')
         return True
+    if len(_SIDE_BY_SIDE.findall(stripped)) > 1:
+        raise ParseError(
+            "two kernbench reports side by side on one line: side-by-side kernbench columns "
+            "are not supported; give one column per file",
+            number,
+        )
     if block := KERNBENCH_BLOCK.match(stripped):
         state.close()
         state.block = {"load": block["load"] or block["load2"]}
@@ -181,6 +187,7 @@ def _record(timing: _Timing, warnings: list[str]) -> Record:
     return Record(keys=timing.keys, line=first, measurements=tuple(measurements))
 
 
+_SIDE_BY_SIDE = re.compile(r"\bAverage \w+ (?:[Ll]oad )?-j\b")
 # What a timed benchmark printed right above its timing (dbench, tbench): not a heading.
 _TIMED_OUTPUT = re.compile(r"^Throughput\s|^\d+ clients started$|^[.+*]{20,}")
 
