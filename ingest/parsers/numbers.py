@@ -29,8 +29,13 @@ def parse_number(
     suffixes: bool = False,
     thousands: bool = False,
     percent: bool = False,
+    comma_hint: str = "re-run with LC_ALL=C",
 ) -> float:
-    """Parse one numeric token exactly; raise ParseError naming ``what`` and ``line``."""
+    """Parse one numeric token exactly; raise ParseError naming ``what`` and ``line``.
+
+    ``comma_hint`` ends the decimal-comma error: what the user can do about it. Tool output
+    can be re-run under LC_ALL=C; a hand-made table cannot (the table parser says so).
+    """
     if token.isdigit() and token.isascii():  # the common case (vmstat counts), fast
         return float(token)
     raw = token
@@ -46,8 +51,7 @@ def parse_number(
     if not _PLAIN.match(token):
         if re.match(r"^[+-]?\d+,\d+$", token):
             raise ParseError(
-                f"{what} {raw.strip()!r} has a decimal comma (localized output); "
-                "re-run with LC_ALL=C",
+                f"{what} {raw.strip()!r} has a decimal comma (localized output); {comma_hint}",
                 line,
             )
         raise ParseError(f"{what} {raw.strip()!r} is not a number", line)

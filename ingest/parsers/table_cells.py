@@ -1,18 +1,18 @@
-"""Cells of hand-made text tables, read exactly or refused (split from ``table.py``).
-
-Cells such as ``*2,720,600 KB``, ``184MB/sec``, ``3.49 M``, ``89623.85±0.35%``, ``0 (default)``.
-"""
+"""Cells of hand-made tables (``*2,720,600 KB``, ``184MB/sec``, ``3.49 M``, ``89623.85±0.35%``),
+read exactly or refused; a decimal comma's error fits a table (no LC_ALL=C to re-run with)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Protocol
 
 from ingest.parsers.base import Better, KeyValue, Measurement, ParseError, Record
 from ingest.parsers.numbers import parse_number
 
+_number = partial(parse_number, comma_hint="write decimal points (a comma only groups thousands)")
 MISSING = frozenset({"", "....", "...", "..", "-", "--", "---", "n/a", "N/A", "na", "NA", "?"})
 _NUM = r"[+-]?(?:\d[\d,]*\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
 _UNIT = r"%|[A-Za-zµ]+(?:/[A-Za-z]+)?"
@@ -109,7 +109,7 @@ def _one(text: str, *, line: int, what: str, thousands: bool) -> Cell | None:
         number, unit = number + _MULTIPLIER[unit], None
     if "," in number and not thousands:
         raise ParseError(f"{what} {text!r} has a comma; option thousands is off", line)
-    value = parse_number(number, line=line, what=what, suffixes=True, thousands=thousands)
+    value = _number(number, line=line, what=what, suffixes=True, thousands=thousands)
     marker = (match.group("pre") or "") + (match.group("post") or "")
     return Cell("number", (value,), unit, marker)
 
@@ -145,7 +145,7 @@ def _text_cell(text: str, *, line: int, what: str, thousands: bool) -> Cell:
     """Text in a cell; its number kept when it holds exactly one (``0 (default)``)."""
     numbers = _IN_TEXT.findall(text)
     try:
-        value = parse_number(numbers[0], line=line, what=what, thousands=thousands)
+        value = _number(numbers[0], line=line, what=what, thousands=thousands)
     except (ParseError, IndexError):
         return Cell("text", note=text)
     return Cell("text", (value,), note=text) if len(numbers) == 1 else Cell("text", note=text)

@@ -194,6 +194,15 @@ def test_broken_variants_are_rejected(old, new, fragment, line):
     assert err.value.line == line
 
 
+def test_decimal_comma_message_fits_a_hand_made_table():
+    # derived from HARTNER (as above): tool parsers say "re-run with LC_ALL=C"; a table cannot
+    # be re-run, so its message says what to change in the file.
+    with pytest.raises(ParseError) as err:
+        parse(read(HARTNER).replace("51824  96.3 1.42", "51824  96,3 1.42", 1), {})
+    assert "decimal points" in err.value.message
+    assert "LC_ALL" not in err.value.message
+
+
 def test_thousands_off_refuses_commas():
     with pytest.raises(ParseError, match="thousands") as err:
         parse(read(HARTNER), {"thousands": False})
