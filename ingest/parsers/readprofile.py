@@ -212,7 +212,7 @@ def _ratios(entries: list[_Row], total: float, options: Mapping[str, object]) ->
     idle = sum(r.ticks for r in entries if _base_name(r.function) in idle_names)
     sched = sum(r.ticks for r in entries if _base_name(r.function) in sched_names)
     busy = total - idle
-    found = [Measurement("kernel_ticks", total, "ticks", "none")]
+    found = [Measurement("kernel_ticks", total, "ticks", "none", resolution=1.0)]
     if total > 0:
         found.append(Measurement("kernel_busy_pct", busy / total * 100, "%", "none"))
     if busy > 0:
@@ -314,11 +314,8 @@ def parse(text: str, options: Mapping[str, object]) -> ParseResult:
     records = []
     for listing, keys in zip(listings, _keys(listings), strict=True):
         record, extra = _record(listing, kind, options, warnings)
-        records.append(Record(**{**_fields(record), "keys": keys}))
+        records.append(replace(record, keys=keys))
         if len(listings) == 1:
             metadata.update(extra)
     return ParseResult(records=tuple(records), warnings=tuple(warnings), metadata=metadata)
 
-
-def _fields(record: Record) -> dict[str, object]:
-    return {"line": record.line, "profile": record.profile, "measurements": record.measurements}

@@ -273,12 +273,13 @@ def key_by_headings(
     at = block_headings(lines, block_start, skip)
     heads = [at.get(s) for s in block_start]
     clash, need_parent = False, False
+    position = {id(r): k for k, r in enumerate(records)}
     for group in group_records(records):
-        members = [k for k, r in enumerate(records) if any(r is t for _, t in group.trials)]
-        leaves = {heads[k].text if heads[k] else None for k in members}
+        members = [heads[position[id(r)]] for _, r in group.trials]
+        leaves = {h.text if h else None for h in members}
         if len(leaves) > 1:
             clash = True
-        full = {(heads[k].parent, heads[k].text) if heads[k] else None for k in members}
+        full = {(h.parent, h.text) if h else None for h in members}
         if len(full) > len(leaves):
             clash = need_parent = True
     out = []

@@ -207,7 +207,7 @@ def _columns(rows: Rows, flag_first: bool) -> tuple[tuple[SeriesColumn, ...], tu
             SeriesColumn(
                 "vmstat",
                 name,
-                tuple(cells),
+                tuple(cell for cell in cells if cell is not None),  # none is: checked above
                 first_is_since_boot=flag_first,
                 timestamps=stamps if any(stamps) else (),
             )

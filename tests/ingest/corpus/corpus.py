@@ -15,6 +15,7 @@ import tomllib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from ingest.parsers import get_parser
 from ingest.parsers.base import (
@@ -41,13 +42,13 @@ def expected_files() -> list[Path]:
     return sorted((HERE / "expected").glob("*.toml"))
 
 
-def _identity(keys: dict[str, object]) -> tuple[tuple[str, str], ...]:
+def _identity(keys: dict[str, Any]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((k, normalize_key_value(v)) for k, v in keys.items()))
 
 
-def _find(records: tuple[Record, ...], want: dict[str, object]) -> tuple[Record | None, str]:
+def _find(records: tuple[Record, ...], want: dict[str, Any]) -> tuple[Record | None, str]:
     """The one record the expected keys and trial name, or why there is none."""
-    wanted = _identity(want["keys"])  # type: ignore[arg-type]
+    wanted = _identity(want["keys"])
     groups = [g for g in group_records(records) if _identity(dict(g.keys)) == wanted]
     if len(groups) != 1:
         found = sorted({g.describe() for g in group_records(records)})
@@ -61,7 +62,7 @@ def _find(records: tuple[Record, ...], want: dict[str, object]) -> tuple[Record 
     return next(iter(trials.values())), ""
 
 
-def _value(record: Record, want: dict[str, object]) -> float | None:
+def _value(record: Record, want: dict[str, Any]) -> float | None:
     if "metric" in want:
         found = [m.value for m in record.measurements if m.metric == want["metric"]]
     elif "column" in want:
@@ -75,10 +76,10 @@ def _value(record: Record, want: dict[str, object]) -> float | None:
     return found[0] if len(found) == 1 else None
 
 
-def _check_run(name: str, run: dict[str, object]) -> list[Outcome]:
+def _check_run(name: str, run: dict[str, Any]) -> list[Outcome]:
     parser = str(run["parser"])
     text = (HERE / "files" / f"{name}.txt").read_text()
-    options = dict(run.get("options", {}))  # type: ignore[call-overload]
+    options = dict(run.get("options", {}))
     try:
         result = get_parser(parser)(text, options)
     except ParseError as err:
@@ -86,11 +87,11 @@ def _check_run(name: str, run: dict[str, object]) -> list[Outcome]:
             ok = err.line == run["reject_line"]
             return [Outcome(name, parser, "rejection", ok, str(err))]
         values = run.get("value", [])
-        return [Outcome(name, parser, str(v), False, f"rejected: {err}") for v in values]  # type: ignore[union-attr]
+        return [Outcome(name, parser, str(v), False, f"rejected: {err}") for v in values]
     if "reject_line" in run:
         return [Outcome(name, parser, "rejection", False, "read without a ParseError")]
     out = []
-    for want in run["value"]:  # type: ignore[union-attr]
+    for want in run["value"]:
         record, why = _find(result.records, want)
         got = _value(record, want) if record else None
         ok = got is not None and got == float(want["value"])
