@@ -1,10 +1,7 @@
-"""Hand-made text tables from mails and reports: a row per kernel or configuration.
+"""Hand-made text tables (docs/parsers/table.md): a header, a units line and a rule, rows.
 
-See docs/parsers/table.md. A table is a header line (optionally a units line and a dashed
-rule under it) followed by rows. Cells are placed in columns by where they are printed
-(dashed-rule segments, else header positions) and by count; when the two readings disagree,
-or neither fits, the row is an error naming its line: cells are never shifted silently.
-"""
+Cells go in columns by where they are printed (rule segments, else header spans) and by count;
+when the two disagree, or neither fits, the row is an error naming its line: never shifted."""
 
 from __future__ import annotations
 
@@ -22,7 +19,7 @@ from ingest.parsers.table_cells import (
     is_unit_token,
     read_cell,
 )
-from ingest.parsers.text import numbered_lines
+from ingest.parsers.text import numbered_lines, skip_mail_header
 
 _RULE = re.compile(r"^[\s|+:]*[-=_]{3,}[-=_\s|+:]*$")
 _RULE_WITH_TEXT = re.compile(r"^\s*[-=]{5,}.*[-=]{5,}\s*$")
@@ -78,6 +75,16 @@ def _rule_columns(header: str, rule: str) -> list[Column] | None:
             return None
         words[index].append(m.group())
     return [Column(" ".join(w), s, e) for w, (s, e) in zip(words, segments, strict=True)]
+
+
+def _stacked(above: str, rule: str, columns: list[Column]) -> None:
+    """lmbench-style two-line headers (``fork execve`` over ``process process``): when the
+    header alone repeats a name, the line above names the columns its words sit over."""
+    names = [c.name for c in columns]
+    if len(set(names)) == len(names) or not above.strip() or _is_rule(above):
+        return
+    for column, upper in zip(columns, _rule_columns(above, rule) or [], strict=False):
+        column.name = f"{upper.name} {column.name}".strip()
 
 
 def _place(start: int, end: int, spans: list[tuple[int, int]]) -> int | None:
@@ -173,6 +180,8 @@ def _header_at(lines: list[tuple[int, str]], i: int) -> tuple[Table, int] | None
     if j < len(lines) and _is_rule(lines[j][1]) and lines[j][1].strip():
         columns, j = _rule_columns(text, lines[j][1]), j + 1
         ruled = columns is not None
+        if columns and i > 0:
+            _stacked(lines[i - 1][1], lines[j - 1][1], columns)
     if columns is None:
         if any(is_number_token(c.name) for c in names[1:]) and not ruled:
             return None
@@ -332,24 +341,9 @@ def _surroundings(lines: list[tuple[int, str]], table: Table, end: int) -> None:
     table.caption = " ".join(caption)
 
 
-_MAIL_HEADER = re.compile(r"^(?:From |[A-Za-z][A-Za-z0-9-]*: |\s+\S)")
-
-
-def _skip_mail_header(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
-    """Drop a mail's header block (``Received:``, ``Subject:`` ...) up to its blank line."""
-    if not lines or not re.match(r"^(?:From |[A-Za-z][A-Za-z0-9-]*: )", lines[0][1]):
-        return lines
-    for i, (_, text) in enumerate(lines):
-        if not text.strip():
-            return lines[i:]
-        if not _MAIL_HEADER.match(text):
-            return lines
-    return lines
-
-
 def find_tables(text: str, options: Mapping[str, object]) -> list[Table]:
     """Every table of the file (or the one at option ``header_line``)."""
-    lines = _skip_mail_header([(n, t.expandtabs(8).rstrip()) for n, t in numbered_lines(text)])
+    lines = skip_mail_header([(n, t.expandtabs(8).rstrip()) for n, t in numbered_lines(text)])
     wanted = options.get("header_line")
     tables: list[Table] = []
     i = 0

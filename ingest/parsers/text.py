@@ -19,3 +19,18 @@ def numbered_lines(text: str, *, unquote: bool = True) -> list[tuple[int, str]]:
     for number, line in enumerate(text.split("\n"), start=1):
         out.append((number, strip_mail_quotes(line) if unquote else line))
     return out
+
+
+_MAIL_HEADER = re.compile(r"^(?:From |[A-Za-z][A-Za-z0-9-]*: |\s+\S)")
+
+
+def skip_mail_header(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """Drop a mail's header block (``Received:``, ``Subject:`` ...) up to its blank line."""
+    if not lines or not re.match(r"^(?:From |[A-Za-z][A-Za-z0-9-]*: )", lines[0][1]):
+        return lines
+    for i, (_, text) in enumerate(lines):
+        if not text.strip():
+            return lines[i:]
+        if not _MAIL_HEADER.match(text):
+            return lines
+    return lines

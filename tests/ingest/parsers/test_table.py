@@ -258,3 +258,17 @@ def test_units_line_under_the_header():
     assert units(rec)["elapsed"] == ("s", "none")
     assert units(rec)["cpu"] == ("%", "none")
     assert values(rec)["user"] == 566.65
+
+
+def test_two_line_header_names_repeated_columns_from_the_line_above():
+    # Andrew Morton quoting Randy Hron (LKML 2003, tests/ingest/corpus): "fork execve /bin/sh"
+    # over "kernel process process process", all over one dashed rule.
+    path = Path(__file__).parents[1] / "corpus" / "files"
+    text = (path / "lkml-2003-04-25-morton-quoting-whron-lmbench-fork-table.txt").read_text()
+    rec = record(parse(text, {}), label="2.5.68-mm2")
+    assert values(rec)["fork_process"] == 502
+    assert values(rec)["execve_process"] == 1715
+    # derived: without the line above, three columns named "process" are refused
+    broken = text.replace(">                    fork    execve  /bin/sh\n", "")
+    with pytest.raises(ParseError, match="two columns give metric"):
+        parse(broken, {})
