@@ -16,6 +16,7 @@ from decimal import Decimal
 from ingest.parsers.base import KeyValue, Measurement, ParseError, ParseResult, Record, register
 from ingest.parsers.iozone import unquote_printable
 from ingest.parsers.numbers import parse_number
+from ingest.parsers.run_labels import key_by_headings
 from ingest.parsers.text import numbered_lines
 
 _N = r"(\d+(?:\.\d+)?)"
@@ -153,13 +154,17 @@ def _set_key(m: re.Match[str]) -> tuple[str, KeyValue]:
     return name, int(value) if value.isdigit() else value
 
 
+_SECTIONS = ("Time:", "Files:", "Data:")
+
+
 @register("postmark")
 def parse(text: str, options: Mapping[str, object]) -> ParseResult:
     keys: dict[str, KeyValue] = {}
     records: list[Record] = []
     report: _Report | None = None
     version = None
-    for number, raw in unquote_printable(numbered_lines(text)):
+    lines = list(unquote_printable(numbered_lines(text)))
+    for number, raw in lines:
         line = raw.strip()
         if m := _VERSION.search(line):
             version = m.group(1)
@@ -188,4 +193,14 @@ def parse(text: str, options: Mapping[str, object]) -> ParseResult:
     if not records:
         raise ParseError("no postmark report: no 'Time:' section and no terse result line")
     metadata: dict[str, str | int | float] = {"version": version} if version else {}
-    return ParseResult(records=tuple(records), metadata=metadata)
+    # "With atomic_t:" / "With percpu_counter:" above two reports of one configuration: two
+    # runs, not trials (run_labels.key_by_headings).
+    warnings: list[str] = []
+    records = key_by_headings(records, lines, warnings, skip=_own_line)
+    return ParseResult(records=tuple(records), metadata=metadata, warnings=tuple(warnings))
+
+
+def _own_line(line: str) -> bool:
+    """postmark's prompts, settings and section titles are never headings."""
+    stripped = line.strip()
+    return bool(_SET.search(stripped)) or stripped.startswith("pm>") or stripped in _SECTIONS
