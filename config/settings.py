@@ -245,6 +245,13 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # One name per choice set (dashboards/api_serializers.py holds them).
+    "ENUM_NAME_OVERRIDES": {
+        "AlertStatusEnum": "dashboards.api_serializers.ALERT_STATUS",
+        "UploadStatusEnum": "dashboards.api_serializers.UPLOAD_STATUS",
+        "BetterEnum": "dashboards.api_serializers.BETTER",
+        "ModeEnum": "dashboards.api_serializers.MODE",
+    },
 }
 
 # --- Production hardening (active when DEBUG=0) ----------------------------------

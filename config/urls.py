@@ -7,9 +7,10 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from dashboards import alerts as alerts_views
 from dashboards import api as dashboards_api
-from dashboards import health_views
+from dashboards import health_views, status_views
 from dashboards import views as dashboards_views
 from ingest import api as ingest_api
+from ingest import recovery_views
 from ingest import views as ingest_views
 
 urlpatterns = [
@@ -18,6 +19,16 @@ urlpatterns = [
     path("runs/<int:run_id>/files/<int:file_id>/", dashboards_views.raw_file, name="raw-file"),
     path("uploads/new/", ingest_views.upload_new, name="upload-new"),
     path("uploads/<int:upload_id>/", ingest_views.upload_detail, name="upload-detail"),
+    path("uploads/<int:upload_id>/retry/", recovery_views.upload_retry_page, name="upload-retry"),
+    path(
+        "uploads/<int:upload_id>/reingest/",
+        recovery_views.upload_reingest_page,
+        name="upload-reingest",
+    ),
+    path(
+        "uploads/<int:upload_id>/delete/", recovery_views.upload_delete_page, name="upload-delete"
+    ),
+    path("status/", status_views.status_page, name="status"),
     path("account/", dashboards_views.account, name="account"),
     path("alerts/", alerts_views.alert_list, name="alert-list"),
     path("alerts/<int:alert_id>/", alerts_views.alert_detail, name="alert-detail"),
@@ -30,12 +41,29 @@ urlpatterns = [
     # API
     path("api/uploads/", ingest_api.UploadCreateView.as_view(), name="api-uploads"),
     path("api/uploads/preview/", ingest_api.UploadPreviewView.as_view(), name="api-upload-preview"),
-    path("api/uploads/<int:upload_id>/", ingest_api.UploadDetailView.as_view(), name="api-upload"),
+    path(
+        "api/uploads/<int:upload_id>/",
+        recovery_views.UploadDetailDeleteView.as_view(),
+        name="api-upload",
+    ),
+    path(
+        "api/uploads/<int:upload_id>/retry/",
+        recovery_views.UploadRetryView.as_view(),
+        name="api-upload-retry",
+    ),
+    path(
+        "api/uploads/<int:upload_id>/reingest/",
+        recovery_views.UploadReingestView.as_view(),
+        name="api-upload-reingest",
+    ),
     path("api/runs/", dashboards_api.RunListView.as_view(), name="api-runs"),
     path("api/runs/<int:run_id>/", dashboards_api.RunDetailView.as_view(), name="api-run"),
-    path("api/alerts/", alerts_views.AlertListView.as_view(), name="api-alerts"),
+    path("api/", include("dashboards.api_urls")),  # catalog, run parts, series, alerts
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # Split: the page's script is a separate static-like request, so the CSP needs no inline.
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("admin/", admin.site.urls),
 ]
+
+handler404 = "config.errors.not_found"
+handler500 = "config.errors.server_error"

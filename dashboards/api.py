@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 
 from dashboards.selection import choice_param, text_param
 from perfdb import queries
-from perfdb.models import Run
+from perfdb.models import Mode, Run
 
 
 def run_keys_json(run: Run, request: Request) -> dict[str, object]:
@@ -43,7 +43,7 @@ RunSchema = inline_serializer(
         "kernel": serializers.CharField(),
         "patches": serializers.ListField(child=serializers.CharField()),
         "hardware": serializers.CharField(),
-        "mode": serializers.ChoiceField(choices=["UP", "SMP"]),
+        "mode": serializers.ChoiceField(choices=Mode.choices),
         "params": serializers.DictField(),
         "notes": serializers.CharField(),
         "results": serializers.DictField(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
@@ -63,6 +64,9 @@ def _first_message(detail: Any) -> tuple[str | None, str]:
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, BadParam):
         return bad_param_response(exc)
+    if isinstance(exc, DjangoValidationError):  # a service refused a value (triage status)
+        text = " ".join(exc.messages)
+        return Response({"error": text, "param": None}, status=400)
     response = drf_exception_handler(exc, context)
     if response is not None and isinstance(exc, ValidationError):
         param, text = _first_message(exc.detail)

@@ -1,0 +1,207 @@
+"""Alerts and subscriptions for the API.
+
+``GET /api/alerts/`` (filters as on /alerts/), ``GET /api/alerts/<id>/``; staff triage one
+(``PATCH /api/alerts/<id>/``: status, assignee, notes, each change in the alert's history) or
+many (``POST /api/alerts/triage/``). ``/api/subscriptions/``: your own subscriptions only,
+always to your account's address.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
+from rest_framework import generics, serializers
+from rest_framework.exceptions import ValidationError as DRFValidationError
+from rest_framework.permissions import BasePermission, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from dashboards.alerts import STATUS_CHOICES, _filters, own_address
+from dashboards.api_errors import DETAIL_ERRORS, FORBIDDEN, NOT_FOUND, READ_ERRORS, WRITE_ERRORS
+from dashboards.api_serializers import AlertSerializer, SubscriptionSerializer
+from perfdb.alerting import queries
+from perfdb.alerting.triage import alert_triage, alerts_bulk_triage, subscription_save
+from perfdb.models import Alert, Subscription
+
+ALERT_FILTERS = [
+    OpenApiParameter("status", str, enum=STATUS_CHOICES, description="'open': not yet resolved"),
+    OpenApiParameter("direction", str, enum=Alert.Direction.values),
+    OpenApiParameter("workload", str, description="workload name"),
+    OpenApiParameter("hardware", str, description="hardware name"),
+    OpenApiParameter("kernel", str, description="the candidate run's kernel version"),
+    OpenApiParameter("patch", str, description="a patch in the candidate run's patch set"),
+]
+
+
+class IsStaffOrReadOnly(BasePermission):
+    def has_permission(self, request, view) -> bool:
+        if request.method in ("GET", "HEAD", "OPTIONS"):
+            return True
+        return bool(request.user and request.user.is_authenticated and request.user.is_staff)
+
+
+class AlertList(generics.ListAPIView):
+    serializer_class = AlertSerializer
+
+    def get_queryset(self):
+        return queries.alerts_filtered(**_filters(self.request.query_params))
+
+    @extend_schema(
+        summary="Alerts (regressions and improvements), newest first, paginated",
+        parameters=ALERT_FILTERS,
+        responses={200: AlertSerializer, **READ_ERRORS},
+    )
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+
+class TriageSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=Alert.Status.choices, required=False)
+    assignee = serializers.CharField(
+        required=False,
+        allow_null=True,
+        allow_blank=True,
+        max_length=150,
+        help_text="a username; null or '' to unassign",
+    )
+    notes = serializers.CharField(required=False, allow_blank=True, max_length=10000)
+
+    def validate_assignee(self, value):
+        if not value:
+            return None
+        user = get_user_model().objects.filter(username=value, is_active=True).first()
+        if user is None:
+            raise serializers.ValidationError(f"no active user {value!r}")
+        return user
+
+
+class BulkTriageSerializer(serializers.Serializer):
+    ids = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=2**62), min_length=1, max_length=500
+    )
+    status = serializers.ChoiceField(choices=Alert.Status.choices)
+
+
+class BulkTriageResult(serializers.Serializer):
+    updated = serializers.IntegerField()
+    status = serializers.CharField()
+
+
+class AlertDetail(APIView):
+    permission_classes = [IsStaffOrReadOnly]
+
+    def _alert(self, alert_id: int) -> Alert:
+        return get_object_or_404(queries.alerts_filtered(), pk=alert_id)
+
+    @extend_schema(summary="One alert", responses={200: AlertSerializer, **DETAIL_ERRORS})
+    def get(self, request: Request, alert_id: int) -> Response:
+        return Response(AlertSerializer(self._alert(alert_id), context={"request": request}).data)
+
+    @extend_schema(
+        summary="Triage one alert (staff): status, assignee, notes; recorded in its history",
+        request=TriageSerializer,
+        responses={200: AlertSerializer, 404: NOT_FOUND, **WRITE_ERRORS},
+    )
+    def patch(self, request: Request, alert_id: int) -> Response:
+        alert = self._alert(alert_id)
+        body = TriageSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        changes = dict(body.validated_data)
+        alert_triage(
+            alert_id=alert.pk,
+            user=request.user,
+            status=changes.get("status"),
+            assignee=changes["assignee"] if "assignee" in changes else "unchanged",
+            notes=changes.get("notes"),
+        )
+        return Response(AlertSerializer(self._alert(alert_id), context={"request": request}).data)
+
+
+class AlertBulkTriage(APIView):
+    permission_classes = [IsStaffOrReadOnly]
+
+    @extend_schema(
+        summary="Set the status of many alerts at once (staff)",
+        request=BulkTriageSerializer,
+        responses={200: BulkTriageResult, 404: NOT_FOUND, **WRITE_ERRORS},
+    )
+    def post(self, request: Request) -> Response:
+        body = BulkTriageSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        ids = list(dict.fromkeys(body.validated_data["ids"]))
+        found = set(Alert.objects.filter(pk__in=ids).values_list("pk", flat=True))
+        missing = [i for i in ids if i not in found]
+        if missing:
+            raise DRFValidationError({"ids": [f"no alert {missing[0]}"]})
+        status = body.validated_data["status"]
+        count = alerts_bulk_triage(alert_ids=ids, user=request.user, status=status)
+        return Response({"updated": count, "status": status})
+
+
+class OwnSubscriptions:
+    permission_classes = [IsAuthenticated]
+    serializer_class = SubscriptionSerializer
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):  # the schema generator
+            return Subscription.objects.none()
+        return Subscription.objects.filter(user=self.request.user).order_by("id")
+
+
+@extend_schema_view(
+    get=extend_schema(
+        summary="Your subscriptions",
+        responses={
+            200: SubscriptionSerializer,
+            401: WRITE_ERRORS[401],
+            403: FORBIDDEN,
+            429: WRITE_ERRORS[429],
+        },
+    ),
+    post=extend_schema(
+        summary="Subscribe your account's address to alerts matching patterns",
+        responses={201: SubscriptionSerializer, **WRITE_ERRORS},
+    ),
+)
+class SubscriptionList(OwnSubscriptions, generics.ListCreateAPIView):
+    def perform_create(self, serializer):
+        from django.core.exceptions import ValidationError
+
+        user = self.request.user
+        try:
+            email = own_address(user, user.email or "")
+        except ValidationError as exc:
+            raise DRFValidationError({"email": exc.messages}) from exc
+        serializer.instance = subscription_save(
+            user=user,
+            subscription=Subscription(user=user, email=email, **serializer.validated_data),
+        )
+
+
+@extend_schema_view(
+    get=extend_schema(
+        summary="One of your subscriptions",
+        responses={200: SubscriptionSerializer, 404: NOT_FOUND, **WRITE_ERRORS},
+    ),
+    put=extend_schema(
+        summary="Change one of your subscriptions",
+        responses={200: SubscriptionSerializer, 404: NOT_FOUND, **WRITE_ERRORS},
+    ),
+    patch=extend_schema(
+        summary="Change one of your subscriptions",
+        responses={200: SubscriptionSerializer, 404: NOT_FOUND, **WRITE_ERRORS},
+    ),
+    delete=extend_schema(
+        summary="Delete one of your subscriptions",
+        responses={204: OpenApiResponse(description="deleted"), 404: NOT_FOUND, **WRITE_ERRORS},
+    ),
+)
+class SubscriptionDetail(OwnSubscriptions, generics.RetrieveUpdateDestroyAPIView):
+    lookup_url_kwarg = "subscription_id"

@@ -1,0 +1,285 @@
+"""Typed serializers of the API, so the OpenAPI schema states every field it answers."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from perfdb.models import (
+    Alert,
+    Better,
+    Curve,
+    Hardware,
+    Histogram,
+    Kernel,
+    Metric,
+    Mode,
+    Patch,
+    PatchSet,
+    PinnedBaseline,
+    ProfileEntry,
+    RawFile,
+    Sample,
+    Setup,
+    Subscription,
+    Trial,
+    Upload,
+    Workload,
+)
+
+# The choice sets, named once in the schema (SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"]).
+ALERT_STATUS = Alert.Status.choices
+UPLOAD_STATUS = Upload.Status.values
+BETTER = Better.choices
+MODE = Mode.choices
+
+
+@extend_schema_field(
+    {
+        "type": "object",
+        "additionalProperties": {
+            "oneOf": [{"type": "number"}, {"type": "string"}, {"type": "boolean"}]
+        },
+    }
+)
+class ParamsField(serializers.JSONField):
+    """A setup's parameters: name → number, string or boolean."""
+
+
+@extend_schema_field(
+    {
+        "type": "array",
+        "items": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2},
+    }
+)
+class PairsField(serializers.JSONField):
+    """[[x, y], …] pairs (histogram bins, curve points)."""
+
+
+class KernelSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Kernel
+        fields = ["id", "version"]
+
+
+class PatchSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Patch
+        fields = ["id", "name", "description"]
+
+
+class PatchSetSerializer(serializers.ModelSerializer):
+    patches = serializers.SerializerMethodField(help_text="the patches in order; [] is stock")
+
+    class Meta:
+        model = PatchSet
+        fields = ["id", "name", "patches"]
+
+    def get_patches(self, obj: PatchSet) -> list[str]:
+        return [p for p in obj.name.split("+") if p]
+
+
+class HardwareSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Hardware
+        fields = ["id", "name", "cpus", "cpu_model", "mhz", "l2_kb", "memory_mb", "tiers", "notes"]
+
+
+class WorkloadSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Workload
+        fields = ["id", "name", "version"]
+
+
+class MetricSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Metric
+        fields = ["id", "name", "unit", "better", "description"]
+
+
+class SetupSerializer(serializers.ModelSerializer):
+    workload = serializers.CharField(source="workload.name")
+    workload_version = serializers.CharField(source="workload.version")
+    hardware = serializers.CharField(source="hardware.name")
+    params = ParamsField()
+    run_count = serializers.IntegerField(help_text="runs of this setup")
+
+    class Meta:
+        model = Setup
+        fields = ["id", "workload", "workload_version", "hardware", "mode", "params", "run_count"]
+
+
+class TrialSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Trial
+        fields = ["number", "discarded"]
+
+
+class ResultSerializer(serializers.Serializer):
+    metric = serializers.CharField()
+    unit = serializers.CharField()
+    better = serializers.ChoiceField(choices=Better.choices)
+    trials = serializers.ListField(child=serializers.IntegerField(), help_text="0: no trials")
+    values = serializers.ListField(child=serializers.FloatField(), help_text="per trial")
+    discarded_trials = serializers.ListField(child=serializers.IntegerField())
+    mean = serializers.FloatField(allow_null=True, help_text="of the kept trials")
+    sd = serializers.FloatField(allow_null=True, help_text="null below two kept values")
+    n = serializers.IntegerField()
+
+
+class ProfileEntrySerializer(serializers.ModelSerializer):
+    class Meta:
+        model = ProfileEntry
+        fields = ["trial", "source", "function", "ticks", "load", "share_pct"]
+
+
+class TimeSeriesSerializer(serializers.ModelSerializer):
+    values = serializers.ListField(child=serializers.FloatField())
+    indexes = serializers.ListField(
+        child=serializers.IntegerField(),
+        allow_null=True,
+        help_text="row numbers of the values when some rows were left out, else null",
+    )
+    timestamps = serializers.ListField(child=serializers.CharField())
+
+    class Meta:
+        model = Sample
+        fields = [
+            "id",
+            "trial",
+            "source",
+            "column",
+            "values",
+            "indexes",
+            "first_is_since_boot",
+            "timestamps",
+        ]
+
+
+class HistogramSerializer(serializers.ModelSerializer):
+    bins = PairsField(help_text="[[x, count], …]")
+
+    class Meta:
+        model = Histogram
+        fields = ["id", "trial", "name", "x_label", "bins"]
+
+
+class CurveSerializer(serializers.ModelSerializer):
+    points = PairsField(help_text="[[x, y], …]")
+
+    class Meta:
+        model = Curve
+        fields = ["id", "trial", "name", "x_label", "y_label", "points"]
+
+
+class RawFileSerializer(serializers.ModelSerializer):
+    download = serializers.SerializerMethodField(help_text="the file's bytes (text/plain)")
+    warnings = serializers.ListField(child=serializers.CharField())
+
+    class Meta:
+        model = RawFile
+        fields = ["id", "path", "parser", "trial", "sha256", "warnings", "download"]
+
+    def get_download(self, obj: RawFile) -> str:
+        url = reverse("raw-file", args=[obj.run_id, obj.pk])
+        request = self.context.get("request")
+        return request.build_absolute_uri(url) if request else url
+
+
+class BaselineSerializer(serializers.ModelSerializer):
+    pinned_by = serializers.CharField(source="pinned_by.username", allow_null=True, default=None)
+
+    class Meta:
+        model = PinnedBaseline
+        fields = ["id", "setup", "metric", "run", "pinned_by"]
+
+
+class SeriesMetaSerializer(serializers.Serializer):
+    workload = serializers.CharField()
+    hardware = serializers.CharField()
+    mode = serializers.ChoiceField(choices=Mode.choices)
+    params = ParamsField()
+    metric = serializers.CharField()
+    unit = serializers.CharField()
+    better = serializers.ChoiceField(choices=Better.choices)
+
+
+class AlertSerializer(serializers.ModelSerializer):
+    series = serializers.SerializerMethodField()
+    setup = serializers.IntegerField(source="setup_id")
+    metric = serializers.IntegerField(source="metric_id")
+    baseline_run = serializers.SerializerMethodField(help_text="the baseline run ids")
+    candidate_run = serializers.IntegerField(source="candidate_run_id")
+    kernel = serializers.CharField(source="candidate_run.kernel.version")
+    patches = serializers.SerializerMethodField()
+    assignee = serializers.CharField(source="assignee.username", allow_null=True, default=None)
+    page = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Alert
+        fields = [
+            "id",
+            "series",
+            "setup",
+            "metric",
+            "baseline_run",
+            "candidate_run",
+            "kernel",
+            "patches",
+            "change_pct",
+            "p_value",
+            "confidence",
+            "method",
+            "status",
+            "direction",
+            "recovered",
+            "assignee",
+            "notes",
+            "created_at",
+            "page",
+        ]
+
+    @extend_schema_field(SeriesMetaSerializer)
+    def get_series(self, alert: Alert) -> dict:
+        return {
+            "workload": alert.setup.workload.name,
+            "hardware": alert.setup.hardware.name,
+            "mode": alert.setup.mode,
+            "params": alert.setup.params,
+            "metric": alert.metric.name,
+            "unit": alert.metric.unit,
+            "better": alert.metric.better,
+        }
+
+    def get_baseline_run(self, alert: Alert) -> list[int]:
+        return [r.pk for r in alert.baseline_runs.all()]
+
+    def get_patches(self, alert: Alert) -> list[str]:
+        return [p for p in alert.candidate_run.patch_set.name.split("+") if p]
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_page(self, alert: Alert) -> str:
+        url = reverse("alert-detail", args=[alert.pk])
+        request = self.context.get("request")
+        return request.build_absolute_uri(url) if request else url
+
+
+class SubscriptionSerializer(serializers.ModelSerializer):
+    email = serializers.EmailField(read_only=True, help_text="always your account's address")
+
+    class Meta:
+        model = Subscription
+        fields = [
+            "id",
+            "email",
+            "workload_pattern",
+            "hardware_pattern",
+            "metric_pattern",
+            "min_change_pct",
+            "delivery",
+            "active",
+            "created_at",
+        ]
+        read_only_fields = ["id", "email", "created_at"]

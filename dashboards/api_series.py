@@ -1,0 +1,202 @@
+"""The data behind the charts, for the API.
+
+``GET /api/series/?setup=<id>&metric=<id>``: one metric of one setup across kernels and patch
+sets (the /kernels/ chart): a point per run, in kernel order, with mean, sd and n.
+``GET /api/scaling/?setups=<ids>&metric=<id>&param=<name>``: a metric against a numeric
+parameter over several setups (the /scaling/ chart). Both as JSON, or as CSV with
+``format=csv``. Parameters are read by dashboards/selection.py like the pages'.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from dashboards import chart_queries as cq
+from dashboards.api_errors import READ_ERRORS
+from dashboards.api_serializers import MetricSerializer, ParamsField
+from dashboards.selection import BadParam, ids_param, int_param, text_param
+from perfdb.models import Metric, Setup
+
+POINT_COLUMNS = ("run", "kernel", "patches", "hardware", "mode", "x", "mean", "sd", "n")
+
+
+class PointsCSVRenderer(BaseRenderer):
+    """``points`` as CSV, one row per run; an error as one ``error,param`` row."""
+
+    media_type = "text/csv"
+    format = "csv"
+    charset = "utf-8"
+
+    def render(self, data: Any, accepted_media_type=None, renderer_context=None) -> bytes:
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        if isinstance(data, dict) and "points" in data:
+            writer.writerow(POINT_COLUMNS)
+            for p in data["points"]:
+                writer.writerow(
+                    [
+                        "+".join(p["patches"]) or "stock" if c == "patches" else p.get(c)
+                        for c in POINT_COLUMNS
+                    ]
+                )
+        else:
+            writer.writerow(("error", "param", "detail"))
+            data = data if isinstance(data, dict) else {}
+            writer.writerow((data.get("error", ""), data.get("param", ""), data.get("detail", "")))
+        return out.getvalue().encode()
+
+
+class PointSerializer(serializers.Serializer):
+    run = serializers.IntegerField(help_text="run id")
+    kernel = serializers.CharField()
+    patches = serializers.ListField(child=serializers.CharField(), help_text="[] is stock")
+    label = serializers.CharField(help_text="the run's label (Base1), may be empty")
+    hardware = serializers.CharField()
+    mode = serializers.CharField()
+    x = serializers.FloatField(allow_null=True, help_text="the parameter's value (scaling)")
+    mean = serializers.FloatField()
+    sd = serializers.FloatField(allow_null=True, help_text="null with a single value")
+    n = serializers.IntegerField(help_text="trials")
+
+
+class SeriesSerializer(serializers.Serializer):
+    setup = serializers.IntegerField()
+    workload = serializers.CharField()
+    hardware = serializers.CharField()
+    mode = serializers.CharField()
+    params = ParamsField()
+    metric = MetricSerializer()
+    kernels = serializers.ListField(child=serializers.CharField(), help_text="kernel order")
+    points = PointSerializer(many=True)
+
+
+class ScalingSerializer(serializers.Serializer):
+    setups = serializers.ListField(child=serializers.IntegerField())
+    param = serializers.CharField()
+    metric = MetricSerializer()
+    points = PointSerializer(many=True)
+
+
+FORMAT = OpenApiParameter(
+    "format", str, enum=["json", "csv"], description="csv: the points as CSV (text/csv)"
+)
+
+
+def _metric(query) -> Metric:
+    metric_id = int_param(query, "metric")
+    if metric_id is None:
+        raise BadParam("metric", "give a metric id (see /api/metrics/)")
+    metric = Metric.objects.filter(pk=metric_id).first()
+    if metric is None:
+        raise BadParam("metric", f"no metric {metric_id}")
+    return metric
+
+
+def _metric_dict(metric: Metric) -> dict[str, Any]:
+    return {"id": metric.pk, "name": metric.name, "unit": metric.unit, "better": metric.better}
+
+
+def _point(p, x: float | None = None, label: str = "") -> dict[str, Any]:
+    run = p.run
+    return {
+        "run": run.run_id,
+        "kernel": run.kernel,
+        "patches": list(run.patches),
+        "label": label,
+        "hardware": run.hardware,
+        "mode": run.mode,
+        "x": x,
+        "mean": p.value,
+        "sd": p.sd,
+        "n": run.n_trials,
+    }
+
+
+class SeriesView(APIView):
+    renderer_classes = [JSONRenderer, PointsCSVRenderer]
+
+    @extend_schema(
+        summary="One metric of one setup across kernels and patch sets (the /kernels/ chart)",
+        parameters=[
+            OpenApiParameter("setup", int, required=True, description="setup id (/api/setups/)"),
+            OpenApiParameter("metric", int, required=True, description="metric id"),
+            FORMAT,
+        ],
+        responses={
+            (200, "application/json"): SeriesSerializer,
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="points as CSV"),
+            **READ_ERRORS,
+        },
+    )
+    def get(self, request: Request) -> Response:
+        q = request.query_params
+        setup_id = int_param(q, "setup")
+        if setup_id is None:
+            raise BadParam("setup", "give a setup id (see /api/setups/)")
+        setup = Setup.objects.select_related("workload", "hardware").filter(pk=setup_id).first()
+        if setup is None:
+            raise BadParam("setup", f"no setup {setup_id}")
+        metric = _metric(q)
+        data = cq.series_points(setup_id=setup.pk, metric=_metric_dict(metric))
+        return Response(
+            {
+                "setup": setup.pk,
+                "workload": setup.workload.name,
+                "hardware": setup.hardware.name,
+                "mode": setup.mode,
+                "params": setup.params,
+                "metric": MetricSerializer(metric).data,
+                "kernels": list(data.series.kernels),
+                "points": [
+                    _point(p, label=data.labels.get(p.run.run_id) or "") for p in data.series.points
+                ],
+            }
+        )
+
+
+class ScalingView(APIView):
+    renderer_classes = [JSONRenderer, PointsCSVRenderer]
+
+    @extend_schema(
+        summary="A metric against a numeric parameter over setups (the /scaling/ chart)",
+        parameters=[
+            OpenApiParameter("setups", str, required=True, description="setup ids: 3,4,5"),
+            OpenApiParameter("metric", int, required=True, description="metric id"),
+            OpenApiParameter("param", str, required=True, description="e.g. rooms, threads"),
+            FORMAT,
+        ],
+        responses={
+            (200, "application/json"): ScalingSerializer,
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="points as CSV"),
+            **READ_ERRORS,
+        },
+    )
+    def get(self, request: Request) -> Response:
+        q = request.query_params
+        setup_ids = ids_param(q, "setups", what="setup")
+        if not setup_ids:
+            raise BadParam("setups", "give setup ids, e.g. setups=3,4,5")
+        param = text_param(q, "param", 100)
+        if param is None:
+            raise BadParam("param", "give the parameter to chart against, e.g. rooms")
+        metric = _metric(q)
+        chart = cq.scaling_points(setup_ids=setup_ids, metric=_metric_dict(metric), param=param)
+        points = chart.points  # kernel order, then as stored
+        return Response(
+            {
+                "setups": setup_ids,
+                "param": param,
+                "metric": MetricSerializer(metric).data,
+                "points": [_point(p, x=p.x) for p in points],
+            }
+        )
