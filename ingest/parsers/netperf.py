@@ -27,7 +27,7 @@ from ingest.parsers.base import (
     register,
 )
 from ingest.parsers.numbers import parse_number
-from ingest.parsers.run_labels import LabelScope, warn_unlabelled_repeats
+from ingest.parsers.run_labels import LabelScope, key_by_headings, warn_unlabelled_repeats
 from ingest.parsers.text import numbered_lines
 
 _BANNER = re.compile(r"^(?:MIGRATED\s+)?(?P<test>.+?)\s+TEST\b(?:.*?\bto\s+(?P<host>[^\s(]+))?")
@@ -258,6 +258,11 @@ def _record(test: _Test, warnings: list[str]) -> Record:
     return Record(keys=stated | keys, line=test.line, measurements=measurements)
 
 
+def _own_line(line: str) -> bool:
+    """netperf's banners and column headers are never headings."""
+    return " TEST" in line or line.split()[:1] in (["Recv"], ["Socket"], ["Size"], ["bytes"])
+
+
 @register("netperf")
 def parse(text: str, options: Mapping[str, object]) -> ParseResult:
     warnings: list[str] = []
@@ -266,6 +271,8 @@ def parse(text: str, options: Mapping[str, object]) -> ParseResult:
     if not tests:
         raise ParseError("no netperf test banner ('... TEST from ...') found")
     records = [_record(test, warnings) for test in tests]
+    # "TCP RAW throughput ... [iptables]:" / "... [nf-hipac]:" above equal tests: other runs.
+    records = key_by_headings(records, numbered_lines(text), warnings, skip=_own_line)
     groups = group_records(records)
     if background > 1 and any(len(g.trials) > 1 for g in groups):
         warnings.append(

@@ -127,6 +127,7 @@ _ATTRIBUTION = re.compile(
 _MIME_NAME = re.compile(r'^\s*(?:file)?name="(?P<name>[^"]+)"\s*;?\s*$')
 _KEY_VALUE = re.compile(r":\s*\S")
 _HEADING_WORDS = 8
+_TITLE_WORDS = 12  # a line ending with ":" or over a rule
 _DIRECT_WORDS = 6  # a line right above the block ("before", "dbench 32 + renice artsd -20")
 _SENTENCE = re.compile(r"[.!?]$|[:;]-?\)")
 _HEADING_CHARS = 72
@@ -155,6 +156,14 @@ def _blank(lines: list[tuple[int, str]], i: int) -> bool:
     return i < 0 or i >= len(lines) or not lines[i][1].strip()
 
 
+def _unwrapped(lines: list[tuple[int, str]], i: int, raw: str) -> str:
+    """A title the mail client wrapped: a lower-case start continues the line above."""
+    above = lines[i - 1][1].strip() if i > 0 else ""
+    if raw[:1].islower() and above and not _RULE.match(above) and above[-1] not in ".!?:":
+        return f"{above} {raw}"
+    return raw
+
+
 def _next_text(lines: list[tuple[int, str]], i: int) -> int | None:
     """Index of the next line with text after i, skipping blank lines."""
     j = i + 1
@@ -178,17 +187,18 @@ def heading_text(lines: list[tuple[int, str]], i: int, block_start: int) -> str 
         return mime["name"]
     if is_kernel(raw):
         return raw
-    if len(raw.split()) > _HEADING_WORDS or len(raw) > _HEADING_CHARS:
+    nxt = _next_text(lines, i)
+    ruled = nxt is not None and nxt == i + 1 and bool(_RULE.match(lines[nxt][1]))
+    titled = raw.endswith(":") or ruled  # a strong sign: allow a longer title
+    words = _TITLE_WORDS if titled else _HEADING_WORDS
+    if len(raw.split()) > words or len(raw) > _HEADING_CHARS:
         return None
     if raw[0] in "-*+#$>|" and not raw.endswith(":"):
         return None
     if _KEY_VALUE.search(raw.rstrip(":")):
         return None  # "Host: stp8-002", "make: Leaving directory ...": a statement, not a title
-    if raw.endswith(":"):
-        return _clean(raw)
-    nxt = _next_text(lines, i)
-    if nxt is not None and nxt == i + 1 and _RULE.match(lines[nxt][1]):
-        return _clean(raw)
+    if raw.endswith(":") or ruled:
+        return _clean(_unwrapped(lines, i, raw))
     if _SENTENCE.search(raw):
         return None  # "Good point.", "Writing this during dbench 32 ...:-)))": prose
     if _blank(lines, i - 1) and (_blank(lines, i + 1) or i + 1 == block_start):
