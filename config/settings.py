@@ -99,6 +99,9 @@ DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/perfdb"),
         conn_max_age=60,
+        # A connection the server dropped (restart, pg_terminate_backend) is noticed before
+        # a request uses it, instead of answering 500.
+        conn_health_checks=True,
     )
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -159,16 +162,30 @@ CELERY_RESULT_EXPIRES = 3600
 # A task unacknowledged this long is redelivered; it must exceed the hard time limit.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT + 300}
 CELERY_TIMEZONE = TIME_ZONE
+# Tests give their own workers a queue of their own (a worker's follow-up tasks stay there).
+CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_TASK_DEFAULT_QUEUE", "celery")
+# Follow-up work (README "Operations"): owed work past this many seconds is queued again.
+FOLLOWUP_DEADLINE_SECONDS = int(os.environ.get("FOLLOWUP_DEADLINE_SECONDS", 30))
+# Email retries: backoff cap; a message left "sending" this long by a dead sender is sent
+# again (same Message-ID); a message failing this long is given up (and shown to staff).
+OUTBOX_RETRY_MAX_SECONDS = int(os.environ.get("OUTBOX_RETRY_MAX_SECONDS", 45))
+OUTBOX_SENDING_TIMEOUT = int(os.environ.get("OUTBOX_SENDING_TIMEOUT", 300))
+OUTBOX_GIVE_UP_HOURS = int(os.environ.get("OUTBOX_GIVE_UP_HOURS", 72))
+# Every long wait is beat's, never a task countdown (the longest is 30 s, far inside the
+# broker's visibility timeout above).
 CELERY_BEAT_SCHEDULE = {
-    "recover-stuck-uploads": {"task": "ingest.tasks.recover_stuck_uploads", "schedule": 300.0},
-    "send-due-emails": {"task": "perfdb.tasks.send_due_emails", "schedule": 120.0},
+    "recover-stuck-uploads": {"task": "ingest.tasks.recover_stuck_uploads", "schedule": 30.0},
+    "recover-followups": {"task": "perfdb.tasks.recover_followups", "schedule": 30.0},
+    "send-due-emails": {"task": "perfdb.tasks.send_due_emails", "schedule": 15.0},
     "send-digests": {"task": "perfdb.tasks.send_digests", "schedule": crontab(hour=6, minute=0)},
 }
 
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        # Redis, but a Redis that does not answer is a cache miss (logged), never a 500.
+        "BACKEND": "perfdb.cache_backend.FailSoftRedisCache",
         "LOCATION": REDIS_URL,
+        "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 1.0},
     }
 }
 

@@ -1,16 +1,26 @@
 """Uploads: accept a bundle, ingest it, fail it with a reason a person can act on.
 
 Flow: ``upload_create`` stores the file and an Upload row (queued) and queues the ingest
-task after commit. ``upload_ingest`` (the task's body) reads, validates and parses the
-bundle outside any transaction, then writes every run in ONE transaction, and queues the
-regression check after that commits. It is safe to run twice: a finished upload is left
-alone and identical runs are recognised by their fingerprint.
+task after commit (a broker that is down costs nothing: ``task_sent_at`` stays empty and the
+recovery sweep queues it). ``upload_ingest`` (the task's body) reads, validates and parses
+the bundle outside any transaction, then writes every run in ONE transaction that also
+records the regression check it owes (``detection_due_at``), and queues that check after the
+commit; the sweep re-queues a check still owed past its due time, so a worker killed between
+the commit and the queueing delays detection, never loses it. It is safe to run twice: a
+finished upload is left alone and identical runs are recognised by their fingerprint.
+
+While it ingests, the worker's database session holds an advisory lock on the upload: an
+upload ``processing`` whose lock nobody holds belongs to a dead worker, and the sweep
+re-queues it at once instead of waiting for a time limit. Any exception ends the upload
+``failed`` with a message naming the file and parser; only the transient errors of
+``perfdb.transient`` are left to the task to retry.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import uuid
 from collections.abc import Callable, Mapping
 from datetime import timedelta
 from pathlib import Path
@@ -18,7 +28,7 @@ from typing import BinaryIO
 
 from django.conf import settings
 from django.core.files import File
-from django.db import IntegrityError, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.utils import timezone
 
 from ingest import queue
@@ -29,8 +39,13 @@ from ingest.parsers import ParseError, ParseResult, get_parser
 from ingest.plan import PlanError, PlannedRun, file_key, plan_runs
 from ingest.writer import BundleDataError, bundle_write
 from perfdb.alerting import queue as alerting_queue
+from perfdb.faults import pause_point
 from perfdb.kernels import KernelVersionError
 from perfdb.models import Upload
+from perfdb.transient import TRANSIENT_ERRORS
+
+# The namespace of the session advisory lock a worker holds on an upload while ingesting it.
+INGEST_LOCK = 17
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +63,26 @@ DATA_ERRORS = (
 
 class UploadTooLarge(ValueError):
     pass
+
+
+class IngestInternalError(Exception):
+    """A bug met while reading one file (its parser raised something unexpected)."""
+
+
+def detection_deadline() -> timedelta:
+    return timedelta(seconds=settings.FOLLOWUP_DEADLINE_SECONDS)
+
+
+def ingest_queue(*, upload_id: int) -> bool:
+    """Hand the ingest task to the broker; False (and logged) when the broker is unreachable:
+    the recovery sweep sends it later, so the uploader still gets the upload's id."""
+    try:
+        queue.ingest_upload(upload_id=upload_id)
+    except Exception as exc:  # kombu/redis connection errors, and anything else: never a 500
+        log.warning("upload %s: could not queue ingest (%s); the sweep will", upload_id, exc)
+        return False
+    Upload.objects.filter(pk=upload_id).update(task_sent_at=timezone.now())
+    return True
 
 
 def _sha256(stream: BinaryIO) -> tuple[str, int]:
@@ -74,6 +109,9 @@ def upload_create(
             f"bundle is {size} bytes; the limit is {settings.BUNDLE_MAX_BYTES} bytes"
         )
     existing = Upload.objects.filter(sha256=sha).first()
+    if existing and existing.status == Upload.Status.FAILED:
+        # Sent again after a failure: a new attempt (the parser may have been fixed).
+        return upload_retry(upload_id=existing.pk), True
     if existing:
         return existing, False
     name = Path(filename or "bundle").name[:200] or "bundle"
@@ -88,7 +126,7 @@ def upload_create(
             )
             upload.file.save(f"{sha[:16]}-{name}", File(stream), save=False)
             upload.save()
-            transaction.on_commit(lambda: queue.ingest_upload(upload_id=upload.pk))
+            transaction.on_commit(lambda: ingest_queue(upload_id=upload.pk))
     except IntegrityError:  # the same bundle uploaded concurrently
         return Upload.objects.get(sha256=sha), False
     log.info("upload %s created: %s (%d bytes) from %s", upload.pk, name, size, source)
@@ -102,17 +140,130 @@ def upload_fail(*, upload_id: int, reason: str) -> None:
     log.warning("upload %s failed: %s", upload_id, reason.replace("\n", "; "))
 
 
-def _claim(upload_id: int) -> Upload | None:
-    """Mark the upload processing; None when it is already finished (a duplicate delivery)."""
+def upload_fail_internal(*, upload_id: int, exc: BaseException, where: str = "") -> str:
+    """Fail an upload on an unexpected error; the message carries a reference that is also in
+    the log line with the traceback. Returns the reference."""
+    ref = uuid.uuid4().hex[:10]
+    log.error("upload %s: internal error ref %s %s", upload_id, ref, where, exc_info=exc)
+    where = where or "while ingesting"
+    upload_fail(
+        upload_id=upload_id,
+        reason=f"internal error {where}: {type(exc).__name__}; this is a bug on the server, "
+        f"not in your bundle: staff can find it in the log as reference {ref}",
+    )
+    return ref
+
+
+def upload_retry(*, upload_id: int) -> Upload:
+    """Send a failed upload through ingest again (the same stored bundle, a new attempt)."""
     with transaction.atomic():
-        upload = Upload.objects.select_for_update().filter(pk=upload_id).first()
-        if upload is None or upload.status in (Upload.Status.DONE, Upload.Status.FAILED):
-            return None
-        upload.status = Upload.Status.PROCESSING
-        upload.started_at = timezone.now()
-        upload.attempts += 1
-        upload.save(update_fields=["status", "started_at", "attempts"])
-        return upload
+        upload = Upload.objects.select_for_update().get(pk=upload_id)
+        if upload.status == Upload.Status.FAILED:
+            upload.status = Upload.Status.QUEUED
+            upload.error = ""
+            upload.attempts = 0
+            upload.files_done = upload.files_total = 0
+            upload.started_at = upload.finished_at = upload.task_sent_at = None
+            upload.save()
+            transaction.on_commit(lambda: ingest_queue(upload_id=upload_id))
+            log.info("upload %s: sent again after a failure", upload_id)
+    return upload
+
+
+def upload_reingest(*, upload_id: int, user: object = None, queue_it: bool = True) -> Upload:
+    """Run ingest of a stored bundle again (a fixed parser reaches old uploads); its runs are
+    replaced in the ingest's one transaction. Returns the upload, queued."""
+    with transaction.atomic():
+        upload = Upload.objects.select_for_update().get(pk=upload_id)
+        if upload.status in (Upload.Status.DONE, Upload.Status.FAILED):
+            upload.status = Upload.Status.QUEUED
+            upload.error = ""
+            upload.attempts = 0
+            upload.started_at = upload.finished_at = upload.task_sent_at = None
+            upload.save()
+            if queue_it:
+                transaction.on_commit(lambda: ingest_queue(upload_id=upload_id))
+    log.info("upload %s: re-ingest requested by %s", upload_id, user or "an operator")
+    return upload
+
+
+def upload_delete(*, upload_id: int, user: object = None) -> dict[str, int]:
+    """Delete an upload and everything it created (runs and what hangs off them, its alerts,
+    the stored bundle) in one transaction; logged as an audit line."""
+    from perfdb.cache import data_changed_on_commit
+    from perfdb.models import Alert, Run
+
+    with transaction.atomic():
+        upload = Upload.objects.select_for_update().get(pk=upload_id)
+        runs = list(Run.objects.filter(upload_id=upload_id).values_list("pk", flat=True))
+        alerts, _ = Alert.objects.filter(upload_id=upload_id).delete()
+        Run.objects.filter(pk__in=runs).update(baseline=None)
+        Run.objects.filter(baseline_id__in=runs).update(baseline=None)
+        Run.objects.filter(pk__in=runs).delete()
+        path = upload.file.name
+        upload.delete()
+        storage = Upload._meta.get_field("file").storage
+        transaction.on_commit(lambda: storage.delete(path) if path else None)
+        data_changed_on_commit()
+    log.warning(
+        "AUDIT upload %s (%s) deleted by %s: %d runs, %d alert rows",
+        upload_id,
+        upload.filename,
+        user or "an operator",
+        len(runs),
+        alerts,
+    )
+    return {"runs": len(runs), "alerts": alerts}
+
+
+def _lock_key(upload_id: int) -> tuple[int, int]:
+    return INGEST_LOCK, upload_id
+
+
+def _try_lock(upload_id: int) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", _lock_key(upload_id))
+        return bool(cursor.fetchone()[0])
+
+
+def _unlock(upload_id: int) -> None:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s, %s)", _lock_key(upload_id))
+    except DatabaseError:  # the session is gone, and its lock with it
+        pass
+
+
+def _claim(upload_id: int) -> Upload | None:
+    """Mark the upload processing and lock it for this session; None when it is already
+    finished (a duplicate delivery) or another live worker holds it."""
+    locked = False
+    try:
+        with transaction.atomic():
+            upload = Upload.objects.select_for_update().filter(pk=upload_id).first()
+            if upload is None or upload.status in (Upload.Status.DONE, Upload.Status.FAILED):
+                return None
+            locked = _try_lock(upload_id)
+            if not locked:
+                log.info("upload %s: another worker is ingesting it", upload_id)
+                return None
+            upload.status = Upload.Status.PROCESSING
+            upload.started_at = timezone.now()
+            upload.attempts += 1
+            upload.save(update_fields=["status", "started_at", "attempts"])
+            return upload
+    except BaseException:
+        if locked:
+            _unlock(upload_id)
+        raise
+
+
+def upload_orphaned(upload_id: int) -> bool:
+    """True when no live session holds the upload's ingest lock (its worker died)."""
+    if not _try_lock(upload_id):
+        return False
+    _unlock(upload_id)
+    return True
 
 
 def _decode(data: bytes, path: str, warnings: list[str]) -> str:
@@ -160,6 +311,8 @@ def bundle_parse(
             where = f"line {exc.line}: " if exc.line else ""
             problems.append(f"{who}: file {path!r} ({parser}): {where}{exc.message}")
             continue
+        except Exception as exc:  # a parser bug: the upload names the file and the parser
+            raise IngestInternalError(f"reading file {path!r} with the {parser} parser") from exc
         parsed[key] = result
         warnings.extend(f"{path}: {w}" for w in result.warnings)
         if progress:
@@ -172,12 +325,22 @@ def bundle_parse(
 
 
 def upload_ingest(*, upload_id: int) -> list[int]:
-    """Ingest one upload; returns the ids of its runs. Data errors fail the upload."""
+    """Ingest one upload; returns the ids of its runs. Data errors fail the upload, other
+    errors fail it with a reference, transient ones (``TRANSIENT_ERRORS``) are raised for the
+    task to retry."""
     upload = _claim(upload_id)
     if upload is None:
-        log.info("upload %s already finished; nothing to do", upload_id)
+        log.info("upload %s already finished or taken; nothing to do", upload_id)
         return []
     log.info("upload %s: ingest attempt %d", upload_id, upload.attempts)
+    try:
+        return _ingest(upload)
+    finally:
+        _unlock(upload_id)
+
+
+def _ingest(upload: Upload) -> list[int]:
+    upload_id = upload.pk
 
     def progress(done: int, total: int) -> None:
         Upload.objects.filter(pk=upload_id).update(files_done=done, files_total=total)
@@ -189,16 +352,31 @@ def upload_ingest(*, upload_id: int) -> list[int]:
             locked = Upload.objects.select_for_update().get(pk=upload_id)
             if locked.status != Upload.Status.PROCESSING:
                 return list(locked.run_ids)
+            pause_point("ingest-writing")
+            # An upload holding runs here is being ingested again (re-ingest): they are
+            # replaced, so a fixed parser's reading reaches them (same raw files, same
+            # fingerprints, so they would otherwise count as already stored).
+            _runs_replace(upload_id)
             outcome = bundle_write(manifest=manifest, plan=plan, files=bundle.files, upload=locked)
+            series = sorted(outcome.touched_series)
             locked.status = Upload.Status.DONE
             locked.error = ""
             locked.warnings = warnings + outcome.warnings
             locked.run_ids = outcome.run_ids
             locked.finished_at = timezone.now()
-            locked.save(update_fields=["status", "error", "warnings", "run_ids", "finished_at"])
-            series = sorted(outcome.touched_series)
-            transaction.on_commit(
-                lambda: alerting_queue.regressions_check(upload_id=upload_id, series=series)
+            # The regression check this commit owes: cleared by the check, swept if it is lost.
+            locked.detection_series = [list(s) for s in series]
+            locked.detection_due_at = timezone.now() + detection_deadline() if series else None
+            locked.save(
+                update_fields=[
+                    "status",
+                    "error",
+                    "warnings",
+                    "run_ids",
+                    "finished_at",
+                    "detection_series",
+                    "detection_due_at",
+                ]
             )
     except DATA_ERRORS as exc:
         upload_fail(upload_id=upload_id, reason=str(exc))
@@ -206,6 +384,27 @@ def upload_ingest(*, upload_id: int) -> list[int]:
     except FileNotFoundError:
         upload_fail(upload_id=upload_id, reason="the stored bundle file is missing")
         return []
+    except TRANSIENT_ERRORS:
+        raise  # the task retries these with backoff, then fails the upload
+    except IngestInternalError as exc:
+        upload_fail_internal(upload_id=upload_id, exc=exc.__cause__ or exc, where=str(exc))
+        return []
+    except DatabaseError as exc:  # DataError, IntegrityError…: the data broke a rule
+        upload_fail(
+            upload_id=upload_id,
+            reason=f"the database refused this bundle's data while storing its runs: "
+            f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
+        )
+        return []
+    except Exception as exc:
+        upload_fail_internal(upload_id=upload_id, exc=exc, where="while storing the runs")
+        return []
+    pause_point("ingest-committed")
+    if series:
+        try:
+            alerting_queue.regressions_check(upload_id=upload_id, series=series)
+        except Exception as exc:  # the mark is committed: the sweep queues it
+            log.warning("upload %s: could not queue the regression check (%s)", upload_id, exc)
     log.info(
         "upload %s done: %d runs created, %d already stored",
         upload_id,
@@ -215,14 +414,40 @@ def upload_ingest(*, upload_id: int) -> list[int]:
     return outcome.run_ids
 
 
+def _runs_replace(upload_id: int) -> None:
+    """Delete the runs an earlier ingest of this upload created (inside the caller's
+    transaction); nothing for a first ingest."""
+    from perfdb.models import Run
+
+    runs = list(Run.objects.filter(upload_id=upload_id).values_list("pk", flat=True))
+    if runs:
+        Run.objects.filter(baseline_id__in=runs).update(baseline=None)
+        Run.objects.filter(pk__in=runs).delete()
+        log.info("upload %s: replacing %d runs of an earlier ingest", upload_id, len(runs))
+
+
 def uploads_recover_stuck(*, now=None) -> dict[str, list[int]]:
-    """Requeue or fail uploads a dead worker left behind, so none stays processing forever."""
+    """Requeue or fail uploads a dead worker left behind, so none stays processing forever.
+
+    - ``queued`` whose task never reached the broker (``task_sent_at`` empty past a short
+      grace) or was sent long ago (a lost message): queued now;
+    - ``processing`` whose ingest lock no live session holds (the worker died), or past the
+      task time limit: requeued, or failed after MAX_ATTEMPTS attempts.
+    """
     now = now or timezone.now()
     limit = timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
-    stuck = Upload.objects.filter(
-        status=Upload.Status.PROCESSING, started_at__lt=now - limit
-    ) | Upload.objects.filter(status=Upload.Status.QUEUED, created_at__lt=now - limit)
+    grace = detection_deadline()
+    unsent = Upload.objects.filter(
+        status=Upload.Status.QUEUED, task_sent_at__isnull=True, created_at__lt=now - grace
+    ) | Upload.objects.filter(status=Upload.Status.QUEUED, task_sent_at__lt=now - limit)
     requeued, failed = [], []
+    for upload in unsent:
+        if ingest_queue(upload_id=upload.pk):
+            requeued.append(upload.pk)
+    processing = Upload.objects.filter(
+        status=Upload.Status.PROCESSING, started_at__lt=now - timedelta(seconds=5)
+    )
+    stuck = [u for u in processing if u.started_at < now - limit or upload_orphaned(u.pk)]
     for upload in stuck:
         if upload.attempts >= MAX_ATTEMPTS:
             upload_fail(
@@ -231,7 +456,8 @@ def uploads_recover_stuck(*, now=None) -> dict[str, list[int]]:
                 "(the worker was killed or timed out); upload the bundle again or ask staff",
             )
             failed.append(upload.pk)
-        else:
-            queue.ingest_upload(upload_id=upload.pk)
+        elif ingest_queue(upload_id=upload.pk):
             requeued.append(upload.pk)
+    if requeued or failed:
+        log.warning("stuck uploads: requeued %s, failed %s", requeued, failed)
     return {"requeued": requeued, "failed": failed}

@@ -12,8 +12,10 @@ import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TypeVar
 
-from django.db import connection
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Model
 
 from ingest.manifest import HardwareSpec, Manifest, RunSpec
 from ingest.parsers.base import Record
@@ -61,6 +63,27 @@ def _run_label(spec: RunSpec) -> str:
 
 
 # --- key resolution ------------------------------------------------------------------------
+#
+# Two uploads introducing the same new kernel (hardware, workload, metric, patch, setup) at
+# once: the second INSERT waits for the first transaction, then meets the unique constraint.
+# Every key is created in a savepoint, and on that conflict read back (READ COMMITTED sees the
+# row the other transaction committed), so concurrent uploads never fail on it. Django's
+# get_or_create does the same; ``create_or_get`` is it for rows made by ``save()`` logic.
+
+M = TypeVar("M", bound=Model)
+
+
+def create_or_get(model: type[M], lookup: dict[str, object], **defaults: object) -> tuple[M, bool]:
+    """The row matching ``lookup``, created with ``defaults`` if missing; survives a
+    concurrent insert of the same key."""
+    row = model._default_manager.filter(**lookup).first()
+    if row is not None:
+        return row, False
+    try:
+        with transaction.atomic():  # a savepoint: a conflict leaves the caller's work intact
+            return model._default_manager.create(**lookup, **defaults), True
+    except IntegrityError:
+        return model._default_manager.get(**lookup), False
 
 
 def _hardware_fields(spec: HardwareSpec) -> dict[str, object]:
@@ -82,6 +105,10 @@ def hardware_resolve(manifest: Manifest, runs: list[RunSpec]) -> dict[str, Hardw
     errors = []
     for name, spec in manifest.hardware.items():
         wanted = _hardware_fields(spec)
+        if name not in stored:
+            stored[name], created = create_or_get(Hardware, {"name": name}, **wanted)
+            if created:
+                continue
         if name in stored:
             current = {key: getattr(stored[name], key) for key in wanted}
             diff = [k for k in wanted if wanted[k] != current[k] and wanted[k] not in (None, "")]
@@ -90,8 +117,6 @@ def hardware_resolve(manifest: Manifest, runs: list[RunSpec]) -> dict[str, Hardw
                     f"hardware {name!r}: {', '.join(diff)} differ from the stored configuration "
                     "(a configuration never changes; give the new machine another name)"
                 )
-        else:
-            stored[name] = Hardware.objects.create(name=name, **wanted)
     for run in runs:
         if run.hardware not in stored:
             errors.append(
@@ -106,20 +131,16 @@ def hardware_resolve(manifest: Manifest, runs: list[RunSpec]) -> dict[str, Hardw
 def kernel_get(version: str, cache: dict[str, Kernel]) -> Kernel:
     text = parse_kernel(version).text
     if text not in cache:
-        kernel = Kernel.objects.filter(version=text).first()
-        if kernel is None:
-            kernel = Kernel(version=text)
-            kernel.save()
-        cache[text] = kernel
+        cache[text], _ = create_or_get(Kernel, {"version": text})
     return cache[text]
 
 
 def patch_set_get(patches: tuple[str, ...], cache: dict[tuple[str, ...], PatchSet]) -> PatchSet:
     if patches not in cache:
-        patch_set, created = PatchSet.objects.get_or_create(name="+".join(patches))
+        patch_set, created = create_or_get(PatchSet, {"name": "+".join(patches)})
         if created:
             for position, name in enumerate(patches):
-                patch, _ = Patch.objects.get_or_create(name=name)
+                patch, _ = create_or_get(Patch, {"name": name})
                 PatchSetItem.objects.create(patch_set=patch_set, patch=patch, position=position)
         cache[patches] = patch_set
     return cache[patches]

@@ -39,6 +39,8 @@ def data_version() -> int:
     if version is None:
         cache.add(VERSION_KEY, _fresh_version(), timeout=None)
         version = cache.get(VERSION_KEY)
+    if version is None:  # the cache is unreachable (perfdb.cache_backend): nothing is reused
+        return _fresh_version()
     return int(version)
 
 

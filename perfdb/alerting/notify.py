@@ -2,10 +2,22 @@
 
 ``outbox_fill_for_upload`` writes one OutboxMessage per matching immediate subscriber for
 an upload's new regressions (unique on subscription + upload, so running it twice adds
-nothing). ``outbox_send`` sends one message through Django's SMTP backend; failures are
-recorded on the row and retried with backoff by the task, and ``outbox_due`` lets beat pick
-up anything whose task was lost. Nothing is dropped while the SMTP server is down: a
-message is given up only after MAX_ATTEMPTS (about a day of retries) and stays visible.
+nothing). ``outbox_send`` sends one message through Django's SMTP backend:
+
+1. claim: one short transaction (``SELECT … FOR UPDATE SKIP LOCKED``) marks the row
+   ``sending`` with ``claimed_at`` and gives it its Message-ID once (``make_msgid``), commit;
+2. talk to SMTP outside any transaction or lock;
+3. record the result: ``sent``; ``pending`` with the error and the next attempt (transient
+   SMTP/network errors, backoff capped at OUTBOX_RETRY_MAX_SECONDS); or ``failed`` with the
+   reason (a message that cannot be built or that the server refuses for good).
+
+A sender that dies between 1 and 3 leaves the row ``sending``; ``outbox_release_stale``
+puts it back to pending past OUTBOX_SENDING_TIMEOUT, marked ``possible_resend``, and the
+resend carries the same Message-ID, so a copy the server had already accepted is recognisable
+as the same message. Beat (``outbox_due``) re-queues due messages, so no countdown outlives
+a broker visibility timeout, and a successful send wakes the others (``outbox_wake``): pending
+mail goes out within a minute of the SMTP server answering again. A message is given up only
+after OUTBOX_GIVE_UP_HOURS of failures, and stays visible to staff with its last error.
 """
 
 from __future__ import annotations
@@ -14,6 +26,7 @@ import fnmatch
 import logging
 import smtplib
 from datetime import date, timedelta
+from email.utils import make_msgid
 
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
@@ -27,13 +40,25 @@ from perfdb.models import Alert, OutboxMessage, Subscription
 
 log = logging.getLogger(__name__)
 
-MAX_ATTEMPTS = 30
 TRANSIENT_SEND_ERRORS = (smtplib.SMTPException, OSError)
 
 
 def retry_delay(attempts: int) -> timedelta:
-    """30 s, 1 min, 2 min … capped at 1 h: an hour-long SMTP outage costs a few tries."""
-    return timedelta(seconds=min(30 * 2 ** max(attempts - 1, 0), 3600))
+    """15 s, 30 s, then every OUTBOX_RETRY_MAX_SECONDS (45): after an outage the next try is
+    never more than that away, and beat's 15-second sweep sends it."""
+    cap = settings.OUTBOX_RETRY_MAX_SECONDS
+    return timedelta(seconds=min(15 * 2 ** max(attempts - 1, 0), cap))
+
+
+def _permanent(exc: BaseException) -> bool:
+    """An SMTP answer that retrying cannot change (every recipient refused, a 5xx reply to
+    the message); connection trouble and 4xx replies are transient."""
+    if isinstance(exc, smtplib.SMTPRecipientsRefused):
+        return True
+    if isinstance(exc, smtplib.SMTPConnectError):
+        return False
+    code = getattr(exc, "smtp_code", 0)
+    return isinstance(exc, smtplib.SMTPResponseException) and isinstance(code, int) and code >= 500
 
 
 def subscription_matches(sub: Subscription, alert: Alert) -> bool:
@@ -89,6 +114,17 @@ def _render(alerts: list[Alert], *, heading: str) -> tuple[str, str, str]:
     return subject, text, html
 
 
+def _render_fallback(alerts: list[Alert], *, heading: str) -> tuple[str, str, str]:
+    """A plain message that needs no template and no names from bundles: ids and links."""
+    site = settings.SITE_URL
+    lines = [heading, ""] + [
+        f"- alert {a.pk}: {a.change_pct:+.1f}% {site}{reverse('alert-detail', args=[a.pk])}"
+        for a in alerts
+    ]
+    subject = f"[perfdb] {len(alerts)} regression{'s' if len(alerts) > 1 else ''}"
+    return subject, "\n".join(lines) + "\n", ""
+
+
 def _alerts_query():
     return Alert.objects.select_related(
         "setup__workload",
@@ -109,7 +145,14 @@ def _outbox_fill(
         mine = [a for a in alerts if subscription_matches(sub, a)]
         if not mine:
             continue
-        subject, text, html = _render(mine, heading=heading)
+        problem = ""
+        try:
+            subject, text, html = _render(mine, heading=heading)
+        except Exception as exc:  # a template or data bug must not silence the alerts
+            log.exception("email for %s: could not render; sending a plain fallback", sub.email)
+            problem = f"the email template failed ({type(exc).__name__}: {exc}); sent a plain "
+            problem += "fallback listing the alerts"
+            subject, text, html = _render_fallback(mine, heading=heading)
         try:
             with transaction.atomic():
                 message = OutboxMessage.objects.create(
@@ -119,6 +162,7 @@ def _outbox_fill(
                     text=text,
                     html=html,
                     next_attempt_at=timezone.now(),
+                    last_error=problem[:2000],
                     **key,
                 )
                 message.alerts.set(mine)
@@ -161,62 +205,137 @@ def outbox_fill_digests(*, day: date | None = None) -> list[int]:
 
 
 class SendFailed(Exception):
-    """A transient failure; the task retries it later."""
+    """A transient failure; the message stays pending and beat sends it when due."""
+
+
+def _msgid_domain() -> str:
+    domain = settings.DEFAULT_FROM_EMAIL.rpartition("@")[2].strip("> ")
+    return header_text(domain, 200) or "perfdb"
+
+
+def outbox_claim(*, message_id: int, now=None) -> OutboxMessage | None:
+    """Mark a pending message ``sending`` in one short transaction; None when it is not
+    pending or another sender holds its row."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        message = (
+            OutboxMessage.objects.select_for_update(skip_locked=True)
+            .filter(pk=message_id, status=OutboxMessage.Status.PENDING)
+            .first()
+        )
+        if message is None:
+            return None
+        message.status = OutboxMessage.Status.SENDING
+        message.claimed_at = now
+        message.attempts += 1
+        if not message.message_id:
+            message.message_id = make_msgid(domain=_msgid_domain())
+        message.save(update_fields=["status", "claimed_at", "attempts", "message_id"])
+    return message
+
+
+def _build(message: OutboxMessage) -> EmailMultiAlternatives:
+    email = EmailMultiAlternatives(
+        subject=header_text(message.subject),  # rows written before subjects were cleaned
+        body=message.text,
+        from_email=settings.DEFAULT_FROM_EMAIL,
+        to=[message.to],
+        headers={"Message-ID": message.message_id},
+    )
+    if message.html:
+        email.attach_alternative(message.html, "text/html")
+    email.message()  # builds the headers now: a bad one fails here, recorded, never sent
+    return email
+
+
+def _record(message: OutboxMessage, **fields: object) -> None:
+    """Save the outcome of this claim (only if the row is still this claim's)."""
+    OutboxMessage.objects.filter(pk=message.pk).exclude(status=OutboxMessage.Status.SENT).update(
+        **fields
+    )
 
 
 def outbox_send(*, message_id: int) -> str:
-    """Send one message; returns its status. Raises SendFailed when a retry is due.
-
-    The row stays locked while the SMTP conversation runs, so two workers never send the
-    same message; the failure is saved before SendFailed leaves the transaction.
-    """
-    retry_error = ""
-    with transaction.atomic():
-        message = OutboxMessage.objects.select_for_update().filter(pk=message_id).first()
-        if message is None or message.status != OutboxMessage.Status.PENDING:
-            return message.status if message else "missing"
-        email = EmailMultiAlternatives(
-            subject=header_text(message.subject),  # rows written before subjects were cleaned
-            body=message.text,
-            from_email=settings.DEFAULT_FROM_EMAIL,
-            to=[message.to],
+    """Send one message; returns its status. Raises SendFailed when a retry is due."""
+    message = outbox_claim(message_id=message_id)
+    if message is None:
+        status = OutboxMessage.objects.filter(pk=message_id).values_list("status", flat=True)
+        return status.first() or "missing"
+    try:
+        email = _build(message)
+    except Exception as exc:  # BadHeaderError, an address that is no address, …
+        reason = f"could not build the message: {type(exc).__name__}: {exc}"[:2000]
+        _record(message, status=OutboxMessage.Status.FAILED, last_error=reason)
+        log.error("email %s to %r failed for good: %s", message.pk, message.to, reason)
+        return OutboxMessage.Status.FAILED
+    try:
+        email.send(fail_silently=False)
+    except Exception as exc:
+        error = f"{type(exc).__name__}: {exc}"[:2000]
+        age = timezone.now() - message.created_at
+        give_up = age > timedelta(hours=settings.OUTBOX_GIVE_UP_HOURS)
+        if not isinstance(exc, TRANSIENT_SEND_ERRORS) or _permanent(exc) or give_up:
+            reason = f"gave up after {message.attempts} attempts: {error}" if give_up else error
+            _record(message, status=OutboxMessage.Status.FAILED, last_error=reason[:2000])
+            log.error("email %s to %r failed for good: %s", message.pk, message.to, reason)
+            return OutboxMessage.Status.FAILED
+        _record(
+            message,
+            status=OutboxMessage.Status.PENDING,
+            last_error=error,
+            next_attempt_at=timezone.now() + retry_delay(message.attempts),
         )
-        if message.html:
-            email.attach_alternative(message.html, "text/html")
-        message.attempts += 1
-        try:
-            email.send(fail_silently=False)
-        except TRANSIENT_SEND_ERRORS as exc:
-            message.last_error = f"{type(exc).__name__}: {exc}"[:2000]
-            if message.attempts >= MAX_ATTEMPTS:
-                message.status = OutboxMessage.Status.FAILED
-            else:
-                message.next_attempt_at = timezone.now() + retry_delay(message.attempts)
-            message.save(update_fields=["attempts", "last_error", "status", "next_attempt_at"])
-            log.warning(
-                "email %s to %s failed (attempt %d): %s",
-                message.pk,
-                message.to,
-                message.attempts,
-                message.last_error,
-            )
-            retry_error = message.last_error if message.status == "pending" else ""
-        else:
-            message.status = OutboxMessage.Status.SENT
-            message.sent_at = timezone.now()
-            message.last_error = ""
-            message.save(update_fields=["attempts", "status", "sent_at", "last_error"])
-            log.info("email %s sent to %s", message.pk, message.to)
-    if retry_error:
-        raise SendFailed(retry_error)
-    return message.status
+        log.warning(
+            "email %s to %r failed (attempt %d): %s",
+            message.pk,
+            message.to,
+            message.attempts,
+            error,
+        )
+        raise SendFailed(error) from exc
+    _record(message, status=OutboxMessage.Status.SENT, sent_at=timezone.now(), last_error="")
+    log.info("email %s sent to %r (%s)", message.pk, message.to, message.message_id)
+    return OutboxMessage.Status.SENT
+
+
+def outbox_release_stale(*, now=None) -> list[int]:
+    """Messages left ``sending`` by a sender that died go back to pending, marked as a
+    possible resend (the server may have accepted the earlier copy; same Message-ID)."""
+    now = now or timezone.now()
+    limit = now - timedelta(seconds=settings.OUTBOX_SENDING_TIMEOUT)
+    stale = list(
+        OutboxMessage.objects.filter(
+            status=OutboxMessage.Status.SENDING, claimed_at__lt=limit
+        ).values_list("pk", flat=True)
+    )
+    if stale:
+        OutboxMessage.objects.filter(pk__in=stale, status=OutboxMessage.Status.SENDING).update(
+            status=OutboxMessage.Status.PENDING, possible_resend=True, next_attempt_at=now
+        )
+        log.warning("emails %s were left sending by a dead sender; pending again", stale)
+    return stale
 
 
 def outbox_due(*, now=None) -> list[int]:
-    """Pending messages whose next attempt is due (beat re-queues them: no lost task)."""
+    """Pending messages whose next attempt is due (beat re-queues them: no lost task). Each
+    is leased for OUTBOX_RETRY_MAX_SECONDS so the next sweep does not queue it again while
+    its task waits in the queue."""
     now = now or timezone.now()
-    return list(
+    due = list(
         OutboxMessage.objects.filter(
             status=OutboxMessage.Status.PENDING, next_attempt_at__lte=now
-        ).values_list("pk", flat=True)
+        ).values_list("pk", flat=True)[:500]
     )
+    if due:
+        lease = now + timedelta(seconds=settings.OUTBOX_RETRY_MAX_SECONDS)
+        OutboxMessage.objects.filter(pk__in=due).update(next_attempt_at=lease)
+    return due
+
+
+def outbox_wake(*, now=None) -> list[int]:
+    """After a successful send the server is back: every pending message is due now."""
+    now = now or timezone.now()
+    OutboxMessage.objects.filter(
+        status=OutboxMessage.Status.PENDING, next_attempt_at__gt=now
+    ).update(next_attempt_at=now)
+    return outbox_due(now=now)

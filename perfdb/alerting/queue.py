@@ -16,6 +16,7 @@ NOTIFY_UPLOAD = "perfdb.tasks.notify_upload"
 SEND_EMAIL = "perfdb.tasks.send_email"
 SEND_DUE_EMAILS = "perfdb.tasks.send_due_emails"
 SEND_DIGESTS = "perfdb.tasks.send_digests"
+RECOVER_FOLLOWUPS = "perfdb.tasks.recover_followups"
 
 
 def regressions_check(*, upload_id: int, series: Iterable[tuple[int, int]]) -> None:

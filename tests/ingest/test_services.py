@@ -59,8 +59,11 @@ def test_the_same_bundle_twice_is_one_upload(tmp_path):
 def test_running_the_ingest_twice_changes_nothing(tmp_path):
     upload = ingest(volano_bundle(tmp_path / "b.tar.gz"))
     before = counts()
-    Upload.objects.filter(pk=upload.pk).update(status="processing")  # as if redelivered
-    assert upload_ingest(upload_id=upload.pk) == upload.run_ids
+    # A redelivered message finds the upload done and does nothing.
+    assert upload_ingest(upload_id=upload.pk) == []
+    # Ingesting it again (re-ingest) replaces its runs with the same data: nothing added.
+    Upload.objects.filter(pk=upload.pk).update(status="processing")
+    assert len(upload_ingest(upload_id=upload.pk)) == len(upload.run_ids)
     assert counts() == before
 
 

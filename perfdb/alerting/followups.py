@@ -1,0 +1,91 @@
+"""Work owed after an upload commits, done durably: the regression check and its email.
+
+The ingest transaction records the check it owes on the upload (``detection_due_at`` and
+``detection_series``). ``detection_run`` checks one series per transaction (a long check
+neither holds locks against ingest nor loses everything to one failure), then clears the
+mark and queues the email. Whatever a dead worker leaves undone, ``followups_recover``
+(beat, every 30 s) finds and queues again:
+
+- uploads whose check is owed past its due time (re-queued, due again a deadline later);
+- regressions that owe an email (``notified_at`` empty) — the outbox fill is queued again.
+
+Every step is idempotent (alerts are unique per series/run/method, outbox rows per
+subscriber/upload), so running one twice delays nothing and duplicates nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from django.conf import settings
+from django.utils import timezone
+
+from perfdb.alerting import queue
+from perfdb.alerting.regressions import regressions_check_upload
+from perfdb.faults import pause_point
+from perfdb.models import Alert, Upload
+
+log = logging.getLogger(__name__)
+
+
+def _deadline() -> timedelta:
+    return timedelta(seconds=settings.FOLLOWUP_DEADLINE_SECONDS)
+
+
+def _notify_key() -> str:
+    """The upload an alert is emailed with: ``notify_upload`` where the model has it (the
+    upload whose check confirmed the alert), else the alert's own upload."""
+    names = {f.name for f in Alert._meta.get_fields()}
+    return "notify_upload_id" if "notify_upload" in names else "upload_id"
+
+
+def alerts_owing_email():
+    """Regressions that still owe their immediate email (``notified_at`` decides)."""
+    key = _notify_key()
+    return Alert.objects.filter(
+        notified_at__isnull=True, direction=Alert.Direction.REGRESSION, **{f"{key}__isnull": False}
+    )
+
+
+def detection_run(*, upload_id: int | None, series: list[tuple[int, int]]) -> int:
+    """The regression check of an upload, one committed series at a time; clears the
+    upload's mark and queues its email. Returns the number of new alerts."""
+    made = 0
+    for i, pair in enumerate(series):
+        if i:
+            pause_point("detection-series")
+        made += regressions_check_upload(upload_id=upload_id, series=[pair])
+    if upload_id is None:
+        return made
+    Upload.objects.filter(pk=upload_id).update(detection_due_at=None)
+    key = _notify_key()
+    if alerts_owing_email().filter(**{key: upload_id}).exists():
+        queue.notify_upload(upload_id=upload_id)
+    return made
+
+
+def followups_recover(*, now=None) -> dict[str, list[int]]:
+    """Queue again every check and email a dead worker left owed."""
+    now = now or timezone.now()
+    owed = list(
+        Upload.objects.filter(detection_due_at__lte=now).values_list("pk", "detection_series")
+    )
+    checks = []
+    for upload_id, series in owed:
+        Upload.objects.filter(pk=upload_id).update(detection_due_at=now + _deadline())
+        queue.regressions_check(upload_id=upload_id, series=[tuple(s) for s in series])
+        checks.append(upload_id)
+    key = _notify_key()
+    emails = sorted(
+        set(
+            alerts_owing_email()
+            .filter(created_at__lt=now - _deadline())
+            .values_list(key, flat=True)
+        )
+    )
+    for upload_id in emails:
+        queue.notify_upload(upload_id=upload_id)
+    if checks or emails:
+        log.warning("follow-ups owed: regression checks %s, emails %s queued", checks, emails)
+    return {"checks": checks, "emails": emails}

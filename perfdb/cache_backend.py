@@ -1,0 +1,67 @@
+"""Django's Redis cache, failing soft: when Redis does not answer, a read is a miss and a
+write is skipped, with a warning in the log (at most one per 30 s per process), so the pages
+fall back to computing their data instead of answering 500.
+
+A change of data while Redis is unreachable cannot bump the data version (perfdb/cache.py);
+pages may then show data cached before the outage until the next change or the cache
+timeout. Short socket timeouts (settings.CACHES OPTIONS) keep a hung Redis from hanging pages.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import time
+
+import redis.exceptions
+from django.core.cache.backends.redis import RedisCache
+
+log = logging.getLogger(__name__)
+
+UNREACHABLE = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError)
+_last_warning = 0.0
+
+
+def _warn(operation: str, exc: BaseException) -> None:
+    global _last_warning
+    now = time.monotonic()
+    if now - _last_warning > 30:
+        _last_warning = now
+        log.warning("cache unreachable (%s: %s); computing without it", operation, exc)
+
+
+def _soft(fallback):
+    def wrap(method):
+        @functools.wraps(method)
+        def run(self, *args, **kwargs):
+            try:
+                return method(self, *args, **kwargs)
+            except UNREACHABLE as exc:
+                _warn(method.__name__, exc)
+                if method.__name__ == "get":
+                    return kwargs.get("default", args[1] if len(args) > 1 else None)
+                return fallback() if callable(fallback) else fallback
+
+        return run
+
+    return wrap
+
+
+class FailSoftRedisCache(RedisCache):
+    get = _soft(None)(RedisCache.get)
+    add = _soft(False)(RedisCache.add)
+    set = _soft(None)(RedisCache.set)
+    touch = _soft(False)(RedisCache.touch)
+    delete = _soft(False)(RedisCache.delete)
+    get_many = _soft(dict)(RedisCache.get_many)
+    has_key = _soft(False)(RedisCache.has_key)
+    set_many = _soft(list)(RedisCache.set_many)
+    delete_many = _soft(None)(RedisCache.delete_many)
+    clear = _soft(False)(RedisCache.clear)
+
+    def incr(self, key, delta=1, version=None):
+        try:
+            return super().incr(key, delta, version)
+        except UNREACHABLE as exc:
+            _warn("incr", exc)
+            return 0
