@@ -45,7 +45,9 @@ DEFAULT_IDLE_FUNCTIONS = ("default_idle", "cpu_idle", "poll_idle")
 _NUMERIC = re.compile(r"^[+-]?[\d.,]+%?$|^[+-]?(?:nan|inf)$", re.IGNORECASE)
 _ADDRESS = re.compile(r"^(?:0x)?(?:[0-9a-fA-F]{8}|[0-9a-fA-F]{16})$")
 _OP_TIME = re.compile(r"^\s*vma\s+samples\s+%\s+symbol", re.IGNORECASE)
-_OPREPORT = re.compile(r"^\s*samples\s+%\s+(?P<app>(?:app|image) name\s+)?symbol name", re.I)
+_OPREPORT = re.compile(
+    r"^\s*samples\s+%\s+(?P<app>(?:(?:app|image) name\s+)*)symbol name", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -95,15 +97,19 @@ def _readprofile_row(number: int, tokens: list[str], address: bool) -> _Row | No
     return _Row(names[0], ticks, load, None, number)
 
 
-def _oprofile_row(number: int, tokens: list[str], has_app: bool) -> _Row | None:
+def _oprofile_row(number: int, tokens: list[str], names: int, vma: bool) -> _Row | None:
+    """``samples % [image name] [app name] symbol``; op_time -l puts a vma first. An
+    8-digit sample count is no address unless the header says vma (17071831 samples)."""
     if tokens and _ADDRESS.match(tokens[0]) and len(tokens) >= 4:
-        tokens = tokens[1:]  # op_time -l: vma samples % symbol
+        if vma or not tokens[0].isdigit():
+            tokens = tokens[1:]
     if len(tokens) < 3 or not (_looks_numeric(tokens[0]) and _looks_numeric(tokens[1])):
         return None
     samples = parse_number(tokens[0], line=number, what="samples")
     pct = parse_number(tokens[1], line=number, what="%", percent=True)
-    app = tokens[2] if has_app and len(tokens) >= 4 else None
-    symbol = " ".join(tokens[3:] if app else tokens[2:])
+    apps = tokens[2 : 2 + names] if len(tokens) >= 3 + names else []
+    app = (apps[0] if len(set(apps)) == 1 else " ".join(apps)) if apps else None
+    symbol = " ".join(tokens[2 + len(apps) :])
     return _Row(symbol, samples, None, pct, number, app)
 
 
@@ -126,7 +132,12 @@ def _kernel_named(text: str) -> str | None:
 
 def _listings(lines: list[tuple[int, str]], kind: str) -> tuple[list[_Listing], list[str]]:
     address = _has_address_column(lines)
-    has_app = any((m := _OPREPORT.match(line)) and m.group("app") for _, line in lines)
+    names = max(
+        ((m["app"] or "").count("name") for _, x in lines if (m := _OPREPORT.match(x))), default=0
+    )
+    vma = any(_OP_TIME.match(line) for _, line in lines)
+    # opreport --callgraph: a symbol's line, then indented caller/[self] lines, between rules.
+    callgraph = any(line.rstrip().endswith("[self]") for _, line in lines)
     listings: list[_Listing] = []
     current: list[_Row] = []
     warnings: list[str] = []
@@ -139,12 +150,12 @@ def _listings(lines: list[tuple[int, str]], kind: str) -> tuple[list[_Listing], 
 
     for number, line in lines:
         tokens = line.split()
-        if not tokens:
+        if not tokens or callgraph and (line[:1].isspace() or set(line.strip()) == {"-"}):
             continue
         row = None
         if any(_looks_numeric(t) for t in tokens):
             row = (
-                _oprofile_row(number, tokens, has_app)
+                _oprofile_row(number, tokens, names, vma)
                 if kind == "oprofile"
                 else _readprofile_row(number, tokens, address)
             )
@@ -318,4 +329,3 @@ def parse(text: str, options: Mapping[str, object]) -> ParseResult:
         if len(listings) == 1:
             metadata.update(extra)
     return ParseResult(records=tuple(records), warnings=tuple(warnings), metadata=metadata)
-
