@@ -18,6 +18,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from dashboards import chart_queries
+from dashboards.attribution_views import for_builds
 from dashboards.chart_queries.profiles import profile_diff_url
 from dashboards.figures import across_kernels_figure, alert_figure
 from dashboards.selection import choice_param, ids_param, int_param, text_param
@@ -119,10 +120,25 @@ def alert_detail(request: HttpRequest, alert_id: int) -> HttpResponse:
             "form": form,
             "compare_url": f"/compare/?base={base_ids}&new={alert.candidate_run_id}",
             "figure": alert_chart(alert),
+            "attribution": alert_attribution(alert),
             "profile_diff_url": profile_diff_url(
                 [r.pk for r in alert.baseline_runs.all()], [alert.candidate_run_id], alert.setup_id
             ),
         },
+    )
+
+
+def alert_attribution(alert: Alert):
+    """On a patched build: which patch of its stack moved the alert's metric."""
+    patches = tuple(p for p in alert.candidate_run.patch_set.name.split("+") if p)
+    if not patches:
+        return None
+    return for_builds(
+        setup_id=alert.setup_id,
+        metric=alert.metric,
+        kernel=alert.candidate_run.kernel.version,
+        patches=patches,
+        direction=alert.direction,
     )
 
 

@@ -19,6 +19,7 @@ from django.urls import reverse
 
 from dashboards import chart_queries as cq
 from dashboards import exports
+from dashboards.attribution_views import attribution_table, compare_attribution
 from dashboards.chart_queries import profiles as profile_queries
 from dashboards.chartdata import Baseline, CompareRow
 from dashboards.chartdata import Metric as MetricData
@@ -503,8 +504,10 @@ def compare(request: HttpRequest) -> HttpResponse:
     if not base:
         return render(request, "dashboards/compare.html", context)
     lines, infos = compare_data(base, new)
+    attribution = compare_attribution(base, new, lines)
+    attribution_tables = (attribution_table(attribution),) if attribution else ()
     if fmt:
-        return download((exports.compare_table(lines),), request, fmt)
+        return download((exports.compare_table(lines), *attribution_tables), request, fmt)
     selection = {"base": ",".join(map(str, base)), "new": ",".join(map(str, new))}
     directed = [line for line in lines if line.direction != "none"]
     rows = _compare_rows(directed or lines, infos[base[0]][0], infos[new[0]][0])
@@ -513,7 +516,10 @@ def compare(request: HttpRequest) -> HttpResponse:
         "dashboards/compare.html",
         {
             **context,
-            **links("dashboards-compare", selection, ("compare",)),
+            **links(
+                "dashboards-compare", selection, ("compare", *(t.name for t in attribution_tables))
+            ),
+            "attribution": attribution,
             "lines": lines,
             "base_runs": [_run_text(*infos[i]) for i in base],
             "new_runs": [_run_text(*infos[i]) for i in new],

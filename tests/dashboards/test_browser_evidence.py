@@ -41,3 +41,20 @@ def test_profile_diff_reached_from_kernel_time(live_server, browser, data):  # n
     assert page.page.locator("#profile-diff-rows").count() == 1
     assert page.errors == []
     page.close()
+
+
+def test_attribution_waterfall_on_the_compare_page(live_server, browser, tmp_path):  # noqa: F811
+    from perfdb.models import Run
+    from tests.dashboards.evidence_data import load_stack
+
+    upload = load_stack(tmp_path)
+    stock = Run.objects.get(pk__in=upload.run_ids, patch_set__name="")
+    stack = Run.objects.get(pk__in=upload.run_ids, patch_set__name="p1+p2+p3")
+    for width, height in ((1280, 900), (390, 844)):
+        page = Watched(browser, width, height)
+        page.open(f"{live_server.url}/compare/?base={stock.pk}&new={stack.pk}", charts=2)
+        assert page.page.locator("#fig-attribution-plot .main-svg").count() >= 1
+        assert "p2 moved it" in page.page.locator("#attribution-message").text_content()
+        _shot(page, f"attribution-{width}")
+        assert page.errors == []
+        page.close()
