@@ -40,6 +40,9 @@ class Measurement:
     value: float
     unit: str
     better: Better
+    # The smallest step the tool can print, in ``unit`` (time's 0.01 s, a profile's 1 tick):
+    # no difference within it is a regression. None: unknown (read from the values).
+    resolution: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

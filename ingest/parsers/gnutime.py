@@ -28,6 +28,7 @@ from ingest.parsers.base import (
 from ingest.parsers.gnutime_lines import (
     EXIT,
     KERNBENCH_BLOCK,
+    KERNBENCH_NOISE,
     METRICS,
     command_line,
     read_values,
@@ -53,6 +54,7 @@ class _State:
     done: list[_Timing] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     metadata: dict[str, str | int | float] = field(default_factory=dict)
+    preamble: bool = False  # after kernbench's "Performing 5 runs of"
 
     def close(self) -> None:
         """The current timing is complete."""
@@ -103,6 +105,12 @@ def _context(state: _State, raw: str, line: str, number: int) -> bool:
         state.command, state.block = None, {}
         return True
     stripped = line.strip()
+    if KERNBENCH_NOISE.match(stripped):
+        state.preamble = stripped.startswith("Performing")  # "make -j 8" lines follow
+        return True
+    if state.preamble and re.fullmatch(r"make -j ?\d*", stripped):
+        return True  # kernbench lists the -j values it will use: not the timed command
+    state.preamble = False
     if stripped.lower().startswith("command being timed:"):
         state.close()  # GNU time -v names the command above its fields
         state.command = stripped.split(":", 1)[1].strip().strip('"')
@@ -180,7 +188,8 @@ def _record(timing: _Timing, warnings: list[str]) -> Record:
                 "report it); max_rss_kb omitted"
             )
             continue
-        measurements.append(Measurement(metric, value, unit, better))  # type: ignore[arg-type]
+        resolution = SECONDS_RESOLUTION if unit == "s" else None
+        measurements.append(Measurement(metric, value, unit, better, resolution))  # type: ignore[arg-type]
         if name in timing.stddev:
             stddev = timing.stddev[name]
             measurements.append(Measurement(f"{metric}_stddev", stddev, unit, "none"))
@@ -188,6 +197,9 @@ def _record(timing: _Timing, warnings: list[str]) -> Record:
 
 
 _SIDE_BY_SIDE = re.compile(r"\bAverage \w+ (?:[Ll]oad )?-j\b")
+# time prints seconds to the hundredth (GNU time's 0:12.34, bash's 0m12.340s is the same
+# clock tick): the detector never calls a difference within one tick a change.
+SECONDS_RESOLUTION = 0.01
 # What a timed benchmark printed right above its timing (dbench, tbench): not a heading.
 _TIMED_OUTPUT = re.compile(r"^Throughput\s|^\d+ clients started$|^[.+*]{20,}")
 
@@ -197,6 +209,7 @@ def _own_line(line: str) -> bool:
     stripped = line.strip()
     return bool(
         _TIMED_OUTPUT.search(stripped)
+        or KERNBENCH_NOISE.match(stripped)
         or KERNBENCH_BLOCK.match(stripped)
         or command_line(stripped) is not None
         or stripped.lower().startswith("command being timed:")

@@ -33,8 +33,15 @@ EXIT = re.compile(r"^\s*(?:Command exited with non-zero status|Exit status:)\s*(
 # OSDL STP prints the load word before -j: "Average Optimal -j 32 Load Run:",
 # "Average Maximal -j Load Run:", "Average Half Load -j 4 Run:".
 KERNBENCH_BLOCK = re.compile(
-    r"^Average (?P<load>\w+) [Ll]oad(?: -j (?P<jobs>\d+))?(?:\s+Run\b.*)?$"
+    r"^Average (?P<load>\w+) [Ll]oad(?: -j(?: (?P<jobs>\d+))?)?(?:\s+Run\b.*)?$"
     r"|^Average (?P<load2>\w+) -j(?: (?P<jobs2>\d+))? [Ll]oad\s+Run\b.*$"
+)
+# kernbench's own progress lines: not prose (a label stays in force across them).
+KERNBENCH_NOISE = re.compile(
+    r"^(?:\w+ load -j ?\d* run number \d+\.\.\.|Warmup run\.\.\.|Cleaning source tree\.\.\."
+    r"|Caching kernel source in ram\.\.\.|Making mrproper|Making defconfig\.\.\.|\d+ cpus found"
+    r"|No old config found, using defconfig|All data logged to kernbench\.log"
+    r"|Performing \d+ runs of|Kernbench Version \S+)$"
 )
 _GNU_DEFAULT = re.compile(
     r"(?P<user>\S+)user\s+(?P<system>\S+)system\s+(?P<elapsed>\S+)elapsed\s+(?P<cpu>\S+)%CPU"

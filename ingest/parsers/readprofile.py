@@ -286,8 +286,9 @@ def _labelled(lines: list[tuple[int, str]], listings: list[_Listing]) -> list[_L
     out = []
     for listing in listings:
         head = heads.get(listing.line)
-        if listing.label is None and head is not None and is_kernel(head.text):
-            listing = replace(listing, label=head.text)
+        kernel = head and (head.kernel or (head.text if is_kernel(head.text) else None))
+        if listing.label is None and kernel:
+            listing = replace(listing, label=kernel)
         out.append(listing)
     return out
 

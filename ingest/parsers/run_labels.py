@@ -129,6 +129,7 @@ _KEY_VALUE = re.compile(r":\s*\S")
 _HEADING_WORDS = 8
 _TITLE_WORDS = 12  # a line ending with ":" or over a rule
 _DIRECT_WORDS = 6  # a line right above the block ("before", "dbench 32 + renice artsd -20")
+_DECORATION = re.compile(r"^[*=#~]{2,}\s*|\s*[*=#~]{2,}$")
 _SENTENCE = re.compile(r"[.!?]$|[:;]-?\)")
 _HEADING_CHARS = 72
 
@@ -140,6 +141,7 @@ class Heading:
     text: str
     line: int
     parent: str | None = None
+    kernel: str | None = None  # a kernel label line nearer the block than ``text``
 
 
 def is_kernel(text: str) -> bool:
@@ -180,8 +182,8 @@ def heading_text(lines: list[tuple[int, str]], i: int, block_start: int) -> str 
     file name, a kernel label line, or a short line standing alone in its paragraph or
     directly above the block. Bullets naming a tool (``- vmstat``) are not headings.
     """
-    raw = lines[i][1].strip()
-    if not raw or _RULE.match(raw) or _ATTRIBUTION.search(raw):
+    raw = _DECORATION.sub("", lines[i][1].strip())  # "***** With atomic_long_t"
+    if not raw or _RULE.match(lines[i][1]) or _ATTRIBUTION.search(raw):
         return None
     if mime := _MIME_NAME.match(raw):
         return mime["name"]
@@ -193,8 +195,8 @@ def heading_text(lines: list[tuple[int, str]], i: int, block_start: int) -> str 
     words = _TITLE_WORDS if titled else _HEADING_WORDS
     if len(raw.split()) > words or len(raw) > _HEADING_CHARS:
         return None
-    if raw[0] in "-*+#$>|" and not raw.endswith(":"):
-        return None
+    if re.match(r"^(?:[-*+] |[$#>|])", raw) and not raw.endswith(":"):
+        return None  # a bullet naming the tool ("- vmstat"), a prompt, a quote
     if _KEY_VALUE.search(raw.rstrip(":")):
         return None  # "Host: stp8-002", "make: Leaving directory ...": a statement, not a title
     if raw.endswith(":") or ruled:
@@ -247,14 +249,20 @@ def block_headings(
         at = index.get(start, 0)
         while skip is not None and at - 1 > previous and skip(lines[at - 1][1]):
             at -= 1  # the block's own lines above its first value (a timed program's output)
+        kernel, kernel_line = None, 0
         for k in range(at - 1, previous, -1):
             if skip is not None and skip(lines[k][1]):
                 continue
             text = heading_text(lines, k, at)
+            if text and is_kernel(text) and kernel is None:
+                kernel, kernel_line = text, lines[k][0]  # "Kernel 2.6.16" under "***** With
+                continue  # atomic_long_t" (both sections say it): the title above tells apart
             if text:
-                parent = None if is_kernel(text) else _parent(lines, k, skip)
-                current = Heading(text, lines[k][0], parent)
+                current = Heading(text, lines[k][0], _parent(lines, k, skip), kernel)
                 break
+        else:
+            if kernel is not None:
+                current = Heading(kernel, kernel_line, None, kernel)
         found[start] = current
         previous = index.get(start, 0)
     return found
@@ -299,10 +307,11 @@ def key_by_headings(
             name = head.text
             if need_parent and head.parent:
                 name = f"{head.parent}: {head.text}"
-            if name == keys.get("label"):
+            kernel = name if is_kernel(name) else head.kernel
+            if kernel and "label" not in keys and (label_always or clash and kernel == name):
+                keys["label"] = kernel_label(kernel)[0] if kernel_label(kernel) else kernel
+            if name == kernel or name == keys.get("label"):
                 pass
-            elif is_kernel(name) and "label" not in keys and (label_always or clash):
-                keys["label"] = name
             elif clash and "heading" not in keys:
                 keys["heading"] = name
         out.append(replace(record, keys=keys) if keys != dict(record.keys) else record)
