@@ -86,12 +86,18 @@ def make_series(rng: random.Random, kind: str, trials: int, sigma_steps: int) ->
 def service_check(
     points: Sequence[Point], new: Collection[int], better: str, settings: Settings
 ) -> list[Change]:
-    """What perfdb.regressions._changes does for one series (no pinned or declared baseline)."""
+    """What perfdb.alerting.regressions._changes does for one series (no pinned or declared
+    baseline): ``detect`` for the new runs, plus every confirmed step of the series when a
+    new run is a stock kernel (a step the new kernel confirms lands on an earlier run)."""
     changes = detect(points, better=better, settings=settings, candidates=new)
-    seen = {c.candidate_run_id for c in changes}
+    stock_candidate = any(p.run_id in new and not p.patches for p in points)
+    seen = {(c.candidate_run_id, c.method) for c in changes}
     steps = change_points(points, better=better, settings=settings)
     return changes + [
-        s for s in steps if s.candidate_run_id in new and s.candidate_run_id not in seen
+        s
+        for s in steps
+        if (s.candidate_run_id in new or stock_candidate)
+        and (s.candidate_run_id, s.method) not in seen
     ]
 
 

@@ -166,11 +166,14 @@ class MetricCache:
         self.declared = manifest.metrics
         self.rows: dict[tuple[str, str], Metric] = {}
 
-    def get(self, name: str, unit: str, better: str, where: str) -> Metric:
+    def get(
+        self, name: str, unit: str, better: str, where: str, resolution: float | None = None
+    ) -> Metric:
+        """The metric row; a parser's ``resolution`` is stored when the row is created."""
         key = (name, unit)
         if key not in self.rows:
             metric, created = Metric.objects.get_or_create(
-                name=name, unit=unit, defaults={"better": better}
+                name=name, unit=unit, defaults={"better": better, "resolution": resolution}
             )
             if not created and metric.better != better:
                 raise BundleDataError(
@@ -280,7 +283,7 @@ def _record_rows(
     """Gather one record's values as rows of ``trial`` (0 = the run's only value)."""
     path, source = part.file.path, part.file.parser
     for m in record.measurements:
-        metric = metrics.get(m.metric, m.unit, m.better, f"file {path!r}")
+        metric = metrics.get(m.metric, m.unit, m.better, f"file {path!r}", m.resolution)
         add_result(metric, trial, m.value, f"file {path!r}")
     for p in record.profile:
         rows.profile.append((trial, source, p.function, p.ticks, p.load, p.share_pct))

@@ -1,8 +1,10 @@
 """Django admin for every model, with the filters an operator reaches for."""
 
+from django import forms
 from django.contrib import admin
 
 from perfdb import models
+from perfdb.policy import validate_threshold_pct
 
 
 @admin.register(models.Kernel)
@@ -139,8 +141,35 @@ class AlertAdmin(admin.ModelAdmin):
     inlines = [AlertEventInline]
 
 
-@admin.register(models.PinnedBaseline, models.Threshold)
+@admin.register(models.PinnedBaseline)
 class SeriesSettingAdmin(admin.ModelAdmin):
+    raw_id_fields = ["metric"]
+
+
+class ThresholdForm(forms.ModelForm):
+    """Both numbers finite and > 0 (perfdb.policy.validate_threshold_pct), or empty."""
+
+    class Meta:
+        model = models.Threshold
+        fields = ["workload", "metric", "threshold_pct", "typical_noise_pct"]
+
+    def _valid(self, name: str) -> float | None:
+        try:
+            return validate_threshold_pct(self.cleaned_data.get(name))
+        except ValueError as error:
+            raise forms.ValidationError(str(error)) from error
+
+    def clean_threshold_pct(self) -> float | None:
+        return self._valid("threshold_pct")
+
+    def clean_typical_noise_pct(self) -> float | None:
+        return self._valid("typical_noise_pct")
+
+
+@admin.register(models.Threshold)
+class ThresholdAdmin(admin.ModelAdmin):
+    form = ThresholdForm
+    list_display = ["workload", "metric", "threshold_pct", "typical_noise_pct"]
     raw_id_fields = ["metric"]
 
 

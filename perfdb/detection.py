@@ -232,12 +232,20 @@ def _pairwise(
     if stats.mean(baseline) == 0:
         return None
     resolution = settings.resolution or policy.resolution_of([*baseline, *point.values])
+    # a stock kernel judged against the one before it is a step only once the next kernel
+    # agrees (at the newest kernel: pending); a patched build or a pinned comparison is an
+    # A/B test, final at once
+    stock_step = not point.patches and pinned_run_id is None
+    if stock_step:
+        noise = _kernel_noise(noise, settings)
     verdict = policy.judge(baseline, point.values, better, noise, resolution, settings)
     if not verdict.significant:
         return None
-    # a stock kernel judged against the one before it is a step only once a later kernel
-    # agrees; a patched build or a pinned comparison is an A/B test, final at once
-    at_newest = not point.patches and pinned_run_id is None and _key(point) == newest
+    at_newest = stock_step and _key(point) == newest
+    if stock_step and not at_newest:
+        following = _next_kernel(points, point)
+        if not _confirmed_by(following, baseline, point.values, verdict, better, noise, settings):
+            return None  # the next kernel came back: a spike, cleared
     return Change(
         baseline_run_ids=tuple(p.run_id for p in group),
         candidate_run_id=point.run_id,
@@ -248,6 +256,67 @@ def _pairwise(
         confidence=verdict.confidence,
         status="unconfirmed" if at_newest else "confirmed",
     )
+
+
+def _kernel_noise(
+    noise: policy.Noise | float | None, settings: Settings
+) -> policy.Noise | float | None:
+    """Two kernels differ by more than their trials' noise: each is another boot, another
+    build. A short series has no noise model yet (only the trials' spread, a float), so its
+    run-to-run part is the workload/metric's typical noise when known, else taken as large
+    as the within-run noise (a lab's reboot-to-reboot noise is rarely smaller)."""
+    if not isinstance(noise, float | int):
+        return noise
+    within = float(noise)
+    if settings.prior_noise_pct is not None:
+        between = math.sqrt(max(settings.prior_noise_pct**2 - within**2 / 3, 0.0))
+    else:
+        between = within * settings.short_between_ratio
+    return policy.Noise(within, between, math.inf, 1)
+
+
+def _next_kernel(points: Sequence[Point], point: Point) -> list[float]:
+    """The pooled trials of the first stock kernel after ``point``'s (empty if none)."""
+    key = _key(point)
+    later = [p for p in points if not p.patches and _key(p) > key]
+    if not later:
+        return []
+    first = min(_key(p) for p in later)
+    return [v for p in later if _key(p) == first for v in p.values]
+
+
+def _confirmed_by(
+    following: Sequence[float],
+    baseline: Sequence[float],
+    moved: Sequence[float],
+    verdict: policy.Verdict,
+    better: str,
+    noise: policy.Noise | float | None,
+    settings: Settings,
+) -> bool:
+    """Does the next kernel confirm a kernel's move? It must differ from the old level in the
+    same direction, significantly, and be closer to the new level than to the old one."""
+    if not following or noise is None:
+        return False  # nothing after it, or no idea of the noise (single values): pending
+    resolution = settings.resolution or policy.resolution_of([*baseline, *following])
+    again = policy.judge(baseline, following, better, noise, resolution, settings)
+    if not again.significant or again.direction != verdict.direction:
+        return False
+    old, new, after = stats.mean(baseline), stats.mean(moved), stats.mean(following)
+    return abs(after - new) <= abs(after - old)
+
+
+def _previous_stock(points: Sequence[Point], candidates: Collection[int]) -> set[int]:
+    """Runs of the stock kernel right before each candidate stock kernel: the candidate is
+    the "next kernel" that confirms or clears their pending move."""
+    keys = sorted({_key(p) for p in points if not p.patches})
+    wanted = set()
+    for point in points:
+        if point.run_id in candidates and not point.patches:
+            at = keys.index(_key(point))
+            if at > 0:
+                wanted.add(keys[at - 1])
+    return {p.run_id for p in points if not p.patches and _key(p) in wanted}
 
 
 def detect(
@@ -265,9 +334,10 @@ def detect(
     through the step scan: when a candidate is a stock run, every confirmed step of the
     series is returned (the service's get-or-create makes that idempotent, and a step that
     this upload's kernel confirms is raised on the earlier run), plus the newest kernel's
-    move as "unconfirmed". Shorter series compare a stock run with the previous kernel.
-    Returned in kernel order; candidates without a baseline or with a zero baseline mean
-    are skipped, and a zero change is never reported.
+    move as "unconfirmed". Shorter series compare a stock run with the previous kernel: at
+    the newest kernel "unconfirmed", else only when the next kernel agrees (the kernel before
+    a candidate is judged again for that). Returned in kernel order; candidates without a
+    baseline or with a zero baseline mean are skipped, and a zero change is never reported.
     """
     policy.check_better(better)
     if better == "none":
@@ -278,8 +348,13 @@ def detect(
     stock_keys = [_key(p) for p in usable if not p.patches]
     newest = max(stock_keys) if stock_keys else None
     changes, stock_kernels = [], set()
+    wanted = None if candidates is None else set(candidates)
+    if wanted is not None and series is None and pinned_run_id is None:
+        # short series: the kernel before a new one is judged again, now that the new one
+        # can confirm (or clear) its move
+        wanted |= _previous_stock(usable, wanted)
     for point in usable:
-        if candidates is not None and point.run_id not in candidates:
+        if wanted is not None and point.run_id not in wanted:
             continue
         if series is not None and not point.patches and pinned_run_id is None:
             stock_kernels.add(_kernel(point))

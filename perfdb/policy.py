@@ -39,6 +39,7 @@ class Settings:
     dof_per_difference: float = 0.7  # dof per kernel-to-kernel move (trimmed estimate)
     prior_noise_pct: float | None = None  # typical level noise of the workload/metric
     prior_weight: float = 4.0  # how many kernel moves the prior is worth
+    short_between_ratio: float = 1.0  # series < min_kernels, no prior: run-to-run / within
 
 
 def validate_threshold_pct(value: float | None) -> float | None:

@@ -173,8 +173,15 @@ def _outbox_fill(
 
 
 def outbox_fill_for_upload(*, upload_id: int) -> list[int]:
-    """One message per matching immediate subscriber for the upload's new regressions."""
-    alerts = list(_alerts_query().filter(upload_id=upload_id, direction=Alert.Direction.REGRESSION))
+    """One message per matching immediate subscriber for the upload's new regressions.
+
+    An alert is emailed with ``notify_upload``: the upload whose check confirmed it, which for
+    a step confirmed by the next kernel is not the upload of its run. Pending (unconfirmed)
+    and cleared alerts have none, so they are never emailed.
+    """
+    alerts = list(
+        _alerts_query().filter(notify_upload_id=upload_id, direction=Alert.Direction.REGRESSION)
+    )
     if not alerts:
         return []
     created = _outbox_fill(
@@ -191,10 +198,12 @@ def outbox_fill_for_upload(*, upload_id: int) -> list[int]:
 
 
 def outbox_fill_digests(*, day: date | None = None) -> list[int]:
-    """One digest per digest subscriber with matching regressions created on ``day``."""
+    """One digest per digest subscriber with matching regressions confirmed on ``day``."""
     day = day or (timezone.now() - timedelta(days=1)).date()
     alerts = list(
-        _alerts_query().filter(created_at__date=day, direction=Alert.Direction.REGRESSION)
+        _alerts_query()
+        .filter(confirmed_at__date=day, direction=Alert.Direction.REGRESSION)
+        .exclude(status__in=[Alert.Status.PENDING, Alert.Status.CLEARED])
     )
     return _outbox_fill(
         alerts,

@@ -4,6 +4,11 @@
 commit. It writes alerts in one transaction per upload and queues notification only after
 that commits, so a mail failure never undoes detection. Running it twice creates nothing
 new: alerts are unique on (series, candidate run, method).
+
+A change the detector calls ``unconfirmed`` (the newest kernel moved) is stored as a
+*pending* alert and not emailed; when a later upload's check returns it confirmed, the same
+alert is confirmed and emailed with that upload (``Alert.notify_upload``), and if the next
+kernel does not confirm it, it is marked *cleared* (docs/detector.md).
 """
 
 from __future__ import annotations
@@ -13,8 +18,9 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from django.db import transaction
+from django.utils import timezone
 
-from perfdb import detection
+from perfdb import detection, policy
 from perfdb.alerting import queue
 from perfdb.kernels import kernel_sort_key
 from perfdb.models import Alert, AlertEvent, Metric, PinnedBaseline, Result, Run, Threshold
@@ -49,13 +55,22 @@ def series_points(*, setup_id: int, metric_id: int) -> list[detection.Point]:
     ]
 
 
-def _settings_for(setup_id: int, metric: Metric) -> detection.Settings:
-    threshold = (
+def _settings_for(setup_id: int, metric: Metric) -> policy.Settings:
+    """The detector's settings for a series: the staff's Threshold row (a fixed threshold
+    and/or the workload/metric's typical noise, ignored when invalid) and the metric's
+    resolution from its parser."""
+    row = (
         Threshold.objects.filter(workload__setup__id=setup_id, metric=metric)
-        .values_list("threshold_pct", flat=True)
+        .values_list("threshold_pct", "typical_noise_pct")
         .first()
     )
-    return detection.Settings(threshold_pct=threshold)
+    threshold, typical = row if row is not None else (None, None)
+    resolution = metric.resolution
+    return policy.Settings(
+        threshold_pct=policy.usable_threshold_pct(threshold),
+        prior_noise_pct=policy.usable_threshold_pct(typical),
+        resolution=resolution if resolution is not None and resolution > 0 else None,
+    )
 
 
 def _changes(
@@ -91,38 +106,122 @@ def _changes(
             pinned_run_id=baseline_id if baseline_id in in_series else pinned,
             candidates={run_id},
         )
-    # Steps over the whole stock series, kept when they land on a run of this upload.
+    # Confirmed steps of the whole stock series. ``detect`` already returns them when a stock
+    # run is among the candidates (not with a pinned baseline): a step that this upload's
+    # kernel confirms lands on an earlier upload's run and is still raised (or updated).
+    stock_candidate = any(p.run_id in candidates and not p.patches for p in points)
     steps = detection.change_points(points, better=metric.better, settings=settings)
-    seen = {c.candidate_run_id for c in changes}
+    seen = {(c.candidate_run_id, c.method) for c in changes}
     changes += [
-        s for s in steps if s.candidate_run_id in candidates and s.candidate_run_id not in seen
+        s
+        for s in steps
+        if (s.candidate_run_id in candidates or stock_candidate)
+        and (s.candidate_run_id, s.method) not in seen
     ]
     return changes
 
 
+CONFIRMED, CREATED, PENDING = "confirmed", "created", "pending"
+
+
 def _alert_record(
     change: detection.Change, *, setup_id: int, metric: Metric, upload_id: int | None
-) -> tuple[Alert, bool]:
-    status = (
-        Alert.Status.IMPROVEMENT if change.direction == "improvement" else Alert.Status.UNTRIAGED
+) -> tuple[Alert, str | None]:
+    """Store one detector change; returns the alert and what happened to it.
+
+    ``created``: a new confirmed alert (emailed with this upload); ``pending``: a new
+    unconfirmed one (stored, shown, not emailed); ``confirmed``: a pending or cleared alert
+    that this check confirms (emailed with this upload, although its run may belong to an
+    earlier upload); None: nothing new. One alert per run and direction: the pairwise test
+    at the newest kernel and the step scan that confirms it later update the same row.
+    """
+    confirmed = change.status != "unconfirmed"
+    same_run = Alert.objects.select_for_update().filter(
+        setup_id=setup_id, metric=metric, candidate_run_id=change.candidate_run_id
     )
-    alert, created = Alert.objects.get_or_create(
-        setup_id=setup_id,
-        metric=metric,
-        candidate_run_id=change.candidate_run_id,
-        method=change.method,
-        defaults={
-            "upload_id": upload_id,
-            "change_pct": change.change_pct,
-            "p_value": change.p_value,
-            "confidence": change.confidence,
-            "direction": change.direction,
-            "status": status,
-        },
+    alert = same_run.filter(method=change.method).first() or (
+        same_run.filter(direction=change.direction).order_by("confirmed_at", "pk").first()
     )
-    if created:
+    if alert is None:
+        improvement = change.direction == "improvement"
+        alert, created = Alert.objects.get_or_create(
+            setup_id=setup_id,
+            metric=metric,
+            candidate_run_id=change.candidate_run_id,
+            method=change.method,
+            defaults={
+                "upload_id": upload_id,
+                "change_pct": change.change_pct,
+                "p_value": change.p_value,
+                "confidence": change.confidence,
+                "direction": change.direction,
+                "status": Alert.Status.IMPROVEMENT
+                if improvement
+                else (Alert.Status.UNTRIAGED if confirmed else Alert.Status.PENDING),
+                "confirmed_at": timezone.now() if confirmed else None,
+                "notify_upload_id": upload_id if confirmed else None,
+            },
+        )
+        if not created:  # made by a concurrent check
+            return alert, None
         alert.baseline_runs.set(change.baseline_run_ids)
-    return alert, created
+        return alert, CREATED if confirmed else PENDING
+    if not confirmed or alert.confirmed_at is not None:
+        return alert, None
+    old = alert.status
+    if alert.status in (Alert.Status.PENDING, Alert.Status.CLEARED):
+        alert.status = (
+            Alert.Status.IMPROVEMENT
+            if change.direction == "improvement"
+            else Alert.Status.UNTRIAGED
+        )
+    alert.change_pct, alert.p_value = change.change_pct, change.p_value
+    alert.confidence, alert.direction, alert.method = (
+        change.confidence,
+        change.direction,
+        change.method,
+    )
+    alert.confirmed_at, alert.notify_upload_id = timezone.now(), upload_id
+    alert.save()
+    alert.baseline_runs.set(change.baseline_run_ids)
+    AlertEvent.objects.create(
+        alert=alert,
+        field="status",
+        old=old,
+        new=f"{alert.status} (confirmed by the next kernel, upload {upload_id})",
+    )
+    return alert, CONFIRMED
+
+
+def _clear_unconfirmed(
+    points: list[detection.Point], setup_id: int, metric: Metric, kept: set[int]
+) -> int:
+    """Pending alerts whose kernel is no longer the newest and that this check did not return
+    (confirmed or still pending) were cleared by the next kernel: a spike. Not emailed."""
+    keys = {p.kernel: kernel_sort_key(p.kernel) for p in points if not p.patches}
+    if not keys:
+        return 0
+    newest = max(keys.values())
+    kernels = {p.run_id: p.kernel for p in points}
+    cleared = 0
+    pending = Alert.objects.select_for_update().filter(
+        setup_id=setup_id, metric=metric, confirmed_at__isnull=True
+    )
+    for alert in pending.exclude(status=Alert.Status.CLEARED).exclude(pk__in=kept):
+        kernel = kernels.get(alert.candidate_run_id)
+        if kernel is None or kernel not in keys or keys[kernel] >= newest:
+            continue
+        old, alert.status = alert.status, Alert.Status.CLEARED
+        alert.save(update_fields=["status"])
+        AlertEvent.objects.create(
+            alert=alert,
+            field="status",
+            old=old,
+            new="cleared (the next kernel did not confirm it; "
+            f"newest {max(keys, key=lambda k: keys[k])})",
+        )
+        cleared += 1
+    return cleared
 
 
 def _mark_recovered(points: list[detection.Point], setup_id: int, metric: Metric) -> int:
@@ -133,9 +232,13 @@ def _mark_recovered(points: list[detection.Point], setup_id: int, metric: Metric
         return 0
     latest = stock[-1]
     marked = 0
-    open_alerts = Alert.objects.filter(
-        setup_id=setup_id, metric=metric, direction="regression", recovered=False
-    ).prefetch_related("baseline_runs")
+    open_alerts = (
+        Alert.objects.filter(
+            setup_id=setup_id, metric=metric, direction="regression", recovered=False
+        )
+        .exclude(status__in=[Alert.Status.PENDING, Alert.Status.CLEARED])
+        .prefetch_related("baseline_runs")
+    )
     for alert in open_alerts:
         candidate = by_run.get(alert.candidate_run_id)
         base_values = [
@@ -164,9 +267,11 @@ def _mark_recovered(points: list[detection.Point], setup_id: int, metric: Metric
 def regressions_check_upload(*, upload_id: int | None, series: Iterable[tuple[int, int]]) -> int:
     """Check every touched series for the upload's runs; returns the number of new alerts."""
     series = list(series)
-    upload_runs = set(Run.objects.filter(upload_id=upload_id).values_list("pk", flat=True))
+    runs = Run.objects.filter(upload_id=upload_id) if upload_id else Run.objects.none()
+    upload_runs = set(runs.values_list("pk", flat=True))
     metrics = Metric.objects.in_bulk({m for _, m in series})
     created_ids: list[int] = []
+    notify = False
     with transaction.atomic():
         for setup_id, metric_id in series:
             metric = metrics[metric_id]
@@ -174,14 +279,19 @@ def regressions_check_upload(*, upload_id: int | None, series: Iterable[tuple[in
                 continue
             points = series_points(setup_id=setup_id, metric_id=metric_id)
             candidates = upload_runs & {p.run_id for p in points}
+            kept: set[int] = set()
             for change in _changes(points, metric, setup_id, candidates):
-                alert, created = _alert_record(
+                alert, outcome = _alert_record(
                     change, setup_id=setup_id, metric=metric, upload_id=upload_id
                 )
-                if created:
+                kept.add(alert.pk)
+                if outcome in (CREATED, CONFIRMED, PENDING):
                     created_ids.append(alert.pk)
+                if outcome in (CREATED, CONFIRMED) and alert.direction == "regression":
+                    notify = True
+            _clear_unconfirmed(points, setup_id, metric, kept)
             _mark_recovered(points, setup_id, metric)
-        if created_ids and upload_id is not None:
+        if notify and upload_id is not None:
             transaction.on_commit(lambda: queue.notify_upload(upload_id=upload_id))
     log.info("upload %s: regression check made %d alerts", upload_id, len(created_ids))
     return len(created_ids)
@@ -190,9 +300,9 @@ def regressions_check_upload(*, upload_id: int | None, series: Iterable[tuple[in
 def regressions_recheck_all() -> int:
     """Re-run detection over every series (operator command); returns new alerts."""
     pairs = Result.objects.values_list("setup_id", "metric_id").distinct()
-    by_upload: dict[int | None, set[tuple[int, int]]] = defaultdict(set)
+    by_upload: dict[int, set[tuple[int, int]]] = defaultdict(set)
     runs = Run.objects.values_list("pk", "upload_id", "setup_id")
-    setup_uploads: dict[int, set[int | None]] = defaultdict(set)
+    setup_uploads: dict[int, set[int]] = defaultdict(set)
     for _, upload_id, setup_id in runs:
         setup_uploads[setup_id].add(upload_id)
     for setup_id, metric_id in pairs:

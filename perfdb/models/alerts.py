@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 
 from perfdb.models.runs import Run, Upload
 from perfdb.models.vocabulary import Metric, Setup, Workload
+from perfdb.policy import validate_threshold_pct
 
 # --- Regressions ------------------------------------------------------------------------
 
@@ -31,19 +35,54 @@ class PinnedBaseline(models.Model):
 
 
 class Threshold(models.Model):
-    """Staff-set single-value threshold (% change) per workload and metric."""
+    """Staff-set detector settings per workload and metric: a fixed threshold (% change) that
+    replaces the one derived from the noise, and/or the typical run-to-run noise (%) a short
+    series is shrunk toward. Both must be finite and > 0 (``perfdb.policy``)."""
 
     workload = models.ForeignKey(Workload, on_delete=models.CASCADE)
     metric = models.ForeignKey(Metric, on_delete=models.CASCADE)
-    threshold_pct = models.FloatField()
+    threshold_pct = models.FloatField(
+        null=True, blank=True, help_text="fixed threshold, % change; empty = from the noise"
+    )
+    typical_noise_pct = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="typical sd of one kernel's result, %; the detector's prior for short series",
+    )
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["workload", "metric"], name="threshold_uniq")
+            models.UniqueConstraint(fields=["workload", "metric"], name="threshold_uniq"),
+            # > 0 and finite in the database too (PostgreSQL sorts NaN above Infinity).
+            *(
+                models.CheckConstraint(
+                    condition=models.Q(**{f"{name}__isnull": True})
+                    | models.Q(**{f"{name}__gt": 0, f"{name}__lt": float("inf")}),
+                    name=f"threshold_{name}_finite_positive",
+                )
+                for name in ("threshold_pct", "typical_noise_pct")
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.workload_id}/{self.metric_id}: {self.threshold_pct} %"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # Every write path (admin, API, shell, fixtures through save) is checked: a 0 or NaN
+        # threshold would divide by zero or flag everything.
+        validate_threshold_pct(self.threshold_pct)
+        validate_threshold_pct(self.typical_noise_pct)
+        super().save(*args, **kwargs)
+
+    def clean(self) -> None:
+        errors = {}
+        for name in ("threshold_pct", "typical_noise_pct"):
+            try:
+                validate_threshold_pct(getattr(self, name))
+            except ValueError as error:
+                errors[name] = str(error)
+        if errors:
+            raise ValidationError(errors)
 
 
 class Alert(models.Model):
@@ -55,6 +94,11 @@ class Alert(models.Model):
         FIXED = "fixed"
         WONTFIX = "wontfix"
         IMPROVEMENT = "improvement"
+        # Set by the detector, not by triage: the newest kernel moved and the next kernel
+        # decides (docs/detector.md). Pending is stored and shown, never emailed; cleared
+        # means the next kernel came back (a spike).
+        PENDING = "pending"
+        CLEARED = "cleared"
 
     class Direction(models.TextChoices):
         REGRESSION = "regression"
@@ -83,6 +127,13 @@ class Alert(models.Model):
     notes = models.TextField(blank=True)
     recovered = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
+    # When the detector confirmed the change (None: pending or cleared). A step confirmed by
+    # a later kernel belongs to the earlier upload's run but is emailed with the upload that
+    # confirmed it: ``notify_upload`` (set once, so it is emailed exactly once).
+    confirmed_at = models.DateTimeField(null=True, blank=True)
+    notify_upload = models.ForeignKey(
+        Upload, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     notified_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

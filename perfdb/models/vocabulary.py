@@ -124,6 +124,9 @@ class Metric(models.Model):
     unit = models.CharField(max_length=50)
     better = models.CharField(max_length=6, choices=Better.choices)
     description = models.TextField(blank=True)
+    # The smallest step the metric can show, in its unit (``time``: 0.01 s, a profile: 1 tick),
+    # from the parser that first stored it; None = the detector reads it from the values.
+    resolution = models.FloatField(null=True, blank=True)
 
     class Meta:
         ordering = ["name", "unit"]

@@ -217,9 +217,28 @@ def test_pinned_baseline_overrides_previous_kernel():
 
 
 def test_candidates_limits_what_is_checked():
-    points = stock_series([100.0, 80.0, 60.0], trials=3, noise_pct=0.5)
+    points = stock_series([100.0, 80.0, 60.0, 60.0], trials=3, noise_pct=0.5)
     assert sorted(by_run(detect(points, better="higher"))) == [2, 3]
-    assert sorted(by_run(detect(points, better="higher", candidates={3}))) == [3]
+    # a patched build is checked alone: the stock kernels are not its business
+    patched = [*points, Point(9, "2.5.4", ("D7",), (40.0, 40.5, 39.8))]
+    assert sorted(by_run(detect(patched, better="higher", candidates={9}))) == [9]
+
+
+def test_a_short_series_pends_at_the_newest_kernel_and_the_next_kernel_decides():
+    """Below min_kernels a stock kernel is judged against the previous one: at the newest
+    kernel the move is pending; the next kernel confirms it (it stays) or clears it (back)."""
+    points = stock_series([100.0, 80.0], trials=3, noise_pct=0.5)
+    (pending,) = detect(points, better="higher", candidates={2})
+    assert (pending.candidate_run_id, pending.status) == (2, "unconfirmed")
+    stays = stock_series([100.0, 80.0, 80.5], trials=3, noise_pct=0.5)
+    found = by_run(detect(stays, better="higher", candidates={3}))
+    assert list(found) == [2] and found[2].status == "confirmed"
+    assert found[2].baseline_run_ids == (1,) and found[2].direction == "regression"
+    back = stock_series([100.0, 80.0, 100.2], trials=3, noise_pct=0.5)
+    found = by_run(detect(back, better="higher", candidates={3}))
+    assert 2 not in found  # a spike: cleared, never confirmed
+    # the whole-series answer agrees with the replay: the spike is not a change
+    assert 2 not in by_run(detect(back, better="higher"))
 
 
 # --- change points ---

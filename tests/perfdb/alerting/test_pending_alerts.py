@@ -1,0 +1,223 @@
+"""The detector's pending / confirmed / cleared states as stored alerts and their email.
+
+An unconfirmed change (the newest kernel moved) is a pending alert, never emailed; the next
+kernel confirms it (emailed once, with the confirming upload) or clears it (a spike).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+
+from perfdb.admin import ThresholdForm
+from perfdb.alerting.notify import outbox_fill_digests, outbox_fill_for_upload
+from perfdb.alerting.queries import alerts_filtered
+from perfdb.alerting.regressions import _settings_for
+from perfdb.models import Alert, Metric, OutboxMessage, Result, Run, Subscription, Threshold
+from tests.perfdb.alerting.test_regressions import check, ingest_runs
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def subscriber(user):
+    return Subscription.objects.create(user=user, email="lab@lab.example", metric_pattern="thr*")
+
+
+def upload(tmp_path, name: str, kernel: str, values: tuple[int, ...]):
+    done = ingest_runs(tmp_path, f"{name}.tar.gz", [(kernel, "[]", values)])
+    check(done)
+    return done
+
+
+def throughput_regression() -> Alert:
+    return Alert.objects.get(metric__name="throughput", direction="regression")
+
+
+def test_a_move_at_the_newest_kernel_is_pending_and_not_emailed(tmp_path, subscriber):
+    upload(tmp_path, "a", "2.4.20", (13000, 13100, 12950))
+    b = upload(tmp_path, "b", "2.5.59", (11000, 11100, 11050))
+    alert = throughput_regression()
+    assert alert.status == "pending" and alert.confirmed_at is None
+    assert alert.notify_upload_id is None
+    assert outbox_fill_for_upload(upload_id=b.pk) == []
+    assert not OutboxMessage.objects.exists()
+    assert alert in alerts_filtered(status="pending")
+    assert alert not in alerts_filtered(status="open")
+
+
+def test_the_next_kernel_confirms_it_and_its_upload_emails_it_once(tmp_path, subscriber):
+    upload(tmp_path, "a", "2.4.20", (13000, 13100, 12950))
+    b = upload(tmp_path, "b", "2.5.59", (11000, 11100, 11050))
+    c = upload(tmp_path, "c", "2.5.60", (11020, 11080, 10990))
+    alert = throughput_regression()
+    # the alert stays on 2.5.59's run (upload b) but is emailed with upload c
+    assert alert.candidate_run.kernel.version == "2.5.59" and alert.upload_id == b.pk
+    assert alert.status == "untriaged" and alert.confirmed_at is not None
+    assert alert.notify_upload_id == c.pk
+    assert alert.events.filter(field="status", old="pending").exists()
+    assert outbox_fill_for_upload(upload_id=b.pk) == []
+    (message_id,) = outbox_fill_for_upload(upload_id=c.pk)
+    message = OutboxMessage.objects.get(pk=message_id)
+    assert alert in message.alerts.all() and "2.5.59" in message.subject
+    # checking again or filling again: picked up exactly once
+    assert check(c) == 0
+    assert outbox_fill_for_upload(upload_id=c.pk) == []
+    d = upload(tmp_path, "d", "2.5.61", (11010, 11060, 11000))
+    assert outbox_fill_for_upload(upload_id=d.pk) == []
+    assert OutboxMessage.objects.count() == 1
+    assert Alert.objects.filter(metric__name="throughput").count() == 1
+
+
+def test_a_spike_is_cleared_by_the_next_kernel_and_never_emailed(tmp_path, subscriber, client):
+    upload(tmp_path, "a", "2.4.20", (13000, 13100, 12950))
+    upload(tmp_path, "b", "2.5.59", (11000, 11100, 11050))
+    c = upload(tmp_path, "c", "2.5.60", (13050, 12980, 13020))
+    alert = throughput_regression()
+    assert alert.status == "cleared" and alert.confirmed_at is None
+    assert alert.events.get(field="status").new.startswith("cleared")
+    assert outbox_fill_for_upload(upload_id=c.pk) == []
+    assert outbox_fill_digests(day=alert.created_at.date()) == []
+    assert alert in alerts_filtered(status="cleared")
+    assert alert not in alerts_filtered(status="open")
+    page = client.get("/alerts/?status=cleared")
+    assert page.status_code == 200 and f"/alerts/{alert.pk}/" in page.content.decode()
+
+
+def test_a_step_found_later_on_an_earlier_upload_is_raised_and_emailed(tmp_path, subscriber):
+    """A long series (the step scan): the step at 2.5.5 is confirmed by 2.5.6's upload."""
+    levels = [13000, 13040, 12980, 13020, 11800, 11760, 11820]
+    uploads = [
+        upload(tmp_path, f"u{i}", f"2.5.{i + 1}", (level, level + 60, level - 40))
+        for i, level in enumerate(levels)
+    ]
+    alert = throughput_regression()
+    assert alert.candidate_run.kernel.version == "2.5.5"
+    assert alert.status == "untriaged" and alert.upload_id == uploads[4].pk
+    assert alert.notify_upload_id == uploads[5].pk  # the kernel that confirmed it
+    assert len(outbox_fill_for_upload(upload_id=uploads[5].pk)) == 1
+    assert outbox_fill_for_upload(upload_id=uploads[4].pk) == []
+    assert outbox_fill_for_upload(upload_id=uploads[6].pk) == []
+
+
+def test_existing_confirmed_alerts_are_left_alone_by_a_pending_change(tmp_path):
+    """A patched build is an A/B test: confirmed at once, emailed with its own upload."""
+    upload(tmp_path, "a", "2.4.20", (13000, 13100, 12950))
+    b = ingest_runs(tmp_path, "b.tar.gz", [("2.4.20", '["O(1)"]', (11000, 11100, 11050))])
+    check(b)
+    alert = throughput_regression()
+    assert alert.status == "untriaged" and alert.notify_upload_id == b.pk
+
+
+# --- thresholds and resolution: what the detector is given ---
+
+
+def _threshold(value=None, noise=None) -> Threshold:
+    metric, _ = Metric.objects.get_or_create(name="throughput", unit="msg/s", better="higher")
+    from perfdb.models import Workload
+
+    workload, _ = Workload.objects.get_or_create(name="VolanoMark", version="2.1.2")
+    return Threshold(workload=workload, metric=metric, threshold_pct=value, typical_noise_pct=noise)
+
+
+@pytest.mark.parametrize("bad", [0.0, -3.0, math.nan, math.inf])
+def test_a_threshold_must_be_finite_and_positive_everywhere(bad):
+    row = _threshold(bad)
+    with pytest.raises(ValidationError):
+        row.full_clean()
+    with pytest.raises(ValueError):
+        row.save()
+    with pytest.raises(ValidationError):
+        _threshold(5.0, noise=bad).full_clean()
+    form = ThresholdForm(
+        data={
+            "workload": row.workload.pk,
+            "metric": row.metric.pk,
+            "threshold_pct": str(bad),
+            "typical_noise_pct": "",
+        }
+    )
+    assert not form.is_valid() and "threshold_pct" in form.errors
+
+
+def test_the_database_refuses_a_nan_or_zero_threshold_written_around_the_model():
+    row = _threshold(5.0)
+    row.save()
+    for bad in (math.nan, 0.0, math.inf):
+        with pytest.raises(IntegrityError), transaction.atomic():
+            Threshold.objects.filter(pk=row.pk).update(threshold_pct=bad)
+
+
+def test_the_admin_form_saves_a_valid_threshold_and_prior():
+    row = _threshold()
+    form = ThresholdForm(
+        data={
+            "workload": row.workload.pk,
+            "metric": row.metric.pk,
+            "threshold_pct": "",
+            "typical_noise_pct": "1.5",
+        }
+    )
+    assert form.is_valid(), form.errors
+    saved = form.save()
+    assert saved.threshold_pct is None and saved.typical_noise_pct == 1.5
+
+
+def test_the_detector_gets_the_threshold_prior_and_resolution(tmp_path):
+    upload(tmp_path, "a", "2.4.20", (13000, 13100, 12950))
+    run = Run.objects.get()
+    metric = Metric.objects.get(name="throughput")
+    assert _settings_for(run.setup_id, metric).prior_noise_pct is None
+    Threshold.objects.create(
+        workload=run.setup.workload, metric=metric, threshold_pct=3.0, typical_noise_pct=1.2
+    )
+    metric.resolution = 1.0
+    settings = _settings_for(run.setup_id, metric)
+    assert (settings.threshold_pct, settings.prior_noise_pct, settings.resolution) == (
+        3.0,
+        1.2,
+        1.0,
+    )
+
+
+def test_time_metrics_get_the_parsers_resolution(tmp_path):
+    from ingest.services import upload_create, upload_ingest
+    from tests.bundles import make_bundle, manifest_toml, volano_run
+
+    files = {
+        "t.txt": "real\t1m2.34s\nuser\t0m50.10s\nsys\t0m3.21s\n",
+        "manifest.toml": manifest_toml(
+            volano_run("2.5.1", files='{ path = "t.txt", parser = "time" }')
+        ),
+    }
+    path = make_bundle(tmp_path / "time.tar.gz", files)
+    with open(path, "rb") as stream:
+        made, _ = upload_create(stream=stream, filename="time.tar.gz")
+    upload_ingest(upload_id=made.pk)
+    made.refresh_from_db()
+    assert made.status == "done", made.error
+    assert Metric.objects.get(name="elapsed_s").resolution == 0.01
+
+
+def test_ingest_refuses_a_nan_result(tmp_path):
+    from ingest.services import upload_create, upload_ingest
+    from tests.bundles import make_bundle, manifest_toml, volano_run
+
+    for name, metrics in (
+        ("m.tar.gz", "metrics = { tops = [1.0, nan] }"),
+        ("i.tar.gz", "metrics = { tops = inf }"),
+    ):
+        files = {
+            "manifest.toml": manifest_toml(volano_run("2.5.1", extra=metrics))
+            + '\n[metric.tops]\nunit = "ops"\nbetter = "higher"\n'
+        }
+        path = make_bundle(tmp_path / name, files)
+        with open(path, "rb") as stream:
+            made, _ = upload_create(stream=stream, filename=name)
+        upload_ingest(upload_id=made.pk)
+        made.refresh_from_db()
+        assert made.status == "failed" and "finite" in made.error
+    assert not Result.objects.exists()
