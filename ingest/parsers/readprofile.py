@@ -113,6 +113,7 @@ def _oprofile_row(number: int, tokens: list[str], names: int, vma: bool) -> _Row
     return _Row(symbol, samples, None, pct, number, app)
 
 
+_COMPLETE_PCT = 99.0  # opreport shares are rounded to 4 decimals; a cut listing is far below
 _KERNEL = re.compile(r"(?<![\w.])(\d\.\d+\.\d+(?:-[\w.+-]*\w)?|2\.[0-6])(?![\w.]*\d)")
 
 
@@ -253,7 +254,10 @@ def _record(
         )
     # A listing cut to its top lines (a paper's table, `| head`) has no total row: shares,
     # kernel time and scheduler time would be figures the source never gave, so none is made.
-    partial = not totals and kind != "oprofile"
+    # opreport prints no total: its rows are all of it only when their shares add up to 100%
+    # (an `opreport | head -50` listing is partial; summing it would understate the total).
+    printed = sum(r.pct or 0.0 for r in rows)
+    partial = not totals and (kind != "oprofile" or printed < _COMPLETE_PCT)
     if partial:
         warnings.append(
             f"line {listing.line}: no 'total' row (a partial listing): per-function ticks kept; "
