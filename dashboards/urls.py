@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from dashboards import compare_api, pages, profile_diff_views
+from dashboards import claims_views, compare_api, pages, profile_diff_views
 
 urlpatterns = [
     path("kernels/", pages.kernels, name="dashboards-kernels"),
@@ -18,4 +18,6 @@ urlpatterns = [
         profile_diff_views.ProfileDiffView.as_view(),
         name="api-profile-diff",
     ),
+    path("claims/", claims_views.claims_page, name="dashboards-claims"),
+    path("api/claims/", claims_views.ClaimListView.as_view(), name="api-claims"),
 ]

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ingest import manifest_fields as mf
+from ingest.manifest_evidence import BuildSpec, ClaimSpec, read_claims, reference
 from ingest.manifest_runs_from import RunsFromSpec, read_runs_from, read_select
 from ingest.parsers import UnknownParserError, get_parser
 from perfdb.kernels import KernelVersionError, parse_kernel
@@ -24,8 +25,8 @@ MAX_RUNS = 10_000
 
 Scalar = mf.Scalar
 
-_TOP_KEYS = ("format", "hardware", "metric", "run", "runs_from")
-_HARDWARE_KEYS = ("cpus", "cpu", "mhz", "l2_kb", "memory_mb", "tiers", "notes")
+_TOP_KEYS = ("format", "hardware", "metric", "run", "claim", "runs_from")
+_HARDWARE_KEYS = ("cpus", "cpu", "mhz", "l2_kb", "memory_mb", "tiers", "notes", "reference")
 _METRIC_KEYS = ("unit", "better", "description")
 _RUN_KEYS = (
     "workload",
@@ -41,6 +42,7 @@ _RUN_KEYS = (
     "files",
     "metrics",
     "notes",
+    "reference",
 )
 _FILE_KEYS = ("path", "parser", "trial", "options", "select")
 
@@ -63,6 +65,7 @@ class HardwareSpec:
     memory_mb: int | None
     tiers: tuple[str, ...]
     notes: str
+    reference: BuildSpec | None = None  # the build re-run on it as a control
 
 
 @dataclass(frozen=True)
@@ -102,6 +105,7 @@ class RunSpec:
     undeclared_metrics: tuple[str, ...] = ()
     # The label of the run this one is measured against ("Base1"), when the source says so.
     baseline: str = ""
+    reference: BuildSpec | None = None  # the setup's control build
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,7 @@ class Manifest:
     metrics: Mapping[str, MetricSpec]
     runs: tuple[RunSpec, ...]
     runs_from: tuple[RunsFromSpec, ...] = ()
+    claims: tuple[ClaimSpec, ...] = ()
 
 
 def parse_manifest(text: str, *, filename: str, available_files: Collection[str]) -> Manifest:
@@ -173,6 +178,7 @@ def _read_manifest(
     top = mf.Fields(data, "", problems)
     fmt = data.get("format")
     top.check_keys(_TOP_KEYS if fmt == 2 else _TOP_KEYS[:-1], "top-level key")
+    claims = read_claims(data, problems)
     if "format" not in data:
         top.problem(f"field 'format' is missing; supported: {_supported()}")
         return None
@@ -190,7 +196,12 @@ def _read_manifest(
     if hardware is None or metrics is None or runs is None or runs_from is None:
         return None
     return Manifest(
-        format=fmt, hardware=hardware, metrics=metrics, runs=runs, runs_from=runs_from
+        format=fmt,
+        hardware=hardware,
+        metrics=metrics,
+        runs=runs,
+        runs_from=runs_from,
+        claims=claims,
     )
 
 
@@ -221,6 +232,7 @@ def _read_hardware(top: mf.Fields, problems: list[str]) -> dict[str, HardwareSpe
             memory_mb=fields.get("memory_mb", mf.positive_int),
             tiers=fields.get("tiers", mf.name_list, ()),
             notes=fields.get("notes", mf.string, ""),
+            reference=fields.get("reference", reference),
         )
         if not fields.count:
             result[spec.name] = spec
@@ -330,6 +342,7 @@ def _read_run(
     files = _read_files(fields, available, fmt)
     metrics = _read_direct_metrics(fields)
     notes = fields.get("notes", mf.string, "")
+    run_reference = fields.get("reference", reference)
     if files == () and metrics == {}:
         fields.problem("a run needs at least one file or one metric")
     if fields.count:
@@ -350,6 +363,7 @@ def _read_run(
         notes=notes,
         undeclared_metrics=tuple(name for name in metrics if name not in declared),
         baseline=baseline,
+        reference=run_reference,
     )
 
 

@@ -17,6 +17,7 @@ from typing import TypeVar
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Model
 
+from ingest.evidence import evidence_write
 from ingest.manifest import HardwareSpec, Manifest, RunSpec
 from ingest.parsers.base import Record
 from ingest.plan import FilePart, PlannedRun
@@ -481,7 +482,16 @@ def bundle_write(
             by_series[setup.pk].add(metric.pk)
     _link_baselines([p.spec for p in plan], created_by_index)
     outcome.touched_series = {(s, m) for s, ms in by_series.items() for m in ms}
-    data_changed_on_commit()  # cached page data (perfdb/cache.py) is stale once this commits
+    evidence_write(  # reference builds and [[claim]]s (ingest/evidence.py)
+        manifest=manifest,
+        specs=[p.spec for p in plan],
+        hardware=hardware,
+        run_ids=created_by_index,
+        upload=upload,
+        setup_ids=set(by_series),
+    )
+    # Cached page data: each Run created above bumped its scope's version on commit
+    # (perfdb/cache.py), so only the scopes this bundle wrote to are computed again.
     return outcome
 
 

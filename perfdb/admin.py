@@ -184,3 +184,33 @@ class OutboxMessageAdmin(admin.ModelAdmin):
     list_display = ["id", "to", "subject", "status", "attempts", "created_at", "sent_at"]
     list_filter = ["status"]
     readonly_fields = ["last_error"]
+
+
+@admin.register(models.ReferenceBuild)
+class ReferenceBuildAdmin(admin.ModelAdmin):
+    """The control build re-run on a hardware (or for one setup); alerts raised while it
+    shifts are held (perfdb/reference.py)."""
+
+    list_display = ["id", "hardware", "setup", "kernel", "patch_set", "created_at"]
+    raw_id_fields = ["setup"]
+
+
+@admin.register(models.ReferenceHold)
+class ReferenceHoldAdmin(admin.ModelAdmin):
+    list_display = ["alert", "build", "shift_pct", "p_value", "created_at"]
+    raw_id_fields = ["alert", "reference_setup"]
+
+
+@admin.register(models.Claim)
+class ClaimAdmin(admin.ModelAdmin):
+    list_display = [
+        "id",
+        "candidate",
+        "baseline",
+        "stated_change_pct",
+        "computed_change_pct",
+        "verdict",
+    ]
+    list_filter = ["verdict"]
+    search_fields = ["source", "candidate", "baseline", "document"]
+    raw_id_fields = ["setup", "upload"]

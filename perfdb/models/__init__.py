@@ -13,6 +13,7 @@ from perfdb.models.alerts import (
     Subscription,
     Threshold,
 )
+from perfdb.models.evidence import Claim, ReferenceBuild, ReferenceHold
 from perfdb.models.runs import (
     Curve,
     Histogram,
@@ -42,6 +43,7 @@ __all__ = [
     "Alert",
     "AlertEvent",
     "Better",
+    "Claim",
     "Curve",
     "Hardware",
     "Histogram",
@@ -55,6 +57,8 @@ __all__ = [
     "PinnedBaseline",
     "ProfileEntry",
     "RawFile",
+    "ReferenceBuild",
+    "ReferenceHold",
     "Result",
     "Run",
     "Sample",

@@ -58,3 +58,23 @@ def test_attribution_waterfall_on_the_compare_page(live_server, browser, tmp_pat
         _shot(page, f"attribution-{width}")
         assert page.errors == []
         page.close()
+
+
+def test_claims_page_lists_002_contradictions(live_server, browser, tmp_path):  # noqa: F811
+    from ingest.demo import bundle_from_folder, demo_folders
+    from tests.dashboards.data import ingest
+
+    folder = next(f for f in demo_folders() if f.name == "002-anand-2003-specjappserver")
+    path = tmp_path / "sjas.tar.gz"
+    path.write_bytes(bundle_from_folder(folder))
+    ingest(path)
+    for width, height in ((1280, 900), (390, 844)):
+        page = Watched(browser, width, height)
+        page.page.goto(f"{live_server.url}/claims/")
+        first = page.page.locator("#claims tbody tr").first
+        assert "Contradicted" in first.text_content() or "contradicted" in first.text_content()
+        assert page.page.locator("#claims tr.claim-contradicted").count() == 6
+        assert "4.7 %" in page.page.locator("#claims").text_content()
+        _shot(page, f"claims-{width}")
+        assert page.errors == []
+        page.close()
