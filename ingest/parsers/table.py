@@ -123,6 +123,8 @@ def _by_position(table: Table, found: list[Group]) -> list[str] | None:
     cells: list[list[str]] = [[] for _ in spans]
     for group in found:
         index = _place(group.start, group.end, spans)
+        if index is None and len(spans) > 1 and group.end <= spans[1][0]:
+            index = None if _numeric(group.text) else 0  # a long label ("Pipe-based Context")
         if index is None:
             return None
         if cells[index] and index > 0 and _numeric(group.text) and _numeric(cells[index][-1]):
@@ -149,6 +151,8 @@ def _clean_row(cells: list[str], strict: bool = False) -> bool:
     Not strict, a broken number counts (so that the row is read and the error raised)."""
     kinds = [_kind(c) for c in cells[1:]]
     ok = all(k in ("number", "missing") or (k == "broken" and not strict) for k in kinds)
+    if strict and len(kinds) > 2 and 2 * kinds.count("number") < len(kinds):
+        return False  # after a blank line: "LMbench 2.0p2 average of 9 runs" is no row
     return bool(cells[0].strip()) and ok and any(k != "missing" for k in kinds)
 
 
@@ -345,6 +349,8 @@ def find_tables(text: str, options: Mapping[str, object]) -> list[Table]:
     """Every table of the file (or the one at option ``header_line``)."""
     lines = skip_mail_header([(n, t.expandtabs(8).rstrip()) for n, t in numbered_lines(text)])
     wanted = options.get("header_line")
+    if wanted is not None and not isinstance(wanted, int):
+        raise ParseError(f"option header_line = {wanted!r}: give a line number")
     tables: list[Table] = []
     i = 0
     while i < len(lines):

@@ -33,7 +33,6 @@ _UNIT_TOKEN = re.compile(
 @dataclass(frozen=True)
 class Group:
     """Adjacent tokens that belong to one cell, with their character span in the line."""
-
     text: str
     start: int
     end: int  # exclusive
@@ -42,7 +41,6 @@ class Group:
 @dataclass(frozen=True)
 class Cell:
     """One cell read: ``kind`` is "missing", "number" (clean) or "text"."""
-
     kind: str
     values: tuple[float, ...] = ()  # one, or several for a ``a, b, c`` list
     unit: str | None = None  # as printed in the cell
@@ -101,12 +99,14 @@ def _one(text: str, *, line: int, what: str, thousands: bool) -> Cell | None:
     match = _CLEAN.match(text)
     if not match:
         return None
-    unit = match.group("unit")
-    number = match.group("num") + (match.group("suf") or "")
+    unit, suffix = match.group("unit"), match.group("suf") or ""
+    number = match.group("num") + suffix
     if unit in _MULTIPLIER:  # '3.49 M': a multiplier printed apart
-        if match.group("suf"):
+        if suffix:
             return None
         number, unit = number + _MULTIPLIER[unit], None
+    elif suffix == "k" and "." not in number and not unit:  # "384624k" (free, ps): kilobytes
+        number, unit = match.group("num"), "k"  # as printed, not 384624000
     if "," in number and not thousands:
         raise ParseError(f"{what} {text!r} has a comma; option thousands is off", line)
     value = _number(number, line=line, what=what, suffixes=True, thousands=thousands)
@@ -126,9 +126,9 @@ def read_cell(text: str, *, line: int, what: str, thousands: bool = True) -> Cel
         left, _, right = text.partition("±")
         value = _one(left.strip(), line=line, what=what, thousands=thousands)
         spread = _one(right.strip(), line=line, what=what, thousands=thousands)
-        if value is not None and spread is not None:
+        if value is not None and spread is not None and spread.values:
             unit = spread.unit or value.unit
-            return Cell("number", value.values, value.unit, value.marker, *spread.values, unit)
+            return Cell("number", value.values, value.unit, value.marker, spread.values[0], unit)
     parts = [part.strip() for part in text.split(", ")]
     if len(parts) > 1:
         items = [_one(part, line=line, what=what, thousands=thousands) for part in parts]
@@ -168,11 +168,8 @@ _BRACKETED = re.compile(r"\s*[(\[]([^()\[\]]*)[)\]]\s*$")
 
 
 def split_header(header: str) -> tuple[str, str | None, str | None]:
-    """A header as (metric name, unit, better): ``Throughput (msg/s)`` -> throughput, msg/s.
-
-    A trailing bracket holding a direction phrase gives ``better``; one holding a short
-    token gives the unit; ``%CPU`` / ``CPU%`` give unit ``%``.
-    """
+    """(metric, unit, better) of a header: ``Throughput (msg/s)``, ``%CPU``, a direction phrase
+    in a trailing bracket (better), a short token in one (the unit)."""
     unit: str | None = None
     better = direction(header)
     rest = header
@@ -207,12 +204,15 @@ def snake_case(text: str) -> str:
 _TRIAL_NAMES = {"run", "run #", "run#", "#", "iteration", "iter", "trial"}
 
 
-class _Table(Protocol):  # table.py's Table, without an import cycle
-
-    columns: Sequence[Any]
-    rows: Sequence[Any]
-    title: str
-    caption: str
+class _Table(Protocol):  # table.py's Table, without an import cycle (read-only here)
+    @property
+    def columns(self) -> Sequence[Any]: ...
+    @property
+    def rows(self) -> Sequence[Any]: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def caption(self) -> str: ...
 
 
 def _norm(name: str) -> str:  # headers compare case-insensitively, whitespace normalized
@@ -257,10 +257,10 @@ def _column_unit(name: str, header_unit: str | None, cells: list[tuple[int, Cell
                     line,
                 )
     spread = [(n, c.spread_unit or "") for n, c in cells if c.spread is not None]
-    for line, unit in spread:
-        if unit != spread[0][1]:
+    for line, spread_unit in spread:
+        if spread_unit != spread[0][1]:
             where = f"{spread[0][1]!r} at line {spread[0][0]}"
-            raise ParseError(f"column {name!r}: ± part in {unit!r} here but {where}", line)
+            raise ParseError(f"column {name!r}: ± part in {spread_unit!r} here but {where}", line)
     unit = first[1] if first else None
     if header_unit and unit and header_unit != unit:
         message = f"column {name!r} is in {header_unit!r} but the cell is in {unit!r}"
