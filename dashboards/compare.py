@@ -3,20 +3,25 @@
 The compare page and ``GET /api/compare/`` both show these rows: each side's mean ± sd (n),
 the % change, Welch's p-value when both sides have at least two values, and whether the change
 is better or worse in the metric's own direction (msg/s up, µs down).
+
+"Significant" is the detector's rule (``perfdb.policy.judge``), with the series' noise when
+the compared runs belong to one series (``SeriesContext``), so the page and the alerts agree;
+where they do not (another baseline, the series' step test, a pending or cleared alert) the
+row says why (``CompareLine.alert_note``).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from statistics import fmean, stdev
 
 from scipy import stats as scipy_stats
 
-from perfdb.detection import Settings
+from perfdb import policy
+from perfdb.detection import PairContext, Settings
 
-ALPHA = 0.05
 # Fewer values than this on a side and the row says "more runs needed": two values do give a
 # p-value, but one outlier then decides it.
 MIN_VALUES = 3
@@ -26,6 +31,28 @@ SINGLE_VALUE = "single value"
 # regression detector's default single-value threshold (perfdb.detection.Settings).
 SINGLE_VALUE_THRESHOLD_PCT = Settings().default_threshold_pct
 MISSING = "missing on one side"
+
+
+@dataclass(frozen=True)
+class AlertInfo:
+    """An alert the detector raised on one of the candidate runs, for this metric."""
+
+    pk: int
+    status: str  # Alert.Status: "pending" and "cleared" are the detector's own states
+    direction: str
+    change_pct: float
+    method: str
+    baseline_run_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class SeriesContext:
+    """What the detector knows about one metric of the compared runs (see compare_series)."""
+
+    settings: Settings = field(default_factory=Settings)
+    pair: PairContext | None = None  # None: the runs are not of one series
+    alerts: tuple[AlertInfo, ...] = ()
+    base_run_ids: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -69,6 +96,9 @@ class CompareLine:
     better: bool | None  # None: no direction, no change, or nothing to compare
     significant: bool
     more_runs_needed: bool
+    reason: str = ""  # why it is (not) significant, from perfdb.policy.judge
+    alert_note: str = ""  # the alert for this pair, or why there is none / why it differs
+    threshold_pct: float | None = None  # the |change| the detector's rule needed
 
     @property
     def verdict(self) -> str:
@@ -113,6 +143,8 @@ class CompareLine:
             "significant": self.significant,
             "verdict": self.verdict,
             "more_runs_needed": self.more_runs_needed,
+            "reason": self.reason,
+            "alert_note": self.alert_note,
         }
 
 
@@ -158,7 +190,11 @@ def is_better(direction: str, change: float | None) -> bool | None:
     return (change > 0) == (direction == "higher")
 
 
-def compare_line(values: MetricValues, alpha: float = ALPHA) -> CompareLine:
+def compare_line(values: MetricValues, context: SeriesContext | None = None) -> CompareLine:
+    """One metric, judged by the detector's rule (``perfdb.policy.judge``): with the series'
+    noise and the metric's resolution when ``context`` has them, else the two samples' own
+    spread (or the single-value threshold) and the resolution the values show."""
+    context = context or SeriesContext()
     base, new = Side(values.base), Side(values.new)
     change = change_pct(base.mean, new.mean)
     p = welch_p(values.base, values.new)
@@ -168,6 +204,8 @@ def compare_line(values: MetricValues, alpha: float = ALPHA) -> CompareLine:
         confidence = SINGLE_VALUE
     else:
         confidence = f"p = {p:.3g}"
+    verdict = _judge(values, change, context)
+    significant = verdict is not None and verdict.significant
     return CompareLine(
         metric=values.name,
         unit=values.unit,
@@ -178,21 +216,94 @@ def compare_line(values: MetricValues, alpha: float = ALPHA) -> CompareLine:
         p_value=p,
         confidence=confidence,
         better=is_better(values.better, change),
-        significant=(p < alpha)
-        if p is not None
-        else (
-            change is not None
-            and base.n > 0
-            and new.n > 0
-            and abs(change) >= SINGLE_VALUE_THRESHOLD_PCT
-        ),
+        significant=significant,
         more_runs_needed=min(base.n, new.n) < MIN_VALUES,
+        reason=_reason(verdict, context),
+        alert_note=_alert_note(values, verdict, context),
+        threshold_pct=verdict.threshold_pct if verdict is not None else None,
     )
 
 
-def compare_lines(metrics: Iterable[MetricValues], alpha: float = ALPHA) -> list[CompareLine]:
-    """One line per metric, worst significant changes first so regressions lead the table."""
-    lines = [compare_line(m, alpha) for m in metrics]
+def _judge(
+    values: MetricValues, change: float | None, context: SeriesContext
+) -> policy.Verdict | None:
+    if change is None or values.better not in policy.BETTER_CHOICES:
+        return None
+    pair = context.pair
+    resolution = (pair.resolution if pair else None) or policy.resolution_of(
+        (*values.base, *values.new)
+    )
+    noise = pair.noise if pair else None
+    return policy.judge(values.base, values.new, values.better, noise, resolution, context.settings)
+
+
+def _reason(verdict: policy.Verdict | None, context: SeriesContext) -> str:
+    if verdict is None:
+        return ""
+    if verdict.significant:
+        return f"beyond the detector's threshold ({verdict.threshold_pct:.2g} % needed)"
+    if verdict.direction == "none" or verdict.reason.startswith("within the metric"):
+        return verdict.reason
+    if abs(verdict.change_pct) < verdict.threshold_pct:
+        where = " for this series" if context.pair and context.pair.noise is not None else ""
+        return f"below the detector's noise threshold{where} ({verdict.threshold_pct:.2g} % needed)"
+    return verdict.reason
+
+
+def _alert_note(
+    values: MetricValues, verdict: policy.Verdict | None, context: SeriesContext
+) -> str:
+    """The alert on these runs, or why the page and the detector differ."""
+    if verdict is None or values.better == "none":
+        return ""
+    significant = verdict.significant
+    same_way = [a for a in context.alerts if a.direction == verdict.direction]
+    alert = same_way[0] if same_way else (context.alerts[0] if context.alerts else None)
+    if alert is not None and alert.status == "pending":
+        return f"unconfirmed: waiting for the next kernel (alert {alert.pk})"
+    if alert is not None and alert.status == "cleared":
+        return f"cleared: the next kernel came back, a spike (alert {alert.pk})"
+    if alert is not None and significant:
+        return f"alert {alert.pk}"
+    if alert is not None:
+        if alert.method == "changepoint":
+            how = "the series' step test (kernels before the step against those after it)"
+        else:
+            how = f"its own baseline (runs {_ids(alert.baseline_run_ids)})"
+        return f"alert {alert.pk} ({alert.change_pct:+.1f} %): the detector judged it with {how}"
+    if not significant:
+        return ""
+    pair = context.pair
+    if pair is None:
+        return "no alert: the detector judges runs of one series; these runs are not one series"
+    if pair.step_scan:
+        return (
+            "no alert: the detector judges a stock kernel with the series' step test, which "
+            "needs the kernels after it to agree; it found no step here"
+        )
+    if not pair.detector_baseline:
+        return "no alert: the detector has no baseline for these runs (pin one)"
+    if set(pair.detector_baseline) != set(context.base_run_ids):
+        return (
+            f"no alert: the detector compares these runs with runs {_ids(pair.detector_baseline)}"
+        )
+    if pair.stock:
+        return "no alert: a stock kernel's move must be confirmed by the next kernel; it was not"
+    return "no alert: not checked with this data yet (it is checked when an upload adds runs)"
+
+
+def _ids(run_ids: Iterable[int]) -> str:
+    return ", ".join(str(i) for i in run_ids) or "none"
+
+
+def compare_lines(
+    metrics: Iterable[MetricValues],
+    contexts: Mapping[tuple[str, str], SeriesContext] | None = None,
+) -> list[CompareLine]:
+    """One line per metric, worst significant changes first so regressions lead the table.
+    ``contexts``: the detector's view per (metric name, unit), from ``compare_series``."""
+    contexts = contexts or {}
+    lines = [compare_line(m, contexts.get((m.name, m.unit))) for m in metrics]
     return sorted(lines, key=_rank)
 
 

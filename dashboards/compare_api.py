@@ -30,7 +30,10 @@ class CompareView(APIView):
             "One row per metric: each side's mean, sd and n (warm-up trials left out, runs of a "
             "side pooled), % change, Welch's two-sided p-value when both sides have at least "
             "two values (else confidence 'single value'), `better` in the metric's own "
-            "direction (null when it has none), and `more_runs_needed` below three values."
+            "direction (null when it has none), and `more_runs_needed` below three values. "
+            "`significant` is the regression detector's rule (perfdb.policy.judge, with the "
+            "series' noise when the runs are of one series); `reason` says why it is or is "
+            "not, and `alert_note` names the alert on these runs or why there is none."
         ),
     )
     def get(self, request: Request) -> Response:

@@ -23,7 +23,8 @@ from dashboards.attribution_views import attribution_table, compare_attribution
 from dashboards.chart_queries import profiles as profile_queries
 from dashboards.chartdata import Baseline, CompareRow
 from dashboards.chartdata import Metric as MetricData
-from dashboards.compare import SINGLE_VALUE_THRESHOLD_PCT, CompareLine, compare_lines
+from dashboards.compare import CompareLine, compare_lines
+from dashboards.compare_series import compare_contexts
 from dashboards.figures import (
     across_kernels_figure,
     compare_figure,
@@ -491,7 +492,9 @@ def compare_data(base: list[int], new: list[int]) -> tuple[list[CompareLine], di
         unknown = [i for i in ids if i not in infos]
         if unknown:
             raise BadParam(name, f"no run {', '.join(map(str, unknown))}")
-    lines = compare_lines(cq.compare_values(base_ids=base, new_ids=new))
+    # judged by the detector's rule, with the series' noise and the alerts on these runs
+    contexts = compare_contexts(base_ids=base, new_ids=new)
+    lines = compare_lines(cq.compare_values(base_ids=base, new_ids=new), contexts)
     return lines, infos
 
 
@@ -531,8 +534,8 @@ def compare(request: HttpRequest) -> HttpResponse:
 
 
 def _compare_rows(lines: list[CompareLine], base_run, new_run) -> list[CompareRow]:
-    """Figure rows for lines with a value on both sides. A metric without a direction gets
-    no p-value, so the chart draws it grey rather than calling it better or worse."""
+    """Figure rows for lines with a value on both sides, significant as the table says (the
+    detector's rule). A metric without a direction is never significant: drawn grey."""
     return [
         CompareRow(
             metric=MetricData(line.metric, line.unit, line.direction != "lower"),
@@ -541,9 +544,9 @@ def _compare_rows(lines: list[CompareLine], base_run, new_run) -> list[CompareRo
             baseline_value=line.base.mean,
             candidate_value=line.new.mean,
             p_value=line.p_value if line.direction != "none" else None,
-            threshold_pct=SINGLE_VALUE_THRESHOLD_PCT
-            if line.p_value is None and line.direction != "none"
-            else None,
+            threshold_pct=line.threshold_pct,
+            significant=line.significant,
+            reason="; ".join(r for r in (line.reason, line.alert_note) if r),
         )
         for line in lines
         if line.base.mean is not None and line.new.mean is not None

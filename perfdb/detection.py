@@ -19,7 +19,7 @@ from scipy import stats as scipy_stats
 from perfdb import policy, stats
 from perfdb.kernels import kernel_sort_key, parse_kernel
 from perfdb.policy import BETTER_CHOICES as BETTER_CHOICES
-from perfdb.policy import Settings
+from perfdb.policy import Settings as Settings  # re-exported: detection.Settings
 from perfdb.policy import validate_threshold_pct as validate_threshold_pct
 
 DEFAULTS = Settings()
@@ -366,6 +366,46 @@ def detect(
         changes += _series_changes(series, better, stock_kernels)
     order = {p.run_id: _order(p) for p in usable}
     return sorted(changes, key=lambda c: order[c.candidate_run_id])
+
+
+@dataclass(frozen=True)
+class PairContext:
+    """How the detector would judge candidate runs against baseline runs of one series:
+    the noise and resolution it uses, the baseline it picks itself, and whether a stock
+    candidate is judged by the step scan (not pairwise). For the compare page."""
+
+    noise: policy.Noise | float | None
+    resolution: float | None  # the metric's (parser's); None: read from the compared values
+    detector_baseline: tuple[int, ...]  # the runs ``detect`` pools as the candidate's baseline
+    step_scan: bool  # a stock candidate in a series of >= min_kernels stock kernels
+    stock: bool  # the candidates are stock kernels: a move needs the next kernel to agree
+
+
+def pair_context(
+    points: Sequence[Point],
+    candidate_run_ids: Collection[int],
+    *,
+    settings: Settings = DEFAULTS,
+) -> PairContext | None:
+    """The detector's view of a comparison whose candidates are runs of this series (None if
+    no candidate is in it): the same noise ``detect`` passes to ``policy.judge``."""
+    usable = sorted(_usable(points), key=_order)
+    candidates = [p for p in usable if p.run_id in candidate_run_ids]
+    if not candidates:
+        return None
+    series = _analyse(tuple(usable), settings)
+    noise: policy.Noise | float | None = series.noise if series else detection_noise_pct(usable)
+    stock = all(not p.patches for p in candidates)
+    if stock:
+        noise = _kernel_noise(noise, settings)
+    first = candidates[0]
+    return PairContext(
+        noise=noise,
+        resolution=settings.resolution,
+        detector_baseline=tuple(p.run_id for p in baseline_runs(usable, first)),
+        step_scan=stock and series is not None,
+        stock=stock,
+    )
 
 
 def change_points(

@@ -29,10 +29,13 @@ def pct_change(row: CompareRow) -> float | None:
 
 
 def is_significant(row: CompareRow, alpha: float = DEFAULT_ALPHA) -> bool:
-    """A t-test's p-value when there is one, else the metric's threshold, else no."""
+    """The compare table's verdict (the detector's rule, ``perfdb.policy.judge``) when the
+    row carries it; else a t-test's p-value, else the metric's threshold, else no."""
     change = pct_change(row)
     if change is None:
         return False
+    if row.significant is not None:
+        return row.significant
     if row.p_value is not None:
         return row.p_value < alpha
     if row.threshold_pct is not None:
@@ -121,7 +124,11 @@ def _labels(rows: tuple[CompareRow, ...]) -> list[str]:
 
 def _hover(row: CompareRow, kind: str, alpha: float) -> str:
     unit = row.metric.unit
-    if row.p_value is not None:
+    if row.significant is not None:
+        test = esc(row.reason) if row.reason else ("significant" if row.significant else "")
+        if row.p_value is not None:
+            test = f"p = {row.p_value:.3g}; {test}"
+    elif row.p_value is not None:
         test = f"p = {row.p_value:.3g} (significant below {alpha:g})"
     elif row.threshold_pct is not None:
         test = f"single values; threshold ±{row.threshold_pct:g}%"

@@ -24,6 +24,7 @@ from perfdb import detection, policy
 from perfdb.alerting import queue
 from perfdb.kernels import kernel_sort_key
 from perfdb.models import Alert, AlertEvent, Metric, PinnedBaseline, Result, Run, Threshold
+from perfdb.reference import hold_shared
 
 log = logging.getLogger(__name__)
 
@@ -55,28 +56,33 @@ def series_points(*, setup_id: int, metric_id: int) -> list[detection.Point]:
     ]
 
 
-def _settings_for(setup_id: int, metric: Metric) -> policy.Settings:
+def detector_settings(
+    metric: Metric, threshold_pct: float | None, typical_noise_pct: float | None
+) -> policy.Settings:
     """The detector's settings for a series: the staff's Threshold row (a fixed threshold
     and/or the workload/metric's typical noise, ignored when invalid) and the metric's
-    resolution from its parser."""
+    resolution from its parser. The compare page judges with the same."""
+    resolution = metric.resolution
+    return policy.Settings(
+        threshold_pct=policy.usable_threshold_pct(threshold_pct),
+        prior_noise_pct=policy.usable_threshold_pct(typical_noise_pct),
+        resolution=resolution if resolution is not None and resolution > 0 else None,
+    )
+
+
+def settings_for(setup_id: int, metric: Metric) -> policy.Settings:
     row = (
         Threshold.objects.filter(workload__setup__id=setup_id, metric=metric)
         .values_list("threshold_pct", "typical_noise_pct")
         .first()
     )
-    threshold, typical = row if row is not None else (None, None)
-    resolution = metric.resolution
-    return policy.Settings(
-        threshold_pct=policy.usable_threshold_pct(threshold),
-        prior_noise_pct=policy.usable_threshold_pct(typical),
-        resolution=resolution if resolution is not None and resolution > 0 else None,
-    )
+    return detector_settings(metric, *(row if row is not None else (None, None)))
 
 
 def _changes(
     points: list[detection.Point], metric: Metric, setup_id: int, candidates: set[int]
 ) -> list[detection.Change]:
-    settings = _settings_for(setup_id, metric)
+    settings = settings_for(setup_id, metric)
     pinned = (
         PinnedBaseline.objects.filter(setup_id=setup_id, metric=metric)
         .values_list("run_id", flat=True)
@@ -291,6 +297,7 @@ def regressions_check_upload(*, upload_id: int | None, series: Iterable[tuple[in
                     notify = True
             _clear_unconfirmed(points, setup_id, metric, kept)
             _mark_recovered(points, setup_id, metric)
+        hold_shared(alert_ids=created_ids)  # shared with a reference build that moved too
         if notify and upload_id is not None:
             transaction.on_commit(lambda: queue.notify_upload(upload_id=upload_id))
     log.info("upload %s: regression check made %d alerts", upload_id, len(created_ids))

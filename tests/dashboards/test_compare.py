@@ -78,8 +78,10 @@ def test_better_or_worse_follows_the_metric_direction(better, base, new, expecte
 
 
 def test_identical_trials_on_both_sides_that_moved_are_significant():
-    line = compare_line(values((5, 5, 5), (6, 6, 6)))
+    line = compare_line(values((50, 50, 50), (60, 60, 60)))
     assert line.p_value == 0.0 and line.verdict == "better"
+    # by more than one quantum of the values: 5 -> 6 is within the resolution they show
+    assert compare_line(values((5, 5, 5), (6, 6, 6))).verdict == "not significant"
 
 
 def test_a_metric_missing_on_one_side_is_shown_not_compared():

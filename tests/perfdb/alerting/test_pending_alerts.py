@@ -15,7 +15,7 @@ from django.db import IntegrityError, transaction
 from perfdb.admin import ThresholdForm
 from perfdb.alerting.notify import outbox_fill_digests, outbox_fill_for_upload
 from perfdb.alerting.queries import alerts_filtered
-from perfdb.alerting.regressions import _settings_for
+from perfdb.alerting.regressions import settings_for
 from perfdb.models import Alert, Metric, OutboxMessage, Result, Run, Subscription, Threshold
 from tests.perfdb.alerting.test_regressions import check, ingest_runs
 
@@ -170,12 +170,12 @@ def test_the_detector_gets_the_threshold_prior_and_resolution(tmp_path):
     upload(tmp_path, "a", "2.4.20", (13000, 13100, 12950))
     run = Run.objects.get()
     metric = Metric.objects.get(name="throughput")
-    assert _settings_for(run.setup_id, metric).prior_noise_pct is None
+    assert settings_for(run.setup_id, metric).prior_noise_pct is None
     Threshold.objects.create(
         workload=run.setup.workload, metric=metric, threshold_pct=3.0, typical_noise_pct=1.2
     )
     metric.resolution = 1.0
-    settings = _settings_for(run.setup_id, metric)
+    settings = settings_for(run.setup_id, metric)
     assert (settings.threshold_pct, settings.prior_noise_pct, settings.resolution) == (
         3.0,
         1.2,

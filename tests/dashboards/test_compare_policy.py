@@ -1,0 +1,118 @@
+"""The compare page judges with the detector's rule and says why it and the alerts differ."""
+
+from __future__ import annotations
+
+import pytest
+
+from dashboards.compare import AlertInfo, MetricValues, SeriesContext, compare_line
+from perfdb.detection import PairContext
+from perfdb.models import Alert, Run
+from perfdb.policy import Noise, judge
+from tests.perfdb.alerting.test_regressions import check, ingest_runs
+
+BASE, NEW = (100.0, 100.5, 99.5), (80.0, 80.4, 79.6)
+
+
+def values(base=BASE, new=NEW, better="higher", name="throughput", unit="msg/s"):
+    return MetricValues(name, unit, better, tuple(base), tuple(new))
+
+
+def pair(noise=None, baseline=(1,), step_scan=False, stock=False, resolution=None):
+    return PairContext(noise, resolution, baseline, step_scan, stock)
+
+
+def test_the_series_run_to_run_noise_can_make_a_clear_looking_change_insignificant():
+    """Welch alone calls 4 % between two quiet runs significant; a series whose kernels move
+    by 3 % from boot to boot does not (the detector would not alert)."""
+    base, new = (100.0, 100.2, 99.8), (96.0, 96.2, 95.8)
+    alone = compare_line(values(base, new))
+    assert alone.significant and alone.verdict == "worse"
+    noisy = SeriesContext(pair=pair(Noise(0.2, 3.0, 20, 3)), base_run_ids=(1,))
+    line = compare_line(values(base, new), noisy)
+    assert not line.significant and line.verdict == "not significant"
+    assert line.reason.startswith("below the detector's noise threshold for this series")
+    assert line.significant is judge(base, new, "higher", Noise(0.2, 3.0, 20, 3)).significant
+    assert line.alert_note == ""  # no alert either: they agree
+
+
+def test_a_change_within_the_metrics_resolution_is_not_significant():
+    line = compare_line(values((0.03, 0.03, 0.03), (0.04, 0.04, 0.04), better="lower"))
+    assert not line.significant and "resolution" in line.reason
+
+
+def test_a_pending_alert_says_it_waits_for_the_next_kernel():
+    pending = AlertInfo(7, "pending", "regression", -20.0, "welch", (1,))
+    line = compare_line(values(), SeriesContext(pair=pair(), alerts=(pending,), base_run_ids=(1,)))
+    assert line.significant
+    assert line.alert_note == "unconfirmed: waiting for the next kernel (alert 7)"
+
+
+def test_a_cleared_alert_says_it_was_a_spike():
+    cleared = AlertInfo(8, "cleared", "regression", -20.0, "welch", (1,))
+    line = compare_line(values(), SeriesContext(pair=pair(), alerts=(cleared,), base_run_ids=(1,)))
+    assert line.alert_note.startswith("cleared: the next kernel came back")
+
+
+@pytest.mark.parametrize(
+    ("context", "why"),
+    [
+        (
+            SeriesContext(pair=pair(baseline=(3, 4)), base_run_ids=(1,)),
+            "compares these runs with runs 3, 4",
+        ),
+        (SeriesContext(pair=pair(step_scan=True, stock=True), base_run_ids=(1,)), "step test"),
+        (SeriesContext(pair=None, base_run_ids=(1,)), "not one series"),
+        (SeriesContext(pair=pair(baseline=()), base_run_ids=(1,)), "no baseline"),
+    ],
+)
+def test_significant_without_an_alert_says_why(context, why):
+    line = compare_line(values(), context)
+    assert line.significant and line.alert_note.startswith("no alert") and why in line.alert_note
+
+
+def test_an_alert_the_page_does_not_see_says_how_the_detector_found_it():
+    step = AlertInfo(9, "untriaged", "regression", -6.0, "changepoint", (1, 2, 3))
+    quiet = values((100.0, 101.0, 99.0), (99.0, 100.0, 98.5))
+    line = compare_line(quiet, SeriesContext(pair=pair(), alerts=(step,), base_run_ids=(1,)))
+    assert not line.significant
+    assert line.alert_note.startswith("alert 9 (-6.0 %): the detector judged it with the series'")
+
+
+def test_json_rows_carry_the_reason_and_the_alert_note():
+    row = compare_line(values()).as_json()
+    assert {"reason", "alert_note"} <= set(row)
+
+
+# --- through the page and the API, with stored runs and alerts ---
+
+
+@pytest.mark.django_db
+def test_the_page_names_the_pending_alert_and_the_api_too(tmp_path, client):
+    check(ingest_runs(tmp_path, "a.tar.gz", [("2.4.20", "[]", (13000, 13100, 12950))]))
+    check(ingest_runs(tmp_path, "b.tar.gz", [("2.5.59", "[]", (11000, 11100, 11050))]))
+    alert = Alert.objects.get(metric__name="throughput")
+    assert alert.status == "pending"
+    old, new = (Run.objects.get(kernel__version=k).pk for k in ("2.4.20", "2.5.59"))
+    page = client.get(f"/compare/?base={old}&new={new}").content.decode()
+    assert f"unconfirmed: waiting for the next kernel (alert {alert.pk})" in page
+    rows = client.get(f"/api/compare/?base={old}&new={new}").json()["rows"]
+    (row,) = [r for r in rows if r["metric"] == "throughput"]
+    assert row["significant"] and row["alert_note"].startswith("unconfirmed")
+
+
+@pytest.mark.django_db
+def test_the_page_uses_the_series_noise_like_the_detector(tmp_path, client):
+    """Kernels that move 3-4 % boot to boot with quiet trials: two neighbours 4 % apart are
+    'significant' by Welch alone, not by the detector's rule with the series' noise."""
+    levels = [13000, 13450, 12900, 13400, 12950, 13500, 12980, 13420, 12930]
+    runs = [
+        (f"2.5.{i + 1}", "[]", (level, level + 15, level - 10)) for i, level in enumerate(levels)
+    ]
+    check(ingest_runs(tmp_path, "s.tar.gz", runs))
+    assert not Alert.objects.filter(metric__name="throughput").exists()
+    a, b = (Run.objects.get(kernel__version=k).pk for k in ("2.5.7", "2.5.8"))
+    rows = client.get(f"/api/compare/?base={a}&new={b}").json()["rows"]
+    (row,) = [r for r in rows if r["metric"] == "throughput"]
+    assert row["p_value"] < 0.01  # Welch alone would call it significant
+    assert not row["significant"]
+    assert row["reason"].startswith("below the detector's noise threshold for this series")
