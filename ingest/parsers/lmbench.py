@@ -21,8 +21,15 @@ from ingest.parsers.base import (
     Record,
     register,
 )
-from ingest.parsers.lmbench_summary import Summary, descriptions, parse_summary, summary_records
+from ingest.parsers.lmbench_summary import (
+    Summary,
+    descriptions,
+    parse_summary,
+    summary_records,
+    table_kind,
+)
 from ingest.parsers.numbers import parse_number
+from ingest.parsers.run_labels import key_by_headings
 from ingest.parsers.text import numbered_lines
 
 # --- raw per-test lines -------------------------------------------------------------------
@@ -197,8 +204,13 @@ def _select_records(records: list[Record], options: Mapping[str, object]) -> lis
     return records
 
 
-def _from_summary(summary: Summary, options: Mapping[str, object]) -> ParseResult:
+def _from_summary(
+    summary: Summary, options: Mapping[str, object], lines: list[tuple[int, str]]
+) -> ParseResult:
     records = _select_records(summary_records(summary), options)
+    # Two summaries of one host and OS ("Linux 2.6.22-" is cut short) under other headings
+    # ("vanilla:", "patched:") are other runs, not trials 6 to 10 of the first.
+    records = key_by_headings(records, lines, summary.warnings, skip=_summary_line)
     metadata: dict[str, str | int | float] = {}
     if summary.version:
         metadata["lmbench_version"] = summary.version
@@ -259,13 +271,23 @@ def _from_raw(parts: list[_Raw]) -> ParseResult:
     return ParseResult(records=tuple(records), warnings=tuple(warnings), metadata=metadata)
 
 
+def _summary_line(line: str) -> bool:
+    """lmbench's own banner, titles and notes are never headings."""
+    stripped = line.strip()
+    return bool(
+        "L M B E N C H" in stripped
+        or table_kind(stripped) is not None
+        or stripped.startswith(("(Alpha software", "(WARNING"))
+    )
+
+
 @register("lmbench")
 def parse(text: str, options: Mapping[str, object]) -> ParseResult:
     """Read the summary reports if the file has any, else the raw per-test lines."""
     lines = numbered_lines(text)
     summary = parse_summary(lines)
     if summary.rows:
-        result = _from_summary(summary, options)
+        result = _from_summary(summary, options, lines)
         if any(part.values for part in _parse_raw(lines)):
             result = ParseResult(
                 records=result.records,

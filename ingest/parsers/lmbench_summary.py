@@ -106,6 +106,11 @@ def _table_kind(title: str) -> str | None:
     return None
 
 
+def table_kind(title: str) -> str | None:
+    """The kind of an lmbench table title (``Context switching - ...``), or None."""
+    return _table_kind(title)
+
+
 def _tokens(line: str) -> list[tuple[int, int, str]]:
     return [(m.start(), m.end() - 1, m.group()) for m in re.finditer(r"\S+", line)]
 

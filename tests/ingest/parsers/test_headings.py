@@ -92,3 +92,14 @@ def test_kernel_label_heading_labels_a_profile_listing() -> None:
     # Philip Martin, LKML 2004: "2.4.24" / "2.6.1" above a GNU time line and a listing.
     text = read("lkml-2004-02-03-martin-readprofile-time-2.4.24-2.6.1.txt")
     assert keys(get_parser("readprofile")(text, {})) == [{"label": "2.4.24"}, {"label": "2.6.1"}]
+
+
+def test_two_lmbench_summaries_of_one_host_under_headings() -> None:
+    # Derived from Aniruddha Marathe's mail (LKML 2003, tests/ingest/corpus): its five-run
+    # summary pasted twice under "before:" and "after:" — same host, same OS cell.
+    text = read("lkml-2003-01-03-marathe-lmbench-2.5.54-mm2.txt")
+    start = text.index("L M B E N C H")
+    summary = text[start : text.index("Aniruddha Marathe\n")]
+    derived = f"before:\n\n{summary}\nafter:\n\n{summary}"
+    groups = group_records(get_parser("lmbench")(derived, {}).records)
+    assert [(g.keys["heading"], len(g.trials)) for g in groups] == [("before", 5), ("after", 5)]
