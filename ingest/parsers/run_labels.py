@@ -309,7 +309,8 @@ def key_by_headings(
                 name = f"{head.parent}: {head.text}"
             kernel = name if is_kernel(name) else head.kernel
             if kernel and "label" not in keys and (label_always or clash and kernel == name):
-                keys["label"] = kernel_label(kernel)[0] if kernel_label(kernel) else kernel
+                found = kernel_label(kernel)
+                keys["label"] = found[0] if found else kernel
             if name == kernel or name == keys.get("label"):
                 pass
             elif clash and "heading" not in keys:
