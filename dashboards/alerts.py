@@ -21,6 +21,7 @@ from dashboards import chart_queries
 from dashboards.attribution_views import for_builds
 from dashboards.chart_queries.profiles import profile_diff_url
 from dashboards.figures import across_kernels_figure, alert_figure
+from dashboards.figures.reference import reference_figure
 from dashboards.selection import choice_param, ids_param, int_param, text_param
 from perfdb.alerting import queries
 from perfdb.alerting.triage import (
@@ -121,11 +122,42 @@ def alert_detail(request: HttpRequest, alert_id: int) -> HttpResponse:
             "compare_url": f"/compare/?base={base_ids}&new={alert.candidate_run_id}",
             "figure": alert_chart(alert),
             "attribution": alert_attribution(alert),
+            "reference": alert_reference(alert),
             "profile_diff_url": profile_diff_url(
                 [r.pk for r in alert.baseline_runs.all()], [alert.candidate_run_id], alert.setup_id
             ),
         },
     )
+
+
+def alert_reference(alert: Alert) -> dict | None:
+    """The reference build's hold on this alert, with the reference's series to show beside
+    the alert's own."""
+    from statistics import fmean
+
+    from perfdb.models import ReferenceHold, Result
+
+    hold = ReferenceHold.objects.filter(alert=alert).select_related("metric").first()
+    if hold is None:
+        return None
+    recent = set(hold.recent_run_ids)
+    rows = (
+        Result.objects.filter(
+            setup_id=hold.reference_setup_id,
+            metric_id=hold.metric_id,
+            discarded=False,
+            run__kernel__version=hold.build.split("+")[0],
+            run__patch_set__name=hold.build.partition("+")[2],
+        )
+        .values_list("run_id", "run__created_at", "value")
+        .order_by("run__created_at", "run_id")
+    )
+    means: dict[int, tuple[str, list[float]]] = {}
+    for run_id, at, value in rows:
+        means.setdefault(run_id, (at.isoformat(timespec="seconds"), []))[1].append(value)
+    points = [(i, at, fmean(v), i in recent) for i, (at, v) in means.items()]
+    figure = reference_figure(points, hold.build, hold.metric.name, hold.metric.unit)
+    return {"hold": hold, "figure": figure}
 
 
 def alert_attribution(alert: Alert):

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from dashboards import claims_views, compare_api, pages, profile_diff_views
+from dashboards import claims_views, compare_api, pages, profile_diff_views, reference_api
 
 urlpatterns = [
     path("kernels/", pages.kernels, name="dashboards-kernels"),
@@ -20,4 +20,5 @@ urlpatterns = [
     ),
     path("claims/", claims_views.claims_page, name="dashboards-claims"),
     path("api/claims/", claims_views.ClaimListView.as_view(), name="api-claims"),
+    path("api/references/", reference_api.ReferenceListView.as_view(), name="api-references"),
 ]

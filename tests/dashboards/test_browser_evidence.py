@@ -78,3 +78,26 @@ def test_claims_page_lists_002_contradictions(live_server, browser, tmp_path):  
         _shot(page, f"claims-{width}")
         assert page.errors == []
         page.close()
+
+
+def test_alert_held_by_the_reference(live_server, browser, tmp_path, monkeypatch):  # noqa: F811
+    from ingest import queue
+    from perfdb.alerting import queue as alerting_queue
+    from tests.perfdb import test_reference as ref
+
+    monkeypatch.setattr(queue, "ingest_upload", lambda **k: None)
+    monkeypatch.setattr(alerting_queue, "regressions_check", lambda **k: None)
+    monkeypatch.setattr(alerting_queue, "notify_upload", lambda **k: None)
+    ref._history(tmp_path)
+    alert = ref._candidate(tmp_path, (90.0, 90.4))
+    for width, height in ((1280, 900), (390, 844)):
+        page = Watched(browser, width, height)
+        page.open(f"{live_server.url}/alerts/{alert.pk}/", charts=2)
+        assert (
+            "Shared with the reference 2.4.20"
+            in page.page.locator("#reference-hold").text_content()
+        )
+        assert page.page.locator("#reference-chart .main-svg").count() >= 1
+        _shot(page, f"reference-{width}")
+        assert page.errors == []
+        page.close()
