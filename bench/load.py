@@ -1,37 +1,76 @@
-"""Concurrency: gunicorn + 2 Celery workers on loopback, N browsing users and M uploaders.
+"""A lab at once: N browsing users and M uploading machines against gunicorn and Celery.
 
-Re-run (bounded: stops by itself after --seconds plus at most --drain seconds):
+Re-run (bounded: the clients stop after --seconds, then at most --drain seconds for the
+uploads still queued; loopback only):
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/perfdb_bench_data \\
-        python bench/load.py --users 8 --uploaders 2 --seconds 120
+        python bench/load.py --users 50 --uploaders 10 --seconds 300
 
-Starts ``gunicorn config.wsgi`` on 127.0.0.1 (2 workers x 4 threads) and two solo-pool Celery
-workers against Redis db 14 (REDIS_URL), then runs threads with urllib: users fetch random
-dashboard pages back to back; uploaders POST 10k-sample vmstat bundles to /api/uploads/ with a
-token. Afterwards it waits until every accepted upload is done. Prints throughput, p50/p95,
-errors (must be 0) and uploads lost (accepted but not done; must be 0). Every process it
-started is stopped on the way out. Runs made here are marked synthetic.
+The servers run as docker-compose runs them: ``gunicorn -c config/gunicorn.conf.py`` (gthread;
+--workers/--threads override WEB_CONCURRENCY/GUNICORN_THREADS) with DEBUG=0 and collected
+static files, and the Celery workers of docker-compose.yml (``--celery`` names their queues
+and concurrency), all on 127.0.0.1 against this database and Redis db REDIS_URL.
+
+- **Users** open a random page of the mix below, read it, think 0 to --think seconds, repeat:
+  series pages and their JSON most, then the overview, scope charts (scaling, kernel-time,
+  wakeups), compare, run pages, alerts and the API. The pool is drawn from the stored
+  synthetic setups (--series series over --scopes scopes) and requested once each before
+  the clock starts (the steady state of a morning, not a cold start).
+- **Uploaders** are machines of the synthetic lab: each upload is that machine's nightly
+  results, one run per workload (12 runs, ~190 results) on a newer kernel, POSTed to
+  /api/uploads/ with a token. The uploader polls the upload until it is done (upload-to-done),
+  then opens the pages the upload changed (the kernels page of one of its series, its
+  scope's scaling chart, the overview): the first request after an upload. Then it waits 0
+  to 2 x --upload-think seconds.
+
+Prints per page kind and overall p50/p95, the first-after-upload times, upload-to-done,
+errors (must be 0) and uploads lost (accepted but not done by the end; must be 0), and the
+ratio of each to its goal. Every process started is stopped on the way out; runs made here
+are marked synthetic.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import random
 import socket
 import subprocess
 import sys
+import tarfile
 import tempfile
 import threading
 import time
 import urllib.error
 import urllib.request
 import uuid
+from collections import defaultdict
 from pathlib import Path
 
-from _common import ROOT, django_setup, ms, p50, p95, table
-from ingest_speed import bundle_bytes
+from _common import ROOT, django_setup, ms, p50, p95, result_count, table
+
+# Goals (issue 18): page p95, first request after an upload, upload-to-done p95.
+GOAL_PAGE_P95 = 0.5
+GOAL_FIRST_AFTER_UPLOAD = 0.3
+GOAL_UPLOAD_DONE_P95 = 30.0
+
+# Page kinds and their share of the browsing.
+MIX = (
+    ("series page", 30),
+    ("series json", 15),
+    ("home", 10),
+    ("kernels default", 4),
+    ("scaling", 10),
+    ("kernel-time", 5),
+    ("wakeups", 5),
+    ("compare", 5),
+    ("run detail", 6),
+    ("alerts", 4),
+    ("api runs", 3),
+    ("api series", 3),
+)
 
 
 def free_port() -> int:
@@ -40,72 +79,199 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_servers(port: int, media: Path, logs: Path) -> list[subprocess.Popen]:
-    env = {**os.environ, "MEDIA_ROOT": str(media), "PYTHONUNBUFFERED": "1"}
-    gunicorn = [sys.executable, "-m", "gunicorn", "config.wsgi", "-b", f"127.0.0.1:{port}"]
-    gunicorn += ["-w", "2", "--threads", "4", "--timeout", "60"]
-    commands = [gunicorn]
-    for name in ("benchA", "benchB"):
-        commands.append(
-            [sys.executable, "-m", "celery", "-A", "config", "worker", "-P", "solo"]
-            + ["--without-gossip", "--without-mingle", "-n", f"{name}@%h", "-l", "WARNING"]
-        )
+def server_env(port: int, tmp: Path, args: argparse.Namespace) -> dict[str, str]:
+    env = {
+        **os.environ,
+        "DEBUG": "0",
+        "SECRET_KEY": "bench-load-only",
+        "SECURE_SSL_REDIRECT": "0",
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "MEDIA_ROOT": str(tmp / "media"),
+        "STATIC_ROOT": str(tmp / "static"),
+        "GUNICORN_BIND": f"127.0.0.1:{port}",
+        # One address for 60 clients: the per-address API throttles would refuse them.
+        "API_THROTTLE_ANON": "1000000/min",
+        "API_THROTTLE_USER": "1000000/min",
+        "LOG_LEVEL": "WARNING",
+        "PYTHONUNBUFFERED": "1",
+    }
+    if args.workers:
+        env["WEB_CONCURRENCY"] = str(args.workers)
+    if args.threads:
+        env["GUNICORN_THREADS"] = str(args.threads)
+    return env
+
+
+def celery_commands(spec: str) -> list[list[str]]:
+    """``"all:2"`` → one worker on every queue with 2 processes; ``"ingest:2,detection:1"``
+    → a worker per queue, as docker-compose's split workers."""
+    out = []
+    for n, part in enumerate(spec.split(",")):
+        queues, _, concurrency = part.partition(":")
+        command = [sys.executable, "-m", "celery", "-A", "config", "worker"]
+        command += ["--concurrency", concurrency or "1", "-n", f"bench{n}@%h", "-l", "WARNING"]
+        if queues != "all":
+            command += ["-Q", queues.replace("+", ",")]
+        out.append(command)
+    return out
+
+
+def start_servers(env: dict[str, str], tmp: Path, celery: str) -> list[subprocess.Popen]:
+    subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+    )
+    commands = [[sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.conf.py"]]
+    commands[0].append("config.wsgi:application")
+    commands += celery_commands(celery)
     procs = []
     for n, command in enumerate(commands):
-        log = open(logs / f"proc{n}.log", "w")  # noqa: SIM115 (closed with the process)
+        log = open(tmp / f"proc{n}.log", "w")  # noqa: SIM115 (closed with the process)
         procs.append(subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=log))
     return procs
+
+
+def stop(procs: list[subprocess.Popen]) -> None:
+    for proc in procs:
+        proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
 
 
 def wait_until_up(base: str, limit: float = 60) -> None:
     deadline = time.time() + limit
     while time.time() < deadline:
         try:
-            urllib.request.urlopen(base + "/alerts/", timeout=5).read()
+            urllib.request.urlopen(base + "/healthz", timeout=5).read()
             return
-        except (urllib.error.URLError, ConnectionError):
+        except OSError:  # refused, reset or timed out while gunicorn starts
             time.sleep(0.5)
     raise RuntimeError("gunicorn did not answer")
 
 
-def page_pool() -> list[str]:
+# --- what the users open ----------------------------------------------------------------
+
+
+def page_pool(n_series: int, n_scopes: int, seed: int) -> dict[str, list[str]]:
+    """URLs per page kind, drawn from the stored synthetic setups."""
+    from django.db.models import Min
+
     from ingest.synthetic import PREFIX
     from perfdb.models import Result, Run, Setup
 
-    setups = list(
-        Setup.objects.filter(workload__name__startswith=PREFIX).values_list("id", flat=True)[:200]
-    )
-    # /activity/ is left out: its default run may be a 1M-sample bench run (100 MB page).
-    urls = ["/", "/kernels/", "/scaling/", "/kernel-time/", "/wakeups/", "/alerts/"]
-    for setup_id in random.Random(1).sample(setups, min(30, len(setups))):
-        metric = Result.objects.filter(setup_id=setup_id).values_list("metric_id", flat=True)[0]
-        urls.append(f"/kernels/?setup={setup_id}&metric={metric}")
-    run = Run.objects.filter(synthetic=True).order_by("id").first()
-    urls += [f"/runs/{run.pk}/", "/api/runs/", f"/api/runs/{run.pk}/"]
-    return urls
-
-
-class Stats:
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.times: list[float] = []
-        self.errors: list[str] = []
-        self.upload_ids: list[int] = []
-
-
-def user_loop(base: str, urls: list[str], until: float, stats: Stats, seed: int) -> None:
     rng = random.Random(seed)
-    while time.time() < until:
-        url = rng.choice(urls)
-        start = time.perf_counter()
-        try:
-            with urllib.request.urlopen(base + url, timeout=30) as response:
-                response.read()
-            with stats.lock:
-                stats.times.append(time.perf_counter() - start)
-        except Exception as error:  # noqa: BLE001 (every failure is counted and shown)
-            with stats.lock:
-                stats.errors.append(f"GET {url}: {error}")
+    setups = list(
+        Setup.objects.filter(workload__name__startswith=PREFIX).values(
+            "id", "workload_id", "hardware_id", "mode", "params"
+        )
+    )
+    scope_keys = sorted({f"{s['workload_id']}-{s['hardware_id']}-{s['mode']}" for s in setups})
+    scopes = rng.sample(scope_keys, min(n_scopes, len(scope_keys)))
+    in_scopes = [
+        s for s in setups if f"{s['workload_id']}-{s['hardware_id']}-{s['mode']}" in scopes
+    ]
+    chosen = rng.sample(in_scopes, min(n_series, len(in_scopes)))
+    pool: dict[str, list[str]] = defaultdict(list)
+    for setup in chosen:
+        metrics = list(
+            Result.objects.filter(setup_id=setup["id"]).values_list("metric_id", flat=True)[:40]
+        )
+        metric = rng.choice(sorted(set(metrics)))
+        query = f"setup={setup['id']}&metric={metric}"
+        pool["series page"].append(f"/kernels/?{query}")
+        pool["series json"].append(f"/kernels/?{query}&format=json")
+        pool["api series"].append(f"/api/series/?{query}")
+    for key in scopes:
+        pool["scaling"].append(f"/scaling/?scope={key}")
+        pool["kernel-time"].append(f"/kernel-time/?scope={key}")
+    # wakeups charts only the VolanoMark-style scopes with nice values.
+    wakeup_scopes = sorted(
+        {
+            f"{s['workload_id']}-{s['hardware_id']}-{s['mode']}"
+            for s in setups
+            if "server_nice" in s["params"]
+        }
+    )
+    for key in rng.sample(wakeup_scopes, min(5, len(wakeup_scopes))):
+        pool["wakeups"].append(f"/wakeups/?scope={key}")
+    runs = list(
+        Run.objects.filter(setup_id__in=[s["id"] for s in chosen])
+        .values("setup_id", "kernel_id")
+        .annotate(run=Min("id"))
+        .values_list("setup_id", "run")[:2000]
+    )
+    by_setup: dict[int, list[int]] = defaultdict(list)
+    for setup_id, run_id in runs:
+        by_setup[setup_id].append(run_id)
+    for run_ids in list(by_setup.values())[:40]:
+        pool["run detail"].append(f"/runs/{run_ids[-1]}/")
+        if len(run_ids) >= 4:
+            pool["compare"].append(
+                f"/compare/?base={run_ids[0]},{run_ids[1]}&new={run_ids[-2]},{run_ids[-1]}"
+            )
+    pool["home"] = ["/"]
+    pool["kernels default"] = ["/kernels/"]
+    pool["alerts"] = ["/alerts/"]
+    pool["api runs"] = ["/api/runs/"]
+    return pool
+
+
+# --- what the uploaders send ----------------------------------------------------------------
+
+
+def _toml(value: object) -> str:
+    return f'"{value}"' if isinstance(value, str) else repr(value)
+
+
+def nightly_bundle(unit: int, kernel: str, nonce: str, rng: random.Random) -> tuple[bytes, list]:
+    """One machine's night: a run per workload of synthetic unit ``unit`` on ``kernel``,
+    values continuing each stored series (its last run, 2 % noise). Returns the bundle and
+    the setups' (workload, hardware, mode, params) keys."""
+    from ingest import synthetic
+
+    lines = ["format = 1"]
+    declared = {m.name: m for m in synthetic.metric_defs()}
+    keys = []
+    body = []
+    used: set[str] = set()
+    for spec in synthetic.setups_of_unit(unit):
+        last = list(synthetic.runs_of_setup(spec, seed=1))[-1]
+        metrics: dict[str, list[float]] = defaultdict(list)
+        for name, _, _trial, value in last.results:
+            metrics[name].append(round(value * (1 + rng.gauss(0, 0.02)), 6))
+        used.update(metrics)
+        params = ", ".join(f"{k} = {_toml(v)}" for k, v in spec.params)
+        values = ", ".join(f"{k} = {v}" for k, v in metrics.items())
+        body += [
+            "[[run]]",
+            f'workload = "{spec.workload.name}"',
+            f'workload_version = "{spec.workload.version}"',
+            f'kernel = "{kernel}"',
+            f'hardware = "{spec.hardware.name}"',
+            f'mode = "{spec.mode}"',
+            f'label = "night-{nonce}-{spec.index}"',
+            f"params = {{ {params} }}",
+            f"metrics = {{ {values} }}",
+        ]
+        if spec.workload.discard_first_trial:
+            body.append("discard_first_trial = true")
+        keys.append(spec)
+    for name in sorted(used):
+        m = declared[name]
+        lines += [f"[metric.{m.name}]", f'unit = "{m.unit}"', f'better = "{m.better}"']
+    text = "\n".join(lines + body) + "\n"
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as tar:
+        data = text.encode()
+        info = tarfile.TarInfo("manifest.toml")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    return out.getvalue(), keys
 
 
 def multipart(field: str, filename: str, data: bytes) -> tuple[bytes, str]:
@@ -117,10 +283,62 @@ def multipart(field: str, filename: str, data: bytes) -> tuple[bytes, str]:
     return head + data + f"\r\n--{boundary}--\r\n".encode(), boundary
 
 
-def uploader_loop(base: str, token: str, until: float, stats: Stats) -> None:
+# --- the clients ---------------------------------------------------------------------------
+
+
+class Stats:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.pages: dict[str, list[float]] = defaultdict(list)
+        self.first_after: list[float] = []
+        self.first_after_kinds: dict[str, list[float]] = defaultdict(list)
+        self.errors: list[str] = []
+        self.upload_ids: list[int] = []
+        self.upload_done: list[float] = []
+        self.upload_post: list[float] = []
+        self.polls = 0
+
+    def error(self, text: str) -> None:
+        with self.lock:
+            self.errors.append(text)
+
+
+def fetch(base: str, url: str, stats: Stats, kind: str, timeout: float = 60) -> float | None:
+    start = time.perf_counter()
+    try:
+        with urllib.request.urlopen(base + url, timeout=timeout) as response:
+            response.read()
+    except Exception as error:  # noqa: BLE001 (every failure is counted and shown)
+        stats.error(f"GET {url}: {error}")
+        return None
+    seconds = time.perf_counter() - start
+    with stats.lock:
+        stats.pages[kind].append(seconds)
+    return seconds
+
+
+def user_loop(base, pool, until, stats, seed, think) -> None:
+    rng = random.Random(seed)
+    kinds = [k for k, _ in MIX if pool.get(k)]
+    weights = [w for k, w in MIX if pool.get(k)]
     while time.time() < until:
-        label = f"load-{uuid.uuid4().hex[:12]}"
-        body, boundary = multipart("bundle", f"{label}.tar.gz", bundle_bytes(10_000, label))
+        kind = rng.choices(kinds, weights)[0]
+        fetch(base, rng.choice(pool[kind]), stats, kind)
+        time.sleep(rng.uniform(0, think))
+
+
+def uploader_loop(base, token, until, stats, seed, units, think) -> None:
+    from ingest import synthetic
+
+    rng = random.Random(f"uploader-{seed}")
+    machine = rng.randrange(units)
+    n = 0
+    while time.time() < until:
+        nonce = uuid.uuid4().hex[:10]
+        kernel = synthetic.BENCH_KERNELS[n % len(synthetic.BENCH_KERNELS)]
+        n += 1
+        data, specs = nightly_bundle(machine, kernel, nonce, rng)
+        body, boundary = multipart("bundle", f"night-{nonce}.tar.gz", data)
         request = urllib.request.Request(
             base + "/api/uploads/",
             data=body,
@@ -129,45 +347,128 @@ def uploader_loop(base: str, token: str, until: float, stats: Stats) -> None:
                 "Content-Type": f"multipart/form-data; boundary={boundary}",
             },
         )
+        start = time.perf_counter()
+        try:
+            with urllib.request.urlopen(request, timeout=60) as response:
+                upload_id = json.loads(response.read())["id"]
+        except Exception as error:  # noqa: BLE001
+            stats.error(f"POST upload: {error}")
+            time.sleep(1)
+            continue
+        with stats.lock:
+            stats.upload_ids.append(upload_id)
+            stats.upload_post.append(time.perf_counter() - start)
+        status, runs = _wait_done(base, token, upload_id, stats, deadline=start + 120)
+        if status == "done":
+            with stats.lock:
+                stats.upload_done.append(time.perf_counter() - start)
+            _first_after_upload(base, stats, runs, specs, rng)
+        elif status == "failed":
+            stats.error(f"upload {upload_id} failed")
+        time.sleep(rng.uniform(0, 2 * think))
+
+
+def _wait_done(base, token, upload_id, stats, deadline) -> tuple[str, list[int]]:
+    request = urllib.request.Request(
+        f"{base}/api/uploads/{upload_id}/", headers={"Authorization": f"Token {token}"}
+    )
+    while time.perf_counter() < deadline:
         try:
             with urllib.request.urlopen(request, timeout=30) as response:
-                upload_id = json.loads(response.read())["id"]
+                doc = json.loads(response.read())
             with stats.lock:
-                stats.upload_ids.append(upload_id)
+                stats.polls += 1
         except Exception as error:  # noqa: BLE001
+            stats.error(f"GET upload {upload_id}: {error}")
+            return "error", []
+        if doc["status"] in ("done", "failed"):
+            return doc["status"], [r["id"] for r in doc["runs"]]
+        time.sleep(0.25)
+    return "timeout", []
+
+
+def _first_after_upload(base, stats, runs, specs, rng) -> None:
+    """The pages an upload changed, opened as soon as it is done: each is a cache miss if
+    the upload invalidated more than it had to."""
+    from perfdb.models import Result, Run
+
+    if not runs:
+        return
+    run_id = rng.choice(runs)
+    run = Run.objects.select_related("setup").get(pk=run_id)
+    metric = Result.objects.filter(run_id=run_id).values_list("metric_id", flat=True).first()
+    setup = run.setup
+    scope = f"{setup.workload_id}-{setup.hardware_id}-{setup.mode}"
+    urls = {
+        "series page": f"/kernels/?setup={setup.pk}&metric={metric}",
+        "scaling": f"/scaling/?scope={scope}",
+        "home": "/",
+    }
+    for kind, url in urls.items():
+        seconds = fetch(base, url, stats, kind)
+        if seconds is not None:
             with stats.lock:
-                stats.errors.append(f"POST upload: {error}")
-        time.sleep(1)
+                stats.first_after.append(seconds)
+                stats.first_after_kinds[kind].append(seconds)
+
+
+# --- main ------------------------------------------------------------------------------------
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--users", type=int, default=8)
-    parser.add_argument("--uploaders", type=int, default=2)
-    parser.add_argument("--seconds", type=float, default=120)
+    parser.add_argument("--users", type=int, default=50)
+    parser.add_argument("--uploaders", type=int, default=10)
+    parser.add_argument("--seconds", type=float, default=300)
     parser.add_argument("--drain", type=float, default=120, help="most to wait for uploads")
+    parser.add_argument("--think", type=float, default=1.0, help="users wait 0 to this, s")
+    parser.add_argument("--upload-think", type=float, default=5.0)
+    parser.add_argument("--series", type=int, default=200, help="series in the page pool")
+    parser.add_argument("--scopes", type=int, default=40, help="scopes in the page pool")
+    parser.add_argument("--workers", type=int, help="gunicorn processes (WEB_CONCURRENCY)")
+    parser.add_argument("--threads", type=int, help="threads each (GUNICORN_THREADS)")
+    parser.add_argument(
+        "--celery",
+        default="all:2",
+        help="Celery workers: queues:concurrency, comma-separated ('all:2' = one worker, "
+        "every queue, as docker-compose's single worker; 'ingest:2,detection:1,email:1')",
+    )
     args = parser.parse_args()
     django_setup()
+    from ingest.synthetic.store import units_stored
     from perfdb.accounts import token_get, user_ensure
     from perfdb.models import Run, Upload
 
+    units = units_stored()
+    if not units:
+        sys.exit("no synthetic history: run manage.py synth_history --scale N first")
     token = token_get(user=user_ensure(username="bench-uploader", staff=False))
-    urls = page_pool()
+    pool = page_pool(args.series, args.scopes, seed=1)
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    with tempfile.TemporaryDirectory() as tmp:
-        procs = start_servers(port, Path(tmp), Path(tmp))
+    stats = Stats()
+    with tempfile.TemporaryDirectory() as tmpdir:
+        tmp = Path(tmpdir)
+        env = server_env(port, tmp, args)
+        procs = start_servers(env, tmp, args.celery)
         try:
             wait_until_up(base)
-            stats = Stats()
+            warm = time.time()
+            for kind, urls in pool.items():  # the morning's steady state, not a cold start
+                for url in urls:
+                    fetch(base, url, Stats(), kind)
+            warm = time.time() - warm
             start = time.time()
             until = start + args.seconds
             threads = [
-                threading.Thread(target=user_loop, args=(base, urls, until, stats, n))
+                threading.Thread(target=user_loop, args=(base, pool, until, stats, n, args.think))
                 for n in range(args.users)
             ] + [
-                threading.Thread(target=uploader_loop, args=(base, token, until, stats))
-                for _ in range(args.uploaders)
+                threading.Thread(
+                    target=uploader_loop,
+                    args=(base, token, until, stats, n, units, args.upload_think),
+                )
+                for n in range(args.uploaders)
             ]
             for thread in threads:
                 thread.start()
@@ -175,43 +476,79 @@ def main() -> None:
                 thread.join()
             elapsed = time.time() - start
             deadline = time.time() + args.drain
-            pending = Upload.objects.filter(pk__in=stats.upload_ids).exclude(status="done")
+            pending = Upload.objects.filter(pk__in=stats.upload_ids).exclude(
+                status__in=("done", "failed")
+            )
             while pending.exists() and time.time() < deadline:
                 time.sleep(1)
             drained = time.time() - start - elapsed
         finally:
-            for proc in procs:
-                proc.terminate()
-            for proc in procs:
-                try:
-                    proc.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
+            stop(procs)
+            logs = {p.name: p.read_text()[-2000:] for p in tmp.glob("proc*.log")}
     done = Upload.objects.filter(pk__in=stats.upload_ids, status="done")
     lost = len(stats.upload_ids) - done.count()
-    Run.objects.filter(upload__in=done).update(synthetic=True)
+    Run.objects.filter(upload__in=stats.upload_ids).update(synthetic=True)
+    report(args, stats, elapsed, drained, warm, lost, units)
+    if stats.errors or lost:
+        for name, text in logs.items():
+            print(f"\n--- {name} (tail) ---\n{text}")
+
+
+def report(args, stats: Stats, elapsed, drained, warm, lost, units) -> None:
+    workers = os.environ.get("WEB_CONCURRENCY", "3") if not args.workers else args.workers
+    threads = os.environ.get("GUNICORN_THREADS", "4") if not args.threads else args.threads
     print(
-        f"{args.users} users, {args.uploaders} uploaders for {elapsed:.0f} s on 127.0.0.1 "
-        f"(gunicorn 2x4, 2 Celery workers); uploads drained {drained:.0f} s after\n"
+        f"{args.users} users (think 0-{args.think:g} s) + {args.uploaders} uploaders "
+        f"(12-run nightly bundles, think 0-{2 * args.upload_think:g} s) for {elapsed:.0f} s "
+        f"on 127.0.0.1; {result_count():,} results ({units} synthetic units); gunicorn gthread "
+        f"{workers}x{threads}, Celery {args.celery}; warm-up {warm:.0f} s; uploads drained "
+        f"{drained:.0f} s after\n"
     )
-    rows = [
+    everything = [t for times in stats.pages.values() for t in times]
+    rows: list[tuple[str, int | str, str, str, str]] = []
+    for kind, _ in MIX:
+        times = stats.pages.get(kind)
+        if times:
+            rows.append((kind, len(times), ms(p50(times)), ms(p95(times)), ms(max(times))))
+    rows.append(
         (
-            "page requests",
-            len(stats.times),
-            f"{len(stats.times) / elapsed:.1f}/s",
-            ms(p50(stats.times)) if stats.times else "-",
-            ms(p95(stats.times)) if stats.times else "-",
-        ),
-        (
-            "uploads accepted",
-            len(stats.upload_ids),
-            f"{len(stats.upload_ids) / elapsed:.2f}/s",
-            "-",
-            "-",
-        ),
-    ]
-    print(table(["what", "count", "throughput", "p50 ms", "p95 ms"], rows))
-    print(f"\nerrors: {len(stats.errors)}; uploads lost: {lost}")
+            "**all pages**",
+            f"{len(everything)} ({len(everything) / elapsed:.1f}/s)",
+            ms(p50(everything)),
+            ms(p95(everything)),
+            ms(max(everything)),
+        )
+    )
+    for kind, times in stats.first_after_kinds.items():
+        rows.append(
+            (
+                f"first after upload: {kind}",
+                len(times),
+                ms(p50(times)),
+                ms(p95(times)),
+                ms(max(times)),
+            )
+        )
+    if stats.upload_post:
+        up = stats.upload_post
+        rows.append(("upload POST", len(up), ms(p50(up)), ms(p95(up)), ms(max(up))))
+    if stats.upload_done:
+        ud = stats.upload_done
+        rows.append(("upload to done", len(ud), ms(p50(ud)), ms(p95(ud)), ms(max(ud))))
+    print(table(["what", "count", "p50 ms", "p95 ms", "max ms"], rows))
+    page = p95(everything) if everything else float("inf")
+    first = p95(stats.first_after) if stats.first_after else float("inf")
+    done = p95(stats.upload_done) if stats.upload_done else float("inf")
+    print(
+        f"\npage p95 {ms(page)} ms = {page / GOAL_PAGE_P95:.2f}x the 500 ms goal; "
+        f"first request after an upload p95 {ms(first)} ms = "
+        f"{first / GOAL_FIRST_AFTER_UPLOAD:.2f}x the 300 ms goal; upload-to-done p95 "
+        f"{done:.1f} s = {done / GOAL_UPLOAD_DONE_P95:.2f}x the 30 s goal"
+    )
+    print(
+        f"errors: {len(stats.errors)}; uploads accepted {len(stats.upload_ids)}, done "
+        f"{len(stats.upload_ids) - lost}, lost {lost}; status polls {stats.polls}"
+    )
     for error in stats.errors[:10]:
         print("  ", error)
 

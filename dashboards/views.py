@@ -6,7 +6,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from dashboards import chart_queries
+from dashboards import chart_queries, scope_stats
 from dashboards.chart_queries.profiles import run_profile_diff_url
 from perfdb import queries
 from perfdb.accounts import token_get, token_rotate
@@ -15,15 +15,17 @@ from perfdb.headers import attachment_header
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    """The run counts and latest runs read every run (0.2-0.3 s each at 10M results), so they
-    are cached until runs are added or removed; the recent lists and alerts are index reads."""
+    """The run counts and latest runs are cached until runs are added or removed, and built
+    from per-scope summaries (``dashboards.scope_stats``) so that an upload recounts only its
+    scopes; the recent lists and alerts are index reads."""
+    workloads, hardware, latest = cached("home:overview", scope_stats.overview)
     return render(
         request,
         "dashboards/home.html",
         {
-            "workloads": cached("home:workloads", lambda: list(queries.workloads_with_counts())),
-            "hardware": cached("home:hardware", lambda: list(queries.hardware_with_counts())),
-            "latest": cached("home:latest", chart_queries.latest_runs_by_scope),
+            "workloads": workloads,
+            "hardware": hardware,
+            "latest": latest,
             "recent_runs": list(queries.runs_recent()),
             "uploads": list(queries.uploads_recent()),
             "alerts": chart_queries.alerts_open(),

@@ -21,7 +21,6 @@ from ingest.evidence import evidence_write
 from ingest.manifest import HardwareSpec, Manifest, RunSpec
 from ingest.parsers.base import Record
 from ingest.plan import FilePart, PlannedRun
-from perfdb.cache import data_changed_on_commit
 from perfdb.kernels import parse_kernel
 from perfdb.models import (
     Curve,

@@ -6,14 +6,21 @@ that adds or removes runs calls ``data_changed()`` after its commit: the version
 every key cached under the old version is simply never read again (it expires by its
 timeout). A reader takes the version *before* it queries, so a value computed from data older
 than a commit can only be stored under the version that commit left behind.
+
+Runs *added* are tracked finer (``runs_added``): each scope (workload x hardware x UP/SMP)
+has a version of its own, and a value that reads only some scopes (a scope's chart, its
+setups' run counts) is cached with ``cached_per_scope`` under those scopes' versions and the
+*structure* version, which only ``data_changed`` moves (runs removed or edited). An upload
+then leaves every other scope's entries warm, and what reads all scopes (the overview, the
+scope picker) is rebuilt from the per-scope entries, recomputing only the scopes it touched.
 """
 
 from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from django.core.cache import cache
 from django.db import transaction
@@ -21,6 +28,8 @@ from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
 VERSION_KEY = "perfdb:data-version"
+STRUCTURE_KEY = "perfdb:structure-version"
+SCOPE_VERSION_PREFIX = "perfdb:scope-version:"
 # Old versions' entries are dead weight once the version moves; let Redis drop them.
 TIMEOUT_SECONDS = 6 * 60 * 60
 _MISSING = object()
@@ -44,12 +53,18 @@ def data_version() -> int:
     return int(version)
 
 
-def data_changed() -> None:
-    """Runs were added or removed: nothing cached so far may be served again."""
+def _bump(key: str) -> None:
     try:
-        cache.incr(VERSION_KEY)
+        cache.incr(key)
     except ValueError:  # the key is missing: any new value invalidates
-        cache.set(VERSION_KEY, _fresh_version(), timeout=None)
+        cache.set(key, _fresh_version(), timeout=None)
+
+
+def data_changed() -> None:
+    """Runs were removed or edited (or anything else changed): nothing cached so far may be
+    served again, whichever scope it is for."""
+    _bump(VERSION_KEY)
+    _bump(STRUCTURE_KEY)
 
 
 def data_changed_on_commit() -> None:
@@ -71,9 +86,88 @@ def cached(key: str, fn: Callable[[], T], timeout: int = TIMEOUT_SECONDS) -> T:
     return value  # type: ignore[return-value]
 
 
+# --- per-scope versions ----------------------------------------------------------------------
+
+
+def scope_key(workload_id: int, hardware_id: int, mode: str) -> str:
+    """A scope's name: the same text as the pages' ``scope`` parameter."""
+    return f"{workload_id}-{hardware_id}-{mode}"
+
+
+def runs_added(scopes: Iterable[str]) -> None:
+    """Runs were added to these scopes (and nowhere else): entries cached for other scopes
+    stay valid; everything cached with ``cached`` (all runs) does not."""
+    _bump(VERSION_KEY)
+    for scope in set(scopes):
+        _bump(SCOPE_VERSION_PREFIX + scope)
+
+
+def runs_added_on_commit(scopes: Iterable[str]) -> None:
+    """``runs_added`` once the current transaction commits (at once outside one)."""
+    scopes = tuple(scopes)
+    transaction.on_commit(lambda: runs_added(scopes))
+
+
+def _versions(keys: list[str]) -> list[int] | None:
+    """The current value of each version key (started when missing); None when the cache is
+    unreachable, so nothing is reused."""
+    found = cache.get_many(keys)
+    out = []
+    for key in keys:
+        version = found.get(key)
+        if version is None:
+            cache.add(key, _fresh_version(), timeout=None)
+            version = cache.get(key)
+            if version is None:
+                return None
+        out.append(int(version))
+    return out
+
+
+def _scoped_key(key: str, scope: str, structure: int, version: int) -> str:
+    digest = hashlib.sha256(f"{key}|{scope}".encode()).hexdigest()[:40]
+    return f"perfdb:s{structure}.{version}:{digest}"
+
+
+def cached_per_scope(
+    key: str,
+    scopes: Sequence[str],
+    compute: Callable[[list[str]], Mapping[str, T]],
+    timeout: int = TIMEOUT_SECONDS,
+) -> dict[str, T]:
+    """For each scope, ``compute([...scopes])[scope]``, cached per scope version: only the
+    scopes changed since their entry was cached are computed again (in one call). ``key``
+    must name everything ``compute`` reads besides the scope's runs."""
+    scopes = list(dict.fromkeys(scopes))
+    versions = _versions([STRUCTURE_KEY] + [SCOPE_VERSION_PREFIX + s for s in scopes])
+    if versions is None:
+        return dict(compute(scopes))
+    structure, *per_scope = versions
+    full = {s: _scoped_key(key, s, structure, v) for s, v in zip(scopes, per_scope, strict=True)}
+    found = cache.get_many(list(full.values()))
+    out = {s: found[k] for s, k in full.items() if k in found}
+    missing = [s for s in scopes if s not in out]
+    if missing:
+        computed = compute(missing)
+        cache.set_many({full[s]: computed[s] for s in missing if s in computed}, timeout)
+        out.update({s: computed[s] for s in missing if s in computed})
+    return out
+
+
+def cached_in_scope(key: str, scope: str, fn: Callable[[], T], timeout: int = TIMEOUT_SECONDS) -> T:
+    """``fn()``, computed once per version of ``scope``: for a value that reads only that
+    scope's runs (its charts). ``key`` must name everything else ``fn`` reads."""
+    return cached_per_scope(key, [scope], lambda _: {scope: fn()}, timeout)[scope]
+
+
 @receiver(post_save, sender="perfdb.Run")
 @receiver(post_delete, sender="perfdb.Run")
-def _run_saved_or_deleted(**kwargs: object) -> None:
-    """Runs added, edited or deleted through the ORM one by one (the admin, a shell). The
-    bulk writers (ingest, synthetic history) call ``data_changed_on_commit`` themselves."""
-    data_changed_on_commit()
+def _run_saved_or_deleted(instance: Any, created: bool = False, **kwargs: object) -> None:
+    """Runs added, edited or deleted through the ORM one by one (the ingest writer creates
+    each run so, the admin, a shell): a new run touches its scope only, an edit or a
+    deletion anything. The COPY writers (synthetic history) call ``data_changed_on_commit``."""
+    if created:
+        setup = instance.setup  # the writer passed the Setup object: no query
+        runs_added_on_commit([scope_key(setup.workload_id, setup.hardware_id, setup.mode)])
+    else:
+        data_changed_on_commit()

@@ -1,0 +1,100 @@
+"""Per-setup run summaries, read per scope (workload x hardware x UP/SMP): what the overview
+and the scope picker are built from, so that an upload recomputes only the scopes it wrote to
+(``dashboards.scope_stats`` caches them per scope version)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from django.db import connection
+from django.db.models import Exists, OuterRef
+
+from perfdb.models import Run, Setup
+
+
+class SetupRuns(NamedTuple):
+    """A setup's run count and newest run (by creation, then id). A plain tuple: thousands
+    are cached per request's worth of scopes, and tuples unpickle ten times faster than
+    dataclasses."""
+
+    setup_id: int
+    workload_id: int
+    hardware_id: int
+    run_count: int
+    newest_run_id: int
+    newest_at: float  # POSIX seconds
+
+
+def setups_with_runs() -> list[dict[str, Any]]:
+    """Every setup with at least one run, with its workload and hardware names, in picker
+    order; no counts (a count reads every run). One query: an EXISTS probe per setup on
+    run_series_idx (setup, ...)."""
+    rows = (
+        Setup.objects.filter(Exists(Run.objects.filter(setup_id=OuterRef("pk"))))
+        .values(
+            "id",
+            "workload_id",
+            "workload__name",
+            "workload__version",
+            "hardware_id",
+            "hardware__name",
+            "mode",
+            "params",
+        )
+        .order_by("workload__name", "workload__version", "hardware__name", "mode", "id")
+    )
+    return [
+        {
+            "id": r["id"],
+            "workload_id": r["workload_id"],
+            "workload": f"{r['workload__name']} {r['workload__version']}".strip(),
+            "hardware_id": r["hardware_id"],
+            "hardware": r["hardware__name"],
+            "mode": r["mode"],
+            "params": r["params"],
+        }
+        for r in rows
+    ]
+
+
+def newest_setup_id() -> int:
+    """The highest setup id (0 when none): a new setup changes it. One index look-up."""
+    row = Setup.objects.order_by("-id").values_list("id", flat=True).first()
+    return row or 0
+
+
+_RUNS_PER_SETUP = """
+SELECT s.workload_id, s.hardware_id, s.mode, r.setup_id, count(*),
+       (array_agg(r.id ORDER BY r.created_at DESC, r.id DESC))[1], max(r.created_at)
+FROM perfdb_run r JOIN perfdb_setup s ON s.id = r.setup_id
+{where}
+GROUP BY s.workload_id, s.hardware_id, s.mode, r.setup_id
+"""
+
+
+def runs_per_setup(
+    scopes: Sequence[tuple[int, int, str]] | None,
+) -> dict[tuple[int, int, str], list[SetupRuns]]:
+    """Each setup's run count and newest run, grouped by scope (workload id, hardware id,
+    mode); ``None`` for every scope. One query: for a few scopes the setups come from
+    setup_natural_uniq (workload, hardware, mode, ...) and their runs from run_series_idx
+    (setup, ...); for every scope it reads every run once (a cold start only)."""
+    params: list[Any] = []
+    where = ""
+    if scopes is not None:
+        if not scopes:
+            return {}
+        where = "WHERE " + " OR ".join(
+            "(s.workload_id = %s AND s.hardware_id = %s AND s.mode = %s)" for _ in scopes
+        )
+        for scope in scopes:
+            params.extend(scope)
+    out: dict[tuple[int, int, str], list[SetupRuns]] = {(w, h, m): [] for w, h, m in scopes or ()}
+    with connection.cursor() as cursor:
+        cursor.execute(_RUNS_PER_SETUP.format(where=where), params)
+        for workload_id, hardware_id, mode, setup_id, count, newest, newest_at in cursor:
+            out.setdefault((workload_id, hardware_id, mode), []).append(
+                SetupRuns(setup_id, workload_id, hardware_id, count, newest, newest_at.timestamp())
+            )
+    return out
