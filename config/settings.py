@@ -164,6 +164,23 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT 
 CELERY_TIMEZONE = TIME_ZONE
 # Tests give their own workers a queue of their own (a worker's follow-up tasks stay there).
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_TASK_DEFAULT_QUEUE", "celery")
+# Split queues (docs/deploy.md): ingest, detection and email each go to a queue of their own
+# when these are set (docker-compose sets them, with a worker per queue), so a 1 GiB upload
+# never delays an alert email. Unset, every task stays on the default queue (one worker for
+# all, as in development and the tests). Routed by task name, the workers' contract.
+CELERY_INGEST_QUEUE = os.environ.get("CELERY_INGEST_QUEUE") or CELERY_TASK_DEFAULT_QUEUE
+CELERY_DETECTION_QUEUE = os.environ.get("CELERY_DETECTION_QUEUE") or CELERY_TASK_DEFAULT_QUEUE
+CELERY_EMAIL_QUEUE = os.environ.get("CELERY_EMAIL_QUEUE") or CELERY_TASK_DEFAULT_QUEUE
+CELERY_TASK_ROUTES = {
+    "ingest.tasks.ingest_upload": {"queue": CELERY_INGEST_QUEUE},
+    "ingest.tasks.recover_stuck_uploads": {"queue": CELERY_INGEST_QUEUE},
+    "perfdb.tasks.regressions_check": {"queue": CELERY_DETECTION_QUEUE},
+    "perfdb.tasks.recover_followups": {"queue": CELERY_DETECTION_QUEUE},
+    "perfdb.tasks.notify_upload": {"queue": CELERY_EMAIL_QUEUE},
+    "perfdb.tasks.send_email": {"queue": CELERY_EMAIL_QUEUE},
+    "perfdb.tasks.send_due_emails": {"queue": CELERY_EMAIL_QUEUE},
+    "perfdb.tasks.send_digests": {"queue": CELERY_EMAIL_QUEUE},
+}
 # Follow-up work (README "Operations"): owed work past this many seconds is queued again.
 FOLLOWUP_DEADLINE_SECONDS = int(os.environ.get("FOLLOWUP_DEADLINE_SECONDS", 30))
 # Email retries: backoff cap; a message left "sending" this long by a dead sender is sent
