@@ -24,4 +24,5 @@ EXPOSE 8000
 # compose default is). The worker and beat containers, which serve no HTTP, turn it off.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
     CMD ["python", "-c", "import sys, urllib.request as u; r = u.Request('http://127.0.0.1:8000/healthz', headers={'Host': 'localhost'}); sys.exit(0 if u.urlopen(r, timeout=4).status == 200 else 1)"]
-CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3"]
+# config/gunicorn.conf.py: gthread, WEB_CONCURRENCY x GUNICORN_THREADS, bound on 0.0.0.0:8000.
+CMD ["gunicorn", "-c", "config/gunicorn.conf.py", "config.wsgi:application"]
