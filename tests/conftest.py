@@ -152,9 +152,15 @@ def _worker_idle(app) -> bool:
     import redis
 
     inspect = app.control.inspect(timeout=1.0)
-    active = inspect.active() or {}
-    reserved = inspect.reserved() or {}
-    queued = redis.Redis.from_url(settings.CELERY_BROKER_URL).llen("celery")
+    active = inspect.active()
+    reserved = inspect.reserved()
+    if active is None or reserved is None:
+        # A solo worker busy with a long task cannot answer a broadcast: that is not idle.
+        return False
+    queues = {settings.CELERY_TASK_DEFAULT_QUEUE}
+    queues.update(route["queue"] for route in settings.CELERY_TASK_ROUTES.values())
+    broker = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    queued = sum(broker.llen(queue) for queue in queues)
     return not any(active.values()) and not any(reserved.values()) and queued == 0
 
 
