@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from django.http import Http404
 from django.urls import reverse
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from dashboards.selection import choice_param, text_param
+from dashboards.api_pagination import Pagination
+from dashboards.api_schema import TEXT
+from dashboards.api_serializers import ParamsField
+from dashboards.selection import strict_choice_param, text_param
 from perfdb import queries
-from perfdb.models import Mode, Run
+from perfdb.models import Better, Mode, Run
 
 
 def run_keys_json(run: Run, request: Request) -> dict[str, object]:
@@ -34,52 +36,63 @@ def run_keys_json(run: Run, request: Request) -> dict[str, object]:
     }
 
 
-RunSchema = inline_serializer(
-    "Run",
-    {
-        "id": serializers.IntegerField(),
-        "url": serializers.URLField(),
-        "workload": serializers.CharField(),
-        "kernel": serializers.CharField(),
-        "patches": serializers.ListField(child=serializers.CharField()),
-        "hardware": serializers.CharField(),
-        "mode": serializers.ChoiceField(choices=Mode.choices),
-        "params": serializers.DictField(),
-        "notes": serializers.CharField(),
-        "results": serializers.DictField(
-            help_text="per metric: unit, better, values (per trial), mean, sd, n"
-        ),
-    },
-)
-RunPage = inline_serializer(
-    "RunPage",
-    {
-        "count": serializers.IntegerField(),
-        "next": serializers.URLField(allow_null=True),
-        "previous": serializers.URLField(allow_null=True),
-        "results": RunSchema.__class__(many=True),
-    },
-)
+class RunResultSerializer(serializers.Serializer):
+    unit = serializers.CharField()
+    better = serializers.ChoiceField(choices=Better.choices)
+    trials = serializers.ListField(child=serializers.IntegerField(), help_text="0: no trials")
+    values = serializers.ListField(child=serializers.FloatField(), help_text="per trial")
+    discarded_trials = serializers.ListField(child=serializers.IntegerField())
+    mean = serializers.FloatField(allow_null=True, help_text="of the kept trials")
+    sd = serializers.FloatField(allow_null=True, help_text="null below two kept values")
+    n = serializers.IntegerField()
+
+
+class RunSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    url = serializers.URLField()
+    page = serializers.URLField()
+    workload = serializers.CharField()
+    workload_version = serializers.CharField(allow_blank=True)
+    kernel = serializers.CharField()
+    patches = serializers.ListField(child=serializers.CharField(), help_text="[] is stock")
+    hardware = serializers.CharField()
+    mode = serializers.ChoiceField(choices=Mode.choices)
+    params = ParamsField()
+    label = serializers.CharField(allow_blank=True)  # type: ignore[assignment]  # a field named like a Field attribute; DRF keeps it apart
+    notes = serializers.CharField(allow_blank=True)
+    upload = serializers.IntegerField(allow_null=True)
+
+
+class RunPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = RunSerializer(many=True)
+
+
+class RunDetailSerializer(RunSerializer):
+    results = serializers.DictField(child=RunResultSerializer(), help_text="per metric name")
+
 
 RUN_FILTERS = [
-    OpenApiParameter("workload", str, description="workload name, e.g. VolanoMark"),
-    OpenApiParameter("kernel", str, description="kernel version, e.g. 2.5.59"),
-    OpenApiParameter("patches", str, description="patch set joined with '+'; 'stock' for none"),
-    OpenApiParameter("hardware", str, description="hardware configuration name"),
-    OpenApiParameter("mode", str, enum=["UP", "SMP"]),
+    OpenApiParameter("workload", TEXT, description="workload name, e.g. VolanoMark"),
+    OpenApiParameter("kernel", TEXT, description="kernel version, e.g. 2.5.59"),
+    OpenApiParameter("patches", TEXT, description="patch set joined with '+'; 'stock' for none"),
+    OpenApiParameter("hardware", TEXT, description="hardware configuration name"),
+    OpenApiParameter("mode", str, enum=Mode.values),
 ]
 
 
 class RunListView(APIView):
     @extend_schema(
         parameters=RUN_FILTERS,
-        responses=RunPage,
+        responses=RunPageSerializer,
         operation_id="runs_list",
         summary="Runs, newest first, paginated",
     )
     def get(self, request: Request) -> Response:
         q = request.query_params  # BadParam: a JSON 400 naming it (dashboards/api_errors.py)
-        mode = choice_param({"mode": q.get("mode", "").upper()}, "mode", ("UP", "SMP"), "")
+        mode = strict_choice_param(q, "mode", Mode.values)
         runs = queries.runs_filtered(
             workload=text_param(q, "workload"),
             kernel=text_param(q, "kernel"),
@@ -87,14 +100,15 @@ class RunListView(APIView):
             hardware=text_param(q, "hardware"),
             mode=mode or None,
         )
-        paginator = PageNumberPagination()
-        page = paginator.paginate_queryset(runs, request, view=self)
+        paginator = Pagination()
+        page = paginator.paginate_queryset(runs, request, view=self) or []
         return paginator.get_paginated_response([run_keys_json(r, request) for r in page])
 
 
 class RunDetailView(APIView):
     @extend_schema(
-        responses=RunSchema, summary="One run: keys, parameters, notes and results per metric"
+        responses=RunDetailSerializer,
+        summary="One run: keys, parameters, notes and results per metric",
     )
     def get(self, request: Request, run_id: int) -> Response:
         run = queries.run_with_keys(run_id=run_id)

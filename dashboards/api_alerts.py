@@ -17,7 +17,9 @@ from drf_spectacular.utils import (
     extend_schema_view,
 )
 from rest_framework import generics, serializers
+from rest_framework.exceptions import NotFound
 from rest_framework.exceptions import ValidationError as DRFValidationError
+from rest_framework.parsers import JSONParser
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -25,7 +27,10 @@ from rest_framework.views import APIView
 
 from dashboards.alerts import STATUS_CHOICES, _filters, own_address
 from dashboards.api_errors import DETAIL_ERRORS, FORBIDDEN, NOT_FOUND, READ_ERRORS, WRITE_ERRORS
-from dashboards.api_serializers import AlertSerializer, SubscriptionSerializer
+from dashboards.api_schema import TEXT
+from dashboards.api_serializers import AlertSerializer, StrictCharField, SubscriptionSerializer
+from dashboards.selection import strict_choice_param
+from perfdb.accounts import signed_in
 from perfdb.alerting import queries
 from perfdb.alerting.triage import alert_triage, alerts_bulk_triage, subscription_save
 from perfdb.models import Alert, Subscription
@@ -33,10 +38,10 @@ from perfdb.models import Alert, Subscription
 ALERT_FILTERS = [
     OpenApiParameter("status", str, enum=STATUS_CHOICES, description="'open': not yet resolved"),
     OpenApiParameter("direction", str, enum=Alert.Direction.values),
-    OpenApiParameter("workload", str, description="workload name"),
-    OpenApiParameter("hardware", str, description="hardware name"),
-    OpenApiParameter("kernel", str, description="the candidate run's kernel version"),
-    OpenApiParameter("patch", str, description="a patch in the candidate run's patch set"),
+    OpenApiParameter("workload", TEXT, description="workload name"),
+    OpenApiParameter("hardware", TEXT, description="hardware name"),
+    OpenApiParameter("kernel", TEXT, description="the candidate run's kernel version"),
+    OpenApiParameter("patch", TEXT, description="a patch in the candidate run's patch set"),
 ]
 
 
@@ -51,7 +56,10 @@ class AlertList(generics.ListAPIView):
     serializer_class = AlertSerializer
 
     def get_queryset(self):
-        return queries.alerts_filtered(**_filters(self.request.query_params))
+        query = self.request.query_params
+        strict_choice_param(query, "status", STATUS_CHOICES)  # present and empty: a 400
+        strict_choice_param(query, "direction", Alert.Direction.values)
+        return queries.alerts_filtered(**_filters(query))
 
     @extend_schema(
         summary="Alerts (regressions and improvements), newest first, paginated",
@@ -64,14 +72,14 @@ class AlertList(generics.ListAPIView):
 
 class TriageSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=Alert.Status.choices, required=False)
-    assignee = serializers.CharField(
+    assignee = StrictCharField(
         required=False,
         allow_null=True,
         allow_blank=True,
         max_length=150,
         help_text="a username; null or '' to unassign",
     )
-    notes = serializers.CharField(required=False, allow_blank=True, max_length=10000)
+    notes = StrictCharField(required=False, allow_blank=True, max_length=10000)
 
     def validate_assignee(self, value):
         if not value:
@@ -96,6 +104,7 @@ class BulkTriageResult(serializers.Serializer):
 
 class AlertDetail(APIView):
     permission_classes = [IsStaffOrReadOnly]
+    parser_classes = [JSONParser]
 
     def _alert(self, alert_id: int) -> Alert:
         return get_object_or_404(queries.alerts_filtered(), pk=alert_id)
@@ -116,9 +125,9 @@ class AlertDetail(APIView):
         changes = dict(body.validated_data)
         alert_triage(
             alert_id=alert.pk,
-            user=request.user,
+            user=signed_in(request.user),
             status=changes.get("status"),
-            assignee=changes["assignee"] if "assignee" in changes else "unchanged",
+            assignee=changes.get("assignee", "unchanged"),
             notes=changes.get("notes"),
         )
         return Response(AlertSerializer(self._alert(alert_id), context={"request": request}).data)
@@ -126,6 +135,7 @@ class AlertDetail(APIView):
 
 class AlertBulkTriage(APIView):
     permission_classes = [IsStaffOrReadOnly]
+    parser_classes = [JSONParser]
 
     @extend_schema(
         summary="Set the status of many alerts at once (staff)",
@@ -139,14 +149,15 @@ class AlertBulkTriage(APIView):
         found = set(Alert.objects.filter(pk__in=ids).values_list("pk", flat=True))
         missing = [i for i in ids if i not in found]
         if missing:
-            raise DRFValidationError({"ids": [f"no alert {missing[0]}"]})
+            raise NotFound(f"no alert {missing[0]}")
         status = body.validated_data["status"]
-        count = alerts_bulk_triage(alert_ids=ids, user=request.user, status=status)
+        count = alerts_bulk_triage(alert_ids=ids, user=signed_in(request.user), status=status)
         return Response({"updated": count, "status": status})
 
 
-class OwnSubscriptions:
+class OwnSubscriptions(generics.GenericAPIView):
     permission_classes = [IsAuthenticated]
+    parser_classes = [JSONParser]
     serializer_class = SubscriptionSerializer
 
     def get_queryset(self):

@@ -8,8 +8,9 @@ page) and filtered with django-filter (a bad filter value is a 400 naming it).
 from __future__ import annotations
 
 import django_filters
+from django import forms
 from django.db.models import Count
-from drf_spectacular.utils import extend_schema, extend_schema_view
+from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import generics
 
 from dashboards import api_serializers as s
@@ -32,7 +33,22 @@ def documented(summary: str, serializer):
     return extend_schema(summary=summary, responses={200: serializer, **DETAIL_ERRORS})
 
 
-class KernelFilter(django_filters.FilterSet):
+class StrictFilterSet(django_filters.FilterSet):
+    """A filter given with an empty value is a 400 (django-filter would ignore it), so a
+    parameter typed as an enum or a number in the schema accepts nothing else."""
+
+    def is_valid(self) -> bool:
+        valid = super().is_valid()
+        for name, flt in self.filters.items():
+            typed = isinstance(flt, django_filters.ChoiceFilter | django_filters.NumberFilter)
+            data = self.data or {}
+            if typed and name in data and data.get(name) in ("", None):
+                self.form.add_error(name, "give a value or leave the parameter out")
+                valid = False
+        return valid
+
+
+class KernelFilter(StrictFilterSet):
     version = django_filters.CharFilter(help_text="exact version, e.g. 2.5.59")
 
     class Meta:
@@ -55,7 +71,7 @@ class KernelDetail(generics.RetrieveAPIView):
     serializer_class = s.KernelSerializer
 
 
-class NameFilter(django_filters.FilterSet):
+class NameFilter(StrictFilterSet):
     name = django_filters.CharFilter(help_text="exact name")
 
 
@@ -72,7 +88,7 @@ class PatchList(generics.ListAPIView):
     filterset_class = PatchFilter
 
 
-class PatchSetFilter(django_filters.FilterSet):
+class PatchSetFilter(StrictFilterSet):
     name = django_filters.CharFilter(help_text="patches joined with '+'; '' is stock")
     patch = django_filters.CharFilter(
         field_name="patches__name", help_text="sets that contain this patch"
@@ -126,7 +142,7 @@ class WorkloadList(generics.ListAPIView):
     filterset_class = WorkloadFilter
 
 
-class MetricFilter(django_filters.FilterSet):
+class MetricFilter(StrictFilterSet):
     name = django_filters.CharFilter(help_text="exact name, e.g. throughput")
     better = django_filters.ChoiceFilter(choices=[(c, c) for c in ("higher", "lower", "none")])
 
@@ -144,7 +160,7 @@ class MetricList(generics.ListAPIView):
     filterset_class = MetricFilter
 
 
-class SetupFilter(django_filters.FilterSet):
+class SetupFilter(StrictFilterSet):
     workload = django_filters.CharFilter(field_name="workload__name", help_text="workload name")
     hardware = django_filters.CharFilter(field_name="hardware__name", help_text="hardware name")
     mode = django_filters.ChoiceFilter(choices=Mode.choices)
@@ -179,9 +195,19 @@ class SetupDetail(generics.RetrieveAPIView):
     serializer_class = s.SetupSerializer
 
 
-class BaselineFilter(django_filters.FilterSet):
-    setup = django_filters.NumberFilter(field_name="setup_id", min_value=1)
-    metric = django_filters.NumberFilter(field_name="metric_id", min_value=1)
+@extend_schema_field({"type": "integer", "minimum": 1, "maximum": 2**63 - 1})
+class IdFilter(django_filters.NumberFilter):
+    """An id: a whole number that fits a bigint (a decimal or a huge number is a 400)."""
+
+    field_class = forms.IntegerField  # type: ignore[assignment]  # the stubs allow Decimal only
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, min_value=1, max_value=2**63 - 1, **kwargs)
+
+
+class BaselineFilter(StrictFilterSet):
+    setup = IdFilter(field_name="setup_id", help_text="setup id")
+    metric = IdFilter(field_name="metric_id", help_text="metric id")
 
     class Meta:
         model = PinnedBaseline

@@ -26,7 +26,8 @@ from dashboards.selection import BadParam
 class ErrorSerializer(serializers.Serializer):
     error = serializers.CharField(help_text="what is wrong and what is allowed")
     param = serializers.CharField(allow_null=True, help_text="the parameter or field at fault")
-    fields = serializers.DictField(
+    # a field named like Serializer.fields: DRF's serializer metaclass keeps the two apart
+    fields = serializers.DictField(  # type: ignore[assignment]
         child=serializers.ListField(child=serializers.CharField()),
         required=False,
         help_text="per request-body field, its messages",
@@ -42,6 +43,8 @@ NOT_FOUND = OpenApiResponse(DetailSerializer, description="no such object, or no
 UNAUTHORIZED = OpenApiResponse(DetailSerializer, description="a token is needed, or was wrong")
 FORBIDDEN = OpenApiResponse(DetailSerializer, description="staff only, or not yours")
 THROTTLED = OpenApiResponse(DetailSerializer, description="too many requests; retry later")
+UNSUPPORTED = OpenApiResponse(DetailSerializer, description="the body's content type is not taken")
+TOO_LARGE = OpenApiResponse(DetailSerializer, description="the body is over the bundle limit")
 READ_ERRORS = {400: BAD_REQUEST, 429: THROTTLED}
 DETAIL_ERRORS = {400: BAD_REQUEST, 404: NOT_FOUND, 429: THROTTLED}
 WRITE_ERRORS = {400: BAD_REQUEST, 401: UNAUTHORIZED, 403: FORBIDDEN, 429: THROTTLED}
@@ -68,6 +71,14 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         text = " ".join(exc.messages)
         return Response({"error": text, "param": None}, status=400)
     response = drf_exception_handler(exc, context)
+    if (
+        response is not None
+        and response.status_code == 400
+        and not isinstance(exc, ValidationError)
+    ):
+        # A body that does not parse (ParseError) and other 400s: the same shape.
+        detail = response.data.get("detail", "") if isinstance(response.data, dict) else ""
+        response.data = {"error": str(detail) or "bad request", "param": None}
     if response is not None and isinstance(exc, ValidationError):
         param, text = _first_message(exc.detail)
         body: dict[str, Any] = {"error": f"{param}: {text}" if param else text, "param": param}

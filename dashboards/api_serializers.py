@@ -266,8 +266,42 @@ class AlertSerializer(serializers.ModelSerializer):
         return request.build_absolute_uri(url) if request else url
 
 
+class StrictBooleanField(serializers.BooleanField):
+    """true or false only (DRF would also take 0, 1, "yes", "on")."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
+class StrictCharField(serializers.CharField):
+    """A JSON string only (DRF would turn 0 or false into "0", "False")."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictFloatField(serializers.FloatField):
+    """A JSON number only (DRF would also take false, true and numeric strings)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int | float):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class SubscriptionSerializer(serializers.ModelSerializer):
     email = serializers.EmailField(read_only=True, help_text="always your account's address")
+    active = StrictBooleanField(required=False, default=True)
+    workload_pattern = StrictCharField(required=False, default="*", max_length=100)
+    hardware_pattern = StrictCharField(required=False, default="*", max_length=100)
+    metric_pattern = StrictCharField(required=False, default="*", max_length=100)
+    min_change_pct = StrictFloatField(
+        required=False, default=0, min_value=0, max_value=1e6, help_text="absolute %"
+    )
 
     class Meta:
         model = Subscription

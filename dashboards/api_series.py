@@ -16,6 +16,7 @@ from typing import Any
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
+from rest_framework.exceptions import NotFound
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -60,7 +61,8 @@ class PointSerializer(serializers.Serializer):
     run = serializers.IntegerField(help_text="run id")
     kernel = serializers.CharField()
     patches = serializers.ListField(child=serializers.CharField(), help_text="[] is stock")
-    label = serializers.CharField(help_text="the run's label (Base1), may be empty")
+    # a field named like a Field attribute: DRF's serializer metaclass keeps the two apart
+    label = serializers.CharField(help_text="the run's label (Base1), may be empty")  # type: ignore[assignment]
     hardware = serializers.CharField()
     mode = serializers.CharField()
     x = serializers.FloatField(allow_null=True, help_text="the parameter's value (scaling)")
@@ -87,6 +89,10 @@ class ScalingSerializer(serializers.Serializer):
     points = PointSerializer(many=True)
 
 
+ID = {"type": "integer", "minimum": 1, "maximum": 10**18 - 1}
+IDS = {"type": "string", "pattern": r"^[0-9]{1,18}(,[0-9]{1,18}){0,49}$"}
+PARAM = {"type": "string", "minLength": 1, "maxLength": 100, "pattern": r"^[^\x00]*\S[^\x00]*$"}
+
 FORMAT = OpenApiParameter(
     "format", str, enum=["json", "csv"], description="csv: the points as CSV (text/csv)"
 )
@@ -98,7 +104,7 @@ def _metric(query) -> Metric:
         raise BadParam("metric", "give a metric id (see /api/metrics/)")
     metric = Metric.objects.filter(pk=metric_id).first()
     if metric is None:
-        raise BadParam("metric", f"no metric {metric_id}")
+        raise NotFound(f"no metric {metric_id}")
     return metric
 
 
@@ -128,8 +134,8 @@ class SeriesView(APIView):
     @extend_schema(
         summary="One metric of one setup across kernels and patch sets (the /kernels/ chart)",
         parameters=[
-            OpenApiParameter("setup", int, required=True, description="setup id (/api/setups/)"),
-            OpenApiParameter("metric", int, required=True, description="metric id"),
+            OpenApiParameter("setup", ID, required=True, description="setup id (/api/setups/)"),
+            OpenApiParameter("metric", ID, required=True, description="metric id"),
             FORMAT,
         ],
         responses={
@@ -145,7 +151,7 @@ class SeriesView(APIView):
             raise BadParam("setup", "give a setup id (see /api/setups/)")
         setup = Setup.objects.select_related("workload", "hardware").filter(pk=setup_id).first()
         if setup is None:
-            raise BadParam("setup", f"no setup {setup_id}")
+            raise NotFound(f"no setup {setup_id}")
         metric = _metric(q)
         data = cq.series_points(setup_id=setup.pk, metric=_metric_dict(metric))
         return Response(
@@ -170,9 +176,9 @@ class ScalingView(APIView):
     @extend_schema(
         summary="A metric against a numeric parameter over setups (the /scaling/ chart)",
         parameters=[
-            OpenApiParameter("setups", str, required=True, description="setup ids: 3,4,5"),
-            OpenApiParameter("metric", int, required=True, description="metric id"),
-            OpenApiParameter("param", str, required=True, description="e.g. rooms, threads"),
+            OpenApiParameter("setups", IDS, required=True, description="setup ids: 3,4,5"),
+            OpenApiParameter("metric", ID, required=True, description="metric id"),
+            OpenApiParameter("param", PARAM, required=True, description="e.g. rooms, threads"),
             FORMAT,
         ],
         responses={

@@ -11,12 +11,13 @@ from rest_framework.views import APIView
 from dashboards.pages import compare_data, compare_selection
 from dashboards.selection import BadParam
 
+RUN_IDS = {"type": "string", "pattern": r"^[0-9]{1,18}(,[0-9]{1,18}){0,49}$"}
 COMPARE_PARAMS = [
     OpenApiParameter(
-        "base", str, required=True, description="baseline run ids, comma-separated: 12,13"
+        "base", RUN_IDS, required=True, description="baseline run ids, comma-separated: 12,13"
     ),
     OpenApiParameter(
-        "new", str, required=True, description="candidate run ids, comma-separated: 15,16"
+        "new", RUN_IDS, required=True, description="candidate run ids, comma-separated: 15,16"
     ),
 ]
 
@@ -43,5 +44,7 @@ class CompareView(APIView):
                 raise BadParam("base", "give the baseline run ids, e.g. base=12,13")
             lines, _ = compare_data(base, new)
         except BadParam as error:
+            if error.message.startswith("no run"):  # ids of runs that do not exist
+                return Response({"detail": str(error)}, status=404)
             return Response({"error": str(error), "param": error.name}, status=400)
         return Response({"base": base, "new": new, "rows": [line.as_json() for line in lines]})

@@ -55,15 +55,15 @@ def ids_param(query: Mapping[str, Any], name: str, what: str = "run") -> list[in
 
 
 def text_param(query: Mapping[str, Any], name: str, max_length: int = MAX_TEXT) -> str | None:
-    """A free-text filter (a workload or kernel name): printable text, at most ``max_length``
-    characters. A NUL byte would reach PostgreSQL, which refuses it (a 500 before)."""
+    """A free-text filter (a workload or kernel name): at most ``max_length`` characters and
+    no NUL, which PostgreSQL refuses (a 500 before). Surrounding blanks are dropped."""
     raw = _one(query, name).strip()
     if raw == "":
         return None
     if len(raw) > max_length:
         raise BadParam(name, f"at most {max_length} characters, got {len(raw)}")
-    if not raw.isprintable():
-        raise BadParam(name, "control characters (NUL, CR, LF, …) are not allowed")
+    if "\x00" in raw:
+        raise BadParam(name, "a NUL character is not allowed")
     return raw
 
 
@@ -86,6 +86,18 @@ def choice_param(query: Mapping[str, Any], name: str, choices: Sequence[str], de
         return default
     if raw not in choices:
         allowed = ", ".join(repr(c) for c in choices) or "none available"
+        raise BadParam(name, f"{raw[:60]!r} is not one of {allowed}")
+    return raw
+
+
+def strict_choice_param(query: Mapping[str, Any], name: str, choices: Sequence[str]) -> str | None:
+    """For the API: None when ``name`` is absent; present, it must be one of ``choices``
+    (an empty value is refused, as the schema's enum says)."""
+    if name not in query:
+        return None
+    raw = _one(query, name)
+    if raw not in choices:
+        allowed = ", ".join(repr(c) for c in choices)
         raise BadParam(name, f"{raw[:60]!r} is not one of {allowed}")
     return raw
 
