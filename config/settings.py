@@ -104,6 +104,16 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+# Reads to a streaming replica when DATABASE_REPLICA_URL is set (perfdb/db_router.py): writes,
+# reads inside a transaction and upload status go to the primary; a status says "done" only
+# once the replica has replayed it (waiting at most DATABASE_REPLICA_WAIT seconds).
+if os.environ.get("DATABASE_REPLICA_URL"):
+    DATABASES["replica"] = dj_database_url.parse(
+        os.environ["DATABASE_REPLICA_URL"], conn_max_age=60, conn_health_checks=True
+    )
+    DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
+    DATABASE_ROUTERS = ["perfdb.db_router.PrimaryReplicaRouter"]
+DATABASE_REPLICA_WAIT = float(os.environ.get("DATABASE_REPLICA_WAIT", 5))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 
 from ingest.preview import bundle_preview
 from ingest.services import UploadTooLarge, upload_create
+from perfdb.db_router import replica_caught_up
 from perfdb.models import Upload
 
 
@@ -92,8 +93,13 @@ class UploadCreateView(APIView):
 class UploadDetailView(APIView):
     @extend_schema(responses={200: UploadSchema}, summary="An upload's status, progress and runs")
     def get(self, request: Request, upload_id: int) -> Response:
-        upload = get_object_or_404(Upload, pk=upload_id)
-        return Response(upload_json(upload, request))
+        upload = get_object_or_404(Upload, pk=upload_id)  # the primary (perfdb/db_router.py)
+        doc = upload_json(upload, request)
+        if upload.status == Upload.Status.DONE and not replica_caught_up():
+            # The replica pages read from has not replayed the upload yet: "done" now would
+            # let a client open a run page that says the run does not exist.
+            doc["status"] = Upload.Status.PROCESSING
+        return Response(doc)
 
 
 PreviewRunSchema = inline_serializer(

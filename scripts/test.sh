@@ -9,6 +9,18 @@ ensure_postgres
 ensure_redis
 ensure_venv
 
+# PostgreSQL's server tools (initdb, pg_ctl, pg_basebackup) for the streaming-replica test
+# (tests/config/test_replica.py, skipped without them): Debian keeps them off PATH.
+if ! ls /usr/lib/postgresql/*/bin/pg_basebackup >/dev/null 2>&1 && ! command -v pg_basebackup >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+  fi
+fi
+for pg_bin in /usr/lib/postgresql/*/bin; do
+  if [ -x "$pg_bin/initdb" ]; then PATH="$PATH:$pg_bin"; fi
+done
+export PATH
+
 # Debian's chromium for the browser tests (Playwright drives it; no browser download).
 if [ ! -x /usr/bin/chromium ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
