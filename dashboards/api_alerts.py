@@ -46,6 +46,8 @@ ALERT_FILTERS = [
 
 
 class IsStaffOrReadOnly(BasePermission):
+    open_for_reading = True  # the schema marks reads as needing no token
+
     def has_permission(self, request, view) -> bool:
         if request.method in ("GET", "HEAD", "OPTIONS"):
             return True

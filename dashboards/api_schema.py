@@ -17,6 +17,15 @@ TEXT = {"type": "string", "maxLength": 200, "pattern": NO_NUL}
 
 
 class ErrorDocumentingSchema(AutoSchema):
+    def get_auth(self):
+        """Reads open to anyone under a permission that says so (``open_for_reading``)."""
+        auths = super().get_auth()
+        safe = self.method in ("GET", "HEAD", "OPTIONS")
+        perms = self.view.get_permissions()
+        if safe and {} not in auths and any(getattr(p, "open_for_reading", False) for p in perms):
+            auths.append({})
+        return auths
+
     def _get_parameters(self):
         parameters = super()._get_parameters()
         for parameter in parameters:

@@ -34,7 +34,7 @@ from dashboards.figures import (
     vmstat_figure,
     wakeups_figures,
 )
-from dashboards.figures.vmstat import DEFAULT_GROUPS, GROUPS
+from dashboards.figures.vmstat import DEFAULT_GROUPS, column_groups
 from dashboards.figures.wakeups import VALUES as WAKEUP_VALUES
 from dashboards.selection import (
     BadParam,
@@ -389,15 +389,22 @@ def _profile_diff_of_scope(scope: SetupScope) -> str | None:
 def wakeups(request: HttpRequest) -> HttpResponse:
     q = request.GET
     fmt = format_param(q)
-    scopes = [s for s in _scope_index().scopes if s.has_wakeup_params]
-    scope = _scope_setups(scope_param(q, scopes))
+    every = _scope_index().scopes
+    scopes = [s for s in every if s.has_wakeup_params]
     value = choice_param(q, "value", tuple(WAKEUP_VALUES), "throughput")
     context: dict[str, Any] = {
         "scopes": scopes,
-        "scope": scope,
         "value": value,
         "values": [{"key": k, "text": label} for k, (label, _) in WAKEUP_VALUES.items()],
     }
+    # A workload that has runs but no wakeup counters is not a bad request: say so, and
+    # link to the ones that have them.
+    without = next((s for s in every if s.key == q.get("scope") and s not in scopes), None)
+    if without is not None and not fmt:
+        context["without"] = without
+        return render(request, "dashboards/wakeups.html", context)
+    scope = _scope_setups(scope_param(q, scopes))
+    context["scope"] = scope
     if scope is None:
         return render(request, "dashboards/wakeups.html", context)
     with_params = [s["id"] for s in scope.setups if all(p in s["params"] for p in cq.WAKEUP_PARAMS)]
@@ -439,11 +446,18 @@ def wakeups(request: HttpRequest) -> HttpResponse:
 def activity(request: HttpRequest) -> HttpResponse:
     q = request.GET
     fmt = format_param(q)
-    choices = cq.run_choices(vmstat_only=True)
+    # Every stored time series, one source at a time: vmstat, sar, iostat, mpstat, dbench's
+    # per-second samples, perf stat -I, ...; the column groups are the source's own.
+    sources = cq.sample_sources()
+    source = choice_param(q, "source", sources, sources[0] if sources else "vmstat")
+    choices = cq.run_choices(sample_source=source)
     run_ids = ids_param(q, "runs") or [c["id"] for c in choices[:1]]
-    group_names = tuple(name for name, _, _ in GROUPS)
-    groups = _groups_param(q, group_names)
-    runs = cq.vmstat_runs(run_ids=run_ids)
+    runs = cq.vmstat_runs(run_ids=run_ids, source=source)
+    columns = list(dict.fromkeys(c for r in runs for c in r.columns))
+    table = column_groups(source, columns)
+    group_names = tuple(name for name, _, _ in table)
+    default = DEFAULT_GROUPS if source == "vmstat" else group_names[:4]
+    groups = _groups_param(q, group_names, default)
     missing = sorted(set(run_ids) - {r.run.run_id for r in runs})
     if missing:
         known = cq.run_infos(run_ids=missing)
@@ -452,29 +466,37 @@ def activity(request: HttpRequest) -> HttpResponse:
             raise BadParam("runs", f"no run {', '.join(map(str, unknown))}")
     if fmt:
         return download((exports.vmstat_table(runs),), request, fmt)
-    selection = {"runs": ",".join(map(str, run_ids)), "groups": ",".join(groups)}
+    selection = {
+        "source": source,
+        "runs": ",".join(map(str, run_ids)),
+        "groups": ",".join(groups),
+    }
     return render(
         request,
         "dashboards/activity.html",
         {
             **links("dashboards-activity", selection, ("vmstat",)),
+            "sources": sources,
+            "source": source,
             "choices": choices,
             "run_ids": run_ids,
             "missing": missing,
             "groups": groups,
             "group_names": group_names,
-            "figure": vmstat_figure(tuple(runs), groups=groups),
+            "figure": vmstat_figure(tuple(runs), groups, source, table),
             "n_runs": len(runs),
         },
     )
 
 
-def _groups_param(q, names: tuple[str, ...]) -> tuple[str, ...]:
+def _groups_param(
+    q, names: tuple[str, ...], default: tuple[str, ...] = DEFAULT_GROUPS
+) -> tuple[str, ...]:
     parts = [p.strip() for raw in q.getlist("groups") for p in raw.split(",") if p.strip()]
     for part in parts:
         if part not in names:
             raise BadParam("groups", f"{part[:30]!r} is not one of {', '.join(names)}")
-    return tuple(parts) or DEFAULT_GROUPS
+    return tuple(parts) or default
 
 
 # --- compare --------------------------------------------------------------------------------

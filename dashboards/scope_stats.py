@@ -6,6 +6,8 @@ again (a few index range scans), not every run of the database.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from dashboards.chart_queries.summaries import (
@@ -59,35 +61,87 @@ def setups_with_counts() -> list[dict[str, Any]]:
     return [{**s, "run_count": counts[s["id"]]} for s in setups if s["id"] in counts]
 
 
-def overview() -> tuple[list[Workload], list[Hardware], list[Run]]:
+@dataclass(frozen=True)
+class WorkloadCount:
+    label: str  # "VolanoMark 2.5"
+    run_count: int
+
+    def __str__(self) -> str:
+        return self.label
+
+
+@dataclass(frozen=True)
+class HardwareCount:
+    name: str
+    cpus: int | None
+    cpu_model: str
+    mhz: int | None
+    run_count: int
+
+
+@dataclass(frozen=True)
+class LatestRun:
+    pk: int
+    setup_id: int
+    workload: str
+    hardware: str
+    mode: str
+    label: str
+    kernel: str
+    patches: str  # the patch set's name, "" for stock
+    created_at: datetime
+
+
+Overview = tuple[list[WorkloadCount], list[HardwareCount], list[LatestRun]]
+
+
+def overview() -> Overview:
     """The overview's run counts per workload and per hardware and its latest runs, from
-    one read of the per-scope summaries."""
+    one read of the per-scope summaries. Plain data, not model rows: the home page caches
+    it (perfdb/cache.py keeps ORM objects out of the cache)."""
     every = scope_runs(scopes_all())
-    return workload_counts(every), hardware_counts(every), latest_runs(every)
+    latest = [
+        LatestRun(
+            r.pk,
+            r.setup_id,
+            str(r.setup.workload),
+            r.setup.hardware.name,
+            r.setup.mode,
+            r.label,
+            str(r.kernel),
+            r.patch_set.name,
+            r.created_at,
+        )
+        for r in latest_runs(every)
+    ]
+    return workload_counts(every), hardware_counts(every), latest
 
 
-def workload_counts(every: dict[Scope, list[SetupRuns]]) -> list[Workload]:
-    """Every workload with its ``run_count``, as ``queries.workloads_with_counts``."""
+def workload_counts(every: dict[Scope, list[SetupRuns]]) -> list[WorkloadCount]:
+    """Every workload that has runs, with its ``run_count``, as
+    ``queries.workloads_with_counts``: one whose runs are all gone (a ``probe-…`` experiment
+    whose upload was deleted) is left out, as it is from every picker."""
     totals: dict[int, int] = {}
     for rows in every.values():
         for r in rows:
             totals[r.workload_id] = totals.get(r.workload_id, 0) + r.run_count
-    workloads = list(Workload.objects.order_by("name", "version"))
-    for w in workloads:
-        w.run_count = totals.get(w.pk, 0)  # type: ignore[attr-defined]
-    return workloads
+    workloads = Workload.objects.filter(pk__in=totals).order_by("name", "version")
+    return [WorkloadCount(str(w), totals[w.pk]) for w in workloads if totals[w.pk]]
 
 
-def hardware_counts(every: dict[Scope, list[SetupRuns]]) -> list[Hardware]:
-    """Every hardware configuration with its ``run_count``, as ``queries.hardware_with_counts``."""
+def hardware_counts(every: dict[Scope, list[SetupRuns]]) -> list[HardwareCount]:
+    """Every hardware configuration that has runs, with its ``run_count``, as
+    ``queries.hardware_with_counts``."""
     totals: dict[int, int] = {}
     for rows in every.values():
         for r in rows:
             totals[r.hardware_id] = totals.get(r.hardware_id, 0) + r.run_count
-    hardware = list(Hardware.objects.order_by("name"))
-    for h in hardware:
-        h.run_count = totals.get(h.pk, 0)  # type: ignore[attr-defined]
-    return hardware
+    hardware = Hardware.objects.filter(pk__in=totals).order_by("name")
+    return [
+        HardwareCount(h.name, h.cpus, h.cpu_model, h.mhz, totals[h.pk])
+        for h in hardware
+        if totals[h.pk]
+    ]
 
 
 def latest_runs(every: dict[Scope, list[SetupRuns]]) -> list[Run]:

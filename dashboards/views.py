@@ -53,12 +53,40 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
             "run": run,
             "results": queries.run_results(run_id=run.pk),
             "trials": list(run.trials.all()),
+            "profiles": _profiles(run),
             "raw_files": list(run.raw_files.only("id", "path", "parser", "trial", "warnings")),
             "profile": list(run.profile.order_by("-ticks")[:30]),
             "baseline_id": chart_queries.run_baseline_id(run=run),
             "profile_diff_url": run_profile_diff_url(run=run),
         },
     )
+
+
+PROFILE_TOP = 30
+
+
+def _profiles(run) -> list[dict]:
+    """The top functions of each trial's profile, one group per trial and profiler: two
+    trials' profiles are never mixed in one list. One query (a window over profile_uniq)."""
+    from django.db.models import F, Window
+    from django.db.models.functions import RowNumber
+
+    rows = (
+        run.profile.annotate(
+            rank=Window(
+                RowNumber(), partition_by=[F("trial"), F("source")], order_by=F("ticks").desc()
+            )
+        )
+        .filter(rank__lte=PROFILE_TOP)
+        .order_by("trial", "source", "rank")
+    )
+    groups: dict[tuple[int, str], list] = {}
+    for row in rows:
+        groups.setdefault((row.trial, row.source), []).append(row)
+    return [
+        {"trial": trial, "source": source, "entries": entries}
+        for (trial, source), entries in groups.items()
+    ]
 
 
 def raw_file(request: HttpRequest, run_id: int, file_id: int) -> HttpResponse:

@@ -402,7 +402,6 @@ def _read_files(run: mf.Fields, available: set[str], fmt: int) -> tuple[FileSpec
         return None
     result = []
     seen_paths: set[str] = set()
-    seen_roles: dict[tuple[str, int | None, str, str], str] = {}
     for position, raw in enumerate(raw_files, start=1):
         spec = _read_file(run, position, raw, available, fmt)
         if spec is None:
@@ -411,22 +410,9 @@ def _read_files(run: mf.Fields, available: set[str], fmt: int) -> tuple[FileSpec
             run.problem(f"file {spec.path!r} is listed twice")
             continue
         seen_paths.add(spec.path)
-        # One parser reading two files for the same trial would give every metric twice.
-        # Differing options (e.g. vmstat of the AS tier and of the DB tier) make them distinct.
-        role = (
-            spec.parser,
-            spec.trial,
-            mf.show(dict(sorted(spec.options.items()))),
-            mf.show(dict(sorted(spec.select.items()))),
-        )
-        if role in seen_roles:
-            trial = "no trial" if spec.trial is None else f"trial {spec.trial}"
-            run.problem(
-                f"file {spec.path!r}: parser {spec.parser!r} already reads {seen_roles[role]!r} "
-                f"for {trial} with the same options"
-            )
-            continue
-        seen_roles[role] = spec.path
+        # Two files of one parser for the same trial are fine when they give different
+        # things (a measurement CSV beside a time-series CSV); a true duplicate, or two files
+        # giving the same series, is refused once they are parsed (ingest/plan.py).
         result.append(spec)
     return tuple(result)
 

@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
-from perfdb.kernels import KernelVersionError, parse_kernel
+from perfdb.kernels import KernelVersionError, parse_kernel, patch_tree_split
 
 Scalar = str | int | float | bool
 BETTER = ("higher", "lower", "none")
@@ -89,10 +89,22 @@ def better(value: object) -> str:
 
 
 def kernel(value: object) -> str:
+    """A kernel version; a patch tree in the suffix (``2.6.0-mm1``) is refused with the one
+    canonical spelling, ``kernel = "2.6.0", patches = ["mm1"]`` (docs/kernels.md)."""
     try:
-        return parse_kernel(value).text  # type: ignore[arg-type]  # it checks the type itself
+        text = parse_kernel(value).text  # type: ignore[arg-type]  # it checks the type itself
     except KernelVersionError as error:
         raise Invalid(str(error)) from None
+    split = patch_tree_split(text)
+    if split is not None:
+        base, patches = split
+        listed = ", ".join(json.dumps(p) for p in patches)
+        raise Invalid(
+            f"{json.dumps(text)} is kernel {base} with the {patches[0]} patch set: write "
+            f"kernel = {json.dumps(base)}, patches = [{listed}] (then any other patches), so "
+            f"the build is compared with {base} stock (docs/kernels.md)"
+        )
+    return text
 
 
 def table(value: object) -> dict[str, Any]:

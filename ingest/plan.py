@@ -23,6 +23,7 @@ from ingest.parsers.base import (
     group_records,
     normalize_key_value,
 )
+from perfdb.kernels import KernelVersionError, patch_tree_split
 
 # A label that is itself a plain kernel version ("2.6.0", "2.5.59-rc3") needs no mapping.
 _PLAIN_VERSION = re.compile(r"^\d+\.\d+(?:\.\d+){0,2}(?:-(?:pre|rc|test)\d+)?$")
@@ -120,9 +121,17 @@ def _build_of(block: RunsFromSpec, group: RecordGroup) -> tuple[str, tuple[str, 
         return build.kernel, build.patches
     if _PLAIN_VERSION.match(text) and not block.labels:
         return text, block.patches
+    wanted = '{ kernel = "...", patches = [...] }'
+    try:
+        split = patch_tree_split(text)
+    except KernelVersionError:
+        split = None
+    if split is not None:  # 2.6.0-test9-mm2: the mm2 tree on 2.6.0-test9 (docs/kernels.md)
+        listed = ", ".join(json.dumps(p) for p in split[1])
+        wanted = f"{{ kernel = {json.dumps(split[0])}, patches = [{listed}] }}"
     raise ParseError(
         f"{block.where}: label {text!r} (line {group.line}) is not mapped to a kernel; add "
-        f'labels = {{ {json.dumps(text)} = {{ kernel = "...", patches = [...] }} }}'
+        f"labels = {{ {json.dumps(text)} = {wanted} }}"
     )
 
 
@@ -206,6 +215,61 @@ def _expand(block: RunsFromSpec, results: list[ParseResult], first_index: int) -
     return runs
 
 
+def _gives(parser: str, record: Record) -> set[tuple[str, ...]]:
+    """What a record stores under names that must be unique within a run's trial: a series
+    column, a profile function (of its parser), a histogram, a curve."""
+    items: set[tuple[str, ...]] = {("series", c.source, c.column) for c in record.columns}
+    items.update(("series", s.source, s.column) for s in record.samples)
+    items.update(("profile function", parser, p.function) for p in record.profile)
+    items.update(("histogram", h.name) for h in record.histograms)
+    items.update(("curve", c.name) for c in record.curves)
+    return items
+
+
+def _shown(item: tuple[str, ...]) -> str:
+    kind, *names = item
+    return f"{kind} {'.'.join(names)!r}"
+
+
+def _file_clashes(spec: RunSpec, parts: list[FilePart]) -> list[str]:
+    """Two files of one run and trial may share a parser (a measurement CSV beside a
+    time-series CSV) but not be the same data twice, nor give the same series, profile
+    function, histogram or curve. (Two values of one metric are checked when stored.)"""
+    where = f"run {spec.index} ({spec.workload} {spec.kernel})"
+    problems: list[str] = []
+    roles: dict[str, FilePart] = {}
+    owners: dict[tuple[int, tuple[str, ...]], str] = {}
+    for part in parts:
+        file = part.file
+        role = json.dumps(
+            [file.parser, file.trial, dict(file.options), dict(file.select)],
+            sort_keys=True,
+            default=str,
+        )
+        twin = roles.get(role)
+        if twin is not None and [r for _, r in twin.trials] == [r for _, r in part.trials]:
+            trial = "the run" if file.trial is None else f"trial {file.trial}"
+            problems.append(
+                f"{where}: file {file.path!r} holds the same data as {twin.file.path!r} "
+                f"(parser {file.parser!r}, {trial}): the same output listed twice; remove one"
+            )
+            continue
+        roles.setdefault(role, part)
+        clashes: dict[str, tuple[int, tuple[str, ...]]] = {}
+        for trial_no, record in part.trials:
+            for item in _gives(file.parser, record):
+                owner = owners.setdefault((trial_no, item), file.path)
+                if owner != file.path:
+                    clashes.setdefault(owner, (trial_no, item))
+        for owner, (trial_no, item) in clashes.items():
+            trial = "the run" if trial_no == 0 else f"trial {trial_no}"
+            problems.append(
+                f"{where}: files {owner!r} and {file.path!r} both give {_shown(item)} for "
+                f"{trial}; give each file its own trial, or tell them apart with options"
+            )
+    return problems
+
+
 def plan_runs(manifest: Manifest, parsed: Mapping[str, ParseResult]) -> list[PlannedRun]:
     """Every run the bundle creates with the records of each trial; PlanError lists problems."""
     problems: list[str] = []
@@ -219,6 +283,7 @@ def plan_runs(manifest: Manifest, parsed: Mapping[str, ParseResult]) -> list[Pla
                 )
             except ParseError as error:
                 problems.append(error.message)
+        problems.extend(_file_clashes(spec, parts))
         planned.append(PlannedRun(spec, tuple(parts)))
     next_index = len(manifest.runs) + 1
     for block in manifest.runs_from:

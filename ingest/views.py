@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from ingest.services import UploadTooLarge, upload_create
 from perfdb.alerting.queries import alerts_filtered
-from perfdb.models import Upload
+from perfdb.models import Run, Upload
 
 
 class BundleForm(forms.Form):
@@ -41,11 +41,19 @@ def upload_new(request: HttpRequest) -> HttpResponse:
 def upload_detail(request: HttpRequest, upload_id: int) -> HttpResponse:
     upload = get_object_or_404(Upload, pk=upload_id)
     alerts = list(alerts_filtered().filter(upload=upload))
+    # The runs with their keys (workload, kernel, patches), in the upload's order; a run
+    # deleted since is left out. One query, by primary key.
+    found = Run.objects.filter(pk__in=upload.run_ids).select_related(
+        "setup__workload", "setup__hardware", "kernel", "patch_set"
+    )
+    by_id = {run.pk: run for run in found}
     return render(
         request,
         "ingest/upload_detail.html",
         {
             "upload": upload,
+            "error_lines": [line for line in upload.error.splitlines() if line.strip()],
+            "runs": [by_id[rid] for rid in upload.run_ids if rid in by_id],
             "regressions": [a for a in alerts if a.direction == "regression"],
             "improvements": [a for a in alerts if a.direction == "improvement"],
         },

@@ -175,7 +175,8 @@ class MetricCache:
             metric, created = Metric.objects.get_or_create(
                 name=name, unit=unit, defaults={"better": better, "resolution": resolution}
             )
-            if not created and metric.better != better:
+            # "none" is no opinion (vmstat's cs): a direction staff set in the admin stands.
+            if not created and metric.better != better and better != "none":
                 raise BundleDataError(
                     f"{where}: metric {name!r} ({unit}) is {better!r}-is-better here but "
                     f"{metric.better!r} in the stored data"

@@ -45,7 +45,12 @@ class WorkloadAdmin(admin.ModelAdmin):
 
 @admin.register(models.Metric)
 class MetricAdmin(admin.ModelAdmin):
+    """Staff give a metric without a direction (vmstat's ``vmstat_cs_mean``) one here, so a
+    change of it can alert from the next upload on; uploads whose parser says "none" keep it
+    (docs/parsers/vmstat.md)."""
+
     list_display = ["name", "unit", "better"]
+    list_editable = ["better"]
     list_filter = ["better"]
     search_fields = ["name"]
 

@@ -115,6 +115,31 @@ def parse_kernel(text: str) -> KernelVersion:
     )
 
 
+# Patch trees: patch sets published against a release under a numbered suffix
+# (2.6.0-mm1, 2.4.6-ac2, 6.6.15-rt22). A build of one is the base kernel plus a patch set,
+# so a manifest writes it as ``kernel = "2.6.0", patches = ["mm1"]`` (docs/kernels.md).
+PATCH_TREES = {
+    "mm": "Andrew Morton's -mm tree",
+    "ac": "Alan Cox's -ac tree",
+    "aa": "Andrea Arcangeli's -aa tree",
+    "ck": "Con Kolivas' -ck patches",
+    "mjb": "Martin Bligh's -mjb tree",
+    "rt": "the PREEMPT_RT patch set",
+}
+_TREE = re.compile(r"^(?:" + "|".join(PATCH_TREES) + r")\d+$")
+
+
+def patch_tree_split(text: str) -> tuple[str, tuple[str, ...]] | None:
+    """``("2.6.0", ("mm1",))`` for a version whose suffix starts with a patch tree
+    (``2.6.0-mm1``; ``2.6.23-rc2-mm2-mem-v6`` gives ``("2.6.23-rc2", ("mm2", "mem-v6"))``);
+    None for a kernel that is one as written (``2.2.12-20``, ``2.4-distro``, ``2.5.59``)."""
+    version = parse_kernel(text)
+    first, _, rest = version.suffix.partition("-")
+    if not _TREE.match(first):
+        return None
+    return version.base, (first, rest) if rest else (first,)
+
+
 def kernel_sort_key(text: str) -> tuple[tuple[int, ...], str]:
     """Key for ``sorted(versions, key=kernel_sort_key)``."""
     version = parse_kernel(text)

@@ -8,11 +8,22 @@ from perfdb.models import Hardware, Run, Upload, Workload
 
 
 def workloads_with_counts() -> QuerySet[Workload]:
-    return Workload.objects.annotate(run_count=Count("setup__runs")).order_by("name", "version")
+    """Workloads that have runs: one whose runs were all deleted (a ``probe-…`` experiment
+    after its upload was deleted) is left out, as it is from every picker."""
+    return (
+        Workload.objects.annotate(run_count=Count("setup__runs"))
+        .filter(run_count__gt=0)
+        .order_by("name", "version")
+    )
 
 
 def hardware_with_counts() -> QuerySet[Hardware]:
-    return Hardware.objects.annotate(run_count=Count("setup__runs")).order_by("name")
+    """Hardware that has runs (as for workloads)."""
+    return (
+        Hardware.objects.annotate(run_count=Count("setup__runs"))
+        .filter(run_count__gt=0)
+        .order_by("name")
+    )
 
 
 def runs_recent(*, limit: int = 20) -> QuerySet[Run]:

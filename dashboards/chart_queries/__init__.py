@@ -29,6 +29,7 @@ from dashboards.chart_queries.overview import (
 from dashboards.chart_queries.pickers import (
     metric_choices,
     run_choices,
+    sample_sources,
     setup_choices,
 )
 
@@ -47,6 +48,7 @@ __all__ = [
     "run_baseline_id",
     "run_choices",
     "run_infos",
+    "sample_sources",
     "scaling_points",
     "series_points",
     "setup_choices",

@@ -61,7 +61,13 @@ def alerts_open(*, limit: int = 20) -> list[Alert]:
     """
     return list(
         Alert.objects.filter(status__in=OPEN_ALERT_STATUSES)
-        .select_related("setup__workload", "setup__hardware", "metric", "candidate_run__kernel")
+        .select_related(
+            "setup__workload",
+            "setup__hardware",
+            "metric",
+            "candidate_run__kernel",
+            "candidate_run__patch_set",
+        )
         .order_by("-created_at", "-id")[:limit]
     )
 

@@ -75,15 +75,19 @@ def metric_choices(*, setup_ids: Sequence[int]) -> list[dict[str, Any]]:
     return [dict(r) for r in rows]
 
 
-def run_choices(*, limit: int = 100, vmstat_only: bool = False) -> list[dict[str, Any]]:
+def run_choices(
+    *, limit: int = 100, vmstat_only: bool = False, sample_source: str | None = None
+) -> list[dict[str, Any]]:
     """Recent runs as picker options (id and a one-line description), newest first.
 
-    One query. With ``vmstat_only``, the EXISTS probe is served by sample_uniq (run, trial,
+    One query. With ``sample_source`` (``vmstat_only``: "vmstat"), only runs with a time
+    series of that source; the EXISTS probe is served by sample_column_uniq (run, trial,
     source, ...), whose leading run column finds a run's samples without a table scan.
     """
     runs = Run.objects.all()
-    if vmstat_only:
-        runs = runs.filter(Exists(Sample.objects.filter(run_id=OuterRef("pk"), source="vmstat")))
+    source = "vmstat" if vmstat_only else sample_source
+    if source is not None:
+        runs = runs.filter(Exists(Sample.objects.filter(run_id=OuterRef("pk"), source=source)))
     rows = runs.values(
         "id",
         "label",
@@ -94,6 +98,13 @@ def run_choices(*, limit: int = 100, vmstat_only: bool = False) -> list[dict[str
         "setup__mode",
     ).order_by("-created_at", "-id")[:limit]
     return [{"id": r["id"], "text": _choice_text(r)} for r in rows]
+
+
+def sample_sources() -> list[str]:
+    """Every stored time-series source (vmstat, sar, iostat, mpstat, dbench, perf-stat, …),
+    vmstat first. One query: a DISTINCT over the sample rows (one row per column of a run)."""
+    found = set(Sample.objects.values_list("source", flat=True).distinct())
+    return sorted(found, key=lambda s: (s != "vmstat", s))
 
 
 def _choice_text(r: dict[str, Any]) -> str:

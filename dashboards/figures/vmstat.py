@@ -52,8 +52,19 @@ def samples(run: VmstatRun) -> list[tuple[int, tuple[float, ...], str]]:
     ]
 
 
+def column_groups(source: str, columns: list[str]) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    """The subplot groups of a time-series source: vmstat's by kind (procs, cpu, …); for any
+    other source (sar, iostat, mpstat, dbench, perf-stat) one group per column, its own axis."""
+    if source == "vmstat":
+        return GROUPS
+    return tuple((column, "", (column,)) for column in columns)
+
+
 def vmstat_figure(
-    runs: tuple[VmstatRun, ...], groups: tuple[str, ...] = DEFAULT_GROUPS, title: str = ""
+    runs: tuple[VmstatRun, ...],
+    groups: tuple[str, ...] = DEFAULT_GROUPS,
+    title: str = "",
+    group_table: tuple[tuple[str, str, tuple[str, ...]], ...] = GROUPS,
 ) -> dict[str, Any]:
     """One subplot per column group, each run in its own colour, each column its own dash.
 
@@ -62,7 +73,7 @@ def vmstat_figure(
     """
     title = esc(title or "vmstat")
     present = {c for run in runs for c in run.columns}
-    chosen = [g for g in GROUPS if g[0] in groups and present.intersection(g[2])]
+    chosen = [g for g in group_table if g[0] in groups and present.intersection(g[2])]
     if not runs or not chosen or not any(samples(r) for r in runs):
         return empty_figure(title)
     fig = make_subplots(

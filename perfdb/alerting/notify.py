@@ -105,7 +105,7 @@ def _render(alerts: list[Alert], *, heading: str) -> tuple[str, str, str]:
     # Names come from uploaded bundles: a CR/LF would make the send fail (BadHeaderError).
     subject = header_text(
         f"[perfdb] {len(alerts)} regression{'s' if len(alerts) > 1 else ''}: "
-        f"{worst.setup.workload.name} {worst.candidate_run.kernel.version} "
+        f"{worst.setup.workload.name} {worst.candidate_run.build} "
         f"{worst.change_pct:+.1f}% {worst.metric.name}",
         300,
     )

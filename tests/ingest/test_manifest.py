@@ -310,16 +310,6 @@ BAD = [
     (
         with_run(
             files=[
-                {"path": "volano/trial1.log", "parser": PARSER, "trial": 1},
-                {"path": "volano/trial2.log", "parser": PARSER, "trial": 1},
-            ]
-        ),
-        RUN1 + f"file 'volano/trial2.log': parser '{PARSER}' already reads 'volano/trial1.log' "
-        "for trial 1 with the same options",
-    ),
-    (
-        with_run(
-            files=[
                 {"path": "prestat.txt", "parser": PARSER},
                 {"path": "./prestat.txt", "parser": PARSER, "trial": 2},
             ]
