@@ -95,6 +95,12 @@ def server_env(port: int, tmp: Path, args: argparse.Namespace) -> dict[str, str]
         "LOG_LEVEL": "WARNING",
         "PYTHONUNBUFFERED": "1",
     }
+    if args.celery != "all:2":  # split queues, as docker-compose routes them
+        env.update(
+            CELERY_INGEST_QUEUE="ingest",
+            CELERY_DETECTION_QUEUE="detection",
+            CELERY_EMAIL_QUEUE="email",
+        )
     if args.workers:
         env["WEB_CONCURRENCY"] = str(args.workers)
     if args.threads:
@@ -429,16 +435,22 @@ def main() -> None:
     parser.add_argument("--threads", type=int, help="threads each (GUNICORN_THREADS)")
     parser.add_argument(
         "--celery",
-        default="all:2",
-        help="Celery workers: queues:concurrency, comma-separated ('all:2' = one worker, "
-        "every queue, as docker-compose's single worker; 'ingest:2,detection:1,email:1')",
+        default="ingest:2,detection:1,email:1",
+        help="Celery workers, queue:concurrency, comma-separated: docker-compose's split "
+        "workers by default; 'all:2' = one worker on the default queue for every task",
     )
     args = parser.parse_args()
     django_setup()
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
     from ingest.synthetic.store import units_stored
     from perfdb.accounts import token_get, user_ensure
     from perfdb.models import Run, Upload
 
+    executor = MigrationExecutor(connection)
+    if executor.migration_plan(executor.loader.graph.leaf_nodes()):
+        sys.exit("the benchmark database has unapplied migrations: run manage.py migrate")
     units = units_stored()
     if not units:
         sys.exit("no synthetic history: run manage.py synth_history --scale N first")

@@ -1,0 +1,80 @@
+"""What an upload costs the pages: the first request after runs are added to a scope.
+
+Re-run (on a database built with ``python manage.py synth_history --scale N``):
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/perfdb_bench_data python bench/upload_miss.py
+
+Through Django's test client, for each page: warm; right after runs were added to *another*
+scope (``perfdb.cache.runs_added``, what the ingest writer's commit does); right after runs
+were added to the page's *own* scope; and with everything stale (``data_changed``, which is
+what every upload did before per-scope versions). Minimum of --repeat tries, wall ms and the
+process's CPU ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from _common import django_setup, result_count, table
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    django_setup()
+    from django.test import Client
+
+    from ingest.synthetic import PREFIX
+    from perfdb.cache import data_changed, runs_added, scope_key
+    from perfdb.models import Result, Setup
+
+    client = Client()
+    synthetic = Setup.objects.filter(workload__name__startswith=PREFIX).order_by("id")
+    setup = synthetic[len(synthetic) // 2]
+    other = synthetic.exclude(workload_id=setup.workload_id)[len(synthetic) // 3]
+    metric = Result.objects.filter(setup_id=setup.pk).values_list("metric_id", flat=True)[0]
+    own = scope_key(setup.workload_id, setup.hardware_id, setup.mode)
+    elsewhere = scope_key(other.workload_id, other.hardware_id, other.mode)
+    series = f"/kernels/?setup={setup.pk}&metric={metric}"
+    pages = {
+        "home": "/",
+        "kernels": "/kernels/",
+        "series page": series,
+        "series JSON": series + "&format=json",
+        "scaling (scope)": f"/scaling/?scope={own}",
+        "kernel-time (scope)": f"/kernel-time/?scope={own}",
+    }
+    cases = (
+        ("warm", lambda: None),
+        ("upload to another scope", lambda: runs_added([elsewhere])),
+        ("upload to its own scope", lambda: runs_added([own])),
+        ("everything stale", data_changed),
+    )
+
+    def once(url: str) -> tuple[float, float]:
+        wall, cpu = time.perf_counter(), time.process_time()
+        response = client.get(url)
+        assert response.status_code == 200, (url, response.status_code)
+        return time.perf_counter() - wall, time.process_time() - cpu
+
+    for url in pages.values():
+        client.get(url)
+    rows = []
+    for name, url in pages.items():
+        row = [name]
+        for _, bump in cases:
+            tries = []
+            for _ in range(args.repeat):
+                bump()
+                tries.append(once(url))
+            wall, cpu = min(tries)
+            row.append(f"{wall * 1000:.0f} ({cpu * 1000:.0f})")
+        rows.append(row)
+    print(f"{result_count():,} results; first request, min of {args.repeat}: ms wall (ms CPU)\n")
+    print(table(["page"] + [name for name, _ in cases], rows))
+
+
+if __name__ == "__main__":
+    main()
