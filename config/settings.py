@@ -142,6 +142,23 @@ STORAGES = {
         else "whitenoise.storage.CompressedManifestStaticFilesStorage"
     },
 }
+# Bundles in shared storage (docs/deploy.md): with AWS_STORAGE_BUCKET_NAME set, uploads are
+# stored in that bucket of any S3-compatible store through django-storages (AWS_S3_ENDPOINT_URL
+# for one that is not AWS; credentials from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or the
+# host's role), so an ingest worker on another host reads what the web server stored.
+# Unset, they stay on local disk under MEDIA_ROOT.
+if os.environ.get("AWS_STORAGE_BUCKET_NAME"):
+    STORAGES["default"] = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": os.environ["AWS_STORAGE_BUCKET_NAME"],
+            "endpoint_url": os.environ.get("AWS_S3_ENDPOINT_URL") or None,
+            "region_name": os.environ.get("AWS_S3_REGION_NAME") or None,
+            "location": os.environ.get("AWS_LOCATION", "bundles"),
+            "default_acl": None,
+            "file_overwrite": False,
+        },
+    }
 # Bundles are streamed to disk past this size rather than held in memory.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 # A body that is not a file (form fields, JSON) is refused past this size.

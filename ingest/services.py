@@ -33,6 +33,7 @@ from django.utils import timezone
 
 from ingest import queue
 from ingest.bundle import Bundle, BundleError, read_bundle
+from ingest.bundle_store import bundle_path
 from ingest.field_lengths import check_lengths
 from ingest.manifest import Manifest, ManifestError, parse_manifest
 from ingest.parsers import ParseError, ParseResult, get_parser
@@ -346,7 +347,8 @@ def _ingest(upload: Upload) -> list[int]:
         Upload.objects.filter(pk=upload_id).update(files_done=done, files_total=total)
 
     try:
-        bundle = read_bundle(Path(upload.file.path))
+        with bundle_path(upload.file) as path:  # local disk, or a copy from shared storage
+            bundle = read_bundle(path)
         manifest, plan, warnings = bundle_parse(bundle, progress)
         with transaction.atomic():
             locked = Upload.objects.select_for_update().get(pk=upload_id)
