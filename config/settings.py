@@ -6,6 +6,7 @@ docs/configuration.md (and the README) list every variable.
 
 import os
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 import plotly
@@ -148,7 +149,7 @@ STORAGES = {
 # host's role), so an ingest worker on another host reads what the web server stored.
 # Unset, they stay on local disk under MEDIA_ROOT.
 if os.environ.get("AWS_STORAGE_BUCKET_NAME"):
-    STORAGES["default"] = {
+    _s3_storage: dict[str, Any] = {
         "BACKEND": "storages.backends.s3.S3Storage",
         "OPTIONS": {
             "bucket_name": os.environ["AWS_STORAGE_BUCKET_NAME"],
@@ -159,6 +160,7 @@ if os.environ.get("AWS_STORAGE_BUCKET_NAME"):
             "file_overwrite": False,
         },
     }
+    STORAGES["default"] = _s3_storage
 # Bundles are streamed to disk past this size rather than held in memory.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 # A body that is not a file (form fields, JSON) is refused past this size.

@@ -10,13 +10,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from django.core.files.base import File
+from django.db.models.fields.files import FieldFile
 
 CHUNK = 1 << 20
 
 
 @contextmanager
-def bundle_path(stored: File) -> Iterator[Path]:
+def bundle_path(stored: FieldFile) -> Iterator[Path]:
     """A local path to the stored bundle for as long as the block runs."""
     try:
         local = stored.path
@@ -25,7 +25,7 @@ def bundle_path(stored: File) -> Iterator[Path]:
     if local is not None:
         yield Path(local)
         return
-    suffix = "".join(Path(stored.name).suffixes)[-16:]
+    suffix = "".join(Path(stored.name or "bundle").suffixes)[-16:]
     with tempfile.NamedTemporaryFile(prefix="perfdb-bundle-", suffix=suffix) as copy:
         with stored.open("rb") as source:
             shutil.copyfileobj(source, copy, CHUNK)
