@@ -27,6 +27,7 @@ Whole-series mode hands the detector the complete series once.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import math
 import random
 import statistics
@@ -37,6 +38,7 @@ from collections.abc import Collection, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -54,6 +56,7 @@ class Series:
     sigma_steps: int  # step size in sigma (step series), else 0
     step_at: int  # index of the step's / spike's kernel, -1 if none
     step_up: bool
+    level_noise_pct: float = 0.0  # true sd of one kernel's mean (%): what a lab's prior knows
 
 
 def make_series(rng: random.Random, kind: str, trials: int, sigma_steps: int) -> Series:
@@ -80,7 +83,8 @@ def make_series(rng: random.Random, kind: str, trials: int, sigma_steps: int) ->
         run_level = level + rng.gauss(0.0, between)
         values = tuple(base * (run_level + rng.gauss(0.0, within)) for _ in range(trials))
         points.append(Point(run_id=i + 1, kernel=f"2.6.{first + i}", patches=(), values=values))
-    return Series(kind, tuple(points), better, trials, sigma_steps, at, up)
+    level = math.sqrt(between**2 + within**2 / trials) * 100
+    return Series(kind, tuple(points), better, trials, sigma_steps, at, up, level)
 
 
 def service_check(
@@ -156,14 +160,21 @@ def score(series: Series, alerts: list[tuple[int, str]]) -> tuple[bool, int, int
 
 def _work(job: tuple[int, str, int, int, dict[str, str]]) -> tuple[Series, Outcome]:
     seed, kind, trials, size, overrides = job
+    overrides = dict(overrides)
+    prior_error = overrides.pop("prior_error", None)
     settings = _settings(overrides)
     series = make_series(random.Random(seed), kind, trials, size)
+    if prior_error is not None:
+        # the workload/metric's typical noise (Threshold.typical_noise_pct), known to within
+        # a lognormal error of sd ``prior_error``
+        error = math.exp(random.Random(seed + 1).gauss(0.0, float(prior_error)))
+        settings = replace(settings, prior_noise_pct=series.level_noise_pct * error)
     return series, replay(series, settings)
 
 
 def _settings(overrides: dict[str, str]) -> Settings:
     base = Settings()
-    values = {
+    values: dict[str, Any] = {
         k: type(getattr(base, k))(v) if getattr(base, k) is not None else float(v)
         for k, v in overrides.items()
     }
@@ -234,15 +245,29 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument(
+        "--prior-error",
+        type=float,
+        metavar="SD",
+        help="give the detector each series' typical noise as a prior (prior_noise_pct, as "
+        "staff set Threshold.typical_noise_pct), off by a lognormal error of this sd (0.3)",
+    )
     args = parser.parse_args()
     overrides = dict(item.split("=", 1) for item in args.set)
     scale = args.scale * (0.1 if args.quick else 1.0)
     todo = jobs(args.seed, scale, overrides)
+    if args.prior_error is not None:
+        todo = [(*job[:4], {**job[4], "prior_error": str(args.prior_error)}) for job in todo]
     started = time.perf_counter()
     with ProcessPoolExecutor(args.workers) as pool:
         results = list(pool.map(_work, todo, chunksize=8))
     wall = time.perf_counter() - started
     print(f"seed {args.seed}, {len(todo)} series, settings {_settings(overrides)}")
+    if args.prior_error is not None:
+        print(
+            f"prior: each series' typical level noise, off by a lognormal error "
+            f"(sd {args.prior_error})"
+        )
     report(results, "online")
     pending = Counter[str]()
     for series, outcome in results:
@@ -264,11 +289,7 @@ def main() -> None:
 
 
 def _has_ruptures() -> bool:
-    try:
-        import ruptures  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    return importlib.util.find_spec("ruptures") is not None
 
 
 if __name__ == "__main__":

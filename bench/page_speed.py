@@ -27,6 +27,8 @@ def page_urls() -> list[tuple[str, str]]:
         .order_by("id")
         .first()
     )
+    if stock is None:
+        raise SystemExit("no synthetic history: run manage.py synth_history first")
     patched = (
         Run.objects.filter(setup_id=stock.setup_id, kernel_id=stock.kernel_id)
         .exclude(patch_set__name="")
@@ -42,6 +44,8 @@ def page_urls() -> list[tuple[str, str]]:
         .first()
     )
     volano = Run.objects.filter(setup__workload__name=PREFIX + "VolanoMark").first()
+    if patched is None or volano is None:
+        raise SystemExit("no synthetic history: run manage.py synth_history first")
     urls = [
         ("home", "/"),
         ("kernels (default)", "/kernels/"),

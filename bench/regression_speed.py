@@ -19,6 +19,7 @@ import tarfile
 import tempfile
 import uuid
 from pathlib import Path
+from unittest import mock
 
 from _common import django_setup, ms, p50, p95, table, timed
 
@@ -88,10 +89,11 @@ def main() -> None:
     from django.core.files import File
 
     from ingest import services
+    from perfdb.alerting import queue as alerting_queue
     from perfdb.alerting import regressions
     from perfdb.models import Alert, Result, Run, Upload
 
-    services._queue_detection = lambda upload_id, series: None  # timed here instead
+    mock.patch.object(alerting_queue, "regressions_check").start()  # timed here instead
     nonce = uuid.uuid4().hex[:8]
     data = io.BytesIO()
     text = manifest(nonce).encode()

@@ -13,6 +13,8 @@ import plotly
 from celery.schedules import crontab
 from csp.constants import NONCE
 
+from config.cache_version import code_version
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -226,12 +228,17 @@ CELERY_BEAT_SCHEDULE = {
     "send-digests": {"task": "perfdb.tasks.send_digests", "schedule": crontab(hour=6, minute=0)},
 }
 
+# Every cache key carries the code version (a digest of the apps' source and migrations,
+# config/cache_version.py; CACHE_VERSION=... to pin it, e.g. to a release's commit): a deploy
+# of changed code never reads values of the old shape.
+CACHE_VERSION = os.environ.get("CACHE_VERSION") or code_version(BASE_DIR)
 CACHES = {
     "default": {
         # Redis, but a Redis that does not answer is a cache miss (logged), never a 500.
         "BACKEND": "perfdb.cache_backend.FailSoftRedisCache",
         "LOCATION": REDIS_URL,
         "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 1.0},
+        "KEY_PREFIX": f"perfdb-{CACHE_VERSION}",
     }
 }
 
@@ -320,6 +327,8 @@ SPECTACULAR_SETTINGS = {
 # --- Production hardening (active when DEBUG=0) ----------------------------------
 if not DEBUG:
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+    # The container's health check (Dockerfile HEALTHCHECK) asks over plain HTTP.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
     SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", 31536000))

@@ -14,7 +14,12 @@ STATIC_ROOT = Path(tempfile.mkdtemp(prefix="perfdb-static-"))  # noqa: F405
 WHITENOISE_USE_FINDERS = True
 # Page data caches (perfdb/cache.py) live in this process only, cleared before each test
 # (tests/conftest.py): a value cached by one test can never be served to another.
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "KEY_PREFIX": f"perfdb-{CACHE_VERSION}",  # noqa: F405
+    }
+}
 # Throttles and the login lockout have their own tests (tests/config/test_security.py), which
 # turn them on; elsewhere a test's many requests must not be throttled. django-axes needs the
 # request in authenticate(), which the test client's login() does not pass.

@@ -23,6 +23,7 @@ from dashboards.chart_queries.profiles import profile_diff_url
 from dashboards.figures import across_kernels_figure, alert_figure
 from dashboards.figures.reference import reference_figure
 from dashboards.selection import choice_param, ids_param, int_param, text_param
+from perfdb.accounts import AuthenticatedHttpRequest
 from perfdb.alerting import queries
 from perfdb.alerting.triage import (
     alert_triage,
@@ -228,7 +229,7 @@ def own_address(user, email: str) -> str:
 
 
 @login_required
-def subscriptions(request: HttpRequest) -> HttpResponse:
+def subscriptions(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Your subscriptions (staff see and manage everyone's)."""
     if request.method == "POST" and request.POST.get("delete"):
         sub = get_object_or_404(Subscription, pk=int_param(request.POST, "delete"))
@@ -315,5 +316,6 @@ class AlertListView(APIView):
     def get(self, request: Request) -> Response:
         filters = _filters(request.query_params)  # BadParam: a JSON 400 (api_errors)
         paginator = PageNumberPagination()
-        page = paginator.paginate_queryset(queries.alerts_filtered(**filters), request, view=self)
+        alerts = queries.alerts_filtered(**filters)
+        page = paginator.paginate_queryset(alerts, request, view=self) or []
         return paginator.get_paginated_response([alert_json(a, request) for a in page])

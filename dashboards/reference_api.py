@@ -26,7 +26,7 @@ class ReferenceListView(APIView):
                 "references": [
                     {
                         "id": r.pk,
-                        "hardware": r.hardware.name if r.hardware_id else None,
+                        "hardware": r.hardware.name if r.hardware else None,
                         "setup": r.setup_id,
                         "kernel": r.kernel.version,
                         "patches": [p for p in r.patch_set.name.split("+") if p],

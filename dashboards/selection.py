@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 MAX_IDS = 50
 MAX_TEXT = 200
@@ -194,7 +194,15 @@ def scopes_from(setups: Sequence[Mapping[str, Any]]) -> list[Scope]:
     return [Scope(key, labels[key], tuple(group)) for key, group in groups.items()]
 
 
-def scope_param(query: Mapping[str, Any], scopes: Sequence[Scope]) -> Scope | None:
+class _Keyed(Protocol):
+    @property
+    def key(self) -> str: ...
+
+
+ScopeT = TypeVar("ScopeT", bound=_Keyed)
+
+
+def scope_param(query: Mapping[str, Any], scopes: Sequence[ScopeT]) -> ScopeT | None:
     """The scope named by ``scope``, else the first one (None when there is none)."""
     raw = _one(query, "scope")
     if raw == "":

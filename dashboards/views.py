@@ -9,7 +9,7 @@ from django.shortcuts import redirect, render
 from dashboards import chart_queries, scope_stats
 from dashboards.chart_queries.profiles import run_profile_diff_url
 from perfdb import queries
-from perfdb.accounts import token_get, token_rotate
+from perfdb.accounts import AuthenticatedHttpRequest, token_get, token_rotate
 from perfdb.cache import cached
 from perfdb.headers import attachment_header
 
@@ -35,7 +35,7 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-def account(request: HttpRequest) -> HttpResponse:
+def account(request: AuthenticatedHttpRequest) -> HttpResponse:
     if request.method == "POST" and request.POST.get("rotate"):
         token_rotate(user=request.user)
         return redirect("account")

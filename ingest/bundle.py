@@ -54,10 +54,7 @@ def read_bundle(path: Path, limits: BundleLimits = BundleLimits()) -> Bundle:
     kind = _detect_kind(path)
     counter = _Counter(limits, compressed_bytes=max(os.path.getsize(path), 1))
     try:
-        if kind == "zip":
-            members = _read_zip(path, counter)
-        else:
-            members = _read_tar(path, counter)
+        members = _read_zip(path, counter) if kind == "zip" else _read_tar(path, counter)
     except BundleError:
         raise
     except (tarfile.TarError, zipfile.BadZipFile, zlib.error, EOFError, OSError) as error:

@@ -46,7 +46,10 @@ def max_length(kind: str) -> int:
     model, name = COLUMNS[kind]
     field = model._meta.get_field(name)
     base = getattr(field, "base_field", None)  # ArrayField: the length of one element
-    return int((base or field).max_length)
+    length = getattr(base or field, "max_length", None)
+    if not isinstance(length, int):
+        raise TypeError(f"{kind}: {model.__name__}.{name} has no max_length")
+    return length
 
 
 def _texts(manifest: Manifest, plan: Iterable[PlannedRun]) -> Iterator[tuple[str, str, str]]:
@@ -57,9 +60,9 @@ def _texts(manifest: Manifest, plan: Iterable[PlannedRun]) -> Iterator[tuple[str
         yield where, "cpu", hw.cpu
         for tier in hw.tiers:
             yield where, "tier", tier
-    for spec in manifest.metrics.values():
-        yield f"metric {spec.name[:40]!r}", "metric", spec.name
-        yield f"metric {spec.name[:40]!r}", "unit", spec.unit
+    for metric in manifest.metrics.values():
+        yield f"metric {metric.name[:40]!r}", "metric", metric.name
+        yield f"metric {metric.name[:40]!r}", "unit", metric.unit
     for planned in plan:
         spec = planned.spec
         where = f"run {spec.index}"

@@ -8,6 +8,7 @@ left to the caller; this module only records the names.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import tomllib
 from collections.abc import Collection, Mapping
@@ -307,10 +308,8 @@ def _run_where(index: int, raw: Mapping[str, Any]) -> str:
     known = []
     if isinstance(raw.get("workload"), str) and raw["workload"].strip():
         known.append(raw["workload"].strip())
-    try:
+    with contextlib.suppress(KernelVersionError):
         known.append(parse_kernel(raw.get("kernel")).text)  # type: ignore[arg-type]
-    except KernelVersionError:
-        pass
     return f"run {index} ({' '.join(known)})" if known else f"run {index}"
 
 
@@ -345,8 +344,8 @@ def _read_run(
     run_reference = fields.get("reference", reference)
     if files == () and metrics == {}:
         fields.problem("a run needs at least one file or one metric")
-    if fields.count:
-        return None
+    if fields.count or params is None or files is None or metrics is None:
+        return None  # a reader gives None only with a problem recorded
     return RunSpec(
         index=index,
         workload=workload,

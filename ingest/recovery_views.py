@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ingest import services
+from ingest import recovery, services
 from ingest.api import UploadDetailView, UploadSchema, upload_json
 from perfdb.models import Upload
 
@@ -58,7 +58,7 @@ def upload_retry_page(request: HttpRequest, upload_id: int) -> HttpResponse:
 def upload_reingest_page(request: HttpRequest, upload_id: int) -> HttpResponse:
     if not request.user.is_staff:
         return HttpResponseForbidden("staff only")
-    services.upload_reingest(
+    recovery.upload_reingest(
         upload_id=get_object_or_404(Upload, pk=upload_id).pk, user=request.user
     )
     return redirect("upload-detail", upload_id=upload_id)
@@ -70,7 +70,7 @@ def upload_delete_page(request: HttpRequest, upload_id: int) -> HttpResponse:
     if not request.user.is_staff:
         return HttpResponseForbidden("staff only")
     get_object_or_404(Upload, pk=upload_id)
-    gone = services.upload_delete(upload_id=upload_id, user=request.user)
+    gone = recovery.upload_delete(upload_id=upload_id, user=request.user)
     messages.info(request, f"Upload {upload_id} deleted with its {gone['runs']} runs.")
     return redirect("home")
 
@@ -105,7 +105,7 @@ class UploadReingestView(APIView):
         if not request.user.is_staff:
             return Response({"error": "staff only"}, status=403)
         get_object_or_404(Upload, pk=upload_id)
-        upload = services.upload_reingest(upload_id=upload_id, user=request.user)
+        upload = recovery.upload_reingest(upload_id=upload_id, user=request.user)
         upload.refresh_from_db()
         return Response(upload_json(upload, request), status=status.HTTP_202_ACCEPTED)
 
@@ -119,5 +119,5 @@ class UploadDetailDeleteView(UploadDetailView):
             return Response({"error": "staff only"}, status=403)
         get_object_or_404(Upload, pk=upload_id)
         return Response(
-            {"deleted": upload_id, **services.upload_delete(upload_id=upload_id, user=request.user)}
+            {"deleted": upload_id, **recovery.upload_delete(upload_id=upload_id, user=request.user)}
         )

@@ -171,52 +171,6 @@ def upload_retry(*, upload_id: int) -> Upload:
     return upload
 
 
-def upload_reingest(*, upload_id: int, user: object = None, queue_it: bool = True) -> Upload:
-    """Run ingest of a stored bundle again (a fixed parser reaches old uploads); its runs are
-    replaced in the ingest's one transaction. Returns the upload, queued."""
-    with transaction.atomic():
-        upload = Upload.objects.select_for_update().get(pk=upload_id)
-        if upload.status in (Upload.Status.DONE, Upload.Status.FAILED):
-            upload.status = Upload.Status.QUEUED
-            upload.error = ""
-            upload.attempts = 0
-            upload.started_at = upload.finished_at = upload.task_sent_at = None
-            upload.save()
-            if queue_it:
-                transaction.on_commit(lambda: ingest_queue(upload_id=upload_id))
-    log.info("upload %s: re-ingest requested by %s", upload_id, user or "an operator")
-    return upload
-
-
-def upload_delete(*, upload_id: int, user: object = None) -> dict[str, int]:
-    """Delete an upload and everything it created (runs and what hangs off them, its alerts,
-    the stored bundle) in one transaction; logged as an audit line."""
-    from perfdb.cache import data_changed_on_commit
-    from perfdb.models import Alert, Run
-
-    with transaction.atomic():
-        upload = Upload.objects.select_for_update().get(pk=upload_id)
-        runs = list(Run.objects.filter(upload_id=upload_id).values_list("pk", flat=True))
-        alerts, _ = Alert.objects.filter(upload_id=upload_id).delete()
-        Run.objects.filter(pk__in=runs).update(baseline=None)
-        Run.objects.filter(baseline_id__in=runs).update(baseline=None)
-        Run.objects.filter(pk__in=runs).delete()
-        path = upload.file.name
-        upload.delete()
-        storage = Upload._meta.get_field("file").storage
-        transaction.on_commit(lambda: storage.delete(path) if path else None)
-        data_changed_on_commit()
-    log.warning(
-        "AUDIT upload %s (%s) deleted by %s: %d runs, %d alert rows",
-        upload_id,
-        upload.filename,
-        user or "an operator",
-        len(runs),
-        alerts,
-    )
-    return {"runs": len(runs), "alerts": alerts}
-
-
 def _lock_key(upload_id: int) -> tuple[int, int]:
     return INGEST_LOCK, upload_id
 
@@ -426,40 +380,3 @@ def _runs_replace(upload_id: int) -> None:
         Run.objects.filter(baseline_id__in=runs).update(baseline=None)
         Run.objects.filter(pk__in=runs).delete()
         log.info("upload %s: replacing %d runs of an earlier ingest", upload_id, len(runs))
-
-
-def uploads_recover_stuck(*, now=None) -> dict[str, list[int]]:
-    """Requeue or fail uploads a dead worker left behind, so none stays processing forever.
-
-    - ``queued`` whose task never reached the broker (``task_sent_at`` empty past a short
-      grace) or was sent long ago (a lost message): queued now;
-    - ``processing`` whose ingest lock no live session holds (the worker died), or past the
-      task time limit: requeued, or failed after MAX_ATTEMPTS attempts.
-    """
-    now = now or timezone.now()
-    limit = timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
-    grace = detection_deadline()
-    unsent = Upload.objects.filter(
-        status=Upload.Status.QUEUED, task_sent_at__isnull=True, created_at__lt=now - grace
-    ) | Upload.objects.filter(status=Upload.Status.QUEUED, task_sent_at__lt=now - limit)
-    requeued, failed = [], []
-    for upload in unsent:
-        if ingest_queue(upload_id=upload.pk):
-            requeued.append(upload.pk)
-    processing = Upload.objects.filter(
-        status=Upload.Status.PROCESSING, started_at__lt=now - timedelta(seconds=5)
-    )
-    stuck = [u for u in processing if u.started_at < now - limit or upload_orphaned(u.pk)]
-    for upload in stuck:
-        if upload.attempts >= MAX_ATTEMPTS:
-            upload_fail(
-                upload_id=upload.pk,
-                reason=f"ingest did not finish after {upload.attempts} attempts "
-                "(the worker was killed or timed out); upload the bundle again or ask staff",
-            )
-            failed.append(upload.pk)
-        elif ingest_queue(upload_id=upload.pk):
-            requeued.append(upload.pk)
-    if requeued or failed:
-        log.warning("stuck uploads: requeued %s, failed %s", requeued, failed)
-    return {"requeued": requeued, "failed": failed}

@@ -11,7 +11,7 @@ from __future__ import annotations
 from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
-from ingest import queue, services
+from ingest import queue, recovery, services
 from perfdb.transient import TRANSIENT_ERRORS, reset_connection
 
 MAX_RETRIES = 4  # 1 + 2 + 4 + 8 s of waiting
@@ -42,4 +42,4 @@ def ingest_upload(self: Task, upload_id: int) -> list[int]:
 
 @shared_task(name="ingest.tasks.recover_stuck_uploads")
 def recover_stuck_uploads() -> dict[str, list[int]]:
-    return services.uploads_recover_stuck()
+    return recovery.uploads_recover_stuck()

@@ -316,14 +316,14 @@ def _record_rows(
         rows.histograms.append(
             Histogram(trial=trial, name=h.name, x_label=h.x_label, bins=list(h.bins))
         )
-    for c in record.curves:
+    for curve in record.curves:
         rows.curves.append(
             Curve(
                 trial=trial,
-                name=c.name,
-                x_label=c.x_label,
-                y_label=c.y_label,
-                points=list(c.points),
+                name=curve.name,
+                x_label=curve.x_label,
+                y_label=curve.y_label,
+                points=list(curve.points),
             )
         )
 

@@ -70,8 +70,8 @@ class TrialInline(admin.TabularInline):
 class RawFileInline(admin.TabularInline):
     model = models.RawFile
     extra = 0
-    fields = ["path", "parser", "trial", "sha256"]
-    readonly_fields = fields
+    readonly_fields = ("path", "parser", "trial", "sha256")
+    fields = readonly_fields
 
 
 @admin.register(models.Run)

@@ -13,6 +13,11 @@ setups' run counts) is cached with ``cached_per_scope`` under those scopes' vers
 *structure* version, which only ``data_changed`` moves (runs removed or edited). An upload
 then leaves every other scope's entries warm, and what reads all scopes (the overview, the
 scope picker) is rebuilt from the per-scope entries, recomputing only the scopes it touched.
+
+Every key also carries the code version (settings.CACHE_VERSION, the cache's KEY_PREFIX), so
+a deploy never reads values of an older shape; values are plain data (dicts, tuples, small
+dataclasses of numbers and text), never ORM objects. An edit or deletion of a kernel, patch
+set, workload, hardware, setup or metric moves the data version like a run's does.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from django.core.cache import cache
 from django.db import transaction
@@ -83,7 +88,7 @@ def cached(key: str, fn: Callable[[], T], timeout: int = TIMEOUT_SECONDS) -> T:
     if value is _MISSING:
         value = fn()
         cache.set(full_key, value, timeout)
-    return value  # type: ignore[return-value]
+    return cast(T, value)
 
 
 # --- per-scope versions ----------------------------------------------------------------------
@@ -171,3 +176,28 @@ def _run_saved_or_deleted(instance: Any, created: bool = False, **kwargs: object
         runs_added_on_commit([scope_key(setup.workload_id, setup.hardware_id, setup.mode)])
     else:
         data_changed_on_commit()
+
+
+# Vocabulary shown in cached page data: names, labels, units, the pickers' choices.
+VOCABULARY = (
+    "perfdb.Kernel",
+    "perfdb.PatchSet",
+    "perfdb.Workload",
+    "perfdb.Hardware",
+    "perfdb.Setup",
+    "perfdb.Metric",
+)
+
+
+def _vocabulary_changed(created: bool = False, **kwargs: object) -> None:
+    """A kernel, patch set, workload, hardware, setup or metric edited or deleted (the admin,
+    a shell) may appear in any cached value: nothing cached so far is served again. A row
+    created (the ingest writer's get_or_create) changes nothing cached until runs use it,
+    and those runs move their scope's version."""
+    if not created:
+        data_changed_on_commit()
+
+
+for _model in VOCABULARY:
+    post_save.connect(_vocabulary_changed, sender=_model, dispatch_uid=f"cache:{_model}:save")
+    post_delete.connect(_vocabulary_changed, sender=_model, dispatch_uid=f"cache:{_model}:del")

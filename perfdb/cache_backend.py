@@ -12,6 +12,8 @@ from __future__ import annotations
 import functools
 import logging
 import time
+from collections.abc import Callable
+from typing import Any
 
 import redis.exceptions
 from django.core.cache.backends.redis import RedisCache
@@ -30,10 +32,13 @@ def _warn(operation: str, exc: BaseException) -> None:
         log.warning("cache unreachable (%s: %s); computing without it", operation, exc)
 
 
-def _soft(fallback):
-    def wrap(method):
+Method = Callable[..., Any]
+
+
+def _soft(fallback: object) -> Callable[[Method], Method]:
+    def wrap(method: Method) -> Method:
         @functools.wraps(method)
-        def run(self, *args, **kwargs):
+        def run(self: RedisCache, *args: Any, **kwargs: Any) -> Any:
             try:
                 return method(self, *args, **kwargs)
             except UNREACHABLE as exc:
@@ -59,7 +64,7 @@ class FailSoftRedisCache(RedisCache):
     delete_many = _soft(None)(RedisCache.delete_many)
     clear = _soft(False)(RedisCache.clear)
 
-    def incr(self, key, delta=1, version=None):
+    def incr(self, key: Any, delta: int = 1, version: int | None = None) -> int:
         try:
             return super().incr(key, delta, version)
         except UNREACHABLE as exc:

@@ -35,13 +35,15 @@ def _values(run_ids: list[int], metric_id: int | None) -> list[float]:
     return list(rows.order_by("run_id", "trial").values_list("value", flat=True))
 
 
-def claim_check(claim: Claim) -> Claim:
-    """Check one claim against what is stored now, and save the outcome."""
+def claim_check(claim: Claim, *, derive_tolerance: bool = False) -> Claim:
+    """Check one claim against what is stored now, and save the outcome. With
+    ``derive_tolerance`` (the bundle gave none) the tolerance comes from the stated figure."""
     base_ids = side_runs(claim, claim.baseline, list(claim.baseline_run_ids))
     new_ids = side_runs(claim, claim.candidate, list(claim.candidate_run_ids))
     base, new = _values(base_ids, claim.metric_id), _values(new_ids, claim.metric_id)
     better = claim.metric.better if claim.metric is not None else "higher"
-    check = check_claim(base, new, claim.stated_change_pct, better, claim.tolerance_pct)
+    tolerance = None if derive_tolerance else claim.tolerance_pct
+    check = check_claim(base, new, claim.stated_change_pct, better, tolerance)
     claim.baseline_run_ids, claim.candidate_run_ids = base_ids, new_ids
     claim.n_baseline, claim.n_candidate = len(base), len(new)
     claim.computed_change_pct = check.computed_pct

@@ -107,29 +107,27 @@ def run_results(*, run_id: int) -> dict[str, dict[str, object]]:
         .select_related("metric")
         .order_by("metric__name", "metric__unit", "trial")
     )
-    out: dict[str, dict[str, object]] = {}
+    # metric name -> (unit, better, trials, values, discarded trials)
+    found: dict[str, tuple[str, str, list[int], list[float], list[int]]] = {}
     for row in rows:
-        entry = out.setdefault(
-            row.metric.name,
-            {
-                "unit": row.metric.unit,
-                "better": row.metric.better,
-                "trials": [],
-                "values": [],
-                "discarded_trials": [],
-            },
+        _, _, trials, values, discarded = found.setdefault(
+            row.metric.name, (row.metric.unit, row.metric.better, [], [], [])
         )
-        entry["trials"].append(row.trial)
-        entry["values"].append(row.value)
+        trials.append(row.trial)
+        values.append(row.value)
         if row.discarded:
-            entry["discarded_trials"].append(row.trial)
-    for entry in out.values():
-        kept = [
-            v
-            for t, v in zip(entry["trials"], entry["values"], strict=True)
-            if t not in entry["discarded_trials"]
-        ]
-        entry["n"] = len(kept)
-        entry["mean"] = fmean(kept) if kept else None
-        entry["sd"] = stdev(kept) if len(kept) > 1 else None
+            discarded.append(row.trial)
+    out: dict[str, dict[str, object]] = {}
+    for name, (unit, better, trials, values, discarded) in found.items():
+        kept = [v for t, v in zip(trials, values, strict=True) if t not in discarded]
+        out[name] = {
+            "unit": unit,
+            "better": better,
+            "trials": trials,
+            "values": values,
+            "discarded_trials": discarded,
+            "n": len(kept),
+            "mean": fmean(kept) if kept else None,
+            "sd": stdev(kept) if len(kept) > 1 else None,
+        }
     return out

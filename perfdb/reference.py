@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from statistics import fmean
 
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 
 from perfdb import policy, stats
 from perfdb.models import Alert, ReferenceBuild, ReferenceHold, Result, Run, Setup
@@ -50,7 +50,7 @@ def reference_runs(ref: ReferenceBuild, hardware_id: int) -> list[Run]:
 
 
 def shift_of(
-    runs: list[Run], metric_id: int, better: str, at, exclude: int | None = None
+    runs: list[Run], metric_id: int, better: str, at: datetime, exclude: int | None = None
 ) -> tuple[policy.Verdict, list[int], list[int]] | None:
     """Recent (within WINDOW before ``at`` and after) against older reference runs."""
     means: dict[int, list[float]] = {}
@@ -130,6 +130,6 @@ def hold_shared(*, alert_ids: Iterable[int]) -> int:
     return held
 
 
-def emailable(alerts):
+def emailable(alerts: QuerySet[Alert]) -> QuerySet[Alert]:
     """Alerts to email: those shared with the reference wait until someone triages them."""
     return alerts.exclude(reference_hold__isnull=False, status=Alert.Status.UNTRIAGED)

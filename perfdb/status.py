@@ -4,13 +4,15 @@ workers answer, per queue."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.db.models import Count, Min
 from django.utils import timezone
 
 from perfdb.models import Alert, OutboxMessage, Upload
 
 
-def _age(when) -> int | None:
+def _age(when: datetime | None) -> int | None:
     return round((timezone.now() - when).total_seconds()) if when else None
 
 

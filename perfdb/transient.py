@@ -8,12 +8,14 @@ is recorded where a person sees it, never retried blindly.
 
 from __future__ import annotations
 
+import contextlib
+
 import psycopg
 import redis.exceptions
 from django.db import InterfaceError, OperationalError, connection
 from kombu.exceptions import OperationalError as KombuOperationalError
 
-TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
+TRANSIENT_ERRORS: tuple[type[Exception], ...] = (
     OperationalError,
     InterfaceError,
     psycopg.OperationalError,
@@ -28,7 +30,6 @@ TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
 def reset_connection() -> None:
     """Drop this process's database connection after a transient error, so the retry starts
     on a fresh one rather than failing again on the dead socket."""
-    try:
+    # Closing a dead connection may raise; it is closed either way.
+    with contextlib.suppress(Exception):
         connection.close()
-    except Exception:  # closing a dead connection may raise; it is closed either way
-        pass

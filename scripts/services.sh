@@ -36,13 +36,14 @@ ensure_venv() {
   if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
   fi
-  # Reinstall only when the pinned list changed since the last install.
+  # requirements-dev.txt: the runtime set (requirements.txt) plus tests, linters and mypy,
+  # pinned with hashes (pip then checks every download: --require-hashes is implied).
+  # Reinstall only when either compiled list changed since the last install.
   local stamp=.venv/.requirements.sha256
   local want
-  want=$(sha256sum requirements.txt | cut -d' ' -f1)
+  want=$(cat requirements.txt requirements-dev.txt | sha256sum | cut -d' ' -f1)
   if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-    .venv/bin/pip install --quiet --upgrade pip
-    .venv/bin/pip install --quiet -r requirements.txt
+    .venv/bin/pip install --quiet -r requirements-dev.txt
     echo "$want" > "$stamp"
   fi
 }

@@ -34,4 +34,5 @@ fi
 
 .venv/bin/ruff check .
 .venv/bin/lint-imports --no-cache  # the layers in pyproject.toml [tool.importlinter]
+.venv/bin/mypy  # pyproject.toml [tool.mypy]: strict on perfdb/ and ingest/parsers/
 .venv/bin/python -m pytest "$@"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.db.models import Count, Exists, OuterRef
@@ -107,7 +107,7 @@ def sample_sources() -> list[str]:
     return sorted(found, key=lambda s: (s != "vmstat", s))
 
 
-def _choice_text(r: dict[str, Any]) -> str:
+def _choice_text(r: Mapping[str, Any]) -> str:
     build = "+".join(p for p in (r["kernel__version"], r["patch_set__name"]) if p)
     text = f"#{r['id']} {r['setup__workload__name']} {build} on {r['setup__hardware__name']} "
     text += r["setup__mode"]

@@ -129,7 +129,8 @@ def _heatmap(
             zmax=z_range[1],
             colorscale="Viridis",
             colorbar={"title": {"text": f"{label}<br>({unit})"}},
-            text=[["" if r is None else fmt(getattr(r, field)) for r in line] for line in grid],
+            # plotly-stubs types a heatmap's text as 1-D; plotly takes one row per y.
+            text=[["" if r is None else fmt(getattr(r, field)) for r in line] for line in grid],  # type: ignore[arg-type]
             texttemplate="%{text}",
             customdata=[[None if r is None else r.run.run_id for r in line] for line in grid],
             hovertext=[["" if r is None else _hover(r) for r in line] for line in grid],

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 Better = Literal["higher", "lower", "none"]
 KeyValue = str | int | float  # a record key's value, as the file states it
@@ -183,7 +183,8 @@ class ParseResult:
                 for name in _DATA_FIELDS:
                     object.__setattr__(self, name, tuple(getattr(self.records[0], name)))
         elif any(top.values()):
-            object.__setattr__(self, "records", (Record(**{k: tuple(v) for k, v in top.items()}),))
+            fields: dict[str, Any] = {k: tuple(v) for k, v in top.items()}
+            object.__setattr__(self, "records", (Record(**fields),))
 
     def values(self) -> list[float]:
         """Every number the file held, over all records."""

@@ -15,7 +15,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from ingest.parsers.base import Histogram, Measurement, ParseError, ParseResult, Record, register
+from ingest.parsers.base import (
+    Better,
+    Histogram,
+    Measurement,
+    ParseError,
+    ParseResult,
+    Record,
+    register,
+)
 from ingest.parsers.numbers import parse_number
 from ingest.parsers.text import numbered_lines
 
@@ -25,7 +33,7 @@ _SUMMARY = re.compile(
     r"C:\s*(?P<cycles>\d+)\s+Min:\s*(?P<min>\S+)\s+Act:\s*(?P<act>\S+)\s+Avg:\s*(?P<avg>\S+)\s+"
     r"Max:\s*(?P<max>\S+)\s*$"
 )
-_FOOTER = {
+_FOOTER: dict[str, tuple[str, Better]] = {
     "Min Latencies": ("hist_min_latency_us", "lower"),
     "Avg Latencies": ("hist_avg_latency_us", "lower"),
     "Max Latencies": ("hist_max_latency_us", "lower"),
@@ -59,15 +67,16 @@ def _summary_record(thread: int, number: int, m: re.Match[str]) -> Record:
     values = [
         Measurement("cycles", parse_number(m["cycles"], line=number, what="C"), "count", "none")
     ]
-    for field, metric, better in (
+    latencies: tuple[tuple[str, str, Better], ...] = (
         ("min", "min_latency_us", "lower"),
         ("act", "act_latency_us", "none"),
         ("avg", "avg_latency_us", "lower"),
         ("max", "max_latency_us", "lower"),
-    ):
+    )
+    for field, metric, better in latencies:
         values.append(
             Measurement(metric, parse_number(m[field], line=number, what=field), "us", better)
-        )  # type: ignore[arg-type]
+        )
     if values[0].value == 0:
         raise ParseError(f"thread {thread} ran no cycles (C: 0): no result yet", number)
     return Record(keys={"thread": thread}, line=number, measurements=tuple(values))
@@ -130,8 +139,8 @@ def parse(text: str, options: Mapping[str, object]) -> ParseResult:
                     Measurement(
                         metric, parse_number(tokens[thread], line=number, what=label), unit, better
                     )
-                )  # type: ignore[arg-type]
-        histograms = ()
+                )
+        histograms: tuple[Histogram, ...] = ()
         if thread in columns:
             histograms = (Histogram("latency", "latency (us)", tuple(columns[thread])),)
         records.append(

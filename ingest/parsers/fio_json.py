@@ -13,12 +13,15 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from decimal import Decimal
+from typing import Any
 
-from ingest.parsers.base import Histogram, Measurement, ParseError, ParseResult, Record
+from ingest.parsers.base import Better, Histogram, Measurement, ParseError, ParseResult, Record
 from ingest.parsers.fio import DIRECTIONS, lat_stats, measurement, percentile_name
 
 _NS = Decimal("0.001")
-_DIR_PLAIN = (
+JSON = Mapping[str, Any]  # a decoded JSON object
+
+_DIR_PLAIN: tuple[tuple[str, str, str, Better], ...] = (
     ("iops", "iops", "IOPS", "higher"),
     ("bw", "bw_kib_s", "KiB/s", "higher"),
     ("io_kbytes", "io_kib", "KiB", "none"),
@@ -51,7 +54,7 @@ _DIST = (
 )
 
 
-def _load(text: str) -> tuple[dict, int]:
+def _load(text: str) -> tuple[dict[str, Any], int]:
     """The JSON object and the line it starts on; text before it (fio warnings) is skipped."""
     start = next((i for i, raw in enumerate(text.splitlines()) if raw.strip().startswith("{")), 0)
     body = "\n".join(text.splitlines()[start:])
@@ -76,7 +79,7 @@ def _number(value: object, what: str, line: int) -> Decimal:
     return Decimal(value)
 
 
-def _latency(block: Mapping, prefix: str, factor: Decimal, line: int) -> list[Measurement]:
+def _latency(block: JSON, prefix: str, factor: Decimal, line: int) -> list[Measurement]:
     if block.get("N") == 0:  # fio did not measure this latency (slat with sync engines)
         return []
     stats = {k: _number(block[k], f"{prefix} {k}", line) for k in ("min", "max", "mean", "stddev")}
@@ -87,13 +90,13 @@ def _latency(block: Mapping, prefix: str, factor: Decimal, line: int) -> list[Me
     return out
 
 
-def _direction(block: Mapping, what: str, line: int) -> tuple[list[Measurement], list[Histogram]]:
+def _direction(block: JSON, what: str, line: int) -> tuple[list[Measurement], list[Histogram]]:
     out: list[Measurement] = []
     for key, metric, unit, better in _DIR_PLAIN:
         if key in block:
             out.append(
                 measurement(metric, _number(block[key], f"{what} {key}", line), unit, better)
-            )  # type: ignore[arg-type]
+            )
     histograms = []
     for kind in ("slat", "clat", "lat"):
         if f"{kind}_ns" in block:
@@ -117,7 +120,7 @@ def _used(block: object) -> bool:
     return any(block.get(k) not in (None, 0) for k in ("total_ios", "io_kbytes", "io_bytes"))
 
 
-def _distribution(job: Mapping, line: int) -> tuple[list[Histogram], list[Measurement]]:
+def _distribution(job: JSON, line: int) -> tuple[list[Histogram], list[Measurement]]:
     """fio's latency buckets (% of I/Os); the open-ended >=2000 ms bucket is a measurement."""
     bins = []
     overflow: list[Measurement] = []
@@ -134,7 +137,7 @@ def _distribution(job: Mapping, line: int) -> tuple[list[Histogram], list[Measur
     return [Histogram("latency_distribution_pct", label, tuple(bins))], overflow
 
 
-def _job_records(job: Mapping, line: int) -> list[Record]:
+def _job_records(job: JSON, line: int) -> list[Record]:
     if not isinstance(job, Mapping) or "jobname" not in job:
         raise ParseError("a fio job entry has no 'jobname'", line)
     keys: dict[str, str | int] = {"job": str(job["jobname"])}
@@ -166,7 +169,7 @@ def _job_records(job: Mapping, line: int) -> list[Record]:
     return records
 
 
-def _disks(data: Mapping, line: int) -> list[Record]:
+def _disks(data: JSON, line: int) -> list[Record]:
     records = []
     for disk in data.get("disk_util") or []:
         keys: dict[str, str | int] = {"disk": str(disk.get("name"))}
@@ -186,7 +189,7 @@ def _disks(data: Mapping, line: int) -> list[Record]:
     return records
 
 
-def _metadata(data: Mapping) -> dict[str, str | int | float]:
+def _metadata(data: JSON) -> dict[str, str | int | float]:
     metadata: dict[str, str | int | float] = {"format": "json"}
     if "fio version" in data:
         metadata["fio_version"] = str(data["fio version"])

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from ingest.parsers.base import Histogram, Measurement, ParseError, ParseResult, Record
+from ingest.parsers.base import Better, Histogram, Measurement, ParseError, ParseResult, Record
 from ingest.parsers.fio import BW_UNITS, LAT_UNITS, exact, measurement, percentile_name
 from ingest.parsers.text import numbered_lines
 
@@ -98,7 +98,7 @@ def _samples(prefix: str, unit: str, factor: Decimal, rest: str, number: int) ->
     for key, name in (("min", "min"), ("max", "max"), ("avg", "mean"), ("stdev", "stddev")):
         if key in pairs:
             value = exact(pairs[key], line=number, what=f"{prefix} {key}") * factor
-            better = "lower" if key == "stdev" else "higher"
+            better: Better = "lower" if key == "stdev" else "higher"
             out.append(
                 measurement(
                     f"{prefix}_{name}{unit and '_' + unit}",
@@ -106,7 +106,7 @@ def _samples(prefix: str, unit: str, factor: Decimal, rest: str, number: int) ->
                     unit and "KiB/s" or "IOPS",
                     better,
                 )
-            )  # type: ignore[arg-type]
+            )
     if "per" in pairs:
         per = exact(pairs["per"].rstrip("%"), line=number, what=f"{prefix} per")
         out.append(measurement("bw_agg_pct", per, "%", "none"))

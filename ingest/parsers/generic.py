@@ -12,9 +12,10 @@ import json
 import math
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from ingest.parsers.base import (
+    Better,
     Measurement,
     ParseError,
     ParseResult,
@@ -40,16 +41,21 @@ def _wanted_trial(options: Mapping[str, object]) -> int | None:
     return trial
 
 
-def check_metric(name: str, unit: str, better: str, where: str, line: int | None) -> None:
-    """Shared by csv and json: the naming rules of docs/parsers/csv.md."""
+def _is_better(text: str) -> TypeGuard[Better]:
+    return text in BETTER
+
+
+def check_metric(name: str, unit: str, better: str, where: str, line: int | None) -> Better:
+    """Shared by csv and json: the naming rules of docs/parsers/csv.md; returns ``better``."""
     if not _METRIC_NAME.match(name):
         raise ParseError(f"{where}: metric name {name!r} is not snake_case ([a-z][a-z0-9_]*)", line)
     if not unit:
         raise ParseError(f"{where}: metric {name!r} has no unit", line)
-    if better not in BETTER:
+    if not _is_better(better):
         raise ParseError(
             f"{where}: better must be one of higher, lower, none; got {better!r}", line
         )
+    return better
 
 
 def select_trial(
@@ -96,9 +102,11 @@ def _csv_rows(text: str) -> list[tuple[int, list[str]]]:
     return rows
 
 
-def _csv_measurements(rows: list[tuple[int, list[str]]], has_trial: bool, options) -> ParseResult:
+def _csv_measurements(
+    rows: list[tuple[int, list[str]]], has_trial: bool, options: Mapping[str, object]
+) -> ParseResult:
     width = 5 if has_trial else 4
-    parsed = []
+    parsed: list[tuple[Measurement, int | None, int | None, str]] = []
     for number, cells in rows:
         if len(cells) != width:
             raise ParseError(
@@ -107,14 +115,14 @@ def _csv_measurements(rows: list[tuple[int, list[str]]], has_trial: bool, option
                 number,
             )
         metric, value, unit, better = cells[:4]
-        check_metric(metric, unit, better, f"metric {metric!r}", number)
+        direction = check_metric(metric, unit, better, f"metric {metric!r}", number)
         number_value = parse_number(value, line=number, what=f"value of {metric}")
-        trial = None
+        trial: int | None = None
         if has_trial:
             trial = int(parse_number(cells[4], line=number, what="trial"))
             if trial < 1 or str(trial) != cells[4]:
                 raise ParseError(f"trial must be an integer >= 1, got {cells[4]!r}", number)
-        measurement = Measurement(metric, number_value, unit, better)  # type: ignore[arg-type]
+        measurement = Measurement(metric, number_value, unit, direction)
         parsed.append((measurement, trial, number, f"line {number}"))
     return ParseResult(measurements=select_trial(parsed, options))
 
@@ -197,7 +205,7 @@ def _text(value: Any, path: str) -> str:
     return value
 
 
-def _object(item: Any, path: str, required: set[str], optional: set[str]) -> dict:
+def _object(item: Any, path: str, required: set[str], optional: set[str]) -> dict[str, Any]:
     if not isinstance(item, dict):
         raise ParseError(f"{path} must be an object")
     missing = sorted(required - item.keys())
@@ -209,33 +217,33 @@ def _object(item: Any, path: str, required: set[str], optional: set[str]) -> dic
     return item
 
 
-def _list(document: dict, key: str) -> list:
+def _list(document: dict[str, Any], key: str) -> list[Any]:
     items = document.get(key, [])
     if not isinstance(items, list):
         raise ParseError(f"{key} must be a list")
     return items
 
 
-def _json_measurements(items: list, options: Mapping[str, object]) -> tuple[Measurement, ...]:
-    parsed = []
+def _json_measurements(items: list[Any], options: Mapping[str, object]) -> tuple[Measurement, ...]:
+    parsed: list[tuple[Measurement, int | None, int | None, str]] = []
     for i, raw in enumerate(items):
         path = f"measurements[{i}]"
         item = _object(raw, path, {"metric", "value", "unit", "better"}, {"trial"})
         metric = _text(item["metric"], f"{path}.metric")
         unit = _text(item["unit"], f"{path}.unit")
         better = _text(item["better"], f"{path}.better")
-        check_metric(metric, unit, better, path, None)
+        direction = check_metric(metric, unit, better, path, None)
         value = _number(item["value"], f"{path}.value")
         trial = item.get("trial")
         if trial is not None and (
             isinstance(trial, bool) or not isinstance(trial, int) or trial < 1
         ):
             raise ParseError(f"{path}.trial must be an integer >= 1")
-        parsed.append((Measurement(metric, value, unit, better), trial, None, path))  # type: ignore[arg-type]
+        parsed.append((Measurement(metric, value, unit, direction), trial, None, path))
     return select_trial(parsed, options)
 
 
-def _json_samples(items: list) -> tuple[Sample, ...]:
+def _json_samples(items: list[Any]) -> tuple[Sample, ...]:
     samples = []
     seen: set[tuple[str, str, int]] = set()
     for i, raw in enumerate(items):
@@ -262,7 +270,7 @@ def _json_samples(items: list) -> tuple[Sample, ...]:
     return tuple(samples)
 
 
-def _json_profile(items: list) -> tuple[ProfileEntry, ...]:
+def _json_profile(items: list[Any]) -> tuple[ProfileEntry, ...]:
     entries = []
     for i, raw in enumerate(items):
         path = f"profile[{i}]"

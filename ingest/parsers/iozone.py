@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ingest.parsers.base import (
+    Better,
     KeyValue,
     Measurement,
     ParseError,
@@ -32,7 +33,7 @@ _VERSION = re.compile(r"Version \$Revision: ([\d.]+) \$")
 _OUTPUT = re.compile(
     r"Output is in (Kbytes/sec|kBytes/sec|operations per second|microseconds per operation)"
 )
-_TABLE_UNITS = {
+_TABLE_UNITS: dict[str, tuple[str, Better]] = {
     "Kbytes/sec": ("KB/s", "higher"),
     "kBytes/sec": ("KB/s", "higher"),
     "operations per second": ("ops/s", "higher"),
@@ -71,10 +72,19 @@ class _Segment:
 
     index: int
     command: str | None = None
-    unit: tuple[str, str] | None = None
+    unit: tuple[str, Better] | None = None
     sizes: dict[str, KeyValue] = field(default_factory=dict)
     records: list[Record] = field(default_factory=list)
     tables: list[Table] = field(default_factory=list)
+
+
+@dataclass
+class _Block:
+    """One open throughput test ('Children see throughput ...' and the lines under it)."""
+
+    keys: dict[str, KeyValue]
+    line: int
+    measurements: list[Measurement] = field(default_factory=list)
 
 
 def _unit(token: str, table: Mapping[str, str], number: int) -> str:
@@ -89,7 +99,7 @@ class _Reader:
     def __init__(self) -> None:
         self.segments: list[_Segment] = [_Segment(1)]
         self.table: Table | None = None
-        self.block: dict[str, object] | None = None  # the open throughput test
+        self.block: _Block | None = None  # the open throughput test
         self.warnings: list[str] = []
         self.versions: set[str] = set()
 
@@ -106,10 +116,9 @@ class _Reader:
 
     def close_block(self) -> None:
         if self.block is not None:
-            keys = self.block["keys"]
-            measurements = tuple(self.block["measurements"])  # type: ignore[call-overload]
+            block = self.block
             self.segment.records.append(
-                Record(keys=keys, line=self.block["line"], measurements=measurements)  # type: ignore[arg-type]
+                Record(keys=block.keys, line=block.line, measurements=tuple(block.measurements))
             )
             self.block = None
 
@@ -149,7 +158,7 @@ class _Reader:
             self.close_block()
             keys: dict[str, KeyValue] = {"test": m.group(2), "procs": int(m.group(1))}
             keys.update(self.segment.sizes)
-            self.block = {"keys": keys, "line": number, "measurements": []}
+            self.block = _Block(keys, number)
             self._add(
                 number, "children_throughput", m.group(3), _unit(m.group(4), _RATE_UNITS, number)
             )
@@ -158,7 +167,7 @@ class _Reader:
             raise ParseError(
                 "iozone throughput line outside a 'Children see throughput' block", number
             )
-        keys = self.block["keys"]  # type: ignore[assignment]
+        keys = self.block.keys
         if m := _PARENT.match(line):
             if (int(m.group(1)), m.group(2)) != (keys["procs"], keys["test"]):
                 raise ParseError(
@@ -196,13 +205,15 @@ class _Reader:
                 f"iozone throughput line is incomplete or garbled: {line.strip()!r}", number
             )
 
-    def _add(self, number: int, metric: str, token: str, unit: str, better: str = "higher") -> None:
+    def _add(
+        self, number: int, metric: str, token: str, unit: str, better: Better = "higher"
+    ) -> None:
         assert self.block is not None
-        found = self.block["measurements"]
-        if any(m.metric == metric for m in found):  # type: ignore[attr-defined]
+        found = self.block.measurements
+        if any(m.metric == metric for m in found):
             raise ParseError(f"second {metric} line in one iozone throughput block", number)
         value = parse_number(token, line=number, what=f"iozone {metric}")
-        found.append(Measurement(metric, value, unit, better))  # type: ignore[attr-defined, arg-type]
+        found.append(Measurement(metric, value, unit, better))
 
 
 def _table_records(segment: _Segment, warnings: list[str]) -> list[Record]:
@@ -220,7 +231,7 @@ def _table_records(segment: _Segment, warnings: list[str]) -> list[Record]:
                     table.names[c],
                     cell_value(token, table.names[c], row.line),
                     unit,
-                    better,  # type: ignore[arg-type]
+                    better,
                 )
                 for c, token in sorted(row.cells.items())
             )

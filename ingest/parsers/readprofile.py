@@ -100,9 +100,13 @@ def _readprofile_row(number: int, tokens: list[str], address: bool) -> _Row | No
 def _oprofile_row(number: int, tokens: list[str], names: int, vma: bool) -> _Row | None:
     """``samples % [image name] [app name] symbol``; op_time -l puts a vma first. An
     8-digit sample count is no address unless the header says vma (17071831 samples)."""
-    if tokens and _ADDRESS.match(tokens[0]) and len(tokens) >= 4:
-        if vma or not tokens[0].isdigit():
-            tokens = tokens[1:]
+    if (
+        tokens
+        and _ADDRESS.match(tokens[0])
+        and len(tokens) >= 4
+        and (vma or not tokens[0].isdigit())
+    ):
+        tokens = tokens[1:]
     if len(tokens) < 3 or not (_looks_numeric(tokens[0]) and _looks_numeric(tokens[1])):
         return None
     samples = parse_number(tokens[0], line=number, what="samples")

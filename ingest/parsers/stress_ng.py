@@ -17,12 +17,14 @@ from collections.abc import Mapping
 
 import yaml
 
-from ingest.parsers.base import Measurement, ParseError, ParseResult, Record, register
+from ingest.parsers.base import Better, Measurement, ParseError, ParseResult, Record, register
 from ingest.parsers.numbers import parse_number
 from ingest.parsers.text import numbered_lines
 
 _PREFIX = re.compile(r"^\s*stress-ng:(?:\s+\w+:)?\s+(?:\[\d+\]\s?)?")
-_BASE = (
+Column = tuple[str, str, Better]  # metric, unit, better
+
+_BASE: tuple[Column, ...] = (
     ("bogo_ops", "count", "higher"),
     ("real_time_s", "s", "none"),
     ("usr_time_s", "s", "none"),
@@ -30,9 +32,9 @@ _BASE = (
     ("bogo_ops_per_s_real", "bogo ops/s", "higher"),
     ("bogo_ops_per_s_usr_sys", "bogo ops/s", "higher"),
 )
-_CPU = ("cpu_used_per_instance_pct", "%", "none")
-_RSS = ("rss_max_kb", "KB", "lower")
-_YAML = {
+_CPU: Column = ("cpu_used_per_instance_pct", "%", "none")
+_RSS: Column = ("rss_max_kb", "KB", "lower")
+_YAML: dict[str, Column] = {
     "bogo-ops": _BASE[0],
     "wall-clock-time": _BASE[1],
     "user-time": _BASE[2],
@@ -45,7 +47,7 @@ _YAML = {
 _NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
 
 
-def _columns(header: str) -> tuple[tuple[str, str, str], ...]:
+def _columns(header: str) -> tuple[Column, ...]:
     columns = list(_BASE)
     if "CPU used per" in header:
         columns.append(_CPU)
@@ -54,7 +56,7 @@ def _columns(header: str) -> tuple[tuple[str, str, str], ...]:
     return tuple(columns)
 
 
-def _row(name: str, cells: list[str], columns: tuple, number: int) -> Record:
+def _row(name: str, cells: list[str], columns: tuple[Column, ...], number: int) -> Record:
     values = [
         Measurement(metric, parse_number(cell, line=number, what=f"{name} {metric}"), unit, better)
         for cell, (metric, unit, better) in zip(cells, columns, strict=True)
@@ -126,7 +128,7 @@ def _yaml(text: str) -> tuple[list[Record], dict[str, str | int | float]]:
         values = [
             Measurement(
                 metric, parse_number(str(entry[key]), line=line, what=f"{name} {key}"), unit, better
-            )  # type: ignore[arg-type]
+            )
             for key, (metric, unit, better) in _YAML.items()
             if key in entry
         ]

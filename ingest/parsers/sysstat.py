@@ -72,7 +72,7 @@ def unit(column: str) -> str:
         return "tasks"
     if lowered.startswith("ldavg"):
         return "load"
-    if lowered.endswith("req-sz") or lowered.endswith("rq-sz"):
+    if lowered.endswith(("req-sz", "rq-sz")):
         return "kB" if "areq" in lowered else "sectors"
     if lowered.endswith("qu-sz") or lowered == "aqu-sz":
         return "requests"

@@ -194,9 +194,9 @@ def _header_at(lines: list[tuple[int, str]], i: int) -> tuple[Table, int] | None
     first = _first_row(lines, j, table, ruled)
     if first is None:
         return None
-    if not table.separated and not ruled and first[0].start < columns[0].start:
-        if first[0].end <= columns[0].start:
-            table.columns.insert(0, Column("", 0, columns[0].start - 1))
+    outdented = not table.separated and not ruled and first[0].start < columns[0].start
+    if outdented and first[0].end <= columns[0].start:
+        table.columns.insert(0, Column("", 0, columns[0].start - 1))
     cells = _split_quiet(table, lines[first[1]][1])
     if cells is None or not _mostly_clean(cells):
         return None

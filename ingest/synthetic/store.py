@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 
 from django.db import connection, transaction
-from django.db.models import Q
+from django.db.models import ManyToManyRel, Q
 
 from ingest.synthetic.catalogue import (
     BENCH_KERNELS,
@@ -287,14 +287,14 @@ def history_remove() -> dict[str, int]:
         with connection.cursor() as cursor:
             for rel in Run._meta.related_objects:
                 model, column = rel.related_model, rel.field.column
-                if rel.many_to_many:
+                if isinstance(rel, ManyToManyRel) and rel.through is not None:
                     through = rel.through._meta
                     fk = next(f for f in through.fields if getattr(f, "related_model", None) is Run)
                     cursor.execute(
                         f'DELETE FROM {through.db_table} WHERE "{fk.column}" IN ({synthetic_runs})'
                     )
                     continue
-                if model is Alert or model is Run:
+                if model is Alert or model is Run or isinstance(model, str):
                     continue  # alerts went through the ORM; Run.baseline is cleared below
                 table = model._meta.db_table
                 cursor.execute(f'DELETE FROM {table} WHERE "{column}" IN ({synthetic_runs})')
@@ -323,10 +323,10 @@ def history_remove() -> dict[str, int]:
         removed["kernels"] = Kernel.objects.filter(
             _unused(Kernel), version__in=KERNELS + BENCH_KERNELS
         ).delete()[0]
-        ours = Q()
+        catalogue = Q()
         for m in metric_defs():
-            ours |= Q(name=m.name, unit=m.unit)
-        removed["metrics"] = Metric.objects.filter(ours, _unused(Metric)).delete()[0]
+            catalogue |= Q(name=m.name, unit=m.unit)
+        removed["metrics"] = Metric.objects.filter(catalogue, _unused(Metric)).delete()[0]
         data_changed_on_commit()
     return removed
 

@@ -16,9 +16,10 @@ subscriber/upload), so running one twice delays nothing and duplicates nothing.
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from perfdb.alerting import queue
@@ -40,7 +41,7 @@ def _notify_key() -> str:
     return "notify_upload_id" if "notify_upload" in names else "upload_id"
 
 
-def alerts_owing_email():
+def alerts_owing_email() -> QuerySet[Alert]:
     """Regressions that still owe their immediate email (``notified_at`` decides)."""
     key = _notify_key()
     return Alert.objects.filter(
@@ -65,7 +66,7 @@ def detection_run(*, upload_id: int | None, series: list[tuple[int, int]]) -> in
     return made
 
 
-def followups_recover(*, now=None) -> dict[str, list[int]]:
+def followups_recover(*, now: datetime | None = None) -> dict[str, list[int]]:
     """Queue again every check and email a dead worker left owed."""
     now = now or timezone.now()
     owed = list(

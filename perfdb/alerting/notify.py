@@ -25,12 +25,13 @@ from __future__ import annotations
 import fnmatch
 import logging
 import smtplib
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from email.utils import make_msgid
 
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
 from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
@@ -128,7 +129,7 @@ def _render_fallback(alerts: list[Alert], *, heading: str) -> tuple[str, str, st
 
 def _alerts_query() -> QuerySet[Alert]:
     # Alerts shared with a reference build that moved too wait for triage (perfdb/reference.py).
-    return emailable(Alert.objects).select_related(
+    return emailable(Alert.objects.all()).select_related(
         "setup__workload",
         "setup__hardware",
         "metric",
@@ -224,7 +225,7 @@ def _msgid_domain() -> str:
     return header_text(domain, 200) or "perfdb"
 
 
-def outbox_claim(*, message_id: int, now=None) -> OutboxMessage | None:
+def outbox_claim(*, message_id: int, now: datetime | None = None) -> OutboxMessage | None:
     """Mark a pending message ``sending`` in one short transaction; None when it is not
     pending or another sender holds its row."""
     now = now or timezone.now()
@@ -309,7 +310,7 @@ def outbox_send(*, message_id: int) -> str:
     return OutboxMessage.Status.SENT
 
 
-def outbox_release_stale(*, now=None) -> list[int]:
+def outbox_release_stale(*, now: datetime | None = None) -> list[int]:
     """Messages left ``sending`` by a sender that died go back to pending, marked as a
     possible resend (the server may have accepted the earlier copy; same Message-ID)."""
     now = now or timezone.now()
@@ -327,7 +328,7 @@ def outbox_release_stale(*, now=None) -> list[int]:
     return stale
 
 
-def outbox_due(*, now=None) -> list[int]:
+def outbox_due(*, now: datetime | None = None) -> list[int]:
     """Pending messages whose next attempt is due (beat re-queues them: no lost task). Each
     is leased for OUTBOX_RETRY_MAX_SECONDS so the next sweep does not queue it again while
     its task waits in the queue."""
@@ -343,7 +344,7 @@ def outbox_due(*, now=None) -> list[int]:
     return due
 
 
-def outbox_wake(*, now=None) -> list[int]:
+def outbox_wake(*, now: datetime | None = None) -> list[int]:
     """After a successful send the server is back: every pending message is due now."""
     now = now or timezone.now()
     OutboxMessage.objects.filter(

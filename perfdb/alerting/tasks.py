@@ -8,6 +8,9 @@ redelivery never races a retry. What a retry cannot finish, the beat sweeps find
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import ParamSpec, TypedDict, TypeVar
+
 from celery import shared_task
 
 from perfdb.alerting import queue
@@ -24,7 +27,16 @@ from perfdb.alerting.notify import (
 from perfdb.models import OutboxMessage
 from perfdb.transient import TRANSIENT_ERRORS, reset_connection
 
-RETRY = {
+
+class RetryOptions(TypedDict):
+    autoretry_for: tuple[type[BaseException], ...]
+    retry_backoff: int
+    retry_backoff_max: int
+    retry_jitter: bool
+    max_retries: int
+
+
+RETRY: RetryOptions = {
     "autoretry_for": TRANSIENT_ERRORS,
     "retry_backoff": 1,
     "retry_backoff_max": 30,
@@ -33,8 +45,12 @@ RETRY = {
 }
 
 
-def _fresh_connection_on_retry(fn):
-    def run(*args, **kwargs):
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _fresh_connection_on_retry(fn: Callable[P, R]) -> Callable[P, R]:
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return fn(*args, **kwargs)
         except TRANSIENT_ERRORS:

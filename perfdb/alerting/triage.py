@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from django.contrib.auth.models import AbstractUser
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
@@ -13,7 +13,7 @@ from perfdb.models import Alert, AlertEvent, Subscription
 TRIAGE_FIELDS = ("status", "assignee", "notes")
 
 
-def _require_staff(user: AbstractUser) -> None:
+def _require_staff(user: User) -> None:
     if not (user and user.is_authenticated and user.is_staff):
         raise PermissionDenied("only staff can triage alerts")
 
@@ -22,9 +22,9 @@ def _require_staff(user: AbstractUser) -> None:
 def alert_triage(
     *,
     alert_id: int,
-    user: AbstractUser,
+    user: User,
     status: str | None = None,
-    assignee: AbstractUser | None | str = "unchanged",
+    assignee: User | None | str = "unchanged",
     notes: str | None = None,
 ) -> Alert:
     """Change an alert's status, assignee or notes; each change becomes an AlertEvent."""
@@ -36,7 +36,7 @@ def alert_triage(
     if status is not None and status != alert.status:
         changes.append(("status", alert.status, status))
         alert.status = status
-    if assignee != "unchanged" and assignee != alert.assignee:
+    if not isinstance(assignee, str) and assignee != alert.assignee:
         old = alert.assignee.username if alert.assignee else ""
         changes.append(("assignee", old, assignee.username if assignee else ""))
         alert.assignee = assignee
@@ -52,7 +52,7 @@ def alert_triage(
 
 
 @transaction.atomic
-def alerts_bulk_triage(*, alert_ids: Iterable[int], user: AbstractUser, status: str) -> int:
+def alerts_bulk_triage(*, alert_ids: Iterable[int], user: User, status: str) -> int:
     _require_staff(user)
     count = 0
     for alert_id in sorted(set(alert_ids)):
@@ -61,7 +61,7 @@ def alerts_bulk_triage(*, alert_ids: Iterable[int], user: AbstractUser, status: 
     return count
 
 
-def subscription_save(*, user: AbstractUser, subscription: Subscription) -> Subscription:
+def subscription_save(*, user: User, subscription: Subscription) -> Subscription:
     """Users manage their own subscriptions; staff manage everyone's."""
     if subscription.pk and subscription.user_id != user.pk and not user.is_staff:
         raise PermissionDenied("you can only change your own subscriptions")
@@ -72,7 +72,7 @@ def subscription_save(*, user: AbstractUser, subscription: Subscription) -> Subs
     return subscription
 
 
-def subscription_delete(*, user: AbstractUser, subscription: Subscription) -> None:
+def subscription_delete(*, user: User, subscription: Subscription) -> None:
     if subscription.user_id != user.pk and not user.is_staff:
         raise PermissionDenied("you can only delete your own subscriptions")
     subscription.delete()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
@@ -37,7 +38,7 @@ class Kernel(models.Model):
     def __str__(self) -> str:
         return self.version
 
-    def save(self, *args, **kwargs):
+    def save(self, *args: Any, **kwargs: Any) -> None:
         version = parse_kernel(self.version)
         self.version = version.text
         self.sort_key = list(version.sort_key)
@@ -56,7 +57,9 @@ class PatchSet(models.Model):
     """An ordered list of patches; ``name`` joins them with '+', '' is the stock kernel."""
 
     name = models.CharField(max_length=500, unique=True, blank=True)
-    patches = models.ManyToManyField(Patch, through="PatchSetItem", related_name="patch_sets")
+    patches: models.ManyToManyField[Patch, PatchSetItem] = models.ManyToManyField(
+        Patch, through="PatchSetItem", related_name="patch_sets"
+    )
 
     def __str__(self) -> str:
         return self.name or "stock"
@@ -136,7 +139,7 @@ class Metric(models.Model):
         return f"{self.name} ({self.unit})"
 
 
-def params_digest(params: dict) -> str:
+def params_digest(params: dict[str, Any]) -> str:
     """A stable digest of run parameters, so equal parameter sets share one Setup row."""
     import json
 

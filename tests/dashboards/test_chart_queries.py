@@ -81,8 +81,8 @@ def test_query_counts_do_not_grow_with_runs(tmp_path, extra_copies, django_asser
 
 
 def _ingest_on_hardware(tmp_path, hardware: str) -> None:
-    src = tarfile.open(dashboard_bundle(tmp_path / f"src-{hardware}.tar.gz"))
-    files = {m.name: src.extractfile(m).read() for m in src.getmembers()}
+    with tarfile.open(dashboard_bundle(tmp_path / f"src-{hardware}.tar.gz")) as src:
+        files = {m.name: src.extractfile(m).read() for m in src.getmembers()}
     files["manifest.toml"] = files["manifest.toml"].decode().replace("P8", hardware)
     ingest(make_bundle(tmp_path / f"{hardware}.tar.gz", files))
 

@@ -30,8 +30,8 @@ def data(tmp_path):
 
 def ingest_on_hardware(tmp_path, hardware: str):
     """The dashboard bundle again on another machine: new setups, a new scope."""
-    src = tarfile.open(dashboard_bundle(tmp_path / f"src-{hardware}.tar.gz"))
-    files = {m.name: src.extractfile(m).read() for m in src.getmembers()}
+    with tarfile.open(dashboard_bundle(tmp_path / f"src-{hardware}.tar.gz")) as src:
+        files = {m.name: src.extractfile(m).read() for m in src.getmembers()}
     files["manifest.toml"] = files["manifest.toml"].decode().replace("P8", hardware)
     return ingest(make_bundle(tmp_path / f"{hardware}.tar.gz", files))
 

@@ -84,7 +84,7 @@ def test_the_overview_counts_follow_uploads(tmp_path, django_capture_on_commit_c
     assert sum(w.run_count for w in workloads) == Run.objects.count()
     assert sum(h.run_count for h in hardware) == Run.objects.count()
     newest = Run.objects.filter(pk__in=upload.run_ids).order_by("-created_at", "-id").first()
-    assert newest in latest
+    assert newest.pk in {r.pk for r in latest}
     setups = scope_stats.setups_with_counts()
     counts = {s["id"]: s["run_count"] for s in setups}
     for setup in Setup.objects.all():

@@ -14,7 +14,8 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerDown
 
 from ingest import queue, services
-from ingest.services import upload_create, upload_ingest, uploads_recover_stuck
+from ingest.recovery import uploads_recover_stuck
+from ingest.services import upload_create, upload_ingest
 from perfdb.alerting.notify import outbox_send
 from perfdb.models import Kernel, OutboxMessage, Run, Subscription, Upload
 from tests.bundles import make_bundle, manifest_toml, volano_log, volano_run

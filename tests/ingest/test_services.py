@@ -9,7 +9,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from ingest.services import upload_create, upload_ingest, uploads_recover_stuck
+from ingest.recovery import uploads_recover_stuck
+from ingest.services import upload_create, upload_ingest
 from perfdb.models import Hardware, Result, Run, Upload
 from tests.bundles import make_bundle, manifest_toml, volano_bundle, volano_log, volano_run
 
@@ -70,8 +71,8 @@ def test_running_the_ingest_twice_changes_nothing(tmp_path):
 def test_identical_runs_in_a_new_bundle_are_recognised(tmp_path):
     ingest(volano_bundle(tmp_path / "a.tar.gz"))
     # Same runs, different archive bytes (another gzip level) -> a new upload, no new run.
-    src = tarfile.open(tmp_path / "a.tar.gz")
-    files = {m.name: src.extractfile(m).read() for m in src.getmembers()}
+    with tarfile.open(tmp_path / "a.tar.gz") as src:
+        files = {m.name: src.extractfile(m).read() for m in src.getmembers()}
     second = ingest(make_bundle(tmp_path / "b.tar.gz", {**files, "extra.txt": "x"}))
     assert second.status == "done"
     assert Run.objects.count() == 1

@@ -8,7 +8,7 @@ import getpass
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ingest import services
+from ingest import recovery
 from perfdb.models import Upload
 
 
@@ -21,5 +21,5 @@ class Command(BaseCommand):
     def handle(self, *args, upload_id, **options):
         if not Upload.objects.filter(pk=upload_id).exists():
             raise CommandError(f"no upload {upload_id}")
-        gone = services.upload_delete(upload_id=upload_id, user=f"{getpass.getuser()} (shell)")
+        gone = recovery.upload_delete(upload_id=upload_id, user=f"{getpass.getuser()} (shell)")
         self.stdout.write(f"upload {upload_id} deleted: {gone['runs']} runs, {gone['alerts']} rows")

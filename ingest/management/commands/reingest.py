@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ingest import services
+from ingest import recovery, services
 from perfdb.models import Upload
 
 
@@ -20,7 +20,7 @@ class Command(BaseCommand):
         for upload_id in upload_ids:
             if not Upload.objects.filter(pk=upload_id).exists():
                 raise CommandError(f"no upload {upload_id}")
-            services.upload_reingest(upload_id=upload_id, user="manage.py reingest", queue_it=False)
+            recovery.upload_reingest(upload_id=upload_id, user="manage.py reingest", queue_it=False)
             services.upload_ingest(upload_id=upload_id)
             upload = Upload.objects.get(pk=upload_id)
             failed |= upload.status != Upload.Status.DONE

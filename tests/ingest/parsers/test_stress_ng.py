@@ -54,7 +54,7 @@ def test_yaml_report():
 def test_quoted_mail_with_two_tables_gives_two_trials():
     result = parse(read("lkml-2023-06-22-zheng-ramfs-metrics-brief-excerpt.txt"), {})
     (group,) = group_records(result.records)
-    first, second = (dict((m.metric, m.value) for m in r.measurements) for _, r in group.trials)
+    first, second = ({m.metric: m.value for m in r.measurements} for _, r in group.trials)
     assert first["bogo_ops"] == 880623 and first["bogo_ops_per_s_usr_sys"] == 3753.09
     assert second["bogo_ops"] == 847562 and second["sys_time_s"] == 230.22
 

@@ -1,0 +1,106 @@
+"""What staff and beat do to uploads after the fact: ingest a stored bundle again, delete
+an upload with everything it made, and recover uploads a dead worker left behind. The ingest
+itself, and sending a failed upload again, are ``ingest.services``.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from ingest import services
+from perfdb.models import Upload
+
+log = logging.getLogger(__name__)
+
+
+def upload_reingest(*, upload_id: int, user: object = None, queue_it: bool = True) -> Upload:
+    """Run ingest of a stored bundle again (a fixed parser reaches old uploads); its runs are
+    replaced in the ingest's one transaction. Returns the upload, queued."""
+    with transaction.atomic():
+        upload = Upload.objects.select_for_update().get(pk=upload_id)
+        if upload.status in (Upload.Status.DONE, Upload.Status.FAILED):
+            upload.status = Upload.Status.QUEUED
+            upload.error = ""
+            upload.attempts = 0
+            upload.started_at = upload.finished_at = upload.task_sent_at = None
+            upload.save()
+            if queue_it:
+                transaction.on_commit(lambda: services.ingest_queue(upload_id=upload_id))
+    log.info("upload %s: re-ingest requested by %s", upload_id, user or "an operator")
+    return upload
+
+
+def upload_delete(*, upload_id: int, user: object = None) -> dict[str, int]:
+    """Delete an upload and everything it created (runs and what hangs off them, its alerts,
+    the stored bundle) in one transaction; logged as an audit line."""
+    from perfdb.cache import data_changed_on_commit
+    from perfdb.models import Alert, Run
+
+    with transaction.atomic():
+        upload = Upload.objects.select_for_update().get(pk=upload_id)
+        runs = list(Run.objects.filter(upload_id=upload_id).values_list("pk", flat=True))
+        alerts, _ = Alert.objects.filter(upload_id=upload_id).delete()
+        Run.objects.filter(pk__in=runs).update(baseline=None)
+        Run.objects.filter(baseline_id__in=runs).update(baseline=None)
+        Run.objects.filter(pk__in=runs).delete()
+        path = upload.file.name
+        upload.delete()
+        storage = Upload._meta.get_field("file").storage
+        transaction.on_commit(lambda: storage.delete(path) if path else None)
+        data_changed_on_commit()
+    log.warning(
+        "AUDIT upload %s (%s) deleted by %s: %d runs, %d alert rows",
+        upload_id,
+        upload.filename,
+        user or "an operator",
+        len(runs),
+        alerts,
+    )
+    return {"runs": len(runs), "alerts": alerts}
+
+
+def uploads_recover_stuck(*, now: datetime | None = None) -> dict[str, list[int]]:
+    """Requeue or fail uploads a dead worker left behind, so none stays processing forever.
+
+    - ``queued`` whose task never reached the broker (``task_sent_at`` empty past a short
+      grace) or was sent long ago (a lost message): queued now;
+    - ``processing`` whose ingest lock no live session holds (the worker died), or past the
+      task time limit: requeued, or failed after services.MAX_ATTEMPTS attempts.
+    """
+    now = now or timezone.now()
+    limit = timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
+    grace = services.detection_deadline()
+    unsent = Upload.objects.filter(
+        status=Upload.Status.QUEUED, task_sent_at__isnull=True, created_at__lt=now - grace
+    ) | Upload.objects.filter(status=Upload.Status.QUEUED, task_sent_at__lt=now - limit)
+    requeued, failed = [], []
+    for upload in unsent:
+        if services.ingest_queue(upload_id=upload.pk):
+            requeued.append(upload.pk)
+    processing = Upload.objects.filter(
+        status=Upload.Status.PROCESSING, started_at__lt=now - timedelta(seconds=5)
+    )
+    stuck = [
+        u
+        for u in processing
+        if (u.started_at is not None and u.started_at < now - limit)
+        or services.upload_orphaned(u.pk)
+    ]
+    for upload in stuck:
+        if upload.attempts >= services.MAX_ATTEMPTS:
+            services.upload_fail(
+                upload_id=upload.pk,
+                reason=f"ingest did not finish after {upload.attempts} attempts "
+                "(the worker was killed or timed out); upload the bundle again or ask staff",
+            )
+            failed.append(upload.pk)
+        elif services.ingest_queue(upload_id=upload.pk):
+            requeued.append(upload.pk)
+    if requeued or failed:
+        log.warning("stuck uploads: requeued %s, failed %s", requeued, failed)
+    return {"requeued": requeued, "failed": failed}

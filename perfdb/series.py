@@ -1,0 +1,184 @@
+"""One series of runs as the detector sees it: ``Point``s in kernel order and the stock
+series' step scan (``perfdb.stats.step_scan``) with the ``Change``s it finds.
+
+Pure, no Django. ``perfdb.detection`` builds on it (baselines, pairwise checks, what to
+report) and re-exports ``Point`` and ``Change``; docs/detector.md tells how it works.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from scipy import stats as scipy_stats
+
+from perfdb import policy, stats
+from perfdb.kernels import kernel_sort_key, parse_kernel
+from perfdb.policy import Settings
+
+
+@dataclass(frozen=True)
+class Point:
+    """One run in a series."""
+
+    run_id: int
+    kernel: str
+    patches: tuple[str, ...]  # () = stock
+    values: tuple[float, ...]  # trial values used for statistics (warm-up already removed)
+
+
+@dataclass(frozen=True)
+class Change:
+    baseline_run_ids: tuple[int, ...]
+    candidate_run_id: int
+    change_pct: float  # (candidate mean - baseline mean) / |baseline mean| * 100
+    p_value: float | None  # None when a side has a single value
+    method: str  # "welch" | "threshold" | "changepoint"
+    direction: str  # "regression" | "improvement"
+    confidence: float  # 0..1, see docs/detector.md
+    # "confirmed": alert and email. "unconfirmed": the newest kernel moved, the next kernel
+    # confirms it (a later check returns it "confirmed") or clears it (it is never returned
+    # again): store it, show it, do not email it yet. See docs/detector.md, "For the service".
+    status: str = "confirmed"
+
+
+# --- kernels, parsed once per kernel string ---
+
+
+@lru_cache(maxsize=65536)
+def parsed_kernel(kernel: str) -> tuple[str, tuple[object, ...]]:
+    return parse_kernel(kernel).text, tuple(kernel_sort_key(kernel))
+
+
+def kernel_of(point: Point) -> str:
+    return parsed_kernel(point.kernel)[0]  # "2.4.20-stock" is "2.4.20"
+
+
+def kernel_key(point: Point) -> tuple[object, ...]:
+    return parsed_kernel(point.kernel)[1]
+
+
+def run_order(point: Point) -> tuple[object, ...]:
+    return (*kernel_key(point), point.patches, point.run_id)
+
+
+def usable(points: Sequence[Point]) -> list[Point]:
+    """NaN and infinite trials dropped; a run with no trial left is no observation."""
+    cleaned = []
+    for point in points:
+        values = policy.finite(point.values)
+        if values:
+            cleaned.append(point if values == point.values else with_values(point, values))
+    return cleaned
+
+
+def with_values(point: Point, values: tuple[float, ...]) -> Point:
+    return Point(point.run_id, point.kernel, point.patches, values)
+
+
+# --- the stock series ---
+
+
+@dataclass(frozen=True)
+class KernelRuns:
+    kernel: str
+    run_ids: tuple[int, ...]
+    values: tuple[float, ...]
+
+    @property
+    def level(self) -> float:
+        return stats.mean(self.values)
+
+
+def stock_by_kernel(points: Sequence[Point]) -> list[KernelRuns]:
+    """Stock runs grouped by kernel, in kernel order: one observation per kernel.
+
+    Sorting by kernel (and run id inside a kernel) is what makes the answer independent
+    of the order the points were uploaded or passed in.
+    """
+    groups: dict[str, list[Point]] = {}
+    for point in points:
+        if not point.patches:
+            groups.setdefault(kernel_of(point), []).append(point)
+    ordered = sorted(groups.items(), key=lambda item: parsed_kernel(item[0])[1])
+    return [
+        KernelRuns(
+            kernel=kernel,
+            run_ids=tuple(sorted(p.run_id for p in runs)),
+            values=tuple(v for p in sorted(runs, key=lambda p: p.run_id) for v in p.values),
+        )
+        for kernel, runs in ordered
+    ]
+
+
+@dataclass(frozen=True)
+class Series:
+    kernels: tuple[KernelRuns, ...]
+    noise: policy.Noise
+    scan: stats.Scan
+
+
+@lru_cache(maxsize=32)
+def analyse(points: tuple[Point, ...], settings: Settings) -> Series | None:
+    """Noise model and step scan of a series; None below ``min_kernels`` stock kernels.
+
+    Cached: the service calls ``detect`` and ``change_points`` on the same points.
+    """
+    kernels = stock_by_kernel(points)
+    levels = [k.level for k in kernels]
+    if len(kernels) < settings.min_kernels or any(level == 0 for level in levels):
+        return None
+    noise = policy.series_noise([p.values for p in points], levels, settings)
+    if noise is None:
+        return None
+    centre = sorted(abs(v) for v in levels)[len(levels) // 2]
+    resolution = settings.resolution or policy.resolution_of(v for p in points for v in p.values)
+    variances = []
+    for k in kernels:
+        within = (noise.within_pct or 0.0) ** 2 / len(k.values)
+        sd = math.sqrt(noise.between_pct**2 / len(k.run_ids) + within) / 100 * centre
+        floor = (resolution or 0.0) / 2 / math.sqrt(len(k.values))
+        variances.append(max(sd, floor, 1e-9 * centre) ** 2)
+    per_kernel = settings.series_alpha / max(len(kernels), settings.budget_kernels)
+    fixed = policy.usable_threshold_pct(settings.threshold_pct)
+    rule = stats.ScanRule(
+        critical=policy.critical_t(per_kernel / 2, noise.dof),
+        homogeneity=tuple(
+            policy.critical_chi2(settings.homogeneity_alpha, d) if d else math.inf
+            for d in range(settings.confirm_window + 1)
+        ),
+        min_fraction=(fixed if fixed is not None else settings.min_change_pct) / 100,
+        min_absolute=resolution or 0.0,
+        window=settings.confirm_window,
+        baseline_window=settings.baseline_window,
+    )
+    return Series(tuple(kernels), noise, stats.step_scan(levels, variances, rule))
+
+
+def series_changes(series: Series, better: str, new_kernels: set[str]) -> list[Change]:
+    """Confirmed steps, plus the pending one when its kernel is among ``new_kernels``."""
+    steps = list(series.scan.steps)
+    pending = series.scan.pending
+    if pending is not None and series.kernels[pending.index].kernel in new_kernels:
+        steps.append(pending)
+    changes = []
+    for step in steps:
+        change = (step.after_mean - step.before_mean) / abs(step.before_mean) * 100.0
+        p_value = min(1.0, 2.0 * float(scipy_stats.t.sf(abs(step.z), series.noise.dof)))
+        changes.append(
+            Change(
+                baseline_run_ids=tuple(
+                    sorted(r for i in step.before for r in series.kernels[i].run_ids)
+                ),
+                candidate_run_id=series.kernels[step.index].run_ids[0],
+                change_pct=change,
+                p_value=p_value,
+                method="changepoint",
+                direction=policy.direction(change, better),
+                confidence=1.0 - p_value,
+                status="confirmed" if step.confirmed else "unconfirmed",
+            )
+        )
+    return changes

@@ -1,0 +1,130 @@
+"""perfdb/cache.py: keys carry the code version, values are plain data, and an admin edit or
+deletion of a run or of the vocabulary it is shown with moves the data version."""
+
+from __future__ import annotations
+
+import io
+import pickle
+
+import pytest
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core.cache import cache
+
+from config.cache_version import code_version
+from perfdb import cache as page_cache
+from perfdb.models import Hardware, Kernel, Metric, Run, Setup
+from tests.dashboards.data import load
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def data(tmp_path):
+    return load(tmp_path)
+
+
+def test_every_key_carries_the_code_version():
+    assert settings.CACHE_VERSION in cache.make_key("anything")
+
+
+def test_the_code_version_follows_the_source(tmp_path):
+    (tmp_path / "perfdb" / "migrations").mkdir(parents=True)
+    (tmp_path / "perfdb" / "views.py").write_text("x = 1\n")
+    first = code_version(tmp_path)
+    assert code_version(tmp_path) == first
+    (tmp_path / "perfdb" / "migrations" / "0002_more.py").write_text("ops = []\n")
+    second = code_version(tmp_path)
+    (tmp_path / "perfdb" / "views.py").write_text("x = 2\n")
+    assert len({first, second, code_version(tmp_path)}) == 3
+
+
+def _first(model):
+    return model.objects.order_by("pk").first()
+
+
+EDITS = {
+    "run": lambda: _save(_first(Run), notes="edited in the admin"),
+    "kernel": lambda: _save(_first(Kernel), version="2.6.0"),
+    "setup": lambda: _save(_first(Setup), mode="UP"),
+    "metric": lambda: _save(_first(Metric), unit="msg/s (edited)"),
+    "hardware": lambda: _save(_first(Hardware), name="renamed"),
+    "run deleted": lambda: _first(Run).delete(),
+    # Unused rows (a kernel, metric or hardware with runs is protected from deletion):
+    "kernel deleted": lambda: Kernel.objects.create(version="2.7.1").delete(),
+    "metric deleted": lambda: Metric.objects.create(name="spare", unit="s").delete(),
+    "hardware deleted": lambda: Hardware.objects.create(name="spare").delete(),
+}
+
+
+def _save(obj, **changes) -> None:
+    for name, value in changes.items():
+        setattr(obj, name, value)
+    obj.save()
+
+
+@pytest.mark.parametrize("edit", list(EDITS), ids=list(EDITS))
+def test_an_edit_or_deletion_moves_the_data_version_on_commit(
+    data, django_capture_on_commit_callbacks, edit
+):
+    before = page_cache.data_version()
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        EDITS[edit]()
+    assert page_cache.data_version() == before, "bumped before the commit"
+    for callback in callbacks:
+        callback()
+    assert page_cache.data_version() > before
+
+
+def test_new_vocabulary_rows_leave_the_cache_alone(data, django_capture_on_commit_callbacks):
+    """The ingest writer creates kernels and metrics: only the runs it adds move versions."""
+    before = page_cache.data_version()
+    with django_capture_on_commit_callbacks(execute=True):
+        Kernel.objects.create(version="2.6.1")
+        Metric.objects.create(name="new_metric", unit="s", better="lower")
+    assert page_cache.data_version() == before
+
+
+def test_an_admin_rename_shows_on_the_cached_home_page(
+    client, data, django_capture_on_commit_callbacks
+):
+    client.force_login(User.objects.create_superuser("admin", "a@example.com", "pw"))
+    hardware = _first(Hardware)
+    assert hardware.name in client.get("/").content.decode()  # cached now
+    form = client.get(f"/admin/perfdb/hardware/{hardware.pk}/change/").context["adminform"].form
+    post = {name: form[name].value() for name in form.fields}
+    post = {
+        k: ("" if v is None else ",".join(v) if isinstance(v, list) else v) for k, v in post.items()
+    }
+    post["name"] = "Renamed-P8"
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(f"/admin/perfdb/hardware/{hardware.pk}/change/", post)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    html = client.get("/").content.decode()
+    assert "Renamed-P8" in html
+
+
+class _Classes(pickle.Unpickler):
+    """Unpickles while recording every class a value names."""
+
+    def __init__(self, data: bytes):
+        super().__init__(io.BytesIO(data))
+        self.seen: set[str] = set()
+
+    def find_class(self, module, name):
+        self.seen.add(f"{module}.{name}")
+        return super().find_class(module, name)
+
+
+def test_no_orm_object_is_cached(client, data):
+    for url in ("/", "/kernels/", "/scaling/", "/kernel-time/", "/wakeups/", "/profile-diff/"):
+        assert client.get(url).status_code == 200, url
+    stored = cache._cache  # LocMemCache (config/test_settings.py): key -> pickled value
+    assert stored, "the pages cached nothing"
+    seen: set[str] = set()
+    for value in stored.values():
+        reader = _Classes(value)
+        reader.load()
+        seen |= reader.seen
+    orm = sorted(c for c in seen if ".models" in c or c.startswith("django.db"))
+    assert not orm, orm
