@@ -8,11 +8,11 @@ Each function names the index it relies on, so a schema change can be checked ag
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from math import fsum, sqrt
 from statistics import fmean
-from typing import Any
+from typing import Any, cast
 
 from django.db.models import F
 
@@ -65,7 +65,7 @@ def params_text(params: dict[str, Any]) -> tuple[tuple[str, str], ...]:
     return tuple((str(k), str(v)) for k, v in sorted(params.items()))
 
 
-def metric_data(row: dict[str, Any]) -> Metric:
+def metric_data(row: Mapping[str, Any]) -> Metric:
     """A metric choice dict as the figures want it; "none" direction draws as higher-is-better."""
     return Metric(row["name"], row["unit"], higher_is_better=row["better"] != Better.LOWER)
 
@@ -74,7 +74,7 @@ def metric_data(row: dict[str, Any]) -> Metric:
 class _RunValues:
     """Kept values of one run, gathered from rows already ordered by kernel."""
 
-    keys: dict[str, Any]
+    keys: Mapping[str, Any]
     values: list[float] = field(default_factory=list)
 
     def info(self) -> RunInfo:
@@ -99,7 +99,7 @@ class _RunValues:
         return _sd(self.values) if len(self.values) > 1 else None
 
 
-def _by_run(rows: Iterable[dict[str, Any]]) -> dict[int, _RunValues]:
+def _by_run(rows: Iterable[Mapping[str, Any]]) -> dict[int, _RunValues]:
     """Rows (run keys + ``value``) grouped per run, in the rows' order."""
     runs: dict[int, _RunValues] = {}
     for row in rows:
@@ -137,7 +137,7 @@ class KernelSeries:
     labels: dict[int, str]
 
 
-def series_points(*, setup_id: int, metric: dict[str, Any], title: str = "") -> KernelSeries:
+def series_points(*, setup_id: int, metric: Mapping[str, Any], title: str = "") -> KernelSeries:
     """One series: every run of the setup for this metric, one point per run, kernel order.
 
     One query; served by result_series_idx (setup, metric), then kernel_order_idx's columns
@@ -165,14 +165,17 @@ def _run_keys(*, setup_ids: Sequence[int]) -> dict[int, dict[str, Any]]:
     (setup, ...)."""
     # Aliased: "kernel", "label" and "notes" are also Run's own field names.
     keys = {f"k_{alias}": F(path.removeprefix("run__")) for alias, path in RUN_KEYS.items()}
-    rows = Run.objects.filter(setup_id__in=setup_ids).values("id", **keys)
+    # Typed as plain dicts: the aliases are built, not literals django-stubs can see.
+    rows = cast(
+        "Iterable[dict[str, Any]]", Run.objects.filter(setup_id__in=setup_ids).values("id", **keys)
+    )
     return {
         r["id"]: {"run_id": r["id"], **{alias: r[f"k_{alias}"] for alias in RUN_KEYS}} for r in rows
     }
 
 
 def scaling_points(
-    *, setup_ids: Sequence[int], metric: dict[str, Any], param: str, title: str = ""
+    *, setup_ids: Sequence[int], metric: Mapping[str, Any], param: str, title: str = ""
 ) -> ScalingChart:
     """A metric against a numeric parameter over the setups given (one scope's setups).
 
@@ -216,7 +219,7 @@ def kernel_time_points(
         .order_by(*KERNEL_ORDER, "metric__name", "trial")
     )
     per_run: dict[int, dict[str, list[float]]] = {}
-    keys: dict[int, dict[str, Any]] = {}
+    keys: dict[int, Mapping[str, Any]] = {}
     for row in rows:
         keys.setdefault(row["run_id"], row)
         per_run.setdefault(row["run_id"], {}).setdefault(row["metric__name"], []).append(
@@ -257,7 +260,7 @@ def kernel_profiles(*, setup_ids: Sequence[int], limit_runs: int = 40) -> list[K
     )
     ticks: dict[int, dict[str, float]] = {}
     totals: dict[int, dict[int, float]] = {}
-    keys: dict[int, dict[str, Any]] = {}
+    keys: dict[int, Mapping[str, Any]] = {}
     for row in rows:
         run_id = row["run_id"]
         keys.setdefault(run_id, row)
@@ -288,7 +291,7 @@ def wakeup_rows(*, setup_ids: Sequence[int]) -> tuple[list[WakeupRow], int]:
         .order_by(*KERNEL_ORDER, "trial")
     )
     per_run: dict[int, dict[str, list[float]]] = {}
-    keys: dict[int, dict[str, Any]] = {}
+    keys: dict[int, Mapping[str, Any]] = {}
     for row in rows:
         keys.setdefault(row["run_id"], row)
         per_run.setdefault(row["run_id"], {}).setdefault(row["metric__name"], []).append(
@@ -331,20 +334,21 @@ VMSTAT_FIELDS = (
 )
 
 
-def vmstat_runs(*, run_ids: Sequence[int]) -> list[VmstatRun]:
-    """vmstat series of the runs (their first trial with samples), in the order asked.
+def vmstat_runs(*, run_ids: Sequence[int], source: str = "vmstat") -> list[VmstatRun]:
+    """Time series of ``source`` (vmstat, sar, dbench, …) of the runs (their first trial with
+    samples), in the order asked.
 
     One query; served by sample_column_uniq (run, trial, source, column). Reads each
     column's stored preview (every k-th row of a long series, ``VmstatRun.stride`` = k), and
     the full values only for a column whose rows are not simply 0, 1, 2, ….
     """
     rows = (
-        Sample.objects.filter(run_id__in=run_ids, source="vmstat")
+        Sample.objects.filter(run_id__in=run_ids, source=source)
         .values(*VMSTAT_FIELDS, **RUN_EXPRESSIONS)
         .order_by("run_id", "trial", "column")
     )
     columns: dict[int, dict[str, dict[int, float]]] = {}
-    keys: dict[int, dict[str, Any]] = {}
+    keys: dict[int, Mapping[str, Any]] = {}
     stamps: dict[int, dict[int, str]] = {}
     steps: dict[int, int] = {}
     for row in rows:
