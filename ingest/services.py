@@ -38,7 +38,7 @@ from ingest.field_lengths import check_lengths
 from ingest.manifest import Manifest, ManifestError, parse_manifest
 from ingest.parsers import ParseError, ParseResult, get_parser
 from ingest.plan import PlanError, PlannedRun, file_key, plan_runs
-from ingest.writer import BundleDataError, bundle_write
+from ingest.writer import BundleDataError, WriteOutcome, bundle_write
 from perfdb.alerting import queue as alerting_queue
 from perfdb.faults import pause_point
 from perfdb.kernels import KernelVersionError
@@ -294,6 +294,31 @@ def upload_ingest(*, upload_id: int) -> list[int]:
         _unlock(upload_id)
 
 
+def _mark_done(upload: Upload, outcome: WriteOutcome, warnings: list[str]) -> list[tuple[int, int]]:
+    """Record the ingest's outcome on the locked upload, with the regression check this
+    commit owes (cleared by the check, swept if it is lost); returns the touched series."""
+    series = sorted(outcome.touched_series)
+    upload.status = Upload.Status.DONE
+    upload.error = ""
+    upload.warnings = warnings + outcome.warnings
+    upload.run_ids = outcome.run_ids
+    upload.finished_at = timezone.now()
+    upload.detection_series = [list(s) for s in series]
+    upload.detection_due_at = timezone.now() + detection_deadline() if series else None
+    upload.save(
+        update_fields=[
+            "status",
+            "error",
+            "warnings",
+            "run_ids",
+            "finished_at",
+            "detection_series",
+            "detection_due_at",
+        ]
+    )
+    return series
+
+
 def _ingest(upload: Upload) -> list[int]:
     upload_id = upload.pk
 
@@ -314,26 +339,7 @@ def _ingest(upload: Upload) -> list[int]:
             # fingerprints, so they would otherwise count as already stored).
             _runs_replace(upload_id)
             outcome = bundle_write(manifest=manifest, plan=plan, files=bundle.files, upload=locked)
-            series = sorted(outcome.touched_series)
-            locked.status = Upload.Status.DONE
-            locked.error = ""
-            locked.warnings = warnings + outcome.warnings
-            locked.run_ids = outcome.run_ids
-            locked.finished_at = timezone.now()
-            # The regression check this commit owes: cleared by the check, swept if it is lost.
-            locked.detection_series = [list(s) for s in series]
-            locked.detection_due_at = timezone.now() + detection_deadline() if series else None
-            locked.save(
-                update_fields=[
-                    "status",
-                    "error",
-                    "warnings",
-                    "run_ids",
-                    "finished_at",
-                    "detection_series",
-                    "detection_due_at",
-                ]
-            )
+            series = _mark_done(locked, outcome, warnings)
     except DATA_ERRORS as exc:
         upload_fail(upload_id=upload_id, reason=str(exc))
         return []
