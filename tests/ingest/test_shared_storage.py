@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
+import redis
 from django.conf import settings
 
 boto3 = pytest.importorskip("boto3", reason="boto3 is in requirements.in")
@@ -26,6 +27,7 @@ pytest.importorskip("storages", reason="django-storages is in requirements.in")
 
 ROOT = Path(__file__).resolve().parents[2]
 BUCKET = "perfdb-bundles-test"
+QUEUE = "shared-storage-test-unheard"
 
 
 def free_port() -> int:
@@ -112,6 +114,8 @@ def test_a_worker_elsewhere_ingests_what_the_web_server_stored(s3_endpoint, tmp_
         "AWS_S3_REGION_NAME": "us-east-1",
         "AWS_ACCESS_KEY_ID": "testing",
         "AWS_SECRET_ACCESS_KEY": "testing",
+        # The ingest this test runs itself; a worker of the test session must not take it.
+        "CELERY_INGEST_QUEUE": QUEUE,
     }
     web_media, worker_media = tmp_path / "web", tmp_path / "worker"
     web_media.mkdir()
@@ -136,3 +140,4 @@ def test_a_worker_elsewhere_ingests_what_the_web_server_stored(s3_endpoint, tmp_
     runs = int(child(INGEST, worker_media, upload_id))
     assert runs > 0
     assert not any(worker_media.rglob("*")), "the worker read the bucket, kept no copy"
+    redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(QUEUE)
