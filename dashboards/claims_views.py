@@ -14,7 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from dashboards import exports
-from dashboards.pages import bad_params_are_400, download, links
+from dashboards.page_tools import bad_params_are_400, download, links
 from dashboards.selection import choice_param, format_param
 from perfdb.models import Claim
 

@@ -7,11 +7,9 @@ chart instead of the page. A bad parameter is a 400 naming it, never a 500.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from functools import wraps
 from typing import Any
-from urllib.parse import urlencode
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -19,29 +17,22 @@ from django.urls import reverse
 
 from dashboards import chart_queries as cq
 from dashboards import exports, scope_stats
-from dashboards.attribution_views import attribution_table, compare_attribution
 from dashboards.chart_queries import profiles as profile_queries
-from dashboards.chartdata import Baseline, CompareRow
-from dashboards.chartdata import Metric as MetricData
-from dashboards.compare import CompareLine, compare_lines
-from dashboards.compare_series import compare_contexts
+from dashboards.chartdata import Baseline
 from dashboards.figures import (
     across_kernels_figure,
-    compare_figure,
     kernel_time_figure,
     scaling_figure,
     top_functions_figure,
-    vmstat_figure,
     wakeups_figures,
 )
-from dashboards.figures.vmstat import DEFAULT_GROUPS, column_groups
 from dashboards.figures.wakeups import VALUES as WAKEUP_VALUES
+from dashboards.page_tools import bad_params_are_400, download, links, run_text
 from dashboards.selection import (
     BadParam,
     choice_param,
     choices_param,
     format_param,
-    ids_param,
     int_param,
     metric_param,
     scope_param,
@@ -56,40 +47,6 @@ TOP_N_MAX = 30
 # A scaling chart with more lines than this is unreadable (and slow): by default it shows the
 # newest builds in kernel order, and the page lets you pick others.
 SCALING_MAX_BUILDS = 12
-
-
-def bad_params_are_400(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    @wraps(view)
-    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        try:
-            return view(request, *args, **kwargs)
-        except BadParam as error:
-            context = {"param": error.name, "message": error.message, "back": request.path}
-            return render(request, "dashboards/bad_request.html", context, status=400)
-
-    return wrapped
-
-
-def links(view_name: str, selection: Mapping[str, object], charts: tuple[str, ...]) -> dict:
-    """The permalink of the current selection and each chart's CSV / JSON download."""
-    base = reverse(view_name)
-    kept = {k: v for k, v in selection.items() if v not in (None, "")}
-    out: dict[str, Any] = {"permalink": f"{base}?{urlencode(kept, doseq=True)}", "downloads": []}
-    for chart in charts:
-        urls = {
-            fmt: f"{base}?{urlencode({**kept, 'format': fmt, 'chart': chart}, doseq=True)}"
-            for fmt in exports.FORMATS
-        }
-        out["downloads"].append({"chart": chart, **urls})
-    return out
-
-
-def download(tables: tuple[exports.Table, ...], request: HttpRequest, fmt: str) -> HttpResponse:
-    names = tuple(t.name for t in tables)
-    chart = choice_param(request.GET, "chart", names, names[0])
-    table = exports.pick(tables, chart)
-    assert table is not None
-    return exports.export_response(table, fmt)
 
 
 # --- across kernels ---------------------------------------------------------------------
@@ -136,7 +93,7 @@ def kernels(request: HttpRequest) -> HttpResponse:
             "note": note,
             "baseline_id": baseline_id,
             "baseline_choices": [
-                {"id": p.run.run_id, "text": _run_text(p.run, data.labels.get(p.run.run_id, ""))}
+                {"id": p.run.run_id, "text": run_text(p.run, data.labels.get(p.run.run_id, ""))}
                 for p in data.series.points
             ],
             "figure": across_kernels_figure(data.series, baseline),
@@ -238,11 +195,6 @@ def _baseline(data: cq.KernelSeries, run_id: int | None) -> Baseline | None:
             label = data.labels.get(run_id) or f"run #{run_id}"
             return Baseline(value=point.value, label=label)
     raise BadParam("baseline", f"run {run_id} is not in this series")
-
-
-def _run_text(run, label: str = "") -> str:
-    text = f"#{run.run_id} {run.build}"
-    return f"{text} ({label})" if label else text
 
 
 # --- scaling ------------------------------------------------------------------------------
@@ -437,147 +389,3 @@ def wakeups(request: HttpRequest) -> HttpResponse:
             "rows": rows,
         },
     )
-
-
-# --- system activity (vmstat) -----------------------------------------------------------
-
-
-@bad_params_are_400
-def activity(request: HttpRequest) -> HttpResponse:
-    q = request.GET
-    fmt = format_param(q)
-    # Every stored time series, one source at a time: vmstat, sar, iostat, mpstat, dbench's
-    # per-second samples, perf stat -I, ...; the column groups are the source's own.
-    sources = cq.sample_sources()
-    source = choice_param(q, "source", sources, sources[0] if sources else "vmstat")
-    choices = cq.run_choices(sample_source=source)
-    run_ids = ids_param(q, "runs") or [c["id"] for c in choices[:1]]
-    runs = cq.vmstat_runs(run_ids=run_ids, source=source)
-    columns = list(dict.fromkeys(c for r in runs for c in r.columns))
-    table = column_groups(source, columns)
-    group_names = tuple(name for name, _, _ in table)
-    default = DEFAULT_GROUPS if source == "vmstat" else group_names[:4]
-    groups = _groups_param(q, group_names, default)
-    missing = sorted(set(run_ids) - {r.run.run_id for r in runs})
-    if missing:
-        known = cq.run_infos(run_ids=missing)
-        unknown = [i for i in missing if i not in known]
-        if unknown:
-            raise BadParam("runs", f"no run {', '.join(map(str, unknown))}")
-    if fmt:
-        return download((exports.vmstat_table(runs),), request, fmt)
-    selection = {
-        "source": source,
-        "runs": ",".join(map(str, run_ids)),
-        "groups": ",".join(groups),
-    }
-    return render(
-        request,
-        "dashboards/activity.html",
-        {
-            **links("dashboards-activity", selection, ("vmstat",)),
-            "sources": sources,
-            "source": source,
-            "choices": choices,
-            "run_ids": run_ids,
-            "missing": missing,
-            "groups": groups,
-            "group_names": group_names,
-            "figure": vmstat_figure(tuple(runs), groups, source, table),
-            "n_runs": len(runs),
-        },
-    )
-
-
-def _groups_param(
-    q, names: tuple[str, ...], default: tuple[str, ...] = DEFAULT_GROUPS
-) -> tuple[str, ...]:
-    parts = [p.strip() for raw in q.getlist("groups") for p in raw.split(",") if p.strip()]
-    for part in parts:
-        if part not in names:
-            raise BadParam("groups", f"{part[:30]!r} is not one of {', '.join(names)}")
-    return tuple(parts) or default
-
-
-# --- compare --------------------------------------------------------------------------------
-
-
-def compare_selection(q) -> tuple[list[int], list[int]]:
-    """The two sides from ``base`` and ``new``; both are needed, a run only on one side."""
-    base, new = ids_param(q, "base"), ids_param(q, "new")
-    if base and not new:
-        raise BadParam("new", "give the candidate run ids, e.g. new=15,16")
-    if new and not base:
-        raise BadParam("base", "give the baseline run ids, e.g. base=12,13")
-    both = set(base) & set(new)
-    if both:
-        raise BadParam("new", f"run {min(both)} is on both sides")
-    return base, new
-
-
-def compare_data(base: list[int], new: list[int]) -> tuple[list[CompareLine], dict]:
-    """Lines and run infos; unknown run ids are a BadParam naming their side."""
-    infos = cq.run_infos(run_ids=base + new)
-    for name, ids in (("base", base), ("new", new)):
-        unknown = [i for i in ids if i not in infos]
-        if unknown:
-            raise BadParam(name, f"no run {', '.join(map(str, unknown))}")
-    # judged by the detector's rule, with the series' noise and the alerts on these runs
-    contexts = compare_contexts(base_ids=base, new_ids=new)
-    lines = compare_lines(cq.compare_values(base_ids=base, new_ids=new), contexts)
-    return lines, infos
-
-
-@bad_params_are_400
-def compare(request: HttpRequest) -> HttpResponse:
-    q = request.GET
-    fmt = format_param(q)
-    base, new = compare_selection(q)
-    context: dict[str, Any] = {"base": base, "new": new, "recent": cq.run_choices()}
-    if not base:
-        return render(request, "dashboards/compare.html", context)
-    lines, infos = compare_data(base, new)
-    attribution = compare_attribution(base, new, lines)
-    attribution_tables = (attribution_table(attribution),) if attribution else ()
-    if fmt:
-        return download((exports.compare_table(lines), *attribution_tables), request, fmt)
-    selection = {"base": ",".join(map(str, base)), "new": ",".join(map(str, new))}
-    directed = [line for line in lines if line.direction != "none"]
-    rows = _compare_rows(directed or lines, infos[base[0]][0], infos[new[0]][0])
-    return render(
-        request,
-        "dashboards/compare.html",
-        {
-            **context,
-            **links(
-                "dashboards-compare", selection, ("compare", *(t.name for t in attribution_tables))
-            ),
-            "attribution": attribution,
-            "lines": lines,
-            "base_runs": [_run_text(*infos[i]) for i in base],
-            "new_runs": [_run_text(*infos[i]) for i in new],
-            "figure": compare_figure(tuple(rows), title="Candidate against baseline"),
-            "charted_all": not directed,
-            "profile_diff_url": profile_queries.profile_diff_url(base, new),
-        },
-    )
-
-
-def _compare_rows(lines: list[CompareLine], base_run, new_run) -> list[CompareRow]:
-    """Figure rows for lines with a value on both sides, significant as the table says (the
-    detector's rule). A metric without a direction is never significant: drawn grey."""
-    return [
-        CompareRow(
-            metric=MetricData(line.metric, line.unit, line.direction != "lower"),
-            baseline=base_run,
-            candidate=new_run,
-            baseline_value=line.base.mean,
-            candidate_value=line.new.mean,
-            p_value=line.p_value if line.direction != "none" else None,
-            threshold_pct=line.threshold_pct,
-            significant=line.significant,
-            reason="; ".join(r for r in (line.reason, line.alert_note) if r),
-        )
-        for line in lines
-        if line.base.mean is not None and line.new.mean is not None
-    ]

@@ -27,7 +27,7 @@ from rest_framework.views import APIView
 from dashboards import exports
 from dashboards.chart_queries import profiles as pq
 from dashboards.figures.profile_diff import profile_diff_figure
-from dashboards.pages import bad_params_are_400, download, links
+from dashboards.page_tools import bad_params_are_400, download, links
 from dashboards.selection import BadParam, choice_param, format_param, ids_param, int_param
 from perfdb.profile_diff import DiffRow, ProfileSide, profile_diff, top_movers
 

@@ -2,15 +2,22 @@
 
 from django.urls import path
 
-from dashboards import claims_views, compare_api, pages, profile_diff_views, reference_api
+from dashboards import (
+    claims_views,
+    compare_api,
+    pages,
+    profile_diff_views,
+    reference_api,
+    run_pages,
+)
 
 urlpatterns = [
     path("kernels/", pages.kernels, name="dashboards-kernels"),
     path("scaling/", pages.scaling, name="dashboards-scaling"),
     path("kernel-time/", pages.kernel_time, name="dashboards-kernel-time"),
     path("wakeups/", pages.wakeups, name="dashboards-wakeups"),
-    path("activity/", pages.activity, name="dashboards-activity"),
-    path("compare/", pages.compare, name="dashboards-compare"),
+    path("activity/", run_pages.activity, name="dashboards-activity"),
+    path("compare/", run_pages.compare, name="dashboards-compare"),
     path("api/compare/", compare_api.CompareView.as_view(), name="api-compare"),
     path("profile-diff/", profile_diff_views.profile_diff_page, name="dashboards-profile-diff"),
     path(
