@@ -33,12 +33,13 @@ class Settings:
     series_alpha: float = 0.01  # false-alert budget of one series of `budget_kernels` kernels
     budget_kernels: int = 40  # longer series share the same budget: alpha per kernel shrinks
     min_kernels: int = 6  # fewer stock kernels: pairwise with the previous kernel instead
-    confirm_window: int = 4  # kernels after a step that may still confirm it
+    confirm_window: int = 10  # kernels after a step that may still confirm it
     baseline_window: int = 30  # kernels of the current segment a step is measured against
     homogeneity_alpha: float = 0.01  # the kernels after a step must agree with each other
     dof_per_difference: float = 0.7  # dof per kernel-to-kernel move (trimmed estimate)
     prior_noise_pct: float | None = None  # typical level noise of the workload/metric
     prior_weight: float = 4.0  # how many kernel moves the prior is worth
+    prior_tolerance: float = 1.0  # a series noisier than prior x this keeps its own noise
     short_between_ratio: float = 1.0  # series < min_kernels, no prior: run-to-run / within
 
 
@@ -189,11 +190,14 @@ def series_noise(
     trials = sorted(len(g) for g in groups)[len(groups) // 2] if groups else 1
     dof = settings.dof_per_difference * moves
     if settings.prior_noise_pct is not None:
+        # Shrunk toward the workload/metric's typical noise, but never below what the series
+        # shows: a series noisier than typical (bimodal, a flaky machine) keeps its own noise.
         weight = settings.prior_weight
-        level = math.sqrt(
-            (moves * level**2 + weight * settings.prior_noise_pct**2) / (moves + weight)
-        )
-        dof += weight * settings.dof_per_difference
+        if level <= settings.prior_noise_pct * settings.prior_tolerance:
+            level = math.sqrt(
+                (moves * level**2 + weight * settings.prior_noise_pct**2) / (moves + weight)
+            )
+            dof += weight * settings.dof_per_difference
     between_sq = level**2 - (within or 0.0) ** 2 / trials
     between = math.sqrt(max(between_sq, 0.0))
     return Noise(within, between, dof, trials)
