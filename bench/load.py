@@ -176,7 +176,11 @@ def page_pool(n_series: int, n_scopes: int, seed: int) -> dict[str, list[str]]:
             "id", "workload_id", "hardware_id", "mode", "params"
         )
     )
-    scope_keys = sorted({f"{s['workload_id']}-{s['hardware_id']}-{s['mode']}" for s in setups})
+    per_scope: dict[str, int] = defaultdict(int)
+    for s in setups:
+        per_scope[f"{s['workload_id']}-{s['hardware_id']}-{s['mode']}"] += 1
+    # A scope with one setup has nothing to scale over: its scaling page is a 400.
+    scope_keys = sorted(key for key, n in per_scope.items() if n > 1)
     scopes = rng.sample(scope_keys, min(n_scopes, len(scope_keys)))
     in_scopes = [
         s for s in setups if f"{s['workload_id']}-{s['hardware_id']}-{s['mode']}" in scopes
