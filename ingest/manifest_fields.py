@@ -196,5 +196,3 @@ def list_of_tables(value: object) -> list[dict[str, Any]]:
     if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
         raise Invalid(f"expected a list of tables, got {show(value)}")
     return value
-
-
