@@ -12,6 +12,18 @@ from tests.dashboards.test_browser import SHOTS, Watched, browser, data  # noqa:
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
+@pytest.fixture(autouse=True)
+def _in_process(monkeypatch):
+    """Bundles are ingested in-process: a Celery worker left by another test must not take
+    the upload (or its follow-up work) first."""
+    from ingest import queue
+    from perfdb.alerting import queue as alerting_queue
+
+    monkeypatch.setattr(queue, "ingest_upload", lambda **k: None)
+    monkeypatch.setattr(alerting_queue, "regressions_check", lambda **k: None)
+    monkeypatch.setattr(alerting_queue, "notify_upload", lambda **k: None)
+
+
 def _shot(page: Watched, name: str) -> None:
     SHOTS.mkdir(exist_ok=True)
     page.page.screenshot(path=str(Path(SHOTS) / f"{name}.png"), full_page=True)
