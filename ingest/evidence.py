@@ -7,6 +7,7 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping
 
+from ingest.keys import kernel_get, patch_set_get
 from ingest.manifest import Manifest, RunSpec
 from ingest.manifest_evidence import BuildSpec, ClaimSpec
 from perfdb.claim_checks import LABEL_PREFIX, claim_check, claims_recheck
@@ -25,16 +26,10 @@ from perfdb.models import (
 
 
 def _kernel(version: str) -> Kernel:
-    kernel = Kernel.objects.filter(version=version).first()
-    if kernel is None:
-        kernel = Kernel(version=version)
-        kernel.save()
-    return kernel
+    return kernel_get(version, {})
 
 
 def _patch_set(patches: tuple[str, ...]) -> PatchSet:
-    from ingest.writer import patch_set_get
-
     return patch_set_get(patches, {})
 
 

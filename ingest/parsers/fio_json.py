@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from ingest.parsers.base import Better, Histogram, Measurement, ParseError, ParseResult, Record
-from ingest.parsers.fio import DIRECTIONS, lat_stats, measurement, percentile_name
+from ingest.parsers.fio_common import DIRECTIONS, lat_stats, measurement, percentile_name
 
 _NS = Decimal("0.001")
 JSON = Mapping[str, Any]  # a decoded JSON object

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from ingest.parsers.base import Better, Histogram, Measurement, ParseError, ParseResult, Record
-from ingest.parsers.fio import BW_UNITS, LAT_UNITS, exact, measurement, percentile_name
+from ingest.parsers.fio_common import BW_UNITS, LAT_UNITS, exact, measurement, percentile_name
 from ingest.parsers.text import numbered_lines
 
 _JOB = re.compile(

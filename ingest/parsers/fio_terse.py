@@ -13,7 +13,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from ingest.parsers.base import Histogram, Measurement, ParseError, ParseResult, Record
-from ingest.parsers.fio import exact, measurement, percentile_name
+from ingest.parsers.fio_common import exact, measurement, percentile_name
 from ingest.parsers.text import numbered_lines
 
 _HEAD = ("io_kib", "bw_kib_s", "iops", "runtime_ms")

@@ -14,7 +14,7 @@ import json
 import re
 
 from ingest.parsers.base import ParseError
-from ingest.parsers.perf_stat import NOT_MEASURED, Reading, store_counter
+from ingest.parsers.perf_stat_common import NOT_MEASURED, Reading, store_counter
 
 _TIME = re.compile(r"^\s*\d+\.\d+\s*$")
 _VALUE = re.compile(r"^\s*(?:\d[\d.]*|<not supported>|<not counted>)\s*$")

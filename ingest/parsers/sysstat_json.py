@@ -14,7 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from ingest.parsers.base import KeyValue, ParseError, ParseResult
-from ingest.parsers.sysstat import Series, result
+from ingest.parsers.sysstat_common import Series, result
 
 # sadf section (nested sections joined with '/') -> (sar's report name, how columns are named)
 SECTIONS = {

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 from ingest.parsers.base import KeyValue, ParseError, ParseResult
 from ingest.parsers.numbers import parse_number
-from ingest.parsers.sysstat import KEY_COLUMNS, Series, report_name, result
+from ingest.parsers.sysstat_common import KEY_COLUMNS, Series, report_name, result
 from ingest.parsers.text import numbered_lines
 
 _BANNER = re.compile(r"^\s*(Linux\s+\S+)\s+\(([^)]*)\)\s+(\S+)(?:\s+_(\S+)_)?(?:\s+\((\d+) CPU\))?")

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from django.db import connection, transaction
 from django.db.models import ManyToManyRel, Q
 
+from ingest.keys import kernel_get, patch_set_get
 from ingest.synthetic.catalogue import (
     BENCH_KERNELS,
     BUILDS,
@@ -30,7 +31,7 @@ from ingest.synthetic.generator import (
     runs_of_setup,
     setups_of_unit,
 )
-from ingest.writer import SAMPLE_COLUMNS, copy_rows, kernel_get, patch_set_get, sample_row
+from ingest.writer import SAMPLE_COLUMNS, copy_rows, sample_row
 from perfdb.cache import data_changed_on_commit
 from perfdb.models import (
     Alert,

@@ -1,0 +1,175 @@
+"""Resolve a bundle's keys to rows: hardware, kernel, patch set, setup, metric.
+
+Shared by the writer (ingest/writer.py) and the evidence it stores beside runs
+(ingest/evidence.py: reference builds, claims). Every key survives two uploads creating it at
+once (``create_or_get``).
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from django.db import IntegrityError, transaction
+from django.db.models import Model
+
+from ingest.manifest import HardwareSpec, Manifest, RunSpec
+from perfdb.kernels import parse_kernel
+from perfdb.models import (
+    Hardware,
+    Kernel,
+    Metric,
+    Patch,
+    PatchSet,
+    PatchSetItem,
+    Setup,
+    Workload,
+    params_digest,
+)
+
+
+class BundleDataError(ValueError):
+    """The bundle's data contradicts what is stored (hardware redefined, metric unknown)."""
+
+
+def run_label(spec: RunSpec) -> str:
+    return f"run {spec.index} ({spec.workload} {spec.kernel})"
+
+
+# --- key resolution ------------------------------------------------------------------------
+#
+# Two uploads introducing the same new kernel (hardware, workload, metric, patch, setup) at
+# once: the second INSERT waits for the first transaction, then meets the unique constraint.
+# Every key is created in a savepoint, and on that conflict read back (READ COMMITTED sees the
+# row the other transaction committed), so concurrent uploads never fail on it. Django's
+# get_or_create does the same; ``create_or_get`` is it for rows made by ``save()`` logic.
+
+M = TypeVar("M", bound=Model)
+
+
+def create_or_get(model: type[M], lookup: dict[str, object], **defaults: object) -> tuple[M, bool]:
+    """The row matching ``lookup``, created with ``defaults`` if missing; survives a
+    concurrent insert of the same key."""
+    row = model._default_manager.filter(**lookup).first()
+    if row is not None:
+        return row, False
+    try:
+        with transaction.atomic():  # a savepoint: a conflict leaves the caller's work intact
+            return model._default_manager.create(**lookup, **defaults), True
+    except IntegrityError:
+        return model._default_manager.get(**lookup), False
+
+
+def _hardware_fields(spec: HardwareSpec) -> dict[str, object]:
+    return {
+        "cpus": spec.cpus,
+        "cpu_model": spec.cpu,
+        "mhz": spec.mhz,
+        "l2_kb": spec.l2_kb,
+        "memory_mb": spec.memory_mb,
+        "tiers": list(spec.tiers),
+        "notes": spec.notes,
+    }
+
+
+def hardware_resolve(manifest: Manifest, runs: list[RunSpec]) -> dict[str, Hardware]:
+    """Create the bundle's hardware definitions; refuse one that contradicts the stored one."""
+    names = set(manifest.hardware) | {run.hardware for run in runs}
+    stored = {hw.name: hw for hw in Hardware.objects.filter(name__in=names)}
+    errors = []
+    for name, spec in manifest.hardware.items():
+        wanted = _hardware_fields(spec)
+        if name not in stored:
+            stored[name], created = create_or_get(Hardware, {"name": name}, **wanted)
+            if created:
+                continue
+        if name in stored:
+            current = {key: getattr(stored[name], key) for key in wanted}
+            diff = [k for k in wanted if wanted[k] != current[k] and wanted[k] not in (None, "")]
+            if diff:
+                errors.append(
+                    f"hardware {name!r}: {', '.join(diff)} differ from the stored configuration "
+                    "(a configuration never changes; give the new machine another name)"
+                )
+    for run in runs:
+        if run.hardware not in stored:
+            errors.append(
+                f"{run_label(run)}: hardware {run.hardware!r} is not defined in the bundle "
+                "and not known to the server"
+            )
+    if errors:
+        raise BundleDataError("\n".join(errors))
+    return stored
+
+
+def kernel_get(version: str, cache: dict[str, Kernel]) -> Kernel:
+    text = parse_kernel(version).text
+    if text not in cache:
+        cache[text], _ = create_or_get(Kernel, {"version": text})
+    return cache[text]
+
+
+def patch_set_get(patches: tuple[str, ...], cache: dict[tuple[str, ...], PatchSet]) -> PatchSet:
+    if patches not in cache:
+        patch_set, created = create_or_get(PatchSet, {"name": "+".join(patches)})
+        if created:
+            for position, name in enumerate(patches):
+                patch, _ = create_or_get(Patch, {"name": name})
+                PatchSetItem.objects.create(patch_set=patch_set, patch=patch, position=position)
+        cache[patches] = patch_set
+    return cache[patches]
+
+
+def setup_get(spec: RunSpec, hardware: Hardware) -> Setup:
+    workload, _ = Workload.objects.get_or_create(name=spec.workload, version=spec.workload_version)
+    params = dict(spec.params)
+    setup, _ = Setup.objects.get_or_create(
+        workload=workload,
+        hardware=hardware,
+        mode=spec.mode,
+        params_digest=params_digest(params),
+        defaults={"params": params},
+    )
+    return setup
+
+
+class MetricCache:
+    """Resolves (name, unit, better) to Metric rows, refusing contradictions."""
+
+    def __init__(self, manifest: Manifest):
+        self.declared = manifest.metrics
+        self.rows: dict[tuple[str, str], Metric] = {}
+
+    def get(
+        self, name: str, unit: str, better: str, where: str, resolution: float | None = None
+    ) -> Metric:
+        """The metric row; a parser's ``resolution`` is stored when the row is created."""
+        key = (name, unit)
+        if key not in self.rows:
+            metric, created = Metric.objects.get_or_create(
+                name=name, unit=unit, defaults={"better": better, "resolution": resolution}
+            )
+            # "none" is no opinion (vmstat's cs): a direction staff set in the admin stands.
+            if not created and metric.better != better and better != "none":
+                raise BundleDataError(
+                    f"{where}: metric {name!r} ({unit}) is {better!r}-is-better here but "
+                    f"{metric.better!r} in the stored data"
+                )
+            self.rows[key] = metric
+        return self.rows[key]
+
+    def direct(self, name: str, where: str) -> Metric:
+        spec = self.declared.get(name)
+        if spec is not None:
+            return self.get(name, spec.unit, spec.better, where)
+        known = list(Metric.objects.filter(name=name)[:2])
+        if len(known) == 1:
+            return known[0]
+        if not known:
+            raise BundleDataError(
+                f"{where}: metric {name!r} is not declared under [metric.{name}] "
+                "(unit and better) and not known to the server"
+            )
+        raise BundleDataError(
+            f"{where}: metric {name!r} exists in several units; declare it under "
+            f"[metric.{name}] with its unit"
+        )
