@@ -13,7 +13,6 @@ from dashboards.chart_queries.charts import (
     params_text,
     scaling_points,
     series_points,
-    vmstat_runs,
     wakeup_rows,
 )
 from dashboards.chart_queries.compare import (
@@ -32,6 +31,7 @@ from dashboards.chart_queries.pickers import (
     sample_sources,
     setup_choices,
 )
+from dashboards.chart_queries.timeseries import vmstat_runs
 
 __all__ = [
     "WAKEUP_PARAMS",

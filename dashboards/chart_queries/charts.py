@@ -26,11 +26,9 @@ from dashboards.chartdata import (
     ScalingChart,
     ScalingPoint,
     Series,
-    VmstatRun,
     WakeupRow,
 )
-from perfdb.models import Better, ProfileEntry, Result, Run, Sample
-from perfdb.timeseries import PREVIEW_POINTS, stride
+from perfdb.models import Better, ProfileEntry, Result, Run
 
 # The run keys every chart needs, reached from a Result / ProfileEntry / Sample row.
 RUN_KEYS = {
@@ -71,7 +69,7 @@ def metric_data(row: Mapping[str, Any]) -> Metric:
 
 
 @dataclass
-class _RunValues:
+class RunValues:
     """Kept values of one run, gathered from rows already ordered by kernel."""
 
     keys: Mapping[str, Any]
@@ -99,18 +97,18 @@ class _RunValues:
         return _sd(self.values) if len(self.values) > 1 else None
 
 
-def _by_run(rows: Iterable[Mapping[str, Any]]) -> dict[int, _RunValues]:
+def _by_run(rows: Iterable[Mapping[str, Any]]) -> dict[int, RunValues]:
     """Rows (run keys + ``value``) grouped per run, in the rows' order."""
-    runs: dict[int, _RunValues] = {}
+    runs: dict[int, RunValues] = {}
     for row in rows:
         entry = runs.get(row["run_id"])
         if entry is None:
-            entry = runs[row["run_id"]] = _RunValues(keys=row)
+            entry = runs[row["run_id"]] = RunValues(keys=row)
         entry.values.append(row["value"])
     return runs
 
 
-def _kernels(runs: Iterable[_RunValues]) -> tuple[str, ...]:
+def _kernels(runs: Iterable[RunValues]) -> tuple[str, ...]:
     """Kernel versions in the order the runs (already in kernel order) bring them."""
     return tuple(dict.fromkeys(r.keys["kernel"] for r in runs))
 
@@ -193,7 +191,7 @@ def scaling_points(
     keys = _run_keys(setup_ids=setup_ids)
     points = []
     for run_id, kept in values.items():
-        run = _RunValues(keys=keys[run_id], values=kept)
+        run = RunValues(keys=keys[run_id], values=kept)
         x = _number(run.keys["params"].get(param))
         if x is not None:
             points.append(ScalingPoint(run=run.info(), x=x, value=run.mean, sd=run.sd))
@@ -230,7 +228,7 @@ def kernel_time_points(
         if KERNEL_BUSY not in values or SCHEDULER not in values:
             continue
         busy, sched = fmean(values[KERNEL_BUSY]), fmean(values[SCHEDULER])
-        run = _RunValues(keys=keys[run_id], values=values[KERNEL_BUSY])
+        run = RunValues(keys=keys[run_id], values=values[KERNEL_BUSY])
         x = None if param is None else _number(run.keys["params"].get(param))
         if param is not None and x is None:
             continue
@@ -272,7 +270,7 @@ def kernel_profiles(*, setup_ids: Sequence[int], limit_runs: int = 40) -> list[K
     profiles = []
     for run_id in list(ticks)[:limit_runs]:
         total = sum(totals[run_id].values()) or sum(ticks[run_id].values())
-        info = _RunValues(keys=keys[run_id], values=[0.0]).info()
+        info = RunValues(keys=keys[run_id], values=[0.0]).info()
         profiles.append(KernelProfile(info, tuple(ticks[run_id].items()), total))
     return profiles
 
@@ -305,7 +303,7 @@ def wakeup_rows(*, setup_ids: Sequence[int]) -> tuple[list[WakeupRow], int]:
             skipped += 1
             continue
         server, client, threshold = (int(v) for v in nice)  # type: ignore[arg-type]
-        run = _RunValues(keys=keys[run_id], values=values["throughput"])
+        run = RunValues(keys=keys[run_id], values=values["throughput"])
         out.append(
             WakeupRow(
                 run=run.info(),
@@ -319,83 +317,3 @@ def wakeup_rows(*, setup_ids: Sequence[int]) -> tuple[list[WakeupRow], int]:
         )
     out.sort(key=lambda r: (r.threshold, r.server_nice, r.client_nice))
     return out, skipped
-
-
-# What vmstat_runs reads of a sample row: the preview, never the full values.
-VMSTAT_FIELDS = (
-    "run_id",
-    "trial",
-    "column",
-    "preview",
-    "preview_timestamps",
-    "preview_stride",
-    "indexes",
-    "first_is_since_boot",
-)
-
-
-def vmstat_runs(*, run_ids: Sequence[int], source: str = "vmstat") -> list[VmstatRun]:
-    """Time series of ``source`` (vmstat, sar, dbench, …) of the runs (their first trial with
-    samples), in the order asked.
-
-    One query; served by sample_column_uniq (run, trial, source, column). Reads each
-    column's stored preview (every k-th row of a long series, ``VmstatRun.stride`` = k), and
-    the full values only for a column whose rows are not simply 0, 1, 2, ….
-    """
-    rows = (
-        Sample.objects.filter(run_id__in=run_ids, source=source)
-        .values(*VMSTAT_FIELDS, **RUN_EXPRESSIONS)
-        .order_by("run_id", "trial", "column")
-    )
-    columns: dict[int, dict[str, dict[int, float]]] = {}
-    keys: dict[int, Mapping[str, Any]] = {}
-    stamps: dict[int, dict[int, str]] = {}
-    steps: dict[int, int] = {}
-    for row in rows:
-        run_id = row["run_id"]
-        first = keys.setdefault(run_id, row)
-        if row["trial"] != first["trial"]:
-            continue
-        step = row["preview_stride"]
-        steps[run_id] = max(steps.get(run_id, 1), step)
-        if row["indexes"]:
-            indexes = row["indexes"][::step]
-        else:
-            indexes = range(0, step * len(row["preview"]), step)
-        columns.setdefault(run_id, {})[row["column"]] = dict(
-            zip(indexes, row["preview"], strict=True)
-        )
-        for index, stamp in zip(indexes, row["preview_timestamps"], strict=False):
-            stamps.setdefault(run_id, {})[index] = stamp
-    out = []
-    # Overlaid runs share one chart's budget of points.
-    budget = max(100, PREVIEW_POINTS // max(1, len(columns)))
-    for run_id in run_ids:
-        if run_id not in columns:
-            continue
-        by_column = columns[run_id]
-        names = _vmstat_columns(set(by_column))
-        kept = sorted({i for values in by_column.values() for i in values})
-        extra = stride(len(kept), budget)
-        kept = kept[::extra]
-        steps[run_id] *= extra
-        run_stamps = stamps.get(run_id, {})
-        out.append(
-            VmstatRun(
-                run=_RunValues(keys=keys[run_id], values=[0.0]).info(),
-                columns=names,
-                rows=tuple(tuple(by_column[c].get(i, float("nan")) for c in names) for i in kept),
-                first_is_since_boot=keys[run_id]["first_is_since_boot"],
-                timestamps=tuple(run_stamps.get(i, "") for i in kept) if run_stamps else (),
-                stride=steps[run_id],
-            )
-        )
-    return out
-
-
-def _vmstat_columns(present: set[str]) -> tuple[str, ...]:
-    """procps' header order for the known columns, then any others by name."""
-    from dashboards.figures.vmstat import GROUPS
-
-    known = [c for _, _, columns in GROUPS for c in columns if c in present]
-    return tuple(known + sorted(present - set(known)))

@@ -66,7 +66,7 @@ def test_long_series_are_thinned_for_the_chart(tmp_path, monkeypatch):
 
 
 def test_overlaid_runs_share_the_chart_budget(tmp_path, monkeypatch):
-    monkeypatch.setattr("dashboards.chart_queries.charts.PREVIEW_POINTS", 200)
+    monkeypatch.setattr("dashboards.chart_queries.timeseries.PREVIEW_POINTS", 200)
     first = ingest_vmstat(tmp_path, 200)
     second = ingest_vmstat(tmp_path / "b", 150) if (tmp_path / "b").mkdir() is None else None
     runs = vmstat_runs(run_ids=[first, second])
