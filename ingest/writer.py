@@ -274,20 +274,24 @@ def run_write(
         item.run = run
     Histogram.objects.bulk_create(rows.histograms)
     Curve.objects.bulk_create(rows.curves)
+    _raw_files_write(run, planned, files)
+    return run
+
+
+def _raw_files_write(run: Run, planned: PlannedRun, files: Mapping[str, bytes]) -> None:
+    """The raw files the run was read from, downloadable from its page."""
     RawFile.objects.bulk_create(
         RawFile(
             run=run,
-            path=f.path,
-            parser=f.parser,
-            trial=f.trial or 0,
-            content=files[f.path],
-            sha256=hashlib.sha256(files[f.path]).hexdigest(),
+            path=part.file.path,
+            parser=part.file.parser,
+            trial=part.file.trial or 0,
+            content=files[part.file.path],
+            sha256=hashlib.sha256(files[part.file.path]).hexdigest(),
             warnings=list(part.warnings),
         )
         for part in planned.parts
-        for f in (part.file,)
     )
-    return run
 
 
 def bundle_write(

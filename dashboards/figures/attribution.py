@@ -13,12 +13,12 @@ from typing import Any
 import plotly.graph_objects as go
 
 from dashboards.figures._common import base_layout, empty_figure, esc, fmt, to_dict
-from perfdb.attribution import Attribution, build_name
+from perfdb.attribution import Attribution, Step, build_name
 
 GOOD, BAD, LEVEL = "#1A9850", "#D73027", "#444444"
 
 
-def _step_text(step) -> str:
+def _step_text(step: Step) -> str:
     if step.verdict is None:
         return f"not measured: {step.needed}"
     v = step.verdict
@@ -36,22 +36,11 @@ def attribution_figure(a: Attribution, metric: str, unit: str, better: str) -> d
     text = [fmt(a.stock_mean, unit)]
     hover = [f"{esc(build_name(a.kernel, ()))}: {fmt(a.stock_mean, unit)}"]
     for step in a.steps:
-        label = f"+{step.patch}" + (
-            " (alone)" if step.method == "alone" and len(a.steps) > 1 else ""
-        )
-        x.append(esc(label))
+        x.append(esc(_step_label(step, several=len(a.steps) > 1)))
         y.append(step.delta or 0.0)
         measure.append("relative")
         text.append(esc(_step_text(step)))
-        hover.append(
-            f"<b>{esc(step.patch)}</b>: {esc(_step_text(step))}<br>"
-            + (
-                f"{esc(build_name(a.kernel, step.candidate))} against "
-                f"{esc(build_name(a.kernel, step.base))}<br>{esc(step.verdict.reason)}"
-                if step.verdict
-                else esc(step.needed)
-            )
-        )
+        hover.append(_step_hover(a, step))
     if a.stack_mean is not None and len(a.steps) > 1:
         x.append(esc(f"{build_name(a.kernel, a.stack)} as measured"))
         y.append(a.stack_mean)
@@ -89,6 +78,21 @@ def attribution_figure(a: Attribution, metric: str, unit: str, better: str) -> d
         )
     )
     return to_dict(fig)
+
+
+def _step_label(step: Step, *, several: bool) -> str:
+    return f"+{step.patch}" + (" (alone)" if step.method == "alone" and several else "")
+
+
+def _step_hover(a: Attribution, step: Step) -> str:
+    """What the step compared, and the verdict's reason or the runs that would settle it."""
+    detail = (
+        f"{esc(build_name(a.kernel, step.candidate))} against "
+        f"{esc(build_name(a.kernel, step.base))}<br>{esc(step.verdict.reason)}"
+        if step.verdict
+        else esc(step.needed)
+    )
+    return f"<b>{esc(step.patch)}</b>: {esc(_step_text(step))}<br>{detail}"
 
 
 def _range(y: list[float], measure: list[str]) -> list[float]:

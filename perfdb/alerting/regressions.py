@@ -174,6 +174,13 @@ def _alert_record(
         return alert, CREATED if confirmed else PENDING
     if not confirmed or alert.confirmed_at is not None:
         return alert, None
+    _alert_confirm(alert, change, upload_id=upload_id)
+    return alert, CONFIRMED
+
+
+def _alert_confirm(alert: Alert, change: detection.Change, *, upload_id: int | None) -> None:
+    """A pending (or cleared) alert that a later check confirms: it is emailed with this
+    upload, although its run may belong to an earlier one; the history says so."""
     old = alert.status
     if alert.status in (Alert.Status.PENDING, Alert.Status.CLEARED):
         alert.status = (
@@ -196,7 +203,6 @@ def _alert_record(
         old=old,
         new=f"{alert.status} (confirmed by the next kernel, upload {upload_id})",
     )
-    return alert, CONFIRMED
 
 
 def _clear_unconfirmed(
