@@ -32,14 +32,10 @@ are marked synthetic.
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import random
-import socket
-import subprocess
 import sys
-import tarfile
 import tempfile
 import threading
 import time
@@ -49,7 +45,10 @@ import uuid
 from collections import defaultdict
 from pathlib import Path
 
-from _common import ROOT, django_setup, ms, p50, p95, result_count, table
+from _common import django_setup, ms, p50, p95, result_count, table
+from load_bundles import multipart, nightly_bundle
+from load_pages import page_pool
+from load_servers import free_port, server_env, start_servers, stop, wait_until_up
 
 # Goals (issue 18): page p95, first request after an upload, upload-to-done p95.
 GOAL_PAGE_P95 = 0.5
@@ -71,229 +70,6 @@ MIX = (
     ("api runs", 3),
     ("api series", 3),
 )
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def server_env(port: int, tmp: Path, args: argparse.Namespace) -> dict[str, str]:
-    env = {
-        **os.environ,
-        "DEBUG": "0",
-        "SECRET_KEY": "bench-load-only",
-        "SECURE_SSL_REDIRECT": "0",
-        "ALLOWED_HOSTS": "127.0.0.1",
-        "MEDIA_ROOT": str(tmp / "media"),
-        "STATIC_ROOT": str(tmp / "static"),
-        "GUNICORN_BIND": f"127.0.0.1:{port}",
-        # One address for 60 clients: the per-address API throttles would refuse them.
-        "API_THROTTLE_ANON": "1000000/min",
-        "API_THROTTLE_USER": "1000000/min",
-        "LOG_LEVEL": "WARNING",
-        "PYTHONUNBUFFERED": "1",
-    }
-    if args.celery != "all:2":  # split queues, as docker-compose routes them
-        env.update(
-            CELERY_INGEST_QUEUE="ingest",
-            CELERY_DETECTION_QUEUE="detection",
-            CELERY_EMAIL_QUEUE="email",
-        )
-    if args.workers:
-        env["WEB_CONCURRENCY"] = str(args.workers)
-    if args.threads:
-        env["GUNICORN_THREADS"] = str(args.threads)
-    return env
-
-
-def celery_commands(spec: str) -> list[list[str]]:
-    """``"all:2"`` → one worker on every queue with 2 processes; ``"ingest:2,detection:1"``
-    → a worker per queue, as docker-compose's split workers."""
-    out = []
-    for n, part in enumerate(spec.split(",")):
-        queues, _, concurrency = part.partition(":")
-        command = [sys.executable, "-m", "celery", "-A", "config", "worker"]
-        command += ["--concurrency", concurrency or "1", "-n", f"bench{n}@%h", "-l", "WARNING"]
-        if queues != "all":
-            command += ["-Q", queues.replace("+", ",")]
-        out.append(command)
-    return out
-
-
-def start_servers(env: dict[str, str], tmp: Path, celery: str) -> list[subprocess.Popen]:
-    subprocess.run(
-        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
-        cwd=ROOT,
-        env=env,
-        check=True,
-    )
-    commands = [[sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.conf.py"]]
-    commands[0].append("config.wsgi:application")
-    commands += celery_commands(celery)
-    procs = []
-    for n, command in enumerate(commands):
-        log = open(tmp / f"proc{n}.log", "w")  # noqa: SIM115 (closed with the process)
-        procs.append(subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=log))
-    return procs
-
-
-def stop(procs: list[subprocess.Popen]) -> None:
-    for proc in procs:
-        proc.terminate()
-    for proc in procs:
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-
-
-def wait_until_up(base: str, limit: float = 60) -> None:
-    deadline = time.time() + limit
-    while time.time() < deadline:
-        try:
-            urllib.request.urlopen(base + "/healthz", timeout=5).read()
-            return
-        except OSError:  # refused, reset or timed out while gunicorn starts
-            time.sleep(0.5)
-    raise RuntimeError("gunicorn did not answer")
-
-
-# --- what the users open ----------------------------------------------------------------
-
-
-def page_pool(n_series: int, n_scopes: int, seed: int) -> dict[str, list[str]]:
-    """URLs per page kind, drawn from the stored synthetic setups."""
-    from django.db.models import Min
-
-    from ingest.synthetic import PREFIX
-    from perfdb.models import Result, Run, Setup
-
-    rng = random.Random(seed)
-    setups = list(
-        Setup.objects.filter(workload__name__startswith=PREFIX).values(
-            "id", "workload_id", "hardware_id", "mode", "params"
-        )
-    )
-    per_scope: dict[str, int] = defaultdict(int)
-    for s in setups:
-        per_scope[f"{s['workload_id']}-{s['hardware_id']}-{s['mode']}"] += 1
-    # A scope with one setup has nothing to scale over: its scaling page is a 400.
-    scope_keys = sorted(key for key, n in per_scope.items() if n > 1)
-    scopes = rng.sample(scope_keys, min(n_scopes, len(scope_keys)))
-    in_scopes = [
-        s for s in setups if f"{s['workload_id']}-{s['hardware_id']}-{s['mode']}" in scopes
-    ]
-    chosen = rng.sample(in_scopes, min(n_series, len(in_scopes)))
-    pool: dict[str, list[str]] = defaultdict(list)
-    for setup in chosen:
-        metrics = list(
-            Result.objects.filter(setup_id=setup["id"]).values_list("metric_id", flat=True)[:40]
-        )
-        metric = rng.choice(sorted(set(metrics)))
-        query = f"setup={setup['id']}&metric={metric}"
-        pool["series page"].append(f"/kernels/?{query}")
-        pool["series json"].append(f"/kernels/?{query}&format=json")
-        pool["api series"].append(f"/api/series/?{query}")
-    for key in scopes:
-        pool["scaling"].append(f"/scaling/?scope={key}")
-        pool["kernel-time"].append(f"/kernel-time/?scope={key}")
-    # wakeups charts only the VolanoMark-style scopes with nice values.
-    wakeup_scopes = sorted(
-        {
-            f"{s['workload_id']}-{s['hardware_id']}-{s['mode']}"
-            for s in setups
-            if "server_nice" in s["params"]
-        }
-    )
-    for key in rng.sample(wakeup_scopes, min(5, len(wakeup_scopes))):
-        pool["wakeups"].append(f"/wakeups/?scope={key}")
-    runs = list(
-        Run.objects.filter(setup_id__in=[s["id"] for s in chosen])
-        .values("setup_id", "kernel_id")
-        .annotate(run=Min("id"))
-        .values_list("setup_id", "run")[:2000]
-    )
-    by_setup: dict[int, list[int]] = defaultdict(list)
-    for setup_id, run_id in runs:
-        by_setup[setup_id].append(run_id)
-    for run_ids in list(by_setup.values())[:40]:
-        pool["run detail"].append(f"/runs/{run_ids[-1]}/")
-        if len(run_ids) >= 4:
-            pool["compare"].append(
-                f"/compare/?base={run_ids[0]},{run_ids[1]}&new={run_ids[-2]},{run_ids[-1]}"
-            )
-    pool["home"] = ["/"]
-    pool["kernels default"] = ["/kernels/"]
-    pool["alerts"] = ["/alerts/"]
-    pool["api runs"] = ["/api/runs/"]
-    return pool
-
-
-# --- what the uploaders send ----------------------------------------------------------------
-
-
-def _toml(value: object) -> str:
-    return f'"{value}"' if isinstance(value, str) else repr(value)
-
-
-def nightly_bundle(unit: int, kernel: str, nonce: str, rng: random.Random) -> tuple[bytes, list]:
-    """One machine's night: a run per workload of synthetic unit ``unit`` on ``kernel``,
-    values continuing each stored series (its last run, 2 % noise). Returns the bundle and
-    the setups' (workload, hardware, mode, params) keys."""
-    from ingest import synthetic
-
-    lines = ["format = 1"]
-    declared = {m.name: m for m in synthetic.metric_defs()}
-    keys = []
-    body = []
-    used: set[str] = set()
-    for spec in synthetic.setups_of_unit(unit):
-        last = list(synthetic.runs_of_setup(spec, seed=1))[-1]
-        metrics: dict[str, list[float]] = defaultdict(list)
-        for name, _, _trial, value in last.results:
-            metrics[name].append(round(value * (1 + rng.gauss(0, 0.02)), 6))
-        used.update(metrics)
-        params = ", ".join(f"{k} = {_toml(v)}" for k, v in spec.params)
-        values = ", ".join(f"{k} = {v}" for k, v in metrics.items())
-        body += [
-            "[[run]]",
-            f'workload = "{spec.workload.name}"',
-            f'workload_version = "{spec.workload.version}"',
-            f'kernel = "{kernel}"',
-            f'hardware = "{spec.hardware.name}"',
-            f'mode = "{spec.mode}"',
-            f'label = "night-{nonce}-{spec.index}"',
-            f"params = {{ {params} }}",
-            f"metrics = {{ {values} }}",
-        ]
-        if spec.workload.discard_first_trial:
-            body.append("discard_first_trial = true")
-        keys.append(spec)
-    for name in sorted(used):
-        m = declared[name]
-        lines += [f"[metric.{m.name}]", f'unit = "{m.unit}"', f'better = "{m.better}"']
-    text = "\n".join(lines + body) + "\n"
-    out = io.BytesIO()
-    with tarfile.open(fileobj=out, mode="w:gz") as tar:
-        data = text.encode()
-        info = tarfile.TarInfo("manifest.toml")
-        info.size = len(data)
-        tar.addfile(info, io.BytesIO(data))
-    return out.getvalue(), keys
-
-
-def multipart(field: str, filename: str, data: bytes) -> tuple[bytes, str]:
-    boundary = uuid.uuid4().hex
-    head = (
-        f'--{boundary}\r\nContent-Disposition: form-data; name="{field}"; '
-        f'filename="{filename}"\r\nContent-Type: application/gzip\r\n\r\n'
-    ).encode()
-    return head + data + f"\r\n--{boundary}--\r\n".encode(), boundary
-
-
-# --- the clients ---------------------------------------------------------------------------
 
 
 class Stats:
@@ -425,7 +201,7 @@ def _first_after_upload(base, stats, runs, specs, rng) -> None:
 # --- main ------------------------------------------------------------------------------------
 
 
-def main() -> None:
+def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser()
     parser.add_argument("--users", type=int, default=50)
     parser.add_argument("--uploaders", type=int, default=10)
@@ -443,14 +219,15 @@ def main() -> None:
         help="Celery workers, queue:concurrency, comma-separated: docker-compose's split "
         "workers by default; 'all:2' = one worker on the default queue for every task",
     )
-    args = parser.parse_args()
-    django_setup()
+    return parser.parse_args()
+
+
+def database_ready() -> int:
+    """The synthetic units stored; exits when the database cannot be benchmarked."""
     from django.db import connection
     from django.db.migrations.executor import MigrationExecutor
 
     from ingest.synthetic.store import units_stored
-    from perfdb.accounts import token_get, user_ensure
-    from perfdb.models import Run, Upload
 
     executor = MigrationExecutor(connection)
     if executor.migration_plan(executor.loader.graph.leaf_nodes()):
@@ -458,6 +235,49 @@ def main() -> None:
     units = units_stored()
     if not units:
         sys.exit("no synthetic history: run manage.py synth_history --scale N first")
+    return units
+
+
+def drive(args, base, pool, token, units, stats: Stats) -> tuple[float, float, float]:
+    """Warm the pool, run the users and uploaders, wait for the uploads still queued.
+    Returns (warm-up, elapsed, drained) seconds."""
+    from perfdb.models import Upload
+
+    warm = time.time()
+    for kind, urls in pool.items():  # the morning's steady state, not a cold start
+        for url in urls:
+            fetch(base, url, Stats(), kind)
+    warm = time.time() - warm
+    start = time.time()
+    until = start + args.seconds
+    threads = [
+        threading.Thread(target=user_loop, args=(base, pool, until, stats, n, args.think))
+        for n in range(args.users)
+    ] + [
+        threading.Thread(
+            target=uploader_loop, args=(base, token, until, stats, n, units, args.upload_think)
+        )
+        for n in range(args.uploaders)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.time() - start
+    deadline = time.time() + args.drain
+    pending = Upload.objects.filter(pk__in=stats.upload_ids).exclude(status__in=("done", "failed"))
+    while pending.exists() and time.time() < deadline:
+        time.sleep(1)
+    return warm, elapsed, time.time() - start - elapsed
+
+
+def main() -> None:
+    args = arguments()
+    django_setup()
+    from perfdb.accounts import token_get, user_ensure
+    from perfdb.models import Run, Upload
+
+    units = database_ready()
     token = token_get(user=user_ensure(username="bench-uploader", staff=False))
     pool = page_pool(args.series, args.scopes, seed=1)
     port = free_port()
@@ -465,39 +285,10 @@ def main() -> None:
     stats = Stats()
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
-        env = server_env(port, tmp, args)
-        procs = start_servers(env, tmp, args.celery)
+        procs = start_servers(server_env(port, tmp, args), tmp, args.celery)
         try:
             wait_until_up(base)
-            warm = time.time()
-            for kind, urls in pool.items():  # the morning's steady state, not a cold start
-                for url in urls:
-                    fetch(base, url, Stats(), kind)
-            warm = time.time() - warm
-            start = time.time()
-            until = start + args.seconds
-            threads = [
-                threading.Thread(target=user_loop, args=(base, pool, until, stats, n, args.think))
-                for n in range(args.users)
-            ] + [
-                threading.Thread(
-                    target=uploader_loop,
-                    args=(base, token, until, stats, n, units, args.upload_think),
-                )
-                for n in range(args.uploaders)
-            ]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
-            elapsed = time.time() - start
-            deadline = time.time() + args.drain
-            pending = Upload.objects.filter(pk__in=stats.upload_ids).exclude(
-                status__in=("done", "failed")
-            )
-            while pending.exists() and time.time() < deadline:
-                time.sleep(1)
-            drained = time.time() - start - elapsed
+            warm, elapsed, drained = drive(args, base, pool, token, units, stats)
         finally:
             stop(procs)
             logs = {p.name: p.read_text()[-2000:] for p in tmp.glob("proc*.log")}

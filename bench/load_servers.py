@@ -1,0 +1,105 @@
+"""bench/load.py's servers: gunicorn and the Celery workers as docker-compose runs them."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from _common import ROOT
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def server_env(port: int, tmp: Path, args: argparse.Namespace) -> dict[str, str]:
+    env = {
+        **os.environ,
+        "DEBUG": "0",
+        "SECRET_KEY": "bench-load-only",
+        "SECURE_SSL_REDIRECT": "0",
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "MEDIA_ROOT": str(tmp / "media"),
+        "STATIC_ROOT": str(tmp / "static"),
+        "GUNICORN_BIND": f"127.0.0.1:{port}",
+        # One address for 60 clients: the per-address API throttles would refuse them.
+        "API_THROTTLE_ANON": "1000000/min",
+        "API_THROTTLE_USER": "1000000/min",
+        "LOG_LEVEL": "WARNING",
+        "PYTHONUNBUFFERED": "1",
+    }
+    if args.celery != "all:2":  # split queues, as docker-compose routes them
+        env.update(
+            CELERY_INGEST_QUEUE="ingest",
+            CELERY_DETECTION_QUEUE="detection",
+            CELERY_EMAIL_QUEUE="email",
+        )
+    if args.workers:
+        env["WEB_CONCURRENCY"] = str(args.workers)
+    if args.threads:
+        env["GUNICORN_THREADS"] = str(args.threads)
+    return env
+
+
+def celery_commands(spec: str) -> list[list[str]]:
+    """``"all:2"`` → one worker on every queue with 2 processes; ``"ingest:2,detection:1"``
+    → a worker per queue, as docker-compose's split workers."""
+    out = []
+    for n, part in enumerate(spec.split(",")):
+        queues, _, concurrency = part.partition(":")
+        command = [sys.executable, "-m", "celery", "-A", "config", "worker"]
+        command += ["--concurrency", concurrency or "1", "-n", f"bench{n}@%h", "-l", "WARNING"]
+        if queues != "all":
+            command += ["-Q", queues.replace("+", ",")]
+        out.append(command)
+    return out
+
+
+def start_servers(env: dict[str, str], tmp: Path, celery: str) -> list[subprocess.Popen]:
+    subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+    )
+    commands = [[sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.conf.py"]]
+    commands[0].append("config.wsgi:application")
+    commands += celery_commands(celery)
+    procs = []
+    for n, command in enumerate(commands):
+        log = open(tmp / f"proc{n}.log", "w")  # noqa: SIM115 (closed with the process)
+        procs.append(subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=log))
+    return procs
+
+
+def stop(procs: list[subprocess.Popen]) -> None:
+    for proc in procs:
+        proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def wait_until_up(base: str, limit: float = 60) -> None:
+    deadline = time.time() + limit
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(base + "/healthz", timeout=5).read()
+            return
+        except OSError:  # refused, reset or timed out while gunicorn starts
+            time.sleep(0.5)
+    raise RuntimeError("gunicorn did not answer")
+
+
+# --- what the users open ----------------------------------------------------------------
