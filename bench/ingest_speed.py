@@ -102,7 +102,18 @@ def child(path: Path) -> None:
     run_id = run_ids[0]
     # The stored rows (one per vmstat column, values as arrays), copied again as trial 1.
     rows = [
-        (run_id, 1, s.source, s.column, s.values, s.first_is_since_boot, s.timestamps)
+        (
+            run_id,
+            1,
+            s.source,
+            s.column,
+            s.values,
+            s.first_is_since_boot,
+            s.timestamps,
+            s.preview,
+            s.preview_timestamps,
+            s.preview_stride,
+        )
         for s in Sample.objects.filter(run_id=run_id)
     ]
     samples = sum(len(row[4]) for row in rows)
@@ -111,7 +122,7 @@ def child(path: Path) -> None:
         with transaction.atomic(), connection.cursor() as cursor:
             columns = (
                 '"run_id", "trial", "source", "column", "values", "first_is_since_boot", '
-                '"timestamps"'
+                '"timestamps", "preview", "preview_timestamps", "preview_stride"'
             )
             with cursor.cursor.copy(f"COPY perfdb_sample ({columns}) FROM STDIN") as copy:
                 for row in rows:
