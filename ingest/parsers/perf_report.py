@@ -10,7 +10,7 @@ include callees and have no sample count; they are only kept in ``rows`` mode.
 Records: one per event (``# Samples: ... of event 'cycles'``) and, when those columns are
 present, per ``command`` and ``shared_object``. Each profile record also gets
 ``scheduler_share_pct`` and ``idle_share_pct``: the summed shares of the scheduler and idle
-functions of a current kernel (MODERN_SCHEDULER_FUNCTIONS / MODERN_IDLE_FUNCTIONS below).
+functions of a current kernel (the modern sets of perfdb/kernel_functions.py).
 """
 
 from __future__ import annotations
@@ -31,74 +31,9 @@ from ingest.parsers.base import (
 )
 from ingest.parsers.numbers import parse_number
 from ingest.parsers.text import numbered_lines
+from perfdb.kernel_functions import IDLE_FUNCTIONS_MODERN as MODERN_IDLE_FUNCTIONS
+from perfdb.kernel_functions import SCHEDULER_FUNCTIONS_MODERN as MODERN_SCHEDULER_FUNCTIONS
 
-# Scheduler core of 5.x/6.x kernels (CFS and EEVDF); 6.10 renamed the balancing entry points.
-MODERN_SCHEDULER_FUNCTIONS = (
-    "__schedule",
-    "schedule",
-    "schedule_idle",
-    "preempt_schedule_common",
-    "context_switch",
-    "finish_task_switch",
-    "__switch_to",
-    "__switch_to_asm",
-    "pick_next_task",
-    "__pick_next_task",
-    "pick_next_task_fair",
-    "pick_next_entity",
-    "pick_eevdf",
-    "put_prev_task_fair",
-    "put_prev_entity",
-    "set_next_entity",
-    "enqueue_task_fair",
-    "dequeue_task_fair",
-    "enqueue_entity",
-    "dequeue_entity",
-    "try_to_wake_up",
-    "ttwu_do_activate",
-    "select_task_rq_fair",
-    "select_idle_sibling",
-    "check_preempt_wakeup",
-    "check_preempt_wakeup_fair",
-    "wakeup_preempt",
-    "update_curr",
-    "update_load_avg",
-    "update_cfs_group",
-    "reweight_entity",
-    "update_rq_clock",
-    "load_balance",
-    "newidle_balance",
-    "sched_balance_rq",
-    "sched_balance_newidle",
-    "sched_balance_find_src_group",
-    "find_busiest_group",
-    "scheduler_tick",
-    "sched_tick",
-    "task_tick_fair",
-)
-# Idle loops and halt/mwait paths: bare metal (intel_idle, acpi), KVM/Xen guests (pv_*).
-MODERN_IDLE_FUNCTIONS = (
-    "pv_native_safe_halt",
-    "native_safe_halt",
-    "xen_safe_halt",
-    "default_idle",
-    "default_idle_call",
-    "arch_cpu_idle",
-    "intel_idle",
-    "intel_idle_irq",
-    "intel_idle_xstate",
-    "acpi_idle_enter",
-    "acpi_idle_do_entry",
-    "acpi_safe_halt",
-    "mwait_idle",
-    "mwait_idle_with_hints",
-    "poll_idle",
-    "cpu_idle_poll",
-    "do_idle",
-    "cpuidle_enter_state",
-    "psci_enter_idle_state",
-    "cpu_do_idle",
-)
 _NUMERIC_COLUMNS = {"Overhead", "Children", "Self", "Samples", "Period"}
 _PCT_COLUMNS = {"Overhead": "overhead_pct", "Children": "children_pct", "Self": "self_pct"}
 _SAMPLES = re.compile(r"^#\s*Samples:\s*(?P<count>\S+)\s+of event '(?P<event>[^']*)'")

@@ -24,23 +24,8 @@ from ingest.parsers.base import (
 from ingest.parsers.numbers import parse_number
 from ingest.parsers.run_labels import block_headings, is_kernel
 from ingest.parsers.text import numbered_lines
-
-DEFAULT_SCHEDULER_FUNCTIONS = (
-    "schedule",
-    "goodness",
-    "reschedule_idle",
-    "__wake_up",
-    "__wake_up_sync",
-    "try_to_wake_up",
-    "wake_up_process",
-    "schedule_timeout",
-    "schedule_tail",
-    "scheduler_tick",
-    "load_balance",
-    "find_busiest_queue",
-    "sys_sched_yield",
-)
-DEFAULT_IDLE_FUNCTIONS = ("default_idle", "cpu_idle", "poll_idle")
+from perfdb.kernel_functions import IDLE_FUNCTIONS_2X as DEFAULT_IDLE_FUNCTIONS
+from perfdb.kernel_functions import SCHEDULER_FUNCTIONS_2X as DEFAULT_SCHEDULER_FUNCTIONS
 
 _NUMERIC = re.compile(r"^[+-]?[\d.,]+%?$|^[+-]?(?:nan|inf)$", re.IGNORECASE)
 _ADDRESS = re.compile(r"^(?:0x)?(?:[0-9a-fA-F]{8}|[0-9a-fA-F]{16})$")
