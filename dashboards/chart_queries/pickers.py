@@ -7,6 +7,7 @@ from typing import Any
 
 from django.db.models import Count, Exists, OuterRef
 
+from dashboards.chart_queries.summaries import SETUP_FIELDS, SETUP_ORDER, setup_dict
 from perfdb.models import Metric as MetricRow
 from perfdb.models import Result, Run, Sample, Setup
 
@@ -32,32 +33,10 @@ def setup_choices(
     rows = (
         setups.annotate(run_count=Count("runs"))
         .filter(run_count__gt=0)
-        .values(
-            "id",
-            "workload_id",
-            "workload__name",
-            "workload__version",
-            "hardware_id",
-            "hardware__name",
-            "mode",
-            "params",
-            "run_count",
-        )
-        .order_by("workload__name", "workload__version", "hardware__name", "mode", "id")
+        .values(*SETUP_FIELDS, "run_count")
+        .order_by(*SETUP_ORDER)
     )
-    return [
-        {
-            "id": r["id"],
-            "workload_id": r["workload_id"],
-            "workload": f"{r['workload__name']} {r['workload__version']}".strip(),
-            "hardware_id": r["hardware_id"],
-            "hardware": r["hardware__name"],
-            "mode": r["mode"],
-            "params": r["params"],
-            "run_count": r["run_count"],
-        }
-        for r in rows
-    ]
+    return [{**setup_dict(r), "run_count": r["run_count"]} for r in rows]
 
 
 def metric_choices(*, setup_ids: Sequence[int]) -> list[dict[str, Any]]:

@@ -4,7 +4,7 @@ and the scope picker are built from, so that an upload recomputes only the scope
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from django.db import connection
@@ -26,36 +26,43 @@ class SetupRuns(NamedTuple):
     newest_at: float  # POSIX seconds
 
 
+# What a setup picker shows of a setup, in picker order.
+SETUP_FIELDS = (
+    "id",
+    "workload_id",
+    "workload__name",
+    "workload__version",
+    "hardware_id",
+    "hardware__name",
+    "mode",
+    "params",
+)
+SETUP_ORDER = ("workload__name", "workload__version", "hardware__name", "mode", "id")
+
+
+def setup_dict(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A setup's values row as the pickers and pages read it (names joined for display)."""
+    return {
+        "id": row["id"],
+        "workload_id": row["workload_id"],
+        "workload": f"{row['workload__name']} {row['workload__version']}".strip(),
+        "hardware_id": row["hardware_id"],
+        "hardware": row["hardware__name"],
+        "mode": row["mode"],
+        "params": row["params"],
+    }
+
+
 def setups_with_runs() -> list[dict[str, Any]]:
     """Every setup with at least one run, with its workload and hardware names, in picker
     order; no counts (a count reads every run). One query: an EXISTS probe per setup on
     run_series_idx (setup, ...)."""
     rows = (
         Setup.objects.filter(Exists(Run.objects.filter(setup_id=OuterRef("pk"))))
-        .values(
-            "id",
-            "workload_id",
-            "workload__name",
-            "workload__version",
-            "hardware_id",
-            "hardware__name",
-            "mode",
-            "params",
-        )
-        .order_by("workload__name", "workload__version", "hardware__name", "mode", "id")
+        .values(*SETUP_FIELDS)
+        .order_by(*SETUP_ORDER)
     )
-    return [
-        {
-            "id": r["id"],
-            "workload_id": r["workload_id"],
-            "workload": f"{r['workload__name']} {r['workload__version']}".strip(),
-            "hardware_id": r["hardware_id"],
-            "hardware": r["hardware__name"],
-            "mode": r["mode"],
-            "params": r["params"],
-        }
-        for r in rows
-    ]
+    return [setup_dict(r) for r in rows]
 
 
 def newest_setup_id() -> int:
