@@ -192,7 +192,10 @@ class ParseResult:
 
     def all_samples(self) -> list[Sample]:
         """Every time-series value as a Sample, whether the parser gave samples or columns."""
-        return record_samples(self.records[0]) if len(self.records) == 1 else []
+        if len(self.records) > 1:
+            # Samples of several records cannot be told apart here: read each record's.
+            raise ValueError(f"{len(self.records)} records: use record_samples(record)")
+        return record_samples(self.records[0]) if self.records else []
 
 
 def record_samples(record: Record) -> list[Sample]:
