@@ -2,7 +2,9 @@
 
     python bench/detector_accuracy.py            # full suite, ~1-2 min on 2 cores
     python bench/detector_accuracy.py --quick    # a tenth of it, a few seconds
-    python bench/detector_accuracy.py --seed 7 --set online_alpha=0.02
+    python bench/detector_accuracy.py --seed 7 --set confirm_window=8
+    python bench/detector_accuracy.py --lab        # the prior the service pools from other setups
+    /tmp/peers/bin/python bench/detector_accuracy.py --peers   # peers: bench/detector_peers.py
 
 Series (seeded): 10-40 kernels in kernel order, 1-5 trials per run, 1-5 % within-run noise
 (per trial) plus run-to-run noise (0.25-1 x the within-run noise, shared by a run's trials),
@@ -27,14 +29,14 @@ Whole-series mode hands the detector the complete series once.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import math
+import os
 import random
 import statistics
 import sys
 import time
 from collections import Counter, defaultdict
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -42,71 +44,19 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from perfdb.detection import Change, Point, Settings, change_points, detect  # noqa: E402
+import detector_peers  # noqa: E402
+from detector_peers import Alerts  # noqa: E402
+from detector_suite import (  # noqa: E402
+    KINDS,
+    Series,
+    lab_prior,
+    make_series,
+    score,
+    service_check,
+    status,
+)
 
-KINDS = ("step", "clean", "spike", "bimodal")
-
-
-@dataclass(frozen=True)
-class Series:
-    kind: str
-    points: tuple[Point, ...]  # one stock run per kernel, in kernel order
-    better: str
-    trials: int
-    sigma_steps: int  # step size in sigma (step series), else 0
-    step_at: int  # index of the step's / spike's kernel, -1 if none
-    step_up: bool
-    level_noise_pct: float = 0.0  # true sd of one kernel's mean (%): what a lab's prior knows
-
-
-def make_series(rng: random.Random, kind: str, trials: int, sigma_steps: int) -> Series:
-    n = rng.randint(10, 40)
-    within = rng.uniform(1.0, 5.0) / 100
-    between = within * rng.uniform(0.25, 1.0)
-    sigma = math.hypot(within, between)
-    better = rng.choice(["higher", "lower"])
-    base = rng.uniform(50.0, 5000.0)
-    up = rng.random() < 0.5
-    sign = 1.0 if up else -1.0
-    at = rng.randint(2, n - 2) if kind in ("step", "spike") else -1
-    mode_offset = sign * rng.uniform(2.0, 4.0) * sigma
-    first = rng.randint(0, 200)
-    points = []
-    for i in range(n):
-        level = 1.0
-        if kind == "step" and i >= at:
-            level += sign * sigma_steps * sigma
-        if kind == "spike" and i == at:
-            level += sign * rng.uniform(4.0, 8.0) * sigma
-        if kind == "bimodal" and rng.random() < 0.3:
-            level += mode_offset
-        run_level = level + rng.gauss(0.0, between)
-        values = tuple(base * (run_level + rng.gauss(0.0, within)) for _ in range(trials))
-        points.append(Point(run_id=i + 1, kernel=f"2.6.{first + i}", patches=(), values=values))
-    level = math.sqrt(between**2 + within**2 / trials) * 100
-    return Series(kind, tuple(points), better, trials, sigma_steps, at, up, level)
-
-
-def service_check(
-    points: Sequence[Point], new: Collection[int], better: str, settings: Settings
-) -> list[Change]:
-    """What perfdb.alerting.regressions._changes does for one series (no pinned or declared
-    baseline): ``detect`` for the new runs, plus every confirmed step of the series when a
-    new run is a stock kernel (a step the new kernel confirms lands on an earlier run)."""
-    changes = detect(points, better=better, settings=settings, candidates=new)
-    stock_candidate = any(p.run_id in new and not p.patches for p in points)
-    seen = {(c.candidate_run_id, c.method) for c in changes}
-    steps = change_points(points, better=better, settings=settings)
-    return changes + [
-        s
-        for s in steps
-        if (s.candidate_run_id in new or stock_candidate)
-        and (s.candidate_run_id, s.method) not in seen
-    ]
-
-
-def _status(change: Change) -> str:
-    return getattr(change, "status", "confirmed")
+from perfdb.detection import Change, Settings  # noqa: E402
 
 
 @dataclass
@@ -115,6 +65,7 @@ class Outcome:
     pending: int = 0
     check_ms: list[float] = field(default_factory=list)
     whole: list[tuple[int, str]] = field(default_factory=list)
+    peers: dict[str, tuple[Alerts, Alerts]] = field(default_factory=dict)  # (online, whole)
 
 
 def _record(
@@ -122,7 +73,7 @@ def _record(
 ) -> None:
     for c in changes:
         key = (c.candidate_run_id, c.direction)
-        if _status(c) != "unconfirmed" and key not in seen:
+        if status(c) != "unconfirmed" and key not in seen:
             seen.add(key)
             into.append((c.candidate_run_id - 1, c.direction))
 
@@ -132,10 +83,10 @@ def replay(series: Series, settings: Settings) -> Outcome:
     seen: set[tuple[int, str]] = set()
     pending: set[int] = set()
     for t in range(len(series.points)):
-        started = time.perf_counter()
+        started = time.process_time()
         changes = service_check(series.points[: t + 1], {t + 1}, series.better, settings)
-        out.check_ms.append((time.perf_counter() - started) * 1000)
-        pending |= {c.candidate_run_id for c in changes if _status(c) == "unconfirmed"}
+        out.check_ms.append((time.process_time() - started) * 1000)
+        pending |= {c.candidate_run_id for c in changes if status(c) == "unconfirmed"}
         _record(out.alerts, seen, changes)
     out.pending = len(pending)
     every = {p.run_id for p in series.points}
@@ -143,33 +94,25 @@ def replay(series: Series, settings: Settings) -> Outcome:
     return out
 
 
-def true_direction(series: Series) -> str:
-    went_up = series.step_up
-    return "improvement" if went_up == (series.better == "higher") else "regression"
-
-
-def score(series: Series, alerts: list[tuple[int, str]]) -> tuple[bool, int, int, int]:
-    """(step caught, true alerts, exact-kernel alerts, false alerts)."""
-    if series.kind != "step":
-        return False, 0, 0, len(alerts)
-    want = true_direction(series)
-    true = [(i, d) for i, d in alerts if d == want and abs(i - series.step_at) <= 1]
-    exact = sum(1 for i, _ in true if i == series.step_at)
-    return bool(true), len(true), exact, len(alerts) - len(true)
-
-
 def _work(job: tuple[int, str, int, int, dict[str, str]]) -> tuple[Series, Outcome]:
     seed, kind, trials, size, overrides = job
     overrides = dict(overrides)
     prior_error = overrides.pop("prior_error", None)
+    lab = overrides.pop("lab", None)
+    peers = overrides.pop("peers", None)
     settings = _settings(overrides)
     series = make_series(random.Random(seed), kind, trials, size)
+    if lab is not None:
+        settings = replace(settings, prior_noise_pct=lab_prior(seed, series))
     if prior_error is not None:
         # the workload/metric's typical noise (Threshold.typical_noise_pct), known to within
         # a lognormal error of sd ``prior_error``
         error = math.exp(random.Random(seed + 1).gauss(0.0, float(prior_error)))
         settings = replace(settings, prior_noise_pct=series.level_noise_pct * error)
-    return series, replay(series, settings)
+    outcome = replay(series, settings)
+    if peers is not None:
+        outcome.peers = {name: detector_peers.replay(name, series) for name in peers.split(",")}
+    return series, outcome
 
 
 def _settings(overrides: dict[str, str]) -> Settings:
@@ -238,7 +181,7 @@ def report(results: list[tuple[Series, Outcome]], mode: str) -> None:
         print(f"| {kind} | {row} |")
 
 
-def main() -> None:
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--seed", type=int, default=2003)
     parser.add_argument("--quick", action="store_true", help="a tenth of the series")
@@ -252,22 +195,66 @@ def main() -> None:
         help="give the detector each series' typical noise as a prior (prior_noise_pct, as "
         "staff set Threshold.typical_noise_pct), off by a lognormal error of this sd (0.3)",
     )
-    args = parser.parse_args()
+    parser.add_argument(
+        "--lab",
+        action="store_true",
+        help="the service's pooled prior: each series' workload/metric has 4 other setups "
+        "with similar noise, pooled with policy.pooled_level_noise_pct as prior_noise_pct",
+    )
+    parser.add_argument(
+        "--peers",
+        action="store_true",
+        help="also run the installed peers (bench/detector_peers.py) on the same series, "
+        "online and whole, and the peer suite",
+    )
+    parser.add_argument(
+        "--scaling",
+        type=int,
+        nargs="*",
+        metavar="N",
+        help="only time one whole series of N kernels: perfdb and the peers (e.g. 1000 100000)",
+    )
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = _arguments()
+    if args.scaling:
+        detector_peers.scaling(args.scaling)
+        return
     overrides = dict(item.split("=", 1) for item in args.set)
+    if args.lab:
+        overrides["lab"] = "1"
+    if args.peers:
+        overrides["peers"] = ",".join(detector_peers.available())
     scale = args.scale * (0.1 if args.quick else 1.0)
     todo = jobs(args.seed, scale, overrides)
     if args.prior_error is not None:
         todo = [(*job[:4], {**job[4], "prior_error": str(args.prior_error)}) for job in todo]
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), os.times()
     with ProcessPoolExecutor(args.workers) as pool:
         results = list(pool.map(_work, todo, chunksize=8))
-    wall = time.perf_counter() - started
-    print(f"seed {args.seed}, {len(todo)} series, settings {_settings(overrides)}")
+    wall, after = time.perf_counter() - started, os.times()
+    cpu_s = after.children_user + after.children_system - cpu.children_user - cpu.children_system
+    settings = _settings({k: v for k, v in overrides.items() if k not in ("lab", "peers")})
+    print(f"seed {args.seed}, {len(todo)} series, settings {settings}")
+    if args.lab:
+        print("prior: pooled from 4 sibling setups of the same workload/metric (--lab)")
     if args.prior_error is not None:
         print(
             f"prior: each series' typical level noise, off by a lognormal error "
             f"(sd {args.prior_error})"
         )
+    _figures(results, f"wall {wall:.1f} s, workers' CPU {cpu_s:.1f} s")
+    if not args.peers:
+        print(f"peers: not run (--peers; installed here: {', '.join(detector_peers.available())})")
+        return
+    rows = [(s, {"perfdb": (o.alerts, o.whole), **o.peers}) for s, o in results]
+    detector_peers.side_by_side(rows, ["perfdb", *detector_peers.available()])
+    detector_peers.peer_suite(args.seed, max(round(200 * scale), 10), settings, args.workers)
+
+
+def _figures(results: list[tuple[Series, Outcome]], cost: str) -> None:
     report(results, "online")
     pending = Counter[str]()
     for series, outcome in results:
@@ -281,15 +268,11 @@ def main() -> None:
     long_checks = [ms for s, o in results if len(s.points) >= 35 for ms in o.check_ms[34:]]
     every = [ms for _, o in results for ms in o.check_ms]
     print(
-        f"\ncheck time: median {statistics.median(every):.2f} ms, 40-kernel series median "
+        f"\ncheck CPU time: median {statistics.median(every):.2f} ms, 40-kernel series median "
         f"{statistics.median(long_checks):.2f} ms, p95 "
-        f"{statistics.quantiles(long_checks, n=20)[-1]:.2f} ms; wall {wall:.1f} s"
+        f"{statistics.quantiles(long_checks, n=20)[-1]:.2f} ms; {cost}; "
+        f"load average {Path('/proc/loadavg').read_text().split()[0]}"
     )
-    print("peers: ruptures not installed" if not _has_ruptures() else "peers: see --peers")
-
-
-def _has_ruptures() -> bool:
-    return importlib.util.find_spec("ruptures") is not None
 
 
 if __name__ == "__main__":

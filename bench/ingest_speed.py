@@ -8,7 +8,10 @@ For 10k, 100k and 1M samples: a bundle with one run and one vmstat file (16 colu
 stored as an Upload, and ingested by ``ingest.services.upload_ingest`` (claim, bundle read,
 parse, one-transaction write, commit) in a fresh subprocess, which then reports its peak
 resident memory (ru_maxrss). The same sample rows are then COPYed straight into perfdb_sample
-and committed, on the same machine, for the ratio. The regression check the pipeline queues
+and committed, on the same machine, for the ratio (float arrays sent as array text, as the
+writer sends them, formatted inside the timing). Wall time and CPU time (this process and its
+PostgreSQL backend, read from /proc) are both reported: on a loaded machine the CPU ratio is
+the figure to trust. The regression check the pipeline queues
 after commit is left out (vmstat means have no direction; bench/regression_speed.py times it).
 Runs made here are marked synthetic, so ``synth_history --remove`` clears them.
 """
@@ -22,6 +25,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import time
 import uuid
 from pathlib import Path
 from unittest import mock
@@ -79,14 +83,14 @@ def child(path: Path) -> None:
 
     django_setup()
     from django.core.files import File
-    from django.db import connection, transaction
 
     from ingest import services
     from perfdb.alerting import queue as alerting_queue
-    from perfdb.models import Run, Sample, Upload
+    from perfdb.models import Run, Upload
 
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     mock.patch.object(alerting_queue, "regressions_check").start()  # timed separately
+    broker_warm()
     data = path.read_bytes()
     upload = Upload(
         filename=path.name, sha256=hashlib.sha256(data).hexdigest(), size=len(data), source="cli"
@@ -94,14 +98,40 @@ def child(path: Path) -> None:
     with open(path, "rb") as stream:
         upload.file.save(path.name, File(stream), save=False)
     upload.save()
+    cpu = cpu_seconds()
     seconds, run_ids = timed(services.upload_ingest, upload_id=upload.pk)
+    cpu = cpu_seconds() - cpu
     upload.refresh_from_db()
     assert upload.status == "done", upload.error
     rss_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     Run.objects.filter(pk__in=run_ids).update(synthetic=True)
-    run_id = run_ids[0]
-    # The stored rows (one per vmstat column, values as arrays), copied again as trial 1.
-    rows = [
+    rows = stored_rows(run_ids[0])
+    samples = sum(len(row[4]) for row in rows)
+
+    copy_cpu = cpu_seconds()
+    copy_seconds, _ = timed(raw_copy, rows)
+    copy_cpu = cpu_seconds() - copy_cpu
+    print(
+        json.dumps(
+            {
+                "samples": samples,
+                "seconds": seconds,
+                "copy_seconds": copy_seconds,
+                "cpu": cpu,
+                "copy_cpu": copy_cpu,
+                "rss_mb": rss_peak / 1024,
+                "rss_start_mb": rss_before / 1024,
+            }
+        )
+    )
+
+
+def stored_rows(run_id: int) -> list[tuple]:
+    """The run's stored rows (one per vmstat column, values as arrays), to COPY again as
+    trial 1."""
+    from perfdb.models import Sample
+
+    return [
         (
             run_id,
             1,
@@ -116,30 +146,53 @@ def child(path: Path) -> None:
         )
         for s in Sample.objects.filter(run_id=run_id)
     ]
-    samples = sum(len(row[4]) for row in rows)
 
-    def raw_copy() -> None:
-        with transaction.atomic(), connection.cursor() as cursor:
-            columns = (
-                '"run_id", "trial", "source", "column", "values", "first_is_since_boot", '
-                '"timestamps", "preview", "preview_timestamps", "preview_stride"'
-            )
-            with cursor.cursor.copy(f"COPY perfdb_sample ({columns}) FROM STDIN") as copy:
-                for row in rows:
-                    copy.write_row(row)
 
-    copy_seconds, _ = timed(raw_copy)
-    print(
-        json.dumps(
-            {
-                "samples": samples,
-                "seconds": seconds,
-                "copy_seconds": copy_seconds,
-                "rss_mb": rss_peak / 1024,
-                "rss_start_mb": rss_before / 1024,
-            }
+def cpu_seconds() -> float:
+    """CPU seconds used so far by this process and by its PostgreSQL backend (same machine:
+    /proc), the cost of the work whatever else the machine runs at the same time."""
+    import os
+
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        pid = cursor.fetchone()[0]
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    backend = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+    return time.process_time() + backend
+
+
+def broker_warm() -> None:
+    """A worker has its broker connection up before it takes an upload: the commit's
+    send_task (the page-cache warm-up, perfdb/cache.py) must not pay kombu's first import."""
+    import redis
+    from django.conf import settings
+
+    from config.celery import app
+
+    app.send_task("bench.ingest_speed.warm", queue="bench-warm")  # nobody takes it
+    redis.Redis.from_url(settings.CELERY_BROKER_URL).delete("bench-warm")
+
+
+def raw_copy(rows: list[tuple]) -> None:
+    """COPY the rows into perfdb_sample and commit: float arrays as array text, formatted
+    here, as the writer sends them (ingest.writer.float_array)."""
+    from django.db import connection, transaction
+
+    from ingest.writer import float_array
+
+    with transaction.atomic(), connection.cursor() as cursor:
+        columns = (
+            '"run_id", "trial", "source", "column", "values", "first_is_since_boot", '
+            '"timestamps", "preview", "preview_timestamps", "preview_stride"'
         )
-    )
+        with cursor.cursor.copy(f"COPY perfdb_sample ({columns}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(
+                    (*row[:4], float_array(row[4]), *row[5:7], float_array(row[7]), *row[8:])
+                )
 
 
 # --- the parent: bundles, subprocesses, table ---------------------------------------------
@@ -173,6 +226,7 @@ def main() -> None:
             runs = [measure(size, Path(tmp)) for _ in range(args.repeat)]
             seconds = p50([r["seconds"] for r in runs])
             copy = p50([r["copy_seconds"] for r in runs])
+            cpu, copy_cpu = p50([r["cpu"] for r in runs]), p50([r["copy_cpu"] for r in runs])
             rows.append(
                 (
                     f"{runs[0]['samples']:,}",
@@ -180,6 +234,8 @@ def main() -> None:
                     f"{runs[0]['samples'] / seconds:,.0f}",
                     f"{copy:.2f}",
                     f"{seconds / copy:.1f}x",
+                    f"{cpu:.2f} / {copy_cpu:.2f}",
+                    f"{cpu / copy_cpu:.1f}x",
                     f"{max(r['rss_mb'] for r in runs):.0f}",
                     f"{runs[0]['rss_start_mb']:.0f}",
                 )
@@ -191,6 +247,8 @@ def main() -> None:
         "samples/s",
         "raw COPY s",
         "ingest / COPY",
+        "CPU s ingest / COPY",
+        "CPU ratio",
         "peak RSS MB",
         "RSS before MB",
     ]

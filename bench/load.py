@@ -289,6 +289,10 @@ def main() -> None:
         try:
             wait_until_up(base)
             warm, elapsed, drained = drive(args, base, pool, token, units, stats)
+        except Exception:
+            for log in sorted(tmp.glob("proc*.log")):
+                print(f"\n--- {log.name} (tail) ---\n{log.read_text()[-3000:]}")
+            raise
         finally:
             stop(procs)
             logs = {p.name: p.read_text()[-2000:] for p in tmp.glob("proc*.log")}

@@ -91,7 +91,9 @@ def stop(procs: list[subprocess.Popen]) -> None:
             proc.kill()
 
 
-def wait_until_up(base: str, limit: float = 60) -> None:
+def wait_until_up(base: str, limit: float = 240) -> None:
+    """Until gunicorn answers: on a loaded machine, importing the app (scipy among it) in
+    each process can take a minute."""
     deadline = time.time() + limit
     while time.time() < deadline:
         try:

@@ -13,6 +13,8 @@ the browser, and not counted).
 from __future__ import annotations
 
 import argparse
+import os
+import time
 
 from _common import django_setup, ms, p50, p95, result_count, table, timed
 
@@ -84,14 +86,32 @@ def main() -> None:
     for name, url in page_urls():
         cold, first = timed(client.get, url)
         if first.status_code != 200:
-            rows.append((name, url, first.status_code, "-", "-", "-"))
+            rows.append((name, url, first.status_code, "-", "-", "-", "-"))
             continue
         # A page over 5 s is timed twice only: its figure says enough, and time is bounded.
         repeat = args.repeat if cold < 5 else 2
-        times = [timed(client.get, url)[0] for _ in range(repeat)]
-        rows.append((name, url, 200, ms(p50(times)), ms(p95(times)), f"{len(first.content):,}"))
-    print(f"results in the table: ~{result_count():,}; {args.repeat} warm requests per page\n")
-    print(table(["page", "url", "status", "p50 ms", "p95 ms", "bytes"], rows))
+        times, cpus = [], []
+        for _ in range(repeat):
+            cpu = time.process_time()
+            times.append(timed(client.get, url)[0])
+            cpus.append(time.process_time() - cpu)
+        rows.append(
+            (
+                name,
+                url,
+                200,
+                ms(p50(times)),
+                ms(p95(times)),
+                ms(p50(cpus)),
+                f"{len(first.content):,}",
+            )
+        )
+    print(
+        f"results in the table: ~{result_count():,}; {args.repeat} warm requests per page; "
+        f"load average {os.getloadavg()[0]:.1f} at the end "
+        "(CPU ms: this process, the web side of a request; PostgreSQL's is not counted)\n"
+    )
+    print(table(["page", "url", "status", "p50 ms", "p95 ms", "CPU p50 ms", "bytes"], rows))
 
 
 if __name__ == "__main__":

@@ -10,18 +10,33 @@ The upload goes through the real pipeline: 100 runs (10 later kernels, 2.6.3 to 
 a 15 % regression from 2.6.8 on half of them. The check the pipeline would queue is then run
 in this process and timed: whole upload, per series (series query + detector + alerts), and
 a second time (nothing new to record). Runs made here are marked synthetic.
+
+Then the long series (``--only long`` for it alone): one setup with 60 metrics x 1,000 kernels
+(4.0.0 to 4.9.99, one value each: 60,000 results, ingested once through the same pipeline and
+kept for later runs), then one more run (kernel 5.0.N) as its own upload, and the check of its
+60 series is timed, with what the check reads (``check_data.load``) apart.
 """
 
 from __future__ import annotations
 
+import argparse
 import io
 import tarfile
 import tempfile
+import time
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 from unittest import mock
 
 from _common import django_setup, ms, p50, p95, table, timed
+
+if TYPE_CHECKING:
+    from perfdb.models import Upload
+
+LONG_WORKLOAD = "synthetic-long-series"
+LONG_METRICS = 60
+LONG_KERNELS = [f"4.{i // 100}.{i % 100}" for i in range(1000)]
 
 WORKLOADS = (
     "VolanoMark",
@@ -82,27 +97,49 @@ def manifest(nonce: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> None:
-    django_setup()
+def long_manifest(kernels: list[str], nonce: str) -> str:
+    """Runs of the long-series setup: 60 metrics (half higher-is-better), one value each,
+    1 % noise around a level that differs per metric; no steps."""
+    import random
+
+    rng = random.Random(f"{nonce}-{kernels[0]}")
+    lines = ["format = 1", "[hardware.synthetic-long-hw]", "cpus = 4"]
+    for m in range(LONG_METRICS):
+        better = "higher" if m % 2 == 0 else "lower"
+        lines += [f"[metric.long_m{m:02d}]", 'unit = "ops/s"', f'better = "{better}"']
+    for kernel in kernels:
+        values = ", ".join(
+            f"long_m{m:02d} = [{(100 + m) * rng.gauss(1, 0.01):.6f}]" for m in range(LONG_METRICS)
+        )
+        lines += [
+            "[[run]]",
+            f'workload = "{LONG_WORKLOAD}"',
+            f'kernel = "{kernel}"',
+            'hardware = "synthetic-long-hw"',
+            'mode = "SMP"',
+            f'label = "{nonce}-{kernel}"',
+            f"metrics = {{ {values} }}",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def ingest_manifest(text: str, name: str) -> tuple[Upload, float, list[int]]:
+    """Store a one-file bundle as an Upload and ingest it; the upload, seconds, run ids."""
     import hashlib
 
     from django.core.files import File
 
     from ingest import services
-    from perfdb.alerting import queue as alerting_queue
-    from perfdb.alerting import regressions
-    from perfdb.models import Alert, Result, Run, Upload
+    from perfdb.models import Run, Upload
 
-    mock.patch.object(alerting_queue, "regressions_check").start()  # timed here instead
-    nonce = uuid.uuid4().hex[:8]
     data = io.BytesIO()
-    text = manifest(nonce).encode()
+    body = text.encode()
     with tarfile.open(fileobj=data, mode="w:gz") as tar:
         info = tarfile.TarInfo("manifest.toml")
-        info.size = len(text)
-        tar.addfile(info, io.BytesIO(text))
+        info.size = len(body)
+        tar.addfile(info, io.BytesIO(body))
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / f"regressions-{nonce}.tar.gz"
+        path = Path(tmp) / f"{name}.tar.gz"
         path.write_bytes(data.getvalue())
         upload = Upload(
             filename=path.name,
@@ -112,26 +149,100 @@ def main() -> None:
         with open(path, "rb") as stream:
             upload.file.save(path.name, File(stream), save=False)
         upload.save()
-        ingest_seconds, run_ids = timed(services.upload_ingest, upload_id=upload.pk)
+        seconds, run_ids = timed(services.upload_ingest, upload_id=upload.pk)
     upload.refresh_from_db()
     assert upload.status == "done", upload.error
-    series = sorted(
-        set(Result.objects.filter(run_id__in=run_ids).values_list("setup_id", "metric_id"))
-    )
+    Run.objects.filter(pk__in=run_ids).update(synthetic=True)
+    return upload, seconds, run_ids
+
+
+def touched_series(run_ids: list[int]) -> list[tuple[int, int]]:
+    from perfdb.models import Result
+
+    rows = Result.objects.filter(run_id__in=run_ids).values_list("setup_id", "metric_id")
+    return sorted(set(rows))
+
+
+def long_series() -> None:
+    """One run onto 60 series of 1,000 kernels: the check of its upload (goal <= 100 ms)."""
+    from django.db import transaction
+
+    from perfdb.alerting import check_data, regressions
+    from perfdb.models import Metric, Run
+
+    nonce = uuid.uuid4().hex[:8]
+    stored = Run.objects.filter(setup__workload__name=LONG_WORKLOAD)
+    if stored.count() < len(LONG_KERNELS):
+        _, seconds, _ = ingest_manifest(long_manifest(LONG_KERNELS, nonce), f"long-{nonce}")
+        print(f"long series: 1,000 runs x {LONG_METRICS} metrics ingested in {seconds:.1f} s")
+    kernel = f"5.0.{stored.count() - len(LONG_KERNELS)}"
+    upload, seconds, run_ids = ingest_manifest(long_manifest([kernel], nonce), f"one-{nonce}")
+    series = touched_series(run_ids)
+    points = len(check_data.load_points(series[:1])[series[0]])
+    cpu = time.process_time()
     first, created = timed(regressions.regressions_check_upload, upload_id=upload.pk, series=series)
+    first_cpu = time.process_time() - cpu
+    again, again_cpu = [], []
+    for _ in range(5):
+        cpu = time.process_time()
+        again.append(
+            timed(regressions.regressions_check_upload, upload_id=upload.pk, series=series)[0]
+        )
+        again_cpu.append(time.process_time() - cpu)
+    metrics = Metric.objects.in_bulk({m for _, m in series})
+    with transaction.atomic():  # it locks the series' alerts
+        loads = [timed(check_data.load, series, metrics, set(run_ids))[0] for _ in range(5)]
+    print(
+        f"\none run (kernel {kernel}) onto {len(series)} series of {points} points; "
+        f"ingest {seconds:.2f} s; {created} alerts\n"
+    )
+    rows = [
+        ("check, first (goal <= 100 ms)", ms(first), "-", ms(first_cpu)),
+        ("check, again (5 times)", ms(p50(again)), ms(max(again)), ms(p50(again_cpu))),
+        ("what the check reads (check_data.load)", ms(p50(loads)), ms(max(loads)), "-"),
+    ]
+    print(table(["what", "ms (p50)", "max ms", "this process's CPU ms (p50)"], rows))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--only", choices=["upload", "long"], help="one of the two cases")
+    args = parser.parse_args()
+    django_setup()
+    from perfdb.alerting import queue as alerting_queue
+
+    mock.patch.object(alerting_queue, "regressions_check").start()  # timed here instead
+    if args.only != "long":
+        hundred_runs()
+    if args.only != "upload":
+        long_series()
+
+
+def hundred_runs() -> None:
+    """The 100-run upload onto 64-build series (goal <= 1 s for its check)."""
+    from perfdb.alerting import regressions
+    from perfdb.models import Alert
+
+    nonce = uuid.uuid4().hex[:8]
+    upload, ingest_seconds, run_ids = ingest_manifest(manifest(nonce), f"regressions-{nonce}")
+    series = touched_series(run_ids)
+    cpu = time.process_time()
+    first, created = timed(regressions.regressions_check_upload, upload_id=upload.pk, series=series)
+    cpu_first, cpu = time.process_time() - cpu, time.process_time()
     again, created_again = timed(
         regressions.regressions_check_upload, upload_id=upload.pk, series=series
     )
+    cpu_again = time.process_time() - cpu
     per_series = [
         timed(regressions.regressions_check_upload, upload_id=upload.pk, series=[s])[0]
         for s in series
     ]
     queries = [timed(regressions.series_points, setup_id=s, metric_id=m)[0] for s, m in series]
-    Run.objects.filter(pk__in=run_ids).update(synthetic=True)
     alerts = Alert.objects.filter(upload=upload).count()
     print(
         f"upload of {len(run_ids)} runs, {len(series)} series; ingest {ingest_seconds:.2f} s; "
-        f"{created} alerts created ({alerts} stored), {created_again} on the second check\n"
+        f"{created} alerts created ({alerts} stored), {created_again} on the second check; "
+        f"this process's CPU: first check {ms(cpu_first)} ms, second {ms(cpu_again)} ms\n"
     )
     rows = [
         ("whole upload, first check (alerts written)", ms(first), "-", "-"),

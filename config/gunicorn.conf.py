@@ -17,6 +17,10 @@ import os
 
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
 worker_class = "gthread"
+# Import the app once in the master, then fork: the workers share its memory and start at
+# once. Importing it (Django, Plotly, SciPy) in each process took a minute of a loaded
+# 2-core machine, with every worker doing it at the same time (bench/load.py).
+preload_app = True
 workers = int(os.environ.get("WEB_CONCURRENCY", 3))
 threads = int(os.environ.get("GUNICORN_THREADS", 4))
 # A slow client or a stuck request is cut off; a busy page never comes near it.

@@ -211,7 +211,12 @@ CELERY_TASK_ROUTES = {
     "perfdb.tasks.send_email": {"queue": CELERY_EMAIL_QUEUE},
     "perfdb.tasks.send_due_emails": {"queue": CELERY_EMAIL_QUEUE},
     "perfdb.tasks.send_digests": {"queue": CELERY_EMAIL_QUEUE},
+    # After an upload's commit, on the workers that did it (dashboards/warm.py).
+    "dashboards.tasks.warm_pages": {"queue": CELERY_INGEST_QUEUE},
 }
+# Recompute the pages' shared cache entries (overview, busiest setup, profiled setups) in a
+# task after each upload instead of in the next browser's request (perfdb/cache.py).
+PAGE_CACHE_WARM = env_bool("PAGE_CACHE_WARM", True)
 # Follow-up work (README "Operations"): owed work past this many seconds is queued again.
 FOLLOWUP_DEADLINE_SECONDS = int(os.environ.get("FOLLOWUP_DEADLINE_SECONDS", 30))
 # Email retries: backoff cap; a message left "sending" this long by a dead sender is sent

@@ -31,7 +31,8 @@ from perfdb.alerting.triage import (
     subscription_delete,
     subscription_save,
 )
-from perfdb.models import Alert, OutboxMessage, Subscription
+from perfdb.models import Alert, OutboxMessage, ReferenceHold, Subscription
+from perfdb.reference import reference_history
 
 STATUS_CHOICES = ["open", *Alert.Status.values]
 
@@ -134,29 +135,13 @@ def alert_detail(request: HttpRequest, alert_id: int) -> HttpResponse:
 def alert_reference(alert: Alert) -> dict | None:
     """The reference build's hold on this alert, with the reference's series to show beside
     the alert's own."""
-    from statistics import fmean
-
-    from perfdb.models import ReferenceHold, Result
-
     hold = ReferenceHold.objects.filter(alert=alert).select_related("metric").first()
     if hold is None:
         return None
-    recent = set(hold.recent_run_ids)
-    rows = (
-        Result.objects.filter(
-            setup_id=hold.reference_setup_id,
-            metric_id=hold.metric_id,
-            discarded=False,
-            run__kernel__version=hold.build.split("+")[0],
-            run__patch_set__name=hold.build.partition("+")[2],
-        )
-        .values_list("run_id", "run__created_at", "value")
-        .order_by("run__created_at", "run_id")
-    )
-    means: dict[int, tuple[str, list[float]]] = {}
-    for run_id, at, value in rows:
-        means.setdefault(run_id, (at.isoformat(timespec="seconds"), []))[1].append(value)
-    points = [(i, at, fmean(v), i in recent) for i, (at, v) in means.items()]
+    points = [
+        (r.run_id, r.uploaded.isoformat(timespec="seconds"), r.mean, r.recent)
+        for r in reference_history(hold)
+    ]
     figure = reference_figure(points, hold.build, hold.metric.name, hold.metric.unit)
     return {"hold": hold, "figure": figure}
 

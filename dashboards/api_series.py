@@ -9,52 +9,40 @@ parameter over several setups (the /scaling/ chart). Both as JSON, or as CSV wit
 
 from __future__ import annotations
 
-import csv
-import io
 from typing import Any
 
+from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
-from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from dashboards import chart_queries as cq
+from dashboards import series_data
 from dashboards.api_errors import READ_ERRORS
 from dashboards.api_serializers import MetricSerializer, ParamsField
+from dashboards.exports import ListCSVRenderer
 from dashboards.selection import BadParam, ids_param, int_param, text_param
 from perfdb.models import Metric, Setup
 
 POINT_COLUMNS = ("run", "kernel", "patches", "hardware", "mode", "x", "mean", "sd", "n")
 
 
-class PointsCSVRenderer(BaseRenderer):
-    """``points`` as CSV, one row per run; an error as one ``error,param`` row."""
+class PointsCSVRenderer(ListCSVRenderer):
+    """``points`` as CSV, one row per run; the patch set joined with '+' ("stock": none)."""
 
-    media_type = "text/csv"
-    format = "csv"
-    charset = "utf-8"
+    key = "points"
+    columns = POINT_COLUMNS
 
-    def render(self, data: Any, accepted_media_type=None, renderer_context=None) -> bytes:
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        if isinstance(data, dict) and "points" in data:
-            writer.writerow(POINT_COLUMNS)
-            for p in data["points"]:
-                writer.writerow(
-                    [
-                        "+".join(p["patches"]) or "stock" if c == "patches" else p.get(c)
-                        for c in POINT_COLUMNS
-                    ]
-                )
-        else:
-            writer.writerow(("error", "param", "detail"))
-            data = data if isinstance(data, dict) else {}
-            writer.writerow((data.get("error", ""), data.get("param", ""), data.get("detail", "")))
-        return out.getvalue().encode()
+    def row(self, item: dict[str, Any]) -> list[object]:
+        return [
+            "+".join(item["patches"]) or "stock" if c == "patches" else item.get(c)
+            for c in POINT_COLUMNS
+        ]
 
 
 class PointSerializer(serializers.Serializer):
@@ -144,7 +132,7 @@ class SeriesView(APIView):
             **READ_ERRORS,
         },
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: Request) -> HttpResponse:
         q = request.query_params
         setup_id = int_param(q, "setup")
         if setup_id is None:
@@ -153,21 +141,35 @@ class SeriesView(APIView):
         if setup is None:
             raise NotFound(f"no setup {setup_id}")
         metric = _metric(q)
+        renderer = request.accepted_renderer
+        keys: dict[str, Any] = {"id": setup.pk, "workload_id": setup.workload_id}
+        keys.update(hardware_id=setup.hardware_id, mode=setup.mode)
+
+        def build() -> bytes:
+            body = self._series(setup, metric)
+            return renderer.render(body, request.accepted_media_type, self.get_renderer_context())
+
+        # Finished bytes, cached until an upload to the setup's scope: a warm request reads
+        # the setup and the metric, never the series, and renders nothing.
+        body = series_data.finished(f"api-{renderer.format}", keys, str(metric.pk), build)
+        content_type = f"{renderer.media_type}; charset=utf-8" if renderer.charset else None
+        return HttpResponse(body, content_type=content_type or renderer.media_type)
+
+    @staticmethod
+    def _series(setup: Setup, metric: Metric) -> dict[str, Any]:
         data = cq.series_points(setup_id=setup.pk, metric=_metric_dict(metric))
-        return Response(
-            {
-                "setup": setup.pk,
-                "workload": setup.workload.name,
-                "hardware": setup.hardware.name,
-                "mode": setup.mode,
-                "params": setup.params,
-                "metric": MetricSerializer(metric).data,
-                "kernels": list(data.series.kernels),
-                "points": [
-                    _point(p, label=data.labels.get(p.run.run_id) or "") for p in data.series.points
-                ],
-            }
-        )
+        return {
+            "setup": setup.pk,
+            "workload": setup.workload.name,
+            "hardware": setup.hardware.name,
+            "mode": setup.mode,
+            "params": setup.params,
+            "metric": MetricSerializer(metric).data,
+            "kernels": list(data.series.kernels),
+            "points": [
+                _point(p, label=data.labels.get(p.run.run_id) or "") for p in data.series.points
+            ],
+        }
 
 
 class ScalingView(APIView):

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from dashboards.compare import AlertInfo, SeriesContext
 from perfdb import detection
+from perfdb.alerting import noise_prior
 from perfdb.alerting.regressions import detector_settings
 from perfdb.models import Alert, Metric, Result, Run, Threshold
 
@@ -55,9 +56,10 @@ def compare_contexts(
         settings = detector_settings(metric, *thresholds.get(metric.pk, (None, None)))
         pair = None
         if setup_id is not None:
-            pair = detection.pair_context(
-                points.get(metric.pk, []), set(new_ids), settings=settings
-            )
+            # the prior the alert check pools from the workload's other setups, as it does
+            series = points.get(metric.pk, [])
+            settings = noise_prior.with_prior(settings, series, (setup_id, metric.pk))
+            pair = detection.pair_context(series, set(new_ids), settings=settings)
         contexts[(metric.name, metric.unit)] = SeriesContext(
             settings=settings,
             pair=pair,

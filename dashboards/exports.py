@@ -13,8 +13,10 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from django.http import HttpResponse
+from rest_framework.renderers import BaseRenderer
 
 from dashboards.chartdata import (
     KernelProfile,
@@ -142,6 +144,32 @@ def to_csv(table: Table) -> str:
     for row in table.rows:
         writer.writerow([csv_cell(v) for v in row])
     return buffer.getvalue()
+
+
+class ListCSVRenderer(BaseRenderer):
+    """An API answer's list ``key`` as CSV, one row per item in ``columns``; an error answer
+    (400/404) as one ``error,param,detail`` row. Subclasses name the list and its columns."""
+
+    media_type = "text/csv"
+    format = "csv"
+    charset = "utf-8"
+    key = ""
+    columns: tuple[str, ...] = ()
+
+    def row(self, item: dict[str, Any]) -> list[object]:
+        return [item.get(c) for c in self.columns]
+
+    def render(self, data: Any, accepted_media_type=None, renderer_context=None) -> bytes:
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        if isinstance(data, dict) and self.key in data:
+            writer.writerow(self.columns)
+            writer.writerows([csv_cell(v) for v in self.row(item)] for item in data[self.key])
+        else:
+            writer.writerow(("error", "param", "detail"))
+            data = data if isinstance(data, dict) else {}
+            writer.writerow((data.get("error", ""), data.get("param", ""), data.get("detail", "")))
+        return out.getvalue().encode()
 
 
 def to_json(table: Table) -> str:

@@ -7,27 +7,27 @@ chart instead of the page. A bad parameter is a 400 naming it, never a 500.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.html import json_script
 
 from dashboards import chart_queries as cq
 from dashboards import exports, scope_stats
 from dashboards.chart_queries import profiles as profile_queries
-from dashboards.chartdata import Baseline
+from dashboards.chartdata import ScalingChart
 from dashboards.figures import (
-    across_kernels_figure,
     kernel_time_figure,
     scaling_figure,
     top_functions_figure,
     wakeups_figures,
 )
 from dashboards.figures.wakeups import VALUES as WAKEUP_VALUES
-from dashboards.page_tools import bad_params_are_400, download, links, run_text
+from dashboards.page_tools import bad_params_are_400, download, links
 from dashboards.selection import (
     BadParam,
     choice_param,
@@ -37,87 +37,15 @@ from dashboards.selection import (
     metric_param,
     scope_param,
     scopes_from,
-    setup_label,
 )
 from dashboards.selection import Scope as SetupScope
-from perfdb.cache import cached, cached_in_scope
+from perfdb.cache import cached_before, cached_in_scope
 from perfdb.kernels import kernel_sort_key
 
 TOP_N_MAX = 30
 # A scaling chart with more lines than this is unreadable (and slow): by default it shows the
 # newest builds in kernel order, and the page lets you pick others.
 SCALING_MAX_BUILDS = 12
-
-
-# --- across kernels ---------------------------------------------------------------------
-
-
-@bad_params_are_400
-def kernels(request: HttpRequest) -> HttpResponse:
-    q = request.GET
-    fmt = format_param(q)
-    setup = _kernels_setup(q)
-    if setup is None:
-        return render(request, "dashboards/kernels.html", {})
-    metrics = cq.metric_choices(setup_ids=[setup["id"]])
-    metric, note = metric_param(q, metrics)
-    data = None
-    baseline_id = int_param(q, "baseline")
-    if metric is not None:
-        title = f"{metric['name']} across kernels"
-        data = cq.series_points(setup_id=setup["id"], metric=metric, title=title)
-        baseline = _baseline(data, baseline_id)
-        if fmt:  # a download needs no picker: two small queries besides the series
-            return download((exports.series_table(data.series),), request, fmt)
-    scope = _scope_choice_of(setup)
-    context: dict[str, Any] = {
-        "scopes": _scope_index().scopes,
-        "scope": scope,
-        "setups": [
-            {"id": s["id"], "text": f"{setup_label(s)} ({s['run_count']} runs)"}
-            for s in cq.setup_choices(scope=scope.ids)
-        ],
-        "setup": setup,
-    }
-    if metric is None or data is None:
-        return render(request, "dashboards/kernels.html", context)
-    selection = {"setup": setup["id"], "metric": metric["id"], "baseline": baseline_id}
-    return render(
-        request,
-        "dashboards/kernels.html",
-        {
-            **context,
-            **links("dashboards-kernels", selection, ("across-kernels",)),
-            "metrics": metrics,
-            "metric": metric,
-            "note": note,
-            "baseline_id": baseline_id,
-            "baseline_choices": [
-                {"id": p.run.run_id, "text": run_text(p.run, data.labels.get(p.run.run_id, ""))}
-                for p in data.series.points
-            ],
-            "figure": across_kernels_figure(data.series, baseline),
-            "n_points": len(data.series.points),
-        },
-    )
-
-
-def _kernels_setup(q) -> dict[str, Any] | None:
-    """The setup to chart: ``setup`` (old permalinks name only it), else the busiest setup
-    of ``scope``, else the busiest of all. None when nothing has runs."""
-    wanted = int_param(q, "setup")
-    if wanted is not None:
-        found = cq.setup_choices(setup_id=wanted)
-        if not found:
-            raise BadParam("setup", f"no setup {wanted} with runs")
-        return found[0]
-    index = _scope_index()
-    scope = scope_param(q, index.scopes) if q.get("scope") else None
-    if scope is None:
-        if index.busiest_setup_id is None:
-            return None
-        return cq.setup_choices(setup_id=index.busiest_setup_id)[0]
-    return max(cq.setup_choices(scope=scope.ids), key=lambda s: s["run_count"])
 
 
 # --- scopes (workload x hardware x UP/SMP): the first picker of every chart page ----------
@@ -137,19 +65,25 @@ class ScopeChoice:
 @dataclass(frozen=True)
 class ScopeIndex:
     scopes: tuple[ScopeChoice, ...]
-    busiest_setup_id: int | None  # the across-kernels page's default
+
+    @property
+    def busiest_setup_id(self) -> int | None:
+        """The across-kernels page's default: counted from the per-scope run summaries once
+        per data version (after an upload, only its scopes are read again)."""
+        return scope_stats.busiest_setup_cached()
 
 
 def _scope_index() -> ScopeIndex:
-    """Every scope with runs, cached until runs are added or removed. Built from the
-    per-scope run counts (``dashboards.scope_stats``), so after an upload only the scopes it
-    wrote to are counted again, not every run (~1 s at 3M results)."""
-    return cached("dashboards:scope-index", _scope_index_build)
+    """Every scope with runs. Its entries depend only on which setups exist (the catalogue,
+    ``scope_stats.catalog_value``): an upload to existing setups leaves them cached, so no
+    page rebuilds them after an upload."""
+    return ScopeIndex(scope_stats.catalog_value("dashboards:scope-choices", _scope_choices))
 
 
-def _scope_index_build() -> ScopeIndex:
-    setups = scope_stats.setups_with_counts()
-    scopes = tuple(
+def _scope_choices(setups: list[dict[str, Any]]) -> tuple[ScopeChoice, ...]:
+    """The picker's entries from the setups catalogue: which setups exist decides them, not
+    how many runs each has, so an upload to existing setups does not rebuild them."""
+    return tuple(
         ScopeChoice(
             key=scope.key,
             label=scope.label,
@@ -163,8 +97,6 @@ def _scope_index_build() -> ScopeIndex:
         )
         for scope in scopes_from(setups)
     )
-    busiest = max(setups, key=lambda s: s["run_count"])["id"] if setups else None
-    return ScopeIndex(scopes, busiest)
 
 
 def _scope_choice_of(setup: Mapping[str, Any]) -> ScopeChoice:
@@ -185,18 +117,6 @@ def _scope_setups(choice: ScopeChoice | None) -> SetupScope | None:
     return SetupScope(choice.key, choice.label, tuple(cq.setup_choices(scope=choice.ids)))
 
 
-def _baseline(data: cq.KernelSeries, run_id: int | None) -> Baseline | None:
-    if run_id is None:
-        return None
-    for point in data.series.points:
-        if point.run.run_id == run_id:
-            if point.value == 0:
-                raise BadParam("baseline", f"run {run_id} has the value 0; nothing is % of 0")
-            label = data.labels.get(run_id) or f"run #{run_id}"
-            return Baseline(value=point.value, label=label)
-    raise BadParam("baseline", f"run {run_id} is not in this series")
-
-
 # --- scaling ------------------------------------------------------------------------------
 
 
@@ -209,33 +129,23 @@ def scaling(request: HttpRequest) -> HttpResponse:
     context: dict[str, Any] = {"scopes": scopes, "scope": scope}
     if scope is None:
         return render(request, "dashboards/scaling.html", context)
-    params = scope.varying_params()
-    param = choice_param(q, "param", params, params[0])
-    groups = scope.held_fixed(param)
-    rest = choice_param(q, "rest", tuple(groups), next(iter(groups)))
-    metrics = cq.metric_choices(setup_ids=groups[rest])
-    metric, note = metric_param(q, metrics)
-    if metric is None:
+    sel = _scaling_selection(q, scope)
+    if sel.metric is None:
         return render(request, "dashboards/scaling.html", context)
-    # A scope's chart reads every run of ~100 setups (~1 s at 10M results): cached.
-    key = f"scaling:{scope.key}:{param}:{rest}:{metric['id']}"
-    chart = cached_in_scope(
-        key,
-        scope.key,
-        lambda: cq.scaling_points(
-            setup_ids=groups[rest],
-            metric=metric,
-            param=param,
-            title=f"{metric['name']} against {param}",
-        ),
-    )
-    builds = _builds_in_kernel_order(chart)
+    key, whole, builds = _scaling_chart(scope, sel)
     default_builds = builds[-SCALING_MAX_BUILDS:]
     shown = choices_param(q, "builds", builds, default_builds)
-    chart = replace(chart, points=tuple(p for p in chart.points if p.run.build in set(shown)))
     if fmt:
-        return download((exports.scaling_table(chart),), request, fmt)
-    selection = {"scope": scope.key, "param": param, "rest": rest, "metric": metric["id"]}
+        return download((exports.scaling_table(_shown(whole(), shown)),), request, fmt)
+    n_points, figure = cached_in_scope(
+        f"{key}:view:{'|'.join(shown)}", scope.key, lambda: _scaling_view(whole(), shown)
+    )
+    selection = {
+        "scope": scope.key,
+        "param": sel.param,
+        "rest": sel.rest,
+        "metric": sel.metric["id"],
+    }
     if shown != default_builds:
         selection["builds"] = shown
     return render(
@@ -244,22 +154,107 @@ def scaling(request: HttpRequest) -> HttpResponse:
         {
             **context,
             **links("dashboards-scaling", selection, ("scaling",)),
-            "params": params,
-            "param": param,
-            "rests": list(groups),
-            "rest": rest,
-            "metrics": metrics,
-            "metric": metric,
-            "note": note,
-            "figure": cached_in_scope(
-                f"{key}:figure:{'|'.join(shown)}", scope.key, lambda: scaling_figure(chart)
-            ),
-            "n_points": len(chart.points),
+            "params": sel.params,
+            "param": sel.param,
+            "rests": list(sel.groups),
+            "rest": sel.rest,
+            "metrics": sel.metrics,
+            "metric": sel.metric,
+            "note": sel.note,
+            "figure": figure,
+            "n_points": n_points,
             "builds": builds,
             "shown_builds": shown,
             "max_builds": SCALING_MAX_BUILDS,
         },
     )
+
+
+class ScalingSelection(NamedTuple):
+    """What a scaling page draws, from its query (the defaults for an empty one)."""
+
+    params: list[str]
+    param: str
+    groups: dict[str, list[int]]
+    rest: str
+    metrics: list[dict[str, Any]]
+    metric: Mapping[str, Any] | None
+    note: str | None
+
+
+def _scaling_selection(q: Mapping[str, Any], scope: SetupScope) -> ScalingSelection:
+    params = scope.varying_params()
+    param = choice_param(q, "param", params, params[0])
+    groups = scope.held_fixed(param)
+    rest = choice_param(q, "rest", tuple(groups), next(iter(groups)))
+    metrics = cq.metric_choices(setup_ids=groups[rest])
+    metric, note = metric_param(q, metrics)
+    return ScalingSelection(params, param, groups, rest, metrics, metric, note)
+
+
+def _scaling_chart(
+    scope: SetupScope, sel: ScalingSelection
+) -> tuple[str, Callable[[], ScalingChart], list[str]]:
+    """The chart's cache key, the whole chart (every build, ~6,000 points: read back only
+    for a download or a view not cached yet) and its builds in kernel order (cached).
+
+    A scope's chart reads every run of ~100 setups (~0.5 s at 10M results): cached per
+    scope version."""
+    metric = sel.metric
+    assert metric is not None
+    key = _scaling_key(scope, sel)
+
+    def whole() -> ScalingChart:
+        return cached_in_scope(
+            key,
+            scope.key,
+            lambda: cq.scaling_points(
+                setup_ids=sel.groups[sel.rest],
+                metric=metric,
+                param=sel.param,
+                title=f"{metric['name']} against {sel.param}",
+            ),
+        )
+
+    builds = cached_in_scope(f"{key}:builds", scope.key, lambda: _builds_in_kernel_order(whole()))
+    return key, whole, builds
+
+
+def scaling_warm(scope_key: str) -> None:
+    """The default view of a scope's scaling page (what its links open), computed now if it
+    was cached for an earlier version (someone opens it): the warm-up after an upload
+    (dashboards/warm.py), so that its first visitor does not compute it."""
+    choices = [s for s in _scope_index().scopes if s.key == scope_key and s.has_varying_params]
+    scope = _scope_setups(choices[0] if choices else None)
+    if scope is None:
+        return
+    sel = _scaling_selection(QueryDict(), scope)
+    if sel.metric is None:
+        return
+    if not cached_before(_scaling_key(scope, sel), scope.key):
+        return
+    key, whole, builds = _scaling_chart(scope, sel)
+    shown = builds[-SCALING_MAX_BUILDS:]
+    view = f"{key}:view:{'|'.join(shown)}"
+    cached_in_scope(view, scope.key, lambda: _scaling_view(whole(), shown))
+
+
+def _scaling_key(scope: SetupScope, sel: ScalingSelection) -> str:
+    assert sel.metric is not None
+    return f"scaling:{scope.key}:{sel.param}:{sel.rest}:{sel.metric['id']}"
+
+
+def _shown(chart: ScalingChart, shown: list[str]) -> ScalingChart:
+    """The chart with the points of the shown builds only."""
+    kept = set(shown)
+    return replace(chart, points=tuple(p for p in chart.points if p.run.build in kept))
+
+
+def _scaling_view(chart: ScalingChart, shown: list[str]) -> tuple[int, str]:
+    """What the page draws of the shown builds: their number of points and the figure, as
+    the page embeds it (json_script: escaping 0.5 MB had been most of a warm request)."""
+    chart = _shown(chart, shown)
+    return len(chart.points), json_script(scaling_figure(chart), "fig-scaling")
 
 
 def _builds_in_kernel_order(chart) -> list[str]:
@@ -302,6 +297,19 @@ def kernel_time(request: HttpRequest) -> HttpResponse:
     if fmt:
         tables = (exports.kernel_time_table(chart), exports.profile_table(profiles))
         return download(tables, request, fmt)
+    # Building the two figures (Plotly objects, hover text per bar) had cost ~0.4 s of CPU on
+    # every request, and escaping them into the page (json_script, 1.4 MB) half of the rest:
+    # cached, escaped, with the data they draw.
+    figures = cached_in_scope(
+        f"kernel-time:{scope.key}:{param}:figures:{top}",
+        scope.key,
+        lambda: {
+            "time_figure": json_script(kernel_time_figure(chart), "fig-kernel-time"),
+            "profile_figure": json_script(
+                top_functions_figure(tuple(profiles), top_n=top), "fig-functions"
+            ),
+        },
+    )
     selection = {"scope": scope.key, "param": param, "top": top}
     return render(
         request,
@@ -311,8 +319,7 @@ def kernel_time(request: HttpRequest) -> HttpResponse:
             **links("dashboards-kernel-time", selection, ("kernel-time", "kernel-functions")),
             "params": params,
             "param": param or "",
-            "time_figure": kernel_time_figure(chart),
-            "profile_figure": top_functions_figure(tuple(profiles), top_n=top),
+            **figures,
             "n_points": len(chart.points),
             "n_profiles": len(profiles),
             "profile_diff_url": _profile_diff_of_scope(scope),

@@ -1,16 +1,27 @@
 """GET /api/references/: the reference builds (per hardware or setup) and the alerts held
 because their reference moved with them. Reference builds are set in the manifest
-(``reference = {kernel, patches}``) or the admin."""
+(``reference = {kernel, patches}``) or the admin.
+
+GET /api/alerts/<id>/reference/ (``format=csv`` too): the reference's runs behind one held
+alert, the data of the alert page's "Shared with the reference" chart."""
 
 from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.exceptions import NotFound
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from dashboards.api_errors import DETAIL_ERRORS
+from dashboards.exports import ListCSVRenderer
 from perfdb.models import ReferenceBuild, ReferenceHold
+from perfdb.reference import reference_history
+
+RUN_COLUMNS = ("run", "uploaded", "mean", "trials", "recent")
 
 
 class ReferenceListView(APIView):
@@ -46,5 +57,83 @@ class ReferenceListView(APIView):
                     }
                     for h in holds
                 ],
+            }
+        )
+
+
+class ReferenceRunSerializer(serializers.Serializer):
+    run = serializers.IntegerField(help_text="the reference build's run id")
+    uploaded = serializers.DateTimeField()
+    mean = serializers.FloatField(help_text="mean of the run's kept trials")
+    trials = serializers.IntegerField(help_text="how many trials the mean is of")
+    recent = serializers.BooleanField(help_text="one of the runs whose shift made the hold")
+
+
+class AlertReferenceSerializer(serializers.Serializer):
+    alert = serializers.IntegerField()
+    reference = serializers.CharField(help_text="the reference build, kernel[+patches]")
+    setup = serializers.IntegerField(help_text="the reference runs' setup")
+    metric = serializers.CharField()
+    unit = serializers.CharField()
+    shift_pct = serializers.FloatField(help_text="recent runs against older ones")
+    p_value = serializers.FloatField(allow_null=True)
+    reason = serializers.CharField()
+    held = serializers.BooleanField(help_text="held out of email until triaged")
+    runs = ReferenceRunSerializer(many=True)
+
+
+class ReferenceRunsCSVRenderer(ListCSVRenderer):
+    """``runs`` as CSV, one row per reference run."""
+
+    key = "runs"
+    columns = RUN_COLUMNS
+
+
+class AlertReferenceView(APIView):
+    renderer_classes = [JSONRenderer, ReferenceRunsCSVRenderer]
+
+    @extend_schema(
+        summary="The reference build's runs behind an alert held because the reference moved",
+        parameters=[
+            OpenApiParameter(
+                "format", str, enum=["json", "csv"], description="csv: the runs as CSV"
+            )
+        ],
+        responses={
+            (200, "application/json"): AlertReferenceSerializer,
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="runs as CSV"),
+            **DETAIL_ERRORS,
+        },
+    )
+    def get(self, request: Request, alert_id: int) -> Response:
+        hold = (
+            ReferenceHold.objects.filter(alert_id=alert_id)
+            .select_related("alert", "metric")
+            .first()
+        )
+        if hold is None:
+            raise NotFound(f"alert {alert_id} is not held by a reference build")
+        runs = [
+            {
+                "run": r.run_id,
+                "uploaded": r.uploaded.isoformat(timespec="seconds"),
+                "mean": r.mean,
+                "trials": r.trials,
+                "recent": r.recent,
+            }
+            for r in reference_history(hold)
+        ]
+        return Response(
+            {
+                "alert": hold.alert_id,
+                "reference": hold.build,
+                "setup": hold.reference_setup_id,
+                "metric": hold.metric.name,
+                "unit": hold.metric.unit,
+                "shift_pct": hold.shift_pct,
+                "p_value": hold.p_value,
+                "reason": hold.reason,
+                "held": hold.alert.status == "untriaged",
+                "runs": runs,
             }
         )

@@ -5,6 +5,7 @@ from django.urls import path
 from dashboards import (
     claims_views,
     compare_api,
+    kernels_page,
     pages,
     profile_diff_views,
     reference_api,
@@ -12,7 +13,8 @@ from dashboards import (
 )
 
 urlpatterns = [
-    path("kernels/", pages.kernels, name="dashboards-kernels"),
+    path("kernels/", kernels_page.kernels, name="dashboards-kernels"),
+    path("kernels/figure/", kernels_page.kernels_figure, name="dashboards-kernels-figure"),
     path("scaling/", pages.scaling, name="dashboards-scaling"),
     path("kernel-time/", pages.kernel_time, name="dashboards-kernel-time"),
     path("wakeups/", pages.wakeups, name="dashboards-wakeups"),
@@ -28,4 +30,9 @@ urlpatterns = [
     path("claims/", claims_views.claims_page, name="dashboards-claims"),
     path("api/claims/", claims_views.ClaimListView.as_view(), name="api-claims"),
     path("api/references/", reference_api.ReferenceListView.as_view(), name="api-references"),
+    path(
+        "api/alerts/<int:alert_id>/reference/",
+        reference_api.AlertReferenceView.as_view(),
+        name="api-alert-reference",
+    ),
 ]

@@ -10,7 +10,6 @@ from dashboards import chart_queries, scope_stats
 from dashboards.chart_queries.profiles import run_profile_diff_url
 from perfdb import queries
 from perfdb.accounts import AuthenticatedHttpRequest, token_get, token_rotate
-from perfdb.cache import cached
 from perfdb.headers import attachment_header
 
 
@@ -18,7 +17,7 @@ def home(request: HttpRequest) -> HttpResponse:
     """The run counts and latest runs are cached until runs are added or removed, and built
     from per-scope summaries (``dashboards.scope_stats``) so that an upload recounts only its
     scopes; the recent lists and alerts are index reads."""
-    workloads, hardware, latest = cached("home:overview", scope_stats.overview)
+    workloads, hardware, latest = scope_stats.overview_cached()
     return render(
         request,
         "dashboards/home.html",

@@ -7,6 +7,7 @@ once (``create_or_get``).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TypeVar
 
 from django.db import IntegrityError, transaction
@@ -138,6 +139,16 @@ class MetricCache:
     def __init__(self, manifest: Manifest):
         self.declared = manifest.metrics
         self.rows: dict[tuple[str, str], Metric] = {}
+        self.stored: dict[tuple[str, str], Metric] = {}
+
+    def prefetch(self, keys: Iterable[tuple[str, str]]) -> None:
+        """Read the stored rows of these (name, unit) pairs in one query, not one each;
+        ``get`` still checks each and creates the missing ones."""
+        wanted = set(keys) | {(name, spec.unit) for name, spec in self.declared.items()}
+        names = {name for name, _ in wanted}
+        for metric in Metric.objects.filter(name__in=names):
+            if (metric.name, metric.unit) in wanted:
+                self.stored[(metric.name, metric.unit)] = metric
 
     def get(
         self, name: str, unit: str, better: str, where: str, resolution: float | None = None
@@ -145,9 +156,11 @@ class MetricCache:
         """The metric row; a parser's ``resolution`` is stored when the row is created."""
         key = (name, unit)
         if key not in self.rows:
-            metric, created = Metric.objects.get_or_create(
-                name=name, unit=unit, defaults={"better": better, "resolution": resolution}
-            )
+            metric, created = self.stored.get(key), False
+            if metric is None:
+                metric, created = Metric.objects.get_or_create(
+                    name=name, unit=unit, defaults={"better": better, "resolution": resolution}
+                )
             # "none" is no opinion (vmstat's cs): a direction staff set in the admin stands.
             if not created and metric.better != better and better != "none":
                 raise BundleDataError(

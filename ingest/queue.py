@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from amqp.exceptions import ChannelError
 from celery import current_app
+from django.conf import settings
 
 INGEST_UPLOAD = "ingest.tasks.ingest_upload"
 
@@ -10,3 +14,17 @@ INGEST_UPLOAD = "ingest.tasks.ingest_upload"
 def ingest_upload(*, upload_id: int) -> None:
     """Queue the ingest of a stored upload (call it after the upload row commits)."""
     current_app.send_task(INGEST_UPLOAD, args=[upload_id])
+
+
+def ingest_backlog() -> int | None:
+    """How many ingest messages wait in the broker's queue; None when the broker cannot be
+    asked. A queue the broker does not know (Redis drops an empty list) holds none."""
+    try:
+        with current_app.connection_for_read() as connection:
+            channel: Any = connection.default_channel  # kombu's stub lacks queue_declare
+            declared = channel.queue_declare(queue=settings.CELERY_INGEST_QUEUE, passive=True)
+            return int(declared.message_count)
+    except ChannelError:
+        return 0
+    except Exception:  # unreachable broker: the sweep then keeps to the long limit
+        return None

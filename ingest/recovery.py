@@ -10,9 +10,10 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
-from ingest import services
+from ingest import queue, services
 from perfdb.models import Upload
 
 log = logging.getLogger(__name__)
@@ -64,22 +65,34 @@ def upload_delete(*, upload_id: int, user: object = None) -> dict[str, int]:
     return {"runs": len(runs), "alerts": alerts}
 
 
+def _unsent(now: datetime, grace: timedelta, limit: timedelta) -> QuerySet[Upload]:
+    """Queued uploads whose ingest message is not in the broker: never sent (the broker was
+    down at upload time), sent before the ingest time limit and still queued, or — when the
+    broker's ingest queue is empty — sent more than ``grace`` ago: a broker that restarted
+    without persistence lost it. (A message a worker holds but has not started is sent
+    again; the ingest claims an upload once, so the copy finds nothing to do.)"""
+    queued = Upload.objects.filter(status=Upload.Status.QUEUED)
+    unsent = queued.filter(task_sent_at__isnull=True, created_at__lt=now - grace)
+    unsent |= queued.filter(task_sent_at__lt=now - limit)
+    lost = queued.filter(task_sent_at__lt=now - grace)
+    if lost.exists() and queue.ingest_backlog() == 0:
+        unsent |= lost
+    return unsent
+
+
 def uploads_recover_stuck(*, now: datetime | None = None) -> dict[str, list[int]]:
     """Requeue or fail uploads a dead worker left behind, so none stays processing forever.
 
     - ``queued`` whose task never reached the broker (``task_sent_at`` empty past a short
-      grace) or was sent long ago (a lost message): queued now;
+      grace) or whose message the broker lost (``_unsent``): queued now;
     - ``processing`` whose ingest lock no live session holds (the worker died), or past the
       task time limit: requeued, or failed after services.MAX_ATTEMPTS attempts.
     """
     now = now or timezone.now()
     limit = timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
     grace = services.detection_deadline()
-    unsent = Upload.objects.filter(
-        status=Upload.Status.QUEUED, task_sent_at__isnull=True, created_at__lt=now - grace
-    ) | Upload.objects.filter(status=Upload.Status.QUEUED, task_sent_at__lt=now - limit)
     requeued, failed = [], []
-    for upload in unsent:
+    for upload in _unsent(now, grace, limit).order_by("created_at", "pk"):
         if services.ingest_queue(upload_id=upload.pk):
             requeued.append(upload.pk)
     processing = Upload.objects.filter(

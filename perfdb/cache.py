@@ -14,6 +14,13 @@ setups' run counts) is cached with ``cached_per_scope`` under those scopes' vers
 then leaves every other scope's entries warm, and what reads all scopes (the overview, the
 scope picker) is rebuilt from the per-scope entries, recomputing only the scopes it touched.
 
+While one process computes a missing entry (it holds a short lock), others asking for it
+are served the entry's previous value, if runs were only *added* since (the structure
+version is the same), instead of computing it too: a burst of requests after an upload
+costs one computation, and a value warmed after an upload's commit (``scopes_changed``,
+``dashboards/warm.py``) is never paid by a browser. Runs removed or edited are never
+served stale.
+
 Every key also carries the code version (settings.CACHE_VERSION, the cache's KEY_PREFIX), so
 a deploy never reads values of an older shape; values are plain data (dicts, tuples, small
 dataclasses of numbers and text), never ORM objects. An edit or deletion of a kernel, patch
@@ -23,20 +30,30 @@ set, workload, hardware, setup or metric moves the data version like a run's doe
 from __future__ import annotations
 
 import hashlib
+import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar, cast
 
+from celery import current_app
+from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
+log = logging.getLogger(__name__)
+
 VERSION_KEY = "perfdb:data-version"
+# The task that recomputes the pages' shared entries after runs are added (by name: the
+# task lives in dashboards/tasks.py, above this layer).
+WARM_PAGES = "dashboards.tasks.warm_pages"
 STRUCTURE_KEY = "perfdb:structure-version"
 SCOPE_VERSION_PREFIX = "perfdb:scope-version:"
 # Old versions' entries are dead weight once the version moves; let Redis drop them.
 TIMEOUT_SECONDS = 6 * 60 * 60
+# Longest a computation may keep others on the previous value before they compute too.
+LOCK_SECONDS = 60
 _MISSING = object()
 
 T = TypeVar("T")
@@ -85,10 +102,71 @@ def cached(key: str, fn: Callable[[], T], timeout: int = TIMEOUT_SECONDS) -> T:
     digest = hashlib.sha256(key.encode()).hexdigest()[:40]
     full_key = f"perfdb:v{data_version()}:{digest}"
     value = cache.get(full_key, _MISSING)
-    if value is _MISSING:
-        value = fn()
-        cache.set(full_key, value, timeout)
-    return cast(T, value)
+    if value is not _MISSING:
+        return cast(T, value)
+    versions = _versions([STRUCTURE_KEY])
+    if versions is None:  # the cache is unreachable: nothing is reused
+        return fn()
+    wanted = {digest: full_key}
+    stale = _stale(wanted, versions[0])
+    return _compute_and_store(wanted, stale, lambda _: {digest: fn()}, timeout, versions[0])[digest]
+
+
+# --- stale while another process recomputes --------------------------------------------------
+
+
+def _lock_key(full_key: str) -> str:
+    return f"perfdb:computing:{full_key}"
+
+
+def _latest_key(name: str) -> str:
+    return f"perfdb:latest:{name}"
+
+
+def _stale(wanted: Mapping[str, str], structure: int) -> dict[str, Any]:
+    """The last value stored for each entry (name -> its current full key) under an earlier
+    version with this structure version, for the entries another process is computing now
+    (their lock is held). One or two round trips."""
+    busy = cache.get_many([_lock_key(k) for k in wanted.values()])
+    names = [n for n, k in wanted.items() if _lock_key(k) in busy]
+    if not names:
+        return {}
+    pointers = cache.get_many([_latest_key(n) for n in names])
+    older = {
+        n: pointers[_latest_key(n)][1]
+        for n in names
+        if _latest_key(n) in pointers and pointers[_latest_key(n)][0] == structure
+    }
+    found = cache.get_many(list(older.values()))
+    return {n: found[k] for n, k in older.items() if k in found}
+
+
+def _compute_and_store(
+    wanted: Mapping[str, str],
+    stale: Mapping[str, Any],
+    compute: Callable[[list[str]], Mapping[str, T]],
+    timeout: int,
+    structure: int,
+) -> dict[str, T]:
+    """Entries (name -> full key) missing from the cache: the stale value of those another
+    process is computing, ``compute`` of the rest under a lock each (so that others serve
+    the stale value meanwhile), stored with a pointer to them for the next miss."""
+    out: dict[str, T] = dict(stale)
+    todo = [n for n in wanted if n not in stale]
+    if not todo:
+        return out
+    # Only the locks taken here are released here; one another process took meanwhile
+    # is its own (both compute: rare, and as before the lock).
+    locks = [k for k in (_lock_key(wanted[n]) for n in todo) if cache.add(k, 1, LOCK_SECONDS)]
+    try:
+        computed = compute(todo)
+        fresh: dict[str, Any] = {wanted[n]: computed[n] for n in todo if n in computed}
+        fresh.update({_latest_key(n): (structure, wanted[n]) for n in todo if n in computed})
+        cache.set_many(fresh, timeout)
+    finally:
+        cache.delete_many(locks)
+    out.update({n: computed[n] for n in todo if n in computed})
+    return out
 
 
 # --- per-scope versions ----------------------------------------------------------------------
@@ -101,10 +179,19 @@ def scope_key(workload_id: int, hardware_id: int, mode: str) -> str:
 
 def runs_added(scopes: Iterable[str]) -> None:
     """Runs were added to these scopes (and nowhere else): entries cached for other scopes
-    stay valid; everything cached with ``cached`` (all runs) does not."""
+    stay valid; everything cached with ``cached`` (all runs) does not. With
+    ``settings.PAGE_CACHE_WARM``, the pages' shared entries are then recomputed by a task
+    (dashboards/warm.py) rather than by the next browser."""
+    scopes = sorted(set(scopes))
     _bump(VERSION_KEY)
-    for scope in set(scopes):
+    for scope in scopes:
         _bump(SCOPE_VERSION_PREFIX + scope)
+    if getattr(settings, "PAGE_CACHE_WARM", False):
+        try:
+            # on the ingest queue: the workers that wrote the runs warm their pages
+            current_app.send_task(WARM_PAGES, args=[scopes], queue=settings.CELERY_INGEST_QUEUE)
+        except Exception as exc:  # the broker is down: the next browser computes instead
+            log.warning("could not queue %s (%s)", WARM_PAGES, exc)
 
 
 def runs_added_on_commit(scopes: Iterable[str]) -> None:
@@ -129,9 +216,13 @@ def _versions(keys: list[str]) -> list[int] | None:
     return out
 
 
+def _scoped_name(key: str, scope: str) -> str:
+    """An entry's name whatever the versions: what its previous value is found by."""
+    return hashlib.sha256(f"{key}|{scope}".encode()).hexdigest()[:40]
+
+
 def _scoped_key(key: str, scope: str, structure: int, version: int) -> str:
-    digest = hashlib.sha256(f"{key}|{scope}".encode()).hexdigest()[:40]
-    return f"perfdb:s{structure}.{version}:{digest}"
+    return f"perfdb:s{structure}.{version}:{_scoped_name(key, scope)}"
 
 
 def cached_per_scope(
@@ -151,12 +242,28 @@ def cached_per_scope(
     full = {s: _scoped_key(key, s, structure, v) for s, v in zip(scopes, per_scope, strict=True)}
     found = cache.get_many(list(full.values()))
     out = {s: found[k] for s, k in full.items() if k in found}
-    missing = [s for s in scopes if s not in out]
+    missing = {s: full[s] for s in scopes if s not in out}
     if missing:
-        computed = compute(missing)
-        cache.set_many({full[s]: computed[s] for s in missing if s in computed}, timeout)
-        out.update({s: computed[s] for s in missing if s in computed})
+        names = {_scoped_name(key, s): s for s in missing}
+        wanted = {n: missing[s] for n, s in names.items()}
+        stale = _stale(wanted, structure)
+
+        def compute_named(todo: list[str]) -> dict[str, T]:
+            computed = compute([names[n] for n in todo])
+            return {n: computed[names[n]] for n in todo if names[n] in computed}
+
+        got = _compute_and_store(wanted, stale, compute_named, timeout, structure)
+        out.update({names[n]: v for n, v in got.items()})
     return out
+
+
+def cached_before(key: str, scope: str) -> bool:
+    """Whether ``cached_in_scope(key, scope, ...)`` was computed under an earlier (or the
+    current) version with the current structure: someone looks at it, so it is worth
+    recomputing ahead of them."""
+    versions = _versions([STRUCTURE_KEY])
+    pointer = cache.get(_latest_key(_scoped_name(key, scope)))
+    return versions is not None and pointer is not None and pointer[0] == versions[0]
 
 
 def cached_in_scope(key: str, scope: str, fn: Callable[[], T], timeout: int = TIMEOUT_SECONDS) -> T:
@@ -187,6 +294,19 @@ VOCABULARY = (
     "perfdb.Setup",
     "perfdb.Metric",
 )
+
+
+# The pseudo-scope of values that depend only on which setups exist (the setups catalogue,
+# the scope picker's entries): moved when a setup is created, never by runs added.
+CATALOG = "*catalog*"
+
+
+@receiver(post_save, sender="perfdb.Setup")
+def _setup_created(instance: Any, created: bool = False, **kwargs: object) -> None:
+    """A new setup (the ingest writer's get_or_create) is a new entry of the catalogue; an
+    edit moves everything (``_vocabulary_changed``)."""
+    if created:
+        transaction.on_commit(lambda: _bump(SCOPE_VERSION_PREFIX + CATALOG))
 
 
 def _vocabulary_changed(created: bool = False, **kwargs: object) -> None:

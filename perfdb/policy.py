@@ -12,6 +12,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from statistics import NormalDist
 
 from scipy import stats as scipy_stats
 
@@ -37,9 +38,13 @@ class Settings:
     baseline_window: int = 30  # kernels of the current segment a step is measured against
     homogeneity_alpha: float = 0.01  # the kernels after a step must agree with each other
     dof_per_difference: float = 0.7  # dof per kernel-to-kernel move (trimmed estimate)
+    noise_trim: float = 0.2  # share of the largest kernel-to-kernel moves left out of the noise
     prior_noise_pct: float | None = None  # typical level noise of the workload/metric
-    prior_weight: float = 4.0  # how many kernel moves the prior is worth
+    prior_weight: float = 12.0  # how many kernel moves the prior is worth
     prior_tolerance: float = 1.0  # a series noisier than prior x this keeps its own noise
+    # or, when set, the tolerance is the series' own estimate's upper bound at this level:
+    # a series whose noise is consistent with the prior (narrower or wider) is pooled with it
+    prior_consistency: float | None = 0.05
     short_between_ratio: float = 1.0  # series < min_kernels, no prior: run-to-run / within
 
 
@@ -130,13 +135,15 @@ def within_run_pct(groups: Sequence[Sequence[float]]) -> tuple[float | None, int
     return math.sqrt(median), len(votes)
 
 
-def level_noise_pct(levels: Sequence[float]) -> tuple[float | None, int]:
+def level_noise_pct(levels: Sequence[float], trim: float = 0.2) -> tuple[float | None, int]:
     """Relative sd (%) of one kernel's level, from neighbour-to-neighbour moves, and #moves.
 
-    Without a step x[i+1] - x[i] has sd sqrt(2) sigma. The largest fifth of the |moves| is
-    left out (a step is one move, a spike two) and the rest's mean square is scaled back to a
-    normal's (E[Z^2 | |Z| < 1.2816] = 0.4377): far more efficient than the median |move|, and
-    a bimodal series (runs in one of two modes, many large moves) still reads as noisy.
+    Without a step x[i+1] - x[i] has sd sqrt(2) sigma. The largest ``trim`` of the |moves| is
+    left out (rounded up: a step is one move, a spike two) and the rest's mean square is
+    scaled back to a normal's by the second moment of a normal truncated where the kept share
+    ends (``_truncated_square``: 0.4377 for a fifth left out, 0.598 for one of nine): far more
+    efficient than the median |move|, and a bimodal series (runs in one of two modes, many
+    large moves) still reads as noisy.
     """
     moves = sorted(abs(b - a) for a, b in zip(levels, levels[1:], strict=False))
     if not moves:
@@ -144,13 +151,46 @@ def level_noise_pct(levels: Sequence[float]) -> tuple[float | None, int]:
     centre = sorted(abs(v) for v in levels)[len(levels) // 2]
     if centre == 0:
         return None, 0
-    kept = moves[: max(1, math.ceil(0.8 * len(moves)))] if len(moves) >= 3 else moves
-    factor = _TRIMMED_SQUARE if len(kept) < len(moves) else 1.0
+    kept = moves[: max(1, math.ceil((1 - trim) * len(moves)))] if len(moves) >= 3 else moves
+    factor = _truncated_square(len(kept) / len(moves))
     sigma = math.sqrt(math.fsum(m * m for m in kept) / len(kept) / factor / 2)
     return sigma / centre * 100.0, len(moves)
 
 
-_TRIMMED_SQUARE = 0.4377
+@lru_cache(maxsize=1024)
+def _truncated_square(kept: float) -> float:
+    """E[Z^2 | |Z| < c] for the c that keeps this share of a normal's |values|."""
+    if kept >= 1:
+        return 1.0
+    normal = NormalDist()
+    c = normal.inv_cdf((1 + kept) / 2)
+    return 1 - 2 * c * normal.pdf(c) / kept
+
+
+def pooled_level_noise_pct(
+    series_levels: Iterable[Sequence[float]], *, min_kernels: int = 6
+) -> tuple[float | None, int]:
+    """The workload/metric's typical level noise (%) from its other series, and #moves.
+
+    A lab runs one workload on many setups; their series of one metric have similar noise.
+    Each series with >= ``min_kernels`` kernels votes its robust level noise
+    (``level_noise_pct``); the median vote is the prior (a bimodal or flaky setup is one
+    vote, not the answer), and the moves behind the votes say how well it is known.
+    """
+    votes, moves = [], 0
+    for levels in series_levels:
+        if len(levels) < min_kernels:
+            continue
+        noise, n = level_noise_pct(levels)
+        if noise is not None:
+            votes.append(noise)
+            moves += n
+    if not votes:
+        return None, 0
+    votes.sort()
+    mid = len(votes) // 2
+    median = votes[mid] if len(votes) % 2 else math.sqrt(votes[mid - 1] * votes[mid])
+    return median, moves
 
 
 def _quantile(ordered: Sequence[float], q: float) -> float:
@@ -184,7 +224,7 @@ def series_noise(
     explain is run-to-run. With few kernels it is shrunk toward ``prior_noise_pct``.
     """
     within, _ = within_run_pct(groups)
-    level, moves = level_noise_pct(levels)
+    level, moves = level_noise_pct(levels, settings.noise_trim)
     if level is None:
         return None
     trials = sorted(len(g) for g in groups)[len(groups) // 2] if groups else 1
@@ -193,7 +233,7 @@ def series_noise(
         # Shrunk toward the workload/metric's typical noise, but never below what the series
         # shows: a series noisier than typical (bimodal, a flaky machine) keeps its own noise.
         weight = settings.prior_weight
-        if level <= settings.prior_noise_pct * settings.prior_tolerance:
+        if level <= settings.prior_noise_pct * _tolerance(settings, dof):
             level = math.sqrt(
                 (moves * level**2 + weight * settings.prior_noise_pct**2) / (moves + weight)
             )
@@ -201,6 +241,14 @@ def series_noise(
     between_sq = level**2 - (within or 0.0) ** 2 / trials
     between = math.sqrt(max(between_sq, 0.0))
     return Noise(within, between, dof, trials)
+
+
+def _tolerance(settings: Settings, dof: float) -> float:
+    """How much noisier than the prior a series may look and still be pooled with it."""
+    if settings.prior_consistency is None:
+        return settings.prior_tolerance
+    bound = scipy_stats.chi2.isf(settings.prior_consistency, max(dof, 0.5)) / max(dof, 0.5)
+    return max(settings.prior_tolerance, math.sqrt(float(bound)))
 
 
 def pairwise_threshold_pct(

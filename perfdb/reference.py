@@ -130,6 +130,43 @@ def hold_shared(*, alert_ids: Iterable[int]) -> int:
     return held
 
 
+@dataclass(frozen=True)
+class ReferenceRun:
+    """One run of the reference build, as the alert page charts it and the API exports it:
+    the mean of its kept trials, with their count so a reader sees what the mean is of."""
+
+    run_id: int
+    uploaded: datetime
+    mean: float
+    trials: int
+    recent: bool
+
+
+def reference_history(hold: ReferenceHold) -> list[ReferenceRun]:
+    """The held reference's runs of the hold's metric, oldest first; ``recent`` marks the runs
+    whose shift made the hold."""
+    kernel, _, patches = hold.build.partition("+")
+    rows = (
+        Result.objects.filter(
+            setup_id=hold.reference_setup_id,
+            metric_id=hold.metric_id,
+            discarded=False,
+            run__kernel__version=kernel,
+            run__patch_set__name=patches,
+        )
+        .values_list("run_id", "run__created_at", "value")
+        .order_by("run__created_at", "run_id")
+    )
+    values: dict[int, tuple[datetime, list[float]]] = {}
+    for run_id, at, value in rows:
+        values.setdefault(run_id, (at, []))[1].append(value)
+    recent = set(hold.recent_run_ids)
+    return [
+        ReferenceRun(run_id, at, fmean(v), len(v), run_id in recent)
+        for run_id, (at, v) in values.items()
+    ]
+
+
 def emailable(alerts: QuerySet[Alert]) -> QuerySet[Alert]:
     """Alerts to email: those shared with the reference wait until someone triages them."""
     return alerts.exclude(reference_hold__isnull=False, status=Alert.Status.UNTRIAGED)

@@ -47,7 +47,7 @@ class Change:
 # --- kernels, parsed once per kernel string ---
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=1 << 20)  # a series of 100,000 kernels must not evict its own
 def parsed_kernel(kernel: str) -> tuple[str, tuple[object, ...]]:
     return parse_kernel(kernel).text, tuple(kernel_sort_key(kernel))
 

@@ -14,7 +14,7 @@ from math import fsum, sqrt
 from statistics import fmean
 from typing import Any, cast
 
-from django.db.models import F
+from django.db.models import Exists, F, OuterRef
 
 from dashboards.chartdata import (
     KernelProfile,
@@ -84,7 +84,8 @@ class RunValues:
             hardware=k["hardware"],
             mode=k["mode"],
             n_trials=max(1, len(self.values)),
-            params=params_text(k["params"]),
+            # _run_keys gives it once per setup: per run, it was a third of a scaling chart.
+            params=k["params_text"] if "params_text" in k else params_text(k["params"]),
             notes=k["notes"],
         )
 
@@ -156,20 +157,36 @@ def series_points(*, setup_id: int, metric: Mapping[str, Any], title: str = "") 
     return KernelSeries(series, {rid: r.keys["label"] for rid, r in runs.items()})
 
 
-def _run_keys(*, setup_ids: Sequence[int]) -> dict[int, dict[str, Any]]:
-    """RUN_KEYS of every run of these setups, one row per run: a scope's chart reads 16,000
-    results of 3,000 runs, and reading the keys (a JSON ``params`` among them) with every
-    result row had cost three quarters of the chart. One query; served by run_series_idx
-    (setup, ...)."""
+def _run_keys(
+    *, setup_ids: Sequence[int] | None = None, run_ids: Iterable[int] | None = None
+) -> dict[int, dict[str, Any]]:
+    """RUN_KEYS of every run of these setups (or of these runs), one row per run: a scope's
+    chart reads 16,000 results of 3,000 runs, and reading the keys (a JSON ``params`` among
+    them) with every result row had cost three quarters of the chart. One query; served by
+    run_series_idx (setup, ...), or the primary key."""
     # Aliased: "kernel", "label" and "notes" are also Run's own field names.
     keys = {f"k_{alias}": F(path.removeprefix("run__")) for alias, path in RUN_KEYS.items()}
+    runs = Run.objects.all()
+    if setup_ids is not None:
+        runs = runs.filter(setup_id__in=setup_ids)
+    if run_ids is not None:
+        runs = runs.filter(pk__in=list(run_ids))
     # Typed as plain dicts: the aliases are built, not literals django-stubs can see.
-    rows = cast(
-        "Iterable[dict[str, Any]]", Run.objects.filter(setup_id__in=setup_ids).values("id", **keys)
-    )
-    return {
-        r["id"]: {"run_id": r["id"], **{alias: r[f"k_{alias}"] for alias in RUN_KEYS}} for r in rows
-    }
+    rows = cast("Iterable[dict[str, Any]]", runs.values("id", "setup_id", **keys))
+    texts: dict[int, tuple[tuple[str, str], ...]] = {}
+    out = {}
+    for r in rows:
+        text = texts.get(r["setup_id"])
+        if text is None:
+            text = texts[r["setup_id"]] = params_text(r["k_params"])
+        keys_of_run = {alias: r[f"k_{alias}"] for alias in RUN_KEYS}
+        out[r["id"]] = {"run_id": r["id"], "params_text": text, **keys_of_run}
+    return out
+
+
+def _kernel_order(keys: Mapping[str, Any]) -> tuple[Any, ...]:
+    """KERNEL_ORDER of a run from its ``_run_keys``."""
+    return (keys["sort_key"], keys["kernel"], keys["patches"], keys["run_id"])
 
 
 def scaling_points(
@@ -180,17 +197,20 @@ def scaling_points(
     Setups whose parameter is missing or not a number are left out. Two queries: the values,
     served by result_series_idx (setup IN (...), metric), and the runs' keys (``_run_keys``).
     """
+    # In run order, not kernel order: sorting the result rows by kernel joined every one to
+    # its run and kernel; the runs are put in kernel order below, from their keys.
     rows = (
         Result.objects.filter(setup_id__in=setup_ids, metric_id=metric["id"], discarded=False)
         .values_list("run_id", "value")
-        .order_by(*KERNEL_ORDER, "trial")
+        .order_by("run_id", "trial")
     )
     values: dict[int, list[float]] = {}
     for run_id, value in rows:
         values.setdefault(run_id, []).append(value)
     keys = _run_keys(setup_ids=setup_ids)
     points = []
-    for run_id, kept in values.items():
+    for run_id in sorted(values, key=lambda r: _kernel_order(keys[r])):
+        kept = values[run_id]
         run = RunValues(keys=keys[run_id], values=kept)
         x = _number(run.keys["params"].get(param))
         if x is not None:
@@ -206,25 +226,25 @@ def kernel_time_points(
     """% of profiled time in the kernel (non-idle) and in the scheduler, per run.
 
     readprofile's ``scheduler_pct`` is a share of *non-idle* ticks; the chart wants shares of
-    the whole profile, so it is scaled by ``kernel_busy_pct`` / 100. One query; served by
-    result_series_idx (setup IN (...), metric IN (...)).
+    the whole profile, so it is scaled by ``kernel_busy_pct`` / 100. Two queries: the
+    values, served by result_series_idx (setup IN (...), metric IN (...)), in run order (not
+    joined to every run and kernel for the sort), then the keys of the runs that have them
+    (``_run_keys``), put in kernel order here.
     """
     rows = (
         Result.objects.filter(
             setup_id__in=setup_ids, metric__name__in=(KERNEL_BUSY, SCHEDULER), discarded=False
         )
-        .values("run_id", "value", "metric__name", **RUN_EXPRESSIONS)
-        .order_by(*KERNEL_ORDER, "metric__name", "trial")
+        .values_list("run_id", "value", "metric__name")
+        .order_by("run_id", "metric__name", "trial")
     )
     per_run: dict[int, dict[str, list[float]]] = {}
-    keys: dict[int, Mapping[str, Any]] = {}
-    for row in rows:
-        keys.setdefault(row["run_id"], row)
-        per_run.setdefault(row["run_id"], {}).setdefault(row["metric__name"], []).append(
-            row["value"]
-        )
+    for run_id, value, name in rows:
+        per_run.setdefault(run_id, {}).setdefault(name, []).append(value)
+    keys = _run_keys(run_ids=per_run)
     points = []
-    for run_id, values in per_run.items():
+    for run_id in sorted(per_run, key=lambda r: _kernel_order(keys[r])):
+        values = per_run[run_id]
         if KERNEL_BUSY not in values or SCHEDULER not in values:
             continue
         busy, sched = fmean(values[KERNEL_BUSY]), fmean(values[SCHEDULER])
@@ -237,15 +257,23 @@ def kernel_time_points(
 
 
 def kernel_profiles(*, setup_ids: Sequence[int], limit_runs: int = 40) -> list[KernelProfile]:
-    """Each run's kernel profile (ticks per function, all trials summed), kernel order.
+    """The first ``limit_runs`` profiled runs' kernel profiles (ticks per function, all
+    trials summed), kernel order.
 
     The profile's total is the profiler's own (ticks / share_pct), so functions the source
-    left out still count towards "other". One query; served by the index on
-    profileentry.run_id's leading column in profile_uniq (run, trial, source, function),
-    reached through run_series_idx (setup, ...).
+    left out still count towards "other". Two queries: the runs drawn (run_series_idx
+    (setup, ...) with an EXISTS probe on profile_uniq (run, ...)), then only their entries
+    (profile_uniq's leading run column). Reading every profiled run's entries of the scope
+    to keep 40 had cost 0.9 s after each upload to a 5M-result scope.
     """
+    drawn = list(
+        Run.objects.filter(setup_id__in=setup_ids)
+        .filter(Exists(ProfileEntry.objects.filter(run_id=OuterRef("pk"))))
+        .order_by(*(key.removeprefix("run__") for key in KERNEL_ORDER[:-1]), "id")
+        .values_list("id", flat=True)[:limit_runs]
+    )
     rows = (
-        ProfileEntry.objects.filter(run__setup_id__in=setup_ids)
+        ProfileEntry.objects.filter(run_id__in=drawn)
         .values(
             "run_id",
             "trial",
@@ -268,7 +296,7 @@ def kernel_profiles(*, setup_ids: Sequence[int], limit_runs: int = 40) -> list[K
         if row["trial"] not in trial_totals and row["share_pct"]:
             trial_totals[row["trial"]] = row["ticks"] * 100 / row["share_pct"]
     profiles = []
-    for run_id in list(ticks)[:limit_runs]:
+    for run_id in ticks:
         total = sum(totals[run_id].values()) or sum(ticks[run_id].values())
         info = RunValues(keys=keys[run_id], values=[0.0]).info()
         profiles.append(KernelProfile(info, tuple(ticks[run_id].items()), total))

@@ -16,7 +16,7 @@ from typing import Any
 
 from django.db.models import Count, Exists, OuterRef, Q
 
-from perfdb.cache import cached_per_scope, scope_key
+from perfdb.cache import cached, cached_per_scope, scope_key
 from perfdb.models import ProfileEntry, Result, Run
 from perfdb.profile_diff import ProfileSide
 
@@ -82,9 +82,15 @@ def profile_builds(*, setup_id: int) -> list[str]:
 
 def profiled_setups() -> list[dict[str, Any]]:
     """Setups with profiled runs (id, label, scope key, number of profiled runs), busiest
-    first. Cached per scope version (perfdb/cache.py): the EXISTS probe (profile_uniq's
-    leading run column) runs once per stored run of a scope, so after an upload only the
-    scopes it wrote to are read again, not every run (0.5 s at 3M results)."""
+    first. Cached once per data version (warmed after each upload, dashboards/warm.py) and
+    underneath per scope version (perfdb/cache.py): the EXISTS probe (profile_uniq's leading
+    run column) runs once per stored run of a scope, so after an upload only the scopes it
+    wrote to are read again, not every run (0.5 s at 3M results); reading the ~200 scopes'
+    entries had cost 0.1-0.3 s of each kernel-time page at 10M results."""
+    return cached("profiled-setups", _profiled_setups_per_scope)
+
+
+def _profiled_setups_per_scope() -> list[dict[str, Any]]:
     from dashboards import scope_stats  # built on chart_queries.summaries: import when used
 
     scopes = {scope_key(*s): s for s in scope_stats.scopes_all()}

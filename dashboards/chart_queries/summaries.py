@@ -65,12 +65,6 @@ def setups_with_runs() -> list[dict[str, Any]]:
     return [setup_dict(r) for r in rows]
 
 
-def newest_setup_id() -> int:
-    """The highest setup id (0 when none): a new setup changes it. One index look-up."""
-    row = Setup.objects.order_by("-id").values_list("id", flat=True).first()
-    return row or 0
-
-
 _RUNS_PER_SETUP = """
 SELECT s.workload_id, s.hardware_id, s.mode, r.setup_id, count(*),
        (array_agg(r.id ORDER BY r.created_at DESC, r.id DESC))[1], max(r.created_at)

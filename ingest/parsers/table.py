@@ -13,12 +13,12 @@ from ingest.parsers.base import ParseError, ParseResult, Record, register
 from ingest.parsers.table_cells import (
     MISSING,
     Group,
-    build_records,
     groups,
     is_number_token,
     is_unit_token,
     read_cell,
 )
+from ingest.parsers.table_rows import build_table_records
 from ingest.parsers.text import numbered_lines, skip_mail_header
 
 _RULE = re.compile(r"^[\s|+:]*[-=_]{3,}[-=_\s|+:]*$")
@@ -390,7 +390,7 @@ def parse(text: str, options: Mapping[str, object]) -> ParseResult:
     metadata: dict[str, str | int | float] = {"tables": len(tables)}
     for number, table in numbered:
         tag = number if len(tables) > 1 else None
-        records += build_records(table, tag, options, warnings)
+        records += build_table_records(table, tag, options, warnings)
         warnings += table.notes
         key = "title" if tag is None else f"title_{number}"
         if table.title:

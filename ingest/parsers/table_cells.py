@@ -274,17 +274,17 @@ def _column_unit(name: str, header_unit: str | None, cells: list[tuple[int, Cell
     return header_unit or unit
 
 
-def _settings(name: str, options: Mapping[str, object]) -> Mapping[str, object] | None:
-    """The ``columns`` option's entry for a header: a table, False to skip, or {}."""
-    columns = options.get("columns") or {}
-    if not isinstance(columns, Mapping):
-        raise ParseError("option columns must be a table of header = {metric, unit, better}")
-    for header, spec in columns.items():
+def option_entry(name: str, options: Mapping[str, object], option: str = "columns") -> Any:
+    """The ``columns`` (or ``rows``) option's entry for a header: a table, False to skip, or {}."""
+    entries = options.get(option) or {}
+    if not isinstance(entries, Mapping):
+        raise ParseError(f"option {option} must be a table of name = {{metric, unit, better}}")
+    for header, spec in entries.items():
         if _norm(str(header)) == _norm(name):
             if spec is False:
                 return None
             if not isinstance(spec, Mapping):
-                raise ParseError(f"option columns.{header!r} must be a table or false")
+                raise ParseError(f"option {option}.{header!r} must be a table or false")
             return spec
     return {}
 
@@ -295,7 +295,7 @@ def _measure_column(
     """Measurements of one column by row line, or None when the column is not measured."""
     column = table.columns[index]
     label = column.name or f"column {index + 1}"
-    spec = _settings(column.name, options)
+    spec = option_entry(column.name, options)
     if spec is None:
         return None
     thousands = bool(options.get("thousands", True))

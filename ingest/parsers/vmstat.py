@@ -103,8 +103,9 @@ class _Reader:
         if not tokens:
             self.gap = True
             return
-        if "".join(tokens).isdigit():  # the usual data row: plain counts, nothing to check
-            self._data(number, tokens)
+        joined = "".join(tokens)
+        if joined.isdigit():  # the usual data row: plain counts, nothing to check
+            self._data(number, tokens, plain=joined.isascii())
             return
         if _is_group_header(line):
             return
@@ -118,11 +119,11 @@ class _Reader:
             return
         self._data(number, tokens)
 
-    def _data(self, number: int, tokens: list[str]) -> None:
+    def _data(self, number: int, tokens: list[str], plain: bool | None = None) -> None:
         if self.columns is None:
             self.pending.append((number, tokens))
         else:
-            self._row(number, tokens)
+            self._row(number, tokens, plain)
 
     def _set_header(self, number: int, columns: tuple[str, ...], timestamp: bool) -> None:
         if self.columns is not None and (self.gap or not self.rows):
@@ -142,12 +143,13 @@ class _Reader:
                 self._row(pending_number, tokens)
             self.pending = []
 
-    def _row(self, number: int, tokens: list[str]) -> None:
+    def _row(self, number: int, tokens: list[str], plain: bool | None = None) -> None:
+        """``plain``: the caller already knows whether every token is ASCII digits."""
         assert self.columns is not None
         stamp = None
         if self.timestamp and len(tokens) >= 2 and _DATE.match(tokens[-2]):
             stamp = f"{tokens[-2]} {tokens[-1]}"
-            tokens = tokens[:-2]
+            tokens, plain = tokens[:-2], None
         self.gap = False
         if len(tokens) != len(self.columns):
             self.warnings.append(
@@ -155,7 +157,10 @@ class _Reader:
             )
             self.short_rows.append(number)
             return
-        if "".join(tokens).isdigit() and "".join(tokens).isascii():
+        if plain is None:
+            joined = "".join(tokens)
+            plain = joined.isdigit() and joined.isascii()
+        if plain:
             values = dict(zip(self.columns, map(float, tokens), strict=True))  # plain counts
         else:
             values = {
@@ -188,10 +193,23 @@ Rows = list[tuple[int, dict[str, float], str | None]]
 def _columns(rows: Rows, flag_first: bool) -> tuple[tuple[SeriesColumn, ...], tuple[Sample, ...]]:
     """A SeriesColumn per column present in every row; a column that only some rows have
     (the header changed mid-file) is kept as single Samples with their row numbers."""
+    stamps = tuple(stamp or "" for _, _, stamp in rows)
+    same = _same_columns(rows)
+    if same is not None:  # the usual file: one header, every row complete
+        table = zip(*(tuple(values.values()) for _, values, _ in rows), strict=True)
+        return tuple(
+            SeriesColumn(
+                "vmstat",
+                name,
+                column,
+                first_is_since_boot=flag_first,
+                timestamps=stamps if any(stamps) else (),
+            )
+            for name, column in zip(same, table, strict=True)
+        ), ()
     names: list[str] = []
     for _, values, _ in rows:
         names.extend(c for c in values if c not in names)
-    stamps = tuple(stamp or "" for _, _, stamp in rows)
     out = []
     partial: list[Sample] = []
     for name in names:
@@ -213,6 +231,14 @@ def _columns(rows: Rows, flag_first: bool) -> tuple[tuple[SeriesColumn, ...], tu
             )
         )
     return tuple(out), tuple(partial)
+
+
+def _same_columns(rows: Rows) -> tuple[str, ...] | None:
+    """The columns, when every row has the same ones in the same order; else None."""
+    if not rows:
+        return None
+    first = tuple(rows[0][1])
+    return first if all(tuple(values) == first for _, values, _ in rows) else None
 
 
 def _record(start: int, rows: Rows, flag_first: bool, warnings: list[str]) -> Record:

@@ -13,6 +13,7 @@ kernel does not confirm it, it is marked *cleared* (docs/detector.md).
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections import defaultdict
 from collections.abc import Iterable
@@ -21,12 +22,17 @@ from django.db import transaction
 from django.utils import timezone
 
 from perfdb import detection, policy
-from perfdb.alerting import queue
+from perfdb.alerting import check_data, noise_prior, queue
+from perfdb.alerting.check_data import CheckData, SeriesKey
+from perfdb.alerting.check_data import detector_settings as detector_settings
 from perfdb.kernels import kernel_sort_key
-from perfdb.models import Alert, AlertEvent, Metric, PinnedBaseline, Result, Run, Threshold
+from perfdb.models import Alert, AlertEvent, Metric, Result, Run, Threshold
 from perfdb.reference import hold_shared
 
 log = logging.getLogger(__name__)
+
+# Kernel keys parsed once per kernel string: a check orders every point of long series.
+_kernel_key = functools.lru_cache(maxsize=65536)(kernel_sort_key)
 
 # An alert is "recovered" once its series is back within this share of the step it flagged.
 RECOVERY_SHARE = 0.25
@@ -56,21 +62,8 @@ def series_points(*, setup_id: int, metric_id: int) -> list[detection.Point]:
     ]
 
 
-def detector_settings(
-    metric: Metric, threshold_pct: float | None, typical_noise_pct: float | None
-) -> policy.Settings:
-    """The detector's settings for a series: the staff's Threshold row (a fixed threshold
-    and/or the workload/metric's typical noise, ignored when invalid) and the metric's
-    resolution from its parser. The compare page judges with the same."""
-    resolution = metric.resolution
-    return policy.Settings(
-        threshold_pct=policy.usable_threshold_pct(threshold_pct),
-        prior_noise_pct=policy.usable_threshold_pct(typical_noise_pct),
-        resolution=resolution if resolution is not None and resolution > 0 else None,
-    )
-
-
 def settings_for(setup_id: int, metric: Metric) -> policy.Settings:
+    """One series' detector settings (a check loads all of its series' at once)."""
     row = (
         Threshold.objects.filter(workload__setup__id=setup_id, metric=metric)
         .values_list("threshold_pct", "typical_noise_pct")
@@ -80,23 +73,16 @@ def settings_for(setup_id: int, metric: Metric) -> policy.Settings:
 
 
 def _changes(
-    points: list[detection.Point], metric: Metric, setup_id: int, candidates: set[int]
+    data: CheckData, key: SeriesKey, metric: Metric, candidates: set[int]
 ) -> list[detection.Change]:
-    settings = settings_for(setup_id, metric)
-    pinned = (
-        PinnedBaseline.objects.filter(setup_id=setup_id, metric=metric)
-        .values_list("run_id", flat=True)
-        .first()
-    )
-    if pinned is not None and pinned not in {p.run_id for p in points}:
+    points, settings = data.points[key], data.settings[key]
+    settings = noise_prior.with_prior(settings, points, key)  # a short series: pooled prior
+    in_series = {p.run_id for p in points}
+    pinned = data.pinned.get(key)
+    if pinned is not None and pinned not in in_series:
         pinned = None
     # A run whose bundle names its baseline ("Base1") is compared with that run.
-    declared = dict(
-        Run.objects.filter(pk__in=candidates, baseline__isnull=False).values_list(
-            "pk", "baseline_id"
-        )
-    )
-    in_series = {p.run_id for p in points}
+    declared = {r: data.declared[r] for r in sorted(candidates) if r in data.declared}
     changes = detection.detect(
         points,
         better=metric.better,
@@ -131,7 +117,7 @@ CONFIRMED, CREATED, PENDING = "confirmed", "created", "pending"
 
 
 def _alert_record(
-    change: detection.Change, *, setup_id: int, metric: Metric, upload_id: int | None
+    change: detection.Change, data: CheckData, key: SeriesKey, upload_id: int | None
 ) -> tuple[Alert, str | None]:
     """Store one detector change; returns the alert and what happened to it.
 
@@ -142,17 +128,12 @@ def _alert_record(
     at the newest kernel and the step scan that confirms it later update the same row.
     """
     confirmed = change.status != "unconfirmed"
-    same_run = Alert.objects.select_for_update().filter(
-        setup_id=setup_id, metric=metric, candidate_run_id=change.candidate_run_id
-    )
-    alert = same_run.filter(method=change.method).first() or (
-        same_run.filter(direction=change.direction).order_by("confirmed_at", "pk").first()
-    )
+    alert = _same_run_alert(data.alerts.get(key, []), change)
     if alert is None:
         improvement = change.direction == "improvement"
         alert, created = Alert.objects.get_or_create(
-            setup_id=setup_id,
-            metric=metric,
+            setup_id=key[0],
+            metric_id=key[1],
             candidate_run_id=change.candidate_run_id,
             method=change.method,
             defaults={
@@ -169,13 +150,32 @@ def _alert_record(
             },
         )
         if not created:  # made by a concurrent check
+            data.add_alert(key, alert)
             return alert, None
         alert.baseline_runs.set(change.baseline_run_ids)
+        data.add_alert(key, alert)
         return alert, CREATED if confirmed else PENDING
     if not confirmed or alert.confirmed_at is not None:
         return alert, None
     _alert_confirm(alert, change, upload_id=upload_id)
+    data.baselines_changed(alert)
     return alert, CONFIRMED
+
+
+def _same_run_alert(alerts: list[Alert], change: detection.Change) -> Alert | None:
+    """The series' alert this change updates: the one on its run with its method, else the
+    one on its run in its direction confirmed first (pending ones last, then by id), as
+    ``ORDER BY confirmed_at, id`` picks in PostgreSQL."""
+    same_run = [a for a in alerts if a.candidate_run_id == change.candidate_run_id]
+    same_method = [a for a in same_run if a.method == change.method]
+    if same_method:
+        return same_method[0]
+    same_direction = [a for a in same_run if a.direction == change.direction]
+    return min(
+        same_direction,
+        key=lambda a: (a.confirmed_at is None, a.confirmed_at or timezone.now(), a.pk),
+        default=None,
+    )
 
 
 def _alert_confirm(alert: Alert, change: detection.Change, *, upload_id: int | None) -> None:
@@ -205,21 +205,29 @@ def _alert_confirm(alert: Alert, change: detection.Change, *, upload_id: int | N
     )
 
 
-def _clear_unconfirmed(
-    points: list[detection.Point], setup_id: int, metric: Metric, kept: set[int]
-) -> int:
+def _newest_first(alerts: list[Alert]) -> list[Alert]:
+    """Alerts in their model's order (newest first), as the per-series queries read them."""
+    return sorted(alerts, key=lambda a: (a.created_at, a.pk), reverse=True)
+
+
+def _clear_unconfirmed(data: CheckData, key: SeriesKey, kept: set[int]) -> int:
     """Pending alerts whose kernel is no longer the newest and that this check did not return
     (confirmed or still pending) were cleared by the next kernel: a spike. Not emailed."""
-    keys = {p.kernel: kernel_sort_key(p.kernel) for p in points if not p.patches}
+    pending = [
+        a
+        for a in data.alerts.get(key, [])
+        if a.confirmed_at is None and a.status != Alert.Status.CLEARED and a.pk not in kept
+    ]
+    if not pending:
+        return 0
+    points = data.points[key]
+    keys = {p.kernel: _kernel_key(p.kernel) for p in points if not p.patches}
     if not keys:
         return 0
     newest = max(keys.values())
     kernels = {p.run_id: p.kernel for p in points}
     cleared = 0
-    pending = Alert.objects.select_for_update().filter(
-        setup_id=setup_id, metric=metric, confirmed_at__isnull=True
-    )
-    for alert in pending.exclude(status=Alert.Status.CLEARED).exclude(pk__in=kept):
+    for alert in _newest_first(pending):
         kernel = kernels.get(alert.candidate_run_id)
         if kernel is None or kernel not in keys or keys[kernel] >= newest:
             continue
@@ -236,29 +244,32 @@ def _clear_unconfirmed(
     return cleared
 
 
-def _mark_recovered(points: list[detection.Point], setup_id: int, metric: Metric) -> int:
+def _mark_recovered(data: CheckData, key: SeriesKey) -> int:
     """Mark regressions whose series has come back within 25 % of the step they flagged."""
+    open_alerts = [
+        a
+        for a in data.alerts.get(key, [])
+        if a.direction == "regression"
+        and not a.recovered
+        and a.status not in (Alert.Status.PENDING, Alert.Status.CLEARED)
+    ]
+    points = data.points[key] if open_alerts else []
     by_run = {p.run_id: p for p in points}
-    stock = sorted((p for p in points if not p.patches), key=lambda p: kernel_sort_key(p.kernel))
+    stock = sorted((p for p in points if not p.patches), key=lambda p: _kernel_key(p.kernel))
     if not stock:
         return 0
     latest = stock[-1]
     marked = 0
-    open_alerts = (
-        Alert.objects.filter(
-            setup_id=setup_id, metric=metric, direction="regression", recovered=False
-        )
-        .exclude(status__in=[Alert.Status.PENDING, Alert.Status.CLEARED])
-        .prefetch_related("baseline_runs")
-    )
-    for alert in open_alerts:
+    for alert in _newest_first(open_alerts):
         candidate = by_run.get(alert.candidate_run_id)
-        base_values = [
-            v for r in alert.baseline_runs.all() if r.pk in by_run for v in by_run[r.pk].values
-        ]
-        if candidate is None or not base_values or candidate.patches or latest is candidate:
+        if candidate is None or candidate.patches or latest is candidate:
             continue
-        if kernel_sort_key(latest.kernel) <= kernel_sort_key(candidate.kernel):
+        if _kernel_key(latest.kernel) <= _kernel_key(candidate.kernel):
+            continue
+        base_values = [
+            v for r in data.baseline_runs(alert) if r in by_run for v in by_run[r].values
+        ]
+        if not base_values:
             continue
         base = sum(base_values) / len(base_values)
         step = sum(candidate.values) / len(candidate.values) - base
@@ -285,24 +296,21 @@ def regressions_check_upload(*, upload_id: int | None, series: Iterable[tuple[in
     created_ids: list[int] = []
     notify = False
     with transaction.atomic():
-        for setup_id, metric_id in series:
-            metric = metrics[metric_id]
-            if metric.better == "none":
-                continue
-            points = series_points(setup_id=setup_id, metric_id=metric_id)
-            candidates = upload_runs & {p.run_id for p in points}
+        checked = [key for key in series if metrics[key[1]].better != "none"]
+        data = check_data.load(set(checked), metrics, upload_runs)
+        for key in checked:
+            metric = metrics[key[1]]
+            candidates = upload_runs & {p.run_id for p in data.points[key]}
             kept: set[int] = set()
-            for change in _changes(points, metric, setup_id, candidates):
-                alert, outcome = _alert_record(
-                    change, setup_id=setup_id, metric=metric, upload_id=upload_id
-                )
+            for change in _changes(data, key, metric, candidates):
+                alert, outcome = _alert_record(change, data, key, upload_id)
                 kept.add(alert.pk)
                 if outcome in (CREATED, CONFIRMED, PENDING):
                     created_ids.append(alert.pk)
                 if outcome in (CREATED, CONFIRMED) and alert.direction == "regression":
                     notify = True
-            _clear_unconfirmed(points, setup_id, metric, kept)
-            _mark_recovered(points, setup_id, metric)
+            _clear_unconfirmed(data, key, kept)
+            _mark_recovered(data, key)
         hold_shared(alert_ids=created_ids)  # shared with a reference build that moved too
         if notify and upload_id is not None:
             transaction.on_commit(lambda: queue.notify_upload(upload_id=upload_id))

@@ -123,11 +123,17 @@ class Result(models.Model):
     """A scalar result; ``trial`` 0 is a run-level value (no per-trial breakdown).
 
     ``setup`` and ``metric`` repeat the run's keys so one series is one index range scan.
+    The table is hash-partitioned by ``setup`` (migration 0010, docs/deploy.md): a series is
+    in one partition. PostgreSQL wants the partition key in every unique key, so the primary
+    key in the database is ``(id, setup)`` (``id`` alone stays unique: one sequence) and
+    ``result_uniq`` carries ``setup`` too (a run has one setup: the same rows).
     """
 
     id = models.BigAutoField(primary_key=True)
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="results")
-    setup = models.ForeignKey(Setup, on_delete=models.CASCADE, related_name="+")
+    # No single-column indexes on run and setup: result_uniq starts with run and
+    # result_series_idx with setup, and each index is written for every row (migration 0010).
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="results", db_index=False)
+    setup = models.ForeignKey(Setup, on_delete=models.CASCADE, related_name="+", db_index=False)
     metric = models.ForeignKey(Metric, on_delete=models.PROTECT, related_name="results")
     trial = models.PositiveSmallIntegerField(default=0)
     discarded = models.BooleanField(default=False)
@@ -135,7 +141,7 @@ class Result(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["run", "metric", "trial"], name="result_uniq")
+            models.UniqueConstraint(fields=["run", "metric", "trial", "setup"], name="result_uniq")
         ]
         indexes = [
             # Serves: one series across kernels (setup = ? AND metric = ?).
@@ -148,8 +154,12 @@ class Result(models.Model):
 
 
 class ProfileEntry(models.Model):
+    """One function's ticks in a run's profile. Not partitioned: hash partitions by run made
+    the pickers' per-run probes scans of every partition (migration 0011)."""
+
     id = models.BigAutoField(primary_key=True)
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="profile")
+    # run's own index would repeat profile_uniq's first column.
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="profile", db_index=False)
     trial = models.PositiveSmallIntegerField(default=0)
     source = models.CharField(max_length=30, default="readprofile")
     function = models.CharField(max_length=200)
@@ -172,11 +182,13 @@ class ProfileEntry(models.Model):
 class Sample(models.Model):
     """One column of a time series (vmstat's ``cs`` over a run), its values in row order.
 
-    Stored as arrays, one row per column (see perfdb/timeseries.py for why).
+    Stored as arrays, one row per column (see perfdb/timeseries.py for why). Not partitioned
+    (migration 0011, as ProfileEntry).
     """
 
     id = models.BigAutoField(primary_key=True)
-    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="samples")
+    # run's own index would repeat sample_column_uniq's first column.
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="samples", db_index=False)
     trial = models.PositiveSmallIntegerField(default=0)
     source = models.CharField(max_length=30)
     column = models.CharField(max_length=60)

@@ -1,7 +1,8 @@
 /* Draws every Plotly figure on the page and makes the pickers submit themselves.
  *
  * A chart is <div class="js-chart" data-figure="ID"> plus a json_script element with that
- * ID holding the figure built in Python. Clicking a point whose customdata is a run id opens
+ * ID holding the figure built in Python, or <div class="js-chart" data-src="URL">, whose
+ * figure is fetched from URL (same origin) once: a long series' figure is not embedded. Clicking a point whose customdata is a run id opens
  * /runs/<id>/. The mode bar stays on, for its "download plot as PNG" button.
  */
 (function () {
@@ -16,9 +17,23 @@
   }
 
   function draw(el) {
+    if (typeof Plotly === "undefined") { return; }
+    if (el.dataset.src) {
+      fetch(el.dataset.src, { credentials: "same-origin" })
+        .then(function (response) {
+          if (!response.ok) { throw new Error("figure: HTTP " + response.status); }
+          return response.json();
+        })
+        .then(function (fig) { plot(el, fig); })
+        .catch(function (error) { el.textContent = "The chart could not be loaded (" + error.message + ")."; });
+      return;
+    }
     var source = document.getElementById(el.dataset.figure);
-    if (!source || typeof Plotly === "undefined") { return; }
-    var fig = JSON.parse(source.textContent);
+    if (!source) { return; }
+    plot(el, JSON.parse(source.textContent));
+  }
+
+  function plot(el, fig) {
     Plotly.newPlot(el, fig.data || [], fig.layout || {}, CONFIG).then(function () {
       el.on("plotly_click", function (event) {
         var id = runId(event.points && event.points[0]);

@@ -79,9 +79,9 @@ class Watched:
 
     def open(self, url: str, charts: int = 1) -> None:
         self.page.goto(url)
-        self.page.wait_for_function(
-            f"document.querySelectorAll('.js-plotly-plot .main-svg').length >= {charts}"
-        )
+        # A locator, not wait_for_function: polling a JS predicate needs eval, which the CSP
+        # refuses, and the across-kernels chart is drawn after its figure is fetched.
+        self.page.locator(".js-plotly-plot .main-svg").nth(charts - 1).wait_for(state="attached")
 
     def title(self, chart_id: str) -> str:
         return self.page.locator(f"#{chart_id}-plot .gtitle").first.text_content() or ""

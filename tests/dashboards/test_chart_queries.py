@@ -66,8 +66,10 @@ def test_query_counts_do_not_grow_with_runs(tmp_path, extra_copies, django_asser
         "run_choices": (lambda: cq.run_choices(vmstat_only=True), 1),
         # the values, then each run's keys once (not with every value)
         "scaling": (lambda: cq.scaling_points(setup_ids=ids, metric=metric, param="rooms"), 2),
-        "kernel_time": (lambda: cq.kernel_time_points(setup_ids=ids), 1),
-        "profiles": (lambda: cq.kernel_profiles(setup_ids=ids), 1),
+        # the values, then the keys of the runs that have them
+        "kernel_time": (lambda: cq.kernel_time_points(setup_ids=ids), 2),
+        # the runs drawn, then only their profile entries
+        "profiles": (lambda: cq.kernel_profiles(setup_ids=ids), 2),
         "wakeups": (lambda: cq.wakeup_rows(setup_ids=ids), 1),
         "vmstat": (lambda: cq.vmstat_runs(run_ids=runs), 1),
         "run_infos": (lambda: cq.run_infos(run_ids=runs), 1),
@@ -102,6 +104,13 @@ def test_kernel_time_scales_the_scheduler_share_to_all_ticks(data):
     assert point.kernel_pct == pytest.approx(busy)
     assert point.scheduler_pct == pytest.approx(2000 / 20000 * 100)
     assert [p.run.kernel for p in chart.points] == ["2.3.99-pre3", "2.4.20", "2.5.25", "2.5.25"]
+
+
+def test_profiles_are_the_first_profiled_runs_in_kernel_order(data):
+    every = cq.kernel_profiles(setup_ids=scope_setup_ids())
+    assert len(every) > 2
+    first_two = cq.kernel_profiles(setup_ids=scope_setup_ids(), limit_runs=2)
+    assert first_two == every[:2]
 
 
 def test_profiles_use_the_profilers_total(data):

@@ -69,3 +69,28 @@ def test_reingesting_keeps_one_claim_each(sjas, tmp_path):
     with open(path, "rb") as stream:
         upload_create(stream=stream, filename="again.tar.gz", source="cli")
     assert Claim.objects.count() == 13
+
+
+def _ingest_demo(tmp_path, name):
+    folder = next(f for f in demo_folders() if f.name == name)
+    path = tmp_path / f"{name}.tar.gz"
+    path.write_bytes(bundle_from_folder(folder))
+    return ingest(path)
+
+
+@pytest.mark.parametrize(
+    ("bundle", "metric", "stated", "computed"),
+    [
+        # "about 40 % (18740/13183)": the tables give +42.15 %, inside "about" (±2.5)
+        ("001-hartner-2002-volanomark-pri-preempt", "throughput", 40, 18740 / 13183 * 100 - 100),
+        # Table 3: 2906 -> 2990 conforming connections, "+2.9 %"
+        ("001-hartner-2002-specweb99-pri-preempt", "conforming_connections", 2.9, 84 / 2906 * 100),
+    ],
+)
+def test_seed_001_claims_agree_with_its_tables(tmp_path, bundle, metric, stated, computed):
+    _ingest_demo(tmp_path, bundle)
+    (claim,) = Claim.objects.filter(metric_name=metric)
+    assert claim.stated_change_pct == stated
+    assert claim.computed_change_pct == pytest.approx(computed)
+    # one value per side: the numbers agree, but no interval can be drawn from them
+    assert claim.verdict == "not testable"

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import re
+from html import unescape
 from statistics import fmean
 
 import pytest
@@ -25,8 +26,14 @@ def data(tmp_path):
 
 
 def figure(response, chart_id: str) -> dict:
-    """The figure a page hands to Plotly through json_script."""
+    """The figure a page hands to Plotly: through json_script, or the one its chart fetches
+    from its ``data-src`` (the across-kernels page), asked with the same client."""
     html = response.content.decode()
+    src = re.search(rf'id="{chart_id}-plot" data-figure="{chart_id}" data-src="([^"]+)"', html)
+    if src:
+        fetched = response.client.get(unescape(src.group(1)))
+        assert fetched.status_code == 200 and fetched["Content-Type"] == "application/json"
+        return json.loads(fetched.content)
     match = re.search(
         rf'<script id="{chart_id}" type="application/json">(.*?)</script>', html, re.S
     )

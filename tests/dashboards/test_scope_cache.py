@@ -7,6 +7,8 @@ the new runs at once without reading every run again.
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
 from dashboards import scope_stats
@@ -89,3 +91,73 @@ def test_the_overview_counts_follow_uploads(tmp_path, django_capture_on_commit_c
     counts = {s["id"]: s["run_count"] for s in setups}
     for setup in Setup.objects.all():
         assert counts.get(setup.pk, 0) == setup.runs.count()
+
+
+def another_process_computes(key: str, scope: str) -> None:
+    """Hold the lock ``cached_per_scope`` takes while it computes ``key`` of ``scope`` now."""
+    from django.core.cache import cache
+
+    versions = page_cache._versions([page_cache.STRUCTURE_KEY, "perfdb:scope-version:" + scope])
+    structure, version = versions
+    full = page_cache._scoped_key(key, scope, structure, version)
+    assert cache.add(page_cache._lock_key(full), 1, 60)
+
+
+def test_while_another_process_computes_the_previous_value_is_served():
+    compute = counter()
+    assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute) == 1
+    page_cache.runs_added(["1-1-SMP"])
+    another_process_computes("t:chart", "1-1-SMP")
+    assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute) == 1, "computed again"
+    page_cache.runs_added(["1-1-SMP"])  # nobody computing this version: computed here
+    assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute) == 2
+    assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute) == 2
+
+
+def test_runs_removed_are_never_served_stale():
+    compute = counter()
+    assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute) == 1
+    page_cache.data_changed()
+    another_process_computes("t:chart", "1-1-SMP")
+    assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute) == 2
+
+
+def test_cached_serves_the_previous_value_while_another_process_computes():
+    from django.core.cache import cache
+
+    compute = counter()
+    assert page_cache.cached("t:all", compute) == 1
+    page_cache.runs_added(["1-1-SMP"])
+    digest = hashlib.sha256(b"t:all").hexdigest()[:40]
+    assert cache.add(page_cache._lock_key(f"perfdb:v{page_cache.data_version()}:{digest}"), 1)
+    assert page_cache.cached("t:all", compute) == 1
+    page_cache.data_changed()
+    assert page_cache.cached("t:all", compute) == 2
+
+
+def test_the_scope_picker_survives_uploads_to_existing_setups(
+    tmp_path, django_capture_on_commit_callbacks, monkeypatch
+):
+    """Its entries depend on which setups exist: built once, not after every upload."""
+    from dashboards import pages
+
+    load(tmp_path)
+    with django_capture_on_commit_callbacks(execute=True):
+        ingest_on_hardware(tmp_path, "P9")
+    before = pages._scope_index().scopes
+    built: list[int] = []
+    original = pages._scope_choices
+
+    def counted(setups):
+        built.append(1)
+        return original(setups)
+
+    monkeypatch.setattr(pages, "_scope_choices", counted)
+    page_cache.runs_added([s.key for s in before])  # more runs, no new setup
+    assert pages._scope_index().scopes == before
+    assert not built
+    with django_capture_on_commit_callbacks(execute=True):
+        upload = ingest_on_hardware(tmp_path, "P10")  # new setups: a new scope
+    after = pages._scope_index().scopes
+    new_scope = scope_key(Run.objects.get(pk=upload.run_ids[0]).setup)
+    assert built and new_scope in {s.key for s in after}

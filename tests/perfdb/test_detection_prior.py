@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from perfdb.policy import Settings, series_noise
+from perfdb.policy import Settings, level_noise_pct, pooled_level_noise_pct, series_noise
 
 
 def levels(sd_pct: float, n: int = 8, seed: int = 3) -> list[float]:
@@ -26,3 +26,36 @@ def test_a_series_noisier_than_the_prior_keeps_its_own_noise():
     alone = series_noise([[v] for v in noisy], noisy, Settings())
     prior = series_noise([[v] for v in noisy], noisy, Settings(prior_noise_pct=1.0))
     assert alone is not None and prior == alone
+
+
+def test_the_pooled_prior_is_the_median_setup_and_a_bimodal_setup_is_one_vote():
+    quiet = [levels(1.0, n=30, seed=s) for s in range(4)]
+    flaky = [100.0 if i % 2 else 130.0 for i in range(30)]  # bimodal: +30 % every other run
+    typical, moves = pooled_level_noise_pct([*quiet, flaky])
+    alone = [level_noise_pct(series)[0] or 0.0 for series in quiet]
+    assert typical is not None and min(alone) <= typical <= max(alone)
+    assert moves == 5 * 29
+    # short series carry no vote; none left: no prior
+    assert pooled_level_noise_pct([levels(1.0, n=4)]) == (None, 0)
+
+
+def test_a_short_series_a_little_noisier_than_the_prior_is_pooled_with_it():
+    # 8 kernels cannot tell 1.3 % from a typical 1 %: the estimate is pooled (narrowed) and
+    # gains the prior's dof, so a step in a short series is judged with a known noise
+    series = levels(1.3, seed=11)
+    own = series_noise([[v] for v in series], series, Settings())
+    pooled = series_noise([[v] for v in series], series, Settings(prior_noise_pct=1.0))
+    assert own is not None and pooled is not None
+    assert own.between_pct > 1.0  # the series alone reads noisier than the prior
+    assert pooled.between_pct < own.between_pct and pooled.dof > own.dof
+
+
+def test_the_trimmed_noise_estimate_of_a_short_series_is_not_inflated_by_the_trim():
+    # the largest moves are left out and the rest rescaled by a truncated normal's second
+    # moment for the share actually kept (1 of 9 moves in a short series, 8 of 39 in a long
+    # one). Rescaling every series as if a fifth were left out overstated a 10-kernel
+    # series' variance by ~37 %; what is left is the order statistics' small excess.
+    for n in (10, 40):
+        variances = [level_noise_pct(levels(2.0, n=n, seed=s))[0] ** 2 for s in range(400)]
+        mean = sum(variances) / len(variances)
+        assert 4.0 <= mean <= 4.0 * 1.2

@@ -83,6 +83,8 @@ def test_alert_held_when_the_reference_moved_with_it(quiet, tmp_path, client):
     api = client.get("/api/references/").json()
     assert api["references"][0]["hardware"] == "S8"
     assert api["held_alerts"][0]["alert"] == alert.pk and api["held_alerts"][0]["held"]
+    assert f"/api/alerts/{alert.pk}/reference/?format=csv" in page
+    _reference_export_matches_the_stored_runs(client, alert, hold)
     alert.status = Alert.Status.ACKNOWLEDGED
     alert.save()
     assert alert in list(_alerts_query())
@@ -93,3 +95,33 @@ def test_alert_not_held_when_the_reference_is_steady(quiet, tmp_path):
     alert = _candidate(tmp_path, (100.1, 100.4))
     assert not ReferenceHold.objects.filter(alert=alert).exists()
     assert alert in list(_alerts_query())
+
+
+def _reference_export_matches_the_stored_runs(client, alert, hold):
+    """The chart's data, as JSON and CSV: one row per reference run, each the mean of its
+    stored trials with their count, the recent ones marked."""
+    data = client.get(f"/api/alerts/{alert.pk}/reference/").json()
+    assert data["reference"] == "2.4.20" and data["held"] and data["shift_pct"] == hold.shift_pct
+    stored: dict[int, list[float]] = {}
+    for run_id, value in Result.objects.filter(
+        setup_id=hold.reference_setup_id, metric_id=hold.metric_id
+    ).values_list("run_id", "value"):
+        stored.setdefault(run_id, []).append(value)
+    assert [r["run"] for r in data["runs"]] == sorted(stored)
+    for row in data["runs"]:
+        assert row["trials"] == len(stored[row["run"]])
+        assert row["mean"] == pytest.approx(sum(stored[row["run"]]) / row["trials"])
+    assert sorted(r["run"] for r in data["runs"] if r["recent"]) == sorted(hold.recent_run_ids)
+    csv_text = client.get(f"/api/alerts/{alert.pk}/reference/?format=csv").content.decode()
+    lines = csv_text.splitlines()
+    assert lines[0] == "run,uploaded,mean,trials,recent"
+    assert [int(line.split(",")[0]) for line in lines[1:]] == [r["run"] for r in data["runs"]]
+
+
+def test_reference_export_of_an_alert_without_a_hold_is_404(quiet, tmp_path, client):
+    _history(tmp_path)
+    alert = _candidate(tmp_path, (100.1, 100.4))
+    answer = client.get(f"/api/alerts/{alert.pk}/reference/")
+    assert answer.status_code == 404 and "not held" in answer.json()["detail"]
+    csv_answer = client.get(f"/api/alerts/{alert.pk}/reference/?format=csv")
+    assert csv_answer.status_code == 404 and "not held" in csv_answer.content.decode()

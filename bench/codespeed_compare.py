@@ -1,0 +1,220 @@
+"""perfdb and Codespeed side by side (issue 18): the same series in both, loaded through their
+public write paths, served by gunicorn with the same workers, measured in the same run.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/perfdb_cs REDIS_URL=redis://127.0.0.1:6379/10 \\
+        python bench/codespeed_compare.py --sizes 1000,64 --metrics 60
+
+Data: for each size N, one setup (perfdb) / one environment and executable (Codespeed) with
+``--metrics`` metrics × N kernels, one value (and its sd) per metric and kernel. perfdb gets
+bundles through ``POST /api/uploads/``, ingested by a real Celery worker (the regression check
+runs too); Codespeed gets one ``POST /result/add/json/`` per kernel. Both databases are
+PostgreSQL on this machine; Codespeed's is DATABASE_URL's name + ``_codespeed``. A second run
+finds the data loaded and only measures (``--reload`` starts both databases again).
+
+Measured, warm, with the requests of the two servers interleaved: the series' JSON (perfdb
+``/api/series/``, Codespeed ``/timeline/json/`` with ``revs=N``), the series page with its data
+(perfdb ``/kernels/`` and the ``data-src`` requests its charts make; Codespeed ``/timeline/``
+and its ``/timeline/json/``), p50/p95 ms; then requests/s with 10 clients on each. Ratios are
+Codespeed / perfdb (time) and perfdb / Codespeed (throughput): the goal is ≥ 3 on each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import codespeed_side as cs  # noqa: E402
+from _common import ROOT, django_setup, ms, p50, p95, table  # noqa: E402
+from codespeed_load import clients_run, fetch_all, load_perfdb, perfdb_ids, wait_idle  # noqa: E402
+from load_servers import free_port, server_env, start_servers, stop, wait_until_up  # noqa: E402
+
+
+def arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="1000,64", help="kernels per series, one data set each")
+    parser.add_argument("--metrics", type=int, default=60)
+    parser.add_argument("--series", type=int, default=5, help="series measured per data set")
+    parser.add_argument("--rounds", type=int, default=20, help="requests per series and kind")
+    parser.add_argument("--clients", type=int, default=10)
+    parser.add_argument("--seconds", type=float, default=15, help="per throughput measurement")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--per-upload", type=int, default=100, help="kernels per perfdb bundle")
+    parser.add_argument("--venv", default="/tmp/codespeed-bench-venv")
+    parser.add_argument("--reload", action="store_true", help="drop both databases first")
+    return parser.parse_args()
+
+
+def series_values(n: int, metrics: int) -> list[list[tuple[str, float, float]]]:
+    """Per kernel: (metric, value, sd) of every metric; a 2 % random walk, fixed seed."""
+    rng = random.Random(n)
+    level = [1000.0 * (1 + m / 10) for m in range(metrics)]
+    out = []
+    for _ in range(n):
+        level = [v * (1 + rng.gauss(0, 0.02)) for v in level]
+        out.append([(f"m{m:02d}", round(v, 3), round(v * 0.01, 3)) for m, v in enumerate(level)])
+    return out
+
+
+def loadavg() -> str:
+    return Path("/proc/loadavg").read_text().split()[0]
+
+
+def kernels_of(n: int) -> list[str]:
+    return [f"4.{i // 100}.{i % 100}" for i in range(n)]
+
+
+def databases(reload: bool) -> tuple[str, str]:
+    """perfdb's database (DATABASE_URL, migrated) and Codespeed's beside it (created)."""
+    url = os.environ["DATABASE_URL"]
+    cs_name = url.rsplit("/", 1)[1] + "_codespeed"
+    psql = ["psql", "-h", "127.0.0.1", "-U", "postgres", "-q", "-c"]
+    if reload:
+        for name in (url.rsplit("/", 1)[1], cs_name):
+            subprocess.run(psql + [f'DROP DATABASE IF EXISTS "{name}"'], check=True)
+            subprocess.run(psql + [f'CREATE DATABASE "{name}"'], check=True)
+    else:
+        subprocess.run(psql + [f'CREATE DATABASE "{cs_name}"'], capture_output=True)
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, check=True)
+    return url, url.rsplit("/", 1)[0] + "/" + cs_name
+
+
+def load_codespeed(args, python, project, base, cs_url, sizes) -> dict[int, float]:
+    cs.set_up(python, project, sizes)
+    seconds = {}
+    for n in sizes:
+        if cs.ids(cs_url, n)["results"] >= n * args.metrics:
+            continue
+        start = time.perf_counter()
+        values = iter(series_values(n, args.metrics))
+        cs.post_all(base, cs.results_of(n, kernels_of(n), values))
+        seconds[n] = time.perf_counter() - start
+    return seconds
+
+
+def measure(args, bases, targets) -> dict[str, list[float]]:
+    """Sequential warm requests, the two servers interleaved; ms lists per (server, kind)."""
+    times: dict[str, list[float]] = {}
+    for round_ in range(args.rounds + 1):
+        for target in targets:
+            for server in ("perfdb", "codespeed"):
+                for kind in ("json", "page"):
+                    urls = target[server][kind]
+                    seconds = fetch_all(bases[server], urls)
+                    if round_:  # the first round warms
+                        times.setdefault(f"{server} {kind}", []).append(seconds)
+    return times
+
+
+def report(n: int, times, rates, loads: list[str]) -> None:
+    rows = []
+    for kind in ("json", "page"):
+        pdb, csp = times[f"perfdb {kind}"], times[f"codespeed {kind}"]
+        rows.append(
+            [f"series {kind} p50 ms", ms(p50(pdb)), ms(p50(csp)), f"{p50(csp) / p50(pdb):.2f}"]
+        )
+        rows.append(
+            [f"series {kind} p95 ms", ms(p95(pdb)), ms(p95(csp)), f"{p95(csp) / p95(pdb):.2f}"]
+        )
+    for kind in ("json", "page"):
+        pdb, csp = rates[f"perfdb {kind}"], rates[f"codespeed {kind}"]
+        label = f"{kind} req/s, {len(loads) and 10} clients"
+        rows.append([label, f"{pdb:.1f}", f"{csp:.1f}", f"{pdb / csp:.2f}"])
+    print(f"\n### {n} kernels per series (load average during: {', '.join(loads)})\n")
+    print(table(["", "perfdb", "Codespeed", "ratio (≥ 3 is the goal)"], rows))
+
+
+def run(args, python, project, cs_url) -> None:
+    sizes = [int(s) for s in args.sizes.split(",")]
+    ports = {"perfdb": free_port(), "codespeed": free_port()}
+    bases = {k: f"http://127.0.0.1:{p}" for k, p in ports.items()}
+    ns = argparse.Namespace(celery="all:2", workers=args.workers, threads=args.threads)
+    with tempfile.TemporaryDirectory() as tmpdir:
+        tmp = Path(tmpdir)
+        procs = start_servers(server_env(ports["perfdb"], tmp, ns), tmp, ns.celery)
+        procs.append(cs.start(python, project, ports["codespeed"], args.workers, args.threads))
+        try:
+            wait_until_up(bases["perfdb"])
+            cs.wait_until_up(bases["codespeed"])
+            loaded = load_codespeed(args, python, project, bases["codespeed"], cs_url, sizes)
+            loaded_pdb = {
+                n: load_perfdb(
+                    bases["perfdb"],
+                    n,
+                    kernels_of(n),
+                    series_values(n, args.metrics),
+                    args.per_upload,
+                )
+                for n in sizes
+            }
+            wait_idle()
+            for n in sizes:
+                if loaded.get(n) or loaded_pdb.get(n):
+                    print(
+                        f"loaded {n} kernels × {args.metrics} metrics: Codespeed "
+                        f"{loaded.get(n, 0):.1f} s, perfdb {loaded_pdb.get(n) or 0:.1f} s"
+                    )
+            for n in sizes:
+                measure_size(args, bases, cs_url, n)
+        finally:
+            stop(procs)
+
+
+def measure_size(args, bases, cs_url, n: int) -> None:
+    rng = random.Random(n)
+    metrics = rng.sample([f"m{m:02d}" for m in range(args.metrics)], args.series)
+    setup, metric_ids = perfdb_ids(f"cs-compare-{n}")
+    found = cs.ids(cs_url, n)
+    targets = []
+    for metric in metrics:
+        page = f"/kernels/?setup={setup}&metric={metric_ids[metric]}"
+        cs_json, cs_page = cs.urls(n, found["exe"], found["env"], metric)
+        targets.append(
+            {
+                "perfdb": {
+                    "json": [f"/api/series/?setup={setup}&metric={metric_ids[metric]}"],
+                    "page": [page],
+                },
+                "codespeed": {"json": [cs_json], "page": cs_page},
+            }
+        )
+    loads = [loadavg()]
+    times = measure(args, bases, targets)
+    loads.append(loadavg())
+    rates = {}
+    for server in ("perfdb", "codespeed"):
+        for kind in ("json", "page"):
+            pools = [t[server][kind] for t in targets]
+            rate = clients_run(bases[server], pools, args.clients, args.seconds)
+            rates[f"{server} {kind}"] = rate
+            loads.append(loadavg())
+    report(n, times, rates, loads)
+
+
+def main() -> None:
+    args = arguments()
+    # A TERM (timeout, kill) still stops both servers and the worker: `finally` runs.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    _, cs_url = databases(args.reload)
+    django_setup()
+    python = cs.ensure_venv(Path(args.venv))
+    project = Path(args.venv) / "project"
+    cs.write_project(project, cs_url.rsplit("/", 1)[1])
+    print(
+        f"machine: {os.cpu_count()} cores; load average {Path('/proc/loadavg').read_text().strip()}"
+    )
+    run(args, python, project, cs_url)
+
+
+if __name__ == "__main__":
+    main()

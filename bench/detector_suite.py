@@ -1,0 +1,187 @@
+"""The lab-like series of bench/detector_accuracy.py and how an alert is scored.
+
+Shared by the accuracy bench and its peers (bench/detector_peers.py), so every detector is
+scored on the same series with the same rule.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+import sys
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from perfdb import policy  # noqa: E402
+from perfdb.detection import Change, Point, Settings, change_points, detect  # noqa: E402
+
+KINDS = ("step", "clean", "spike", "bimodal")
+
+
+@dataclass(frozen=True)
+class Series:
+    kind: str
+    points: tuple[Point, ...]  # one stock run per kernel, in kernel order
+    better: str
+    trials: int
+    sigma_steps: int  # step size in sigma (step series), else 0
+    step_at: int  # index of the step's / spike's kernel, -1 if none
+    step_up: bool
+    level_noise_pct: float = 0.0  # true sd of one kernel's mean (%): what a lab's prior knows
+    within: float = 0.0  # within-run sd of one trial (fraction)
+    between: float = 0.0  # run-to-run sd (fraction)
+    steps: tuple[tuple[int, bool], ...] = ()  # peer suite: (first kernel, up) of each step
+
+
+def make_series(rng: random.Random, kind: str, trials: int, sigma_steps: int) -> Series:
+    n = rng.randint(10, 40)
+    within = rng.uniform(1.0, 5.0) / 100
+    between = within * rng.uniform(0.25, 1.0)
+    return generate(rng, kind, trials, sigma_steps, n, within, between)
+
+
+def generate(
+    rng: random.Random,
+    kind: str,
+    trials: int,
+    sigma_steps: int,
+    n: int,
+    within: float,
+    between: float,
+) -> Series:
+    """One series of ``n`` kernels with this within-run and run-to-run noise (fractions)."""
+    sigma = math.hypot(within, between)
+    better = rng.choice(["higher", "lower"])
+    base = rng.uniform(50.0, 5000.0)
+    up = rng.random() < 0.5
+    sign = 1.0 if up else -1.0
+    at = rng.randint(2, n - 2) if kind in ("step", "spike") else -1
+    mode_offset = sign * rng.uniform(2.0, 4.0) * sigma
+    first = rng.randint(0, 200)
+    points = []
+    for i in range(n):
+        level = 1.0
+        if kind == "step" and i >= at:
+            level += sign * sigma_steps * sigma
+        if kind == "spike" and i == at:
+            level += sign * rng.uniform(4.0, 8.0) * sigma
+        if kind == "bimodal" and rng.random() < 0.3:
+            level += mode_offset
+        run_level = level + rng.gauss(0.0, between)
+        values = tuple(base * (run_level + rng.gauss(0.0, within)) for _ in range(trials))
+        points.append(Point(run_id=i + 1, kernel=f"2.6.{first + i}", patches=(), values=values))
+    level = math.sqrt(between**2 + within**2 / trials) * 100
+    return Series(kind, tuple(points), better, trials, sigma_steps, at, up, level, within, between)
+
+
+def lab_prior(seed: int, series: Series, siblings: int = 4) -> float | None:
+    """The prior the service pools from the same workload/metric's other setups.
+
+    A lab's series of one metric have similar noise: each sibling's within-run and run-to-run
+    noise is this series' times a lognormal factor (sd 0.25), with the same trials per run;
+    most siblings are clean, some have a step or are bimodal. Pooled as the service does
+    (``policy.pooled_level_noise_pct`` over their stock kernels' levels).
+    """
+    rng = random.Random(seed + 2)
+    levels = []
+    for _ in range(siblings):
+        kind = rng.choices(["clean", "step", "bimodal"], weights=[7, 2, 1])[0]
+        within = series.within * math.exp(rng.gauss(0.0, 0.25))
+        between = series.between * math.exp(rng.gauss(0.0, 0.25))
+        size = rng.randint(2, 5) if kind == "step" else 0
+        sibling = generate(rng, kind, series.trials, size, rng.randint(10, 40), within, between)
+        levels.append([statistics.fmean(p.values) for p in sibling.points])
+    return policy.pooled_level_noise_pct(levels)[0]
+
+
+def true_direction(series: Series) -> str:
+    went_up = series.step_up
+    return "improvement" if went_up == (series.better == "higher") else "regression"
+
+
+def score(series: Series, alerts: list[tuple[int, str]]) -> tuple[bool, int, int, int]:
+    """(step caught, true alerts, exact-kernel alerts, false alerts)."""
+    if series.kind != "step":
+        return False, 0, 0, len(alerts)
+    want = true_direction(series)
+    true = [(i, d) for i, d in alerts if d == want and abs(i - series.step_at) <= 1]
+    exact = sum(1 for i, _ in true if i == series.step_at)
+    return bool(true), len(true), exact, len(alerts) - len(true)
+
+
+def peer_series(rng: random.Random, noisy: bool) -> Series:
+    """A series of the peer suite, scored whole: 30-80 kernels, 3 trials, 1-3 % within-run
+    noise plus run-to-run noise, 0-2 steps of 3-6 sigma (segments >= 6 kernels). ``noisy``
+    adds either 1-2 spikes of 5-8 sigma (not next to a step) or bimodal runs (each in a
+    second mode 2.5-4 sigma away with probability 0.2)."""
+    n = rng.randint(30, 80)
+    within = rng.uniform(1.0, 3.0) / 100
+    between = within * rng.uniform(0.25, 1.0)
+    sigma = math.hypot(within, between)
+    count = rng.choices([0, 1, 2], weights=[1, 2, 2])[0]
+    while True:
+        at = sorted(rng.sample(range(6, n - 5), count))
+        if all(b - a >= 6 for a, b in zip(at, at[1:], strict=False)):
+            break
+    steps = tuple((i, rng.random() < 0.5) for i in at)
+    shift = [0.0] * n
+    for i, up in steps:
+        size = rng.uniform(3.0, 6.0) * sigma * (1 if up else -1)
+        shift[i:] = [s + size for s in shift[i:]]
+    spikes: set[int] = set()
+    bimodal = noisy and rng.random() < 0.5
+    if noisy and not bimodal:
+        free = [i for i in range(1, n - 1) if all(abs(i - s) > 2 for s in at)]
+        spikes = set(rng.sample(free, rng.randint(1, 2)))
+    offset = rng.uniform(2.5, 4.0) * sigma * rng.choice([1, -1])
+    base, better, first = rng.uniform(50.0, 5000.0), rng.choice(["higher", "lower"]), 0
+    points = []
+    for i in range(n):
+        level = 1.0 + shift[i]
+        if i in spikes:
+            level += rng.uniform(5.0, 8.0) * sigma * rng.choice([1, -1])
+        if bimodal and rng.random() < 0.2:
+            level += offset
+        run_level = level + rng.gauss(0.0, between)
+        values = tuple(base * (run_level + rng.gauss(0.0, within)) for _ in range(3))
+        points.append(Point(run_id=i + 1, kernel=f"2.6.{first + i}", patches=(), values=values))
+    kind = "noisy" if noisy else "steps"
+    return Series(kind, tuple(points), better, 3, 0, -1, False, 0.0, within, between, steps)
+
+
+def peer_score(series: Series, alerts: list[tuple[int, str]]) -> tuple[int, int, int]:
+    """(steps found, true alerts, false alerts): an alert is true within one kernel of a step
+    in its direction; each step is found once."""
+    wanted = [
+        (i, "improvement" if up == (series.better == "higher") else "regression")
+        for i, up in series.steps
+    ]
+    found = {s for s in wanted for a in alerts if a[1] == s[1] and abs(a[0] - s[0]) <= 1}
+    true = sum(1 for a in alerts if any(a[1] == s[1] and abs(a[0] - s[0]) <= 1 for s in wanted))
+    return len(found), true, len(alerts) - true
+
+
+def service_check(
+    points: Sequence[Point], new: Collection[int], better: str, settings: Settings
+) -> list[Change]:
+    """What perfdb.alerting.regressions._changes does for one series (no pinned or declared
+    baseline): ``detect`` for the new runs, plus every confirmed step of the series when a
+    new run is a stock kernel (a step the new kernel confirms lands on an earlier run)."""
+    changes = detect(points, better=better, settings=settings, candidates=new)
+    stock_candidate = any(p.run_id in new and not p.patches for p in points)
+    seen = {(c.candidate_run_id, c.method) for c in changes}
+    steps = change_points(points, better=better, settings=settings)
+    return changes + [
+        s
+        for s in steps
+        if (s.candidate_run_id in new or stock_candidate)
+        and (s.candidate_run_id, s.method) not in seen
+    ]
+
+
+def status(change: Change) -> str:
+    return getattr(change, "status", "confirmed")

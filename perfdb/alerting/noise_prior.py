@@ -1,0 +1,92 @@
+"""The detector's prior for a series: its workload/metric's typical noise, pooled from the
+workload's other setups.
+
+A short series learns its noise from few kernel-to-kernel moves, so the step test's critical
+value is large and a 3-sigma step in a series of 10-17 kernels is often missed
+(docs/detector.md). A lab runs one workload on many setups, and their series of one metric
+have similar noise; ``policy.pooled_level_noise_pct`` (the median setup's robust level noise)
+says how noisy such a series typically is, and the detector shrinks a short series' estimate
+toward it (``Settings.prior_noise_pct``). Staff can still set it by hand
+(``Threshold.typical_noise_pct``), which wins.
+
+Only series shorter than ``Settings.budget_kernels`` stock kernels ask (a longer one knows its
+own noise); the other setups' levels are one grouped query per workload/metric, cached per
+data version (``perfdb.cache.cached``: runs added do not recompute it, typical noise moves
+slowly; a setup new since then is pooled from the cached others).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Collection, Sequence
+from dataclasses import replace
+from functools import partial
+
+from django.db.models import Avg
+
+from perfdb import detection, policy
+from perfdb.cache import cached
+from perfdb.kernels import kernel_sort_key
+from perfdb.models import Result, Setup
+
+SeriesKey = tuple[int, int]  # (setup id, metric id)
+
+
+def _levels_by_setup(workload_id: int, metric_id: int) -> dict[int, list[float]]:
+    """Every setup's stock series of this workload/metric: one level per kernel, in kernel
+    order (the mean of its runs' kept trials, one query grouped by run)."""
+    rows = (
+        Result.objects.filter(
+            setup__workload_id=workload_id,
+            metric_id=metric_id,
+            discarded=False,
+            run__patch_set__name="",
+        )
+        .values_list("setup_id", "run__kernel__version", "run_id")
+        .annotate(level=Avg("value"))
+        .order_by()
+    )
+    runs: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for setup_id, kernel, _, level in rows:
+        runs[setup_id][kernel].append(level)
+    return {
+        setup_id: [sum(levels[k]) / len(levels[k]) for k in sorted(levels, key=kernel_sort_key)]
+        for setup_id, levels in runs.items()
+    }
+
+
+def _workload_of(setup_id: int) -> int | None:
+    return Setup.objects.filter(pk=setup_id).values_list("workload_id", flat=True).first()
+
+
+def typical_noise(series: Collection[SeriesKey]) -> dict[SeriesKey, float]:
+    """The pooled prior (%) of each (setup, metric) that has one (another setup of its
+    workload with >= 6 stock kernels of that metric). Cached: a check asks no query for a
+    workload/metric asked before (a setup's workload never changes)."""
+    found: dict[SeriesKey, float] = {}
+    for setup_id, metric_id in series:
+        workload_id = cached(f"setup-workload:{setup_id}", partial(_workload_of, setup_id))
+        if workload_id is None:
+            continue
+        by_setup = cached(
+            f"noise-prior:{workload_id}:{metric_id}",
+            partial(_levels_by_setup, workload_id, metric_id),
+        )
+        others = (levels for other, levels in by_setup.items() if other != setup_id)
+        value = policy.pooled_level_noise_pct(others)[0]
+        if value is not None and value > 0:
+            found[(setup_id, metric_id)] = value
+    return found
+
+
+def with_prior(
+    settings: policy.Settings, points: Sequence[detection.Point], key: SeriesKey
+) -> policy.Settings:
+    """``settings`` with the pooled prior, for a short series without a staff prior."""
+    if settings.prior_noise_pct is not None:
+        return settings
+    stock = {p.kernel for p in points if not p.patches}
+    if len(stock) >= settings.budget_kernels:
+        return settings
+    prior = typical_noise([key]).get(key)
+    return settings if prior is None else replace(settings, prior_noise_pct=prior)

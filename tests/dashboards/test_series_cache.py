@@ -1,0 +1,100 @@
+"""A series' finished answers (dashboards/series_data.py): the /kernels/ page's figure,
+its downloads and /api/series/ are served from the cache until runs are added to the
+series' scope, and an upload there shows at once."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from perfdb.models import Metric, Setup
+from tests.bundles import make_bundle
+from tests.dashboards.data import ingest, load
+from tests.dashboards.test_page_cache import ingest_on_hardware
+
+pytestmark = pytest.mark.django_db
+
+NEW_RUN = """format = 1
+[[run]]
+workload = "VolanoMark"
+workload_version = "2.1.2"
+kernel = "2.6.0"
+hardware = "P8"
+mode = "UP"
+params = { rooms = 10, messages = 1000 }
+metrics = { throughput = 4242.5 }
+"""
+
+
+@pytest.fixture
+def series(tmp_path):
+    load(tmp_path)
+    setup = Setup.objects.get(params={"rooms": 10, "messages": 1000})
+    return setup, Metric.objects.get(name="throughput")
+
+
+def _answers(client, setup, metric) -> dict[str, str]:
+    query = f"setup={setup.pk}&metric={metric.pk}"
+    urls = {
+        "api": f"/api/series/?{query}",
+        "api csv": f"/api/series/?{query}&format=csv",
+        "figure": f"/kernels/figure/?{query}",
+        "download": f"/kernels/?{query}&format=json",
+    }
+    out = {}
+    for name, url in urls.items():
+        response = client.get(url)
+        assert response.status_code == 200, (url, response.content[:200])
+        out[name] = response.content.decode()
+    return out
+
+
+def test_an_upload_to_the_series_scope_shows_at_once(
+    client, series, tmp_path, django_capture_on_commit_callbacks
+):
+    setup, metric = series
+    before = _answers(client, setup, metric)
+    assert not any("4242.5" in body for body in before.values())
+    with django_capture_on_commit_callbacks(execute=True):
+        ingest(make_bundle(tmp_path / "new.tar.gz", {"manifest.toml": NEW_RUN}))
+    after = _answers(client, setup, metric)
+    for name, body in after.items():
+        assert "4242.5" in body, name
+    api = json.loads(after["api"])
+    assert api["kernels"][-1] == "2.6.0" and api["points"][-1]["mean"] == 4242.5
+
+
+def test_a_warm_series_reads_no_results_even_after_an_upload_elsewhere(
+    client, series, tmp_path, django_assert_num_queries, django_capture_on_commit_callbacks
+):
+    setup, metric = series
+    url = f"/api/series/?setup={setup.pk}&metric={metric.pk}"
+    first = client.get(url).content
+    with django_capture_on_commit_callbacks(execute=True):
+        ingest_on_hardware(tmp_path, "P9")  # another scope
+    with django_assert_num_queries(2):  # the setup and the metric, never the series
+        assert client.get(url).content == first
+
+
+def test_the_page_fetches_its_figure_instead_of_embedding_it(client, series):
+    setup, metric = series
+    html = client.get(f"/kernels/?setup={setup.pk}&metric={metric.pk}").content.decode()
+    assert '<script id="fig-kernels"' not in html
+    assert f'data-src="/kernels/figure/?setup={setup.pk}&amp;metric={metric.pk}"' in html
+    figure = json.loads(client.get(f"/kernels/figure/?setup={setup.pk}&metric={metric.pk}").content)
+    assert figure["layout"]["xaxis"]["categoryarray"] == ["2.3.99-pre3", "2.4.20", "2.5.25"]
+
+
+@pytest.mark.parametrize(
+    "query, param",
+    [("setup=999999", "setup"), ("baseline=999999", "baseline"), ("metric=abc", "metric")],
+)
+def test_a_bad_figure_request_is_a_400_naming_the_parameter(client, series, query, param):
+    setup, metric = series
+    base = {"setup": setup.pk, "metric": metric.pk}
+    key, _, value = query.partition("=")
+    params = {**base, key: value}
+    response = client.get("/kernels/figure/", params)
+    assert response.status_code == 400
+    assert param in response.content.decode()

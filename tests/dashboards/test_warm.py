@@ -1,0 +1,76 @@
+"""Page data warmed after an upload (dashboards/warm.py): the first visitor of the overview
+or the kernels page after an upload reads the cache, and reads what the upload added."""
+
+from __future__ import annotations
+
+import pytest
+
+from dashboards import scope_stats, warm
+from perfdb import cache as page_cache
+from perfdb.models import Run
+from tests.dashboards.data import load
+from tests.dashboards.test_page_cache import ingest_on_hardware
+
+pytestmark = pytest.mark.django_db
+
+
+def test_after_the_warm_the_first_home_page_computes_nothing_and_shows_the_upload(
+    client, tmp_path, django_capture_on_commit_callbacks, django_assert_num_queries
+):
+    load(tmp_path)
+    assert client.get("/").status_code == 200  # cached before the upload
+    with django_capture_on_commit_callbacks(execute=True):
+        upload = ingest_on_hardware(tmp_path, "P9")
+    warm.pages_after_upload()
+    # recent runs, uploads, open alerts, demo uploads: the overview comes from the cache
+    with django_assert_num_queries(4):
+        html = client.get("/").content.decode()
+    newest = Run.objects.filter(pk__in=upload.run_ids).order_by("-created_at", "-id").first()
+    assert f'href="/kernels/?setup={newest.setup_id}">across kernels' in html
+    workloads, _, _ = scope_stats.overview_cached()
+    assert sum(w.run_count for w in workloads) == Run.objects.count()
+
+
+def test_runs_added_queues_the_warm_only_when_asked(settings):
+    """Queued by name on the broker (config/test_settings.py turns it off for other tests):
+    the message is on the ingest queue's Redis list until a worker takes it."""
+    import redis
+
+    from tests.conftest import free_port
+
+    settings.PAGE_CACHE_WARM = True
+    # a queue of this test's own: the session's worker consumes the routed ingest queue
+    queue = settings.CELERY_INGEST_QUEUE = f"warm-test-{free_port()}"
+    broker = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    before = broker.llen(queue)
+    page_cache.runs_added(["1-1-SMP"])
+    queued = broker.llen(queue) - before
+    broker.delete(queue)  # take our message back off the test broker
+    assert queued == 1
+    settings.PAGE_CACHE_WARM = False
+    page_cache.runs_added(["1-1-SMP"])
+    assert broker.llen(queue) == 0
+
+
+def test_a_scaling_chart_someone_opened_is_recomputed_by_the_warm_not_its_next_visitor(
+    client, tmp_path, django_assert_num_queries
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from dashboards.pages import _scope_index
+
+    load(tmp_path)
+    scope = next(s.key for s in _scope_index().scopes if s.has_varying_params)
+    url = f"/scaling/?scope={scope}"
+    assert client.get(url).status_code == 200  # someone opened it: cached
+    with CaptureQueriesContext(connection) as warm_page:
+        client.get(url)
+    page_cache.runs_added([scope])
+    with CaptureQueriesContext(connection) as missed:
+        client.get(url)  # the chart read again by the visitor
+    assert len(missed) > len(warm_page)
+    page_cache.runs_added([scope])
+    warm.pages_after_upload([scope])
+    with django_assert_num_queries(len(warm_page)):
+        assert client.get(url).status_code == 200

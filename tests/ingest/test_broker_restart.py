@@ -1,0 +1,182 @@
+# ruff: noqa: F811  (pytest fixtures imported from test_faults, used as arguments)
+"""The broker dies: a real redis-server of the test's own, SIGKILLed and started again on the
+same port with no persistence (as this machine and docker-compose run Redis), so every message
+it held — queued or taken by a worker and not yet acknowledged — is gone. After each, beat's
+sweeps (sent by the test) bring the upload to done, the alert is raised once and emailed once.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+import redis
+from celery import Celery
+from django.utils import timezone
+
+from perfdb.models import OutboxMessage, Upload
+from tests.conftest import free_port
+from tests.ingest.test_faults import (  # noqa: F401  (fixtures)
+    QUEUE,
+    SWEEPS,
+    Mailbox,
+    assert_final_and_emailed_once,
+    baseline_and_regression,
+    faults_env,
+    kill,
+    mailbox,
+    workers,
+)
+
+pytestmark = [
+    pytest.mark.worker,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(not shutil.which("redis-server"), reason="needs redis-server"),
+]
+
+
+class Broker:
+    """A redis-server of this test's own, killable."""
+
+    def __init__(self, folder: Path):
+        self.port = free_port()
+        self.folder = folder
+        self.proc: subprocess.Popen | None = None
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--dir", str(self.folder)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        client = redis.Redis.from_url(self.url)
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            try:
+                client.ping()
+                return
+            except redis.ConnectionError:
+                time.sleep(0.05)
+        raise AssertionError("redis-server did not start")
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        kill(self.proc)
+
+    def waiting(self) -> int:
+        return int(redis.Redis.from_url(self.url).llen(QUEUE))
+
+
+@pytest.fixture
+def broker(tmp_path):
+    server = Broker(tmp_path)
+    server.start()
+    yield server
+    if server.proc and server.proc.poll() is None:
+        server.kill()
+
+
+def sender(broker: Broker) -> Celery:
+    """A producer for this broker only: never the current app, which later tests use."""
+    return Celery("sender", broker=broker.url, set_as_current=False)
+
+
+def sweep_until(broker: Broker, predicate, timeout: float = 40, what: str = "") -> None:
+    """Beat's sweeps, one message at a time (each only when the queue is empty, as beat's
+    30-second schedule leaves it), until ``predicate`` holds."""
+    app = sender(broker)
+    deadline = time.time() + timeout
+    turn = 0
+    while time.time() < deadline:
+        if predicate():
+            return
+        if broker.waiting() == 0:
+            app.send_task(SWEEPS[turn % len(SWEEPS)], queue=QUEUE)
+            turn += 1
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def emailed(box: Mailbox):
+    return lambda: OutboxMessage.objects.filter(status="sent").exists() and box.messages
+
+
+def test_broker_restarted_with_the_ingest_message_queued(
+    tmp_path,
+    user,
+    workers,
+    mailbox,
+    broker,
+):
+    upload = baseline_and_regression(tmp_path, user)
+    sender(broker).send_task("ingest.tasks.ingest_upload", args=[upload.pk], queue=QUEUE)
+    Upload.objects.filter(pk=upload.pk).update(task_sent_at=timezone.now())  # as ingest_queue
+    assert broker.waiting() == 1
+    broker.kill()
+    broker.start()  # the same port, empty: the message is lost
+    assert broker.waiting() == 0
+    workers.start(REDIS_URL=broker.url)
+    sweep_until(broker, emailed(mailbox), what="the alert email")
+    time.sleep(0.5)  # a duplicate would arrive now
+    assert len(mailbox.messages) == 1
+    assert_final_and_emailed_once(upload, mailbox)
+
+
+def test_broker_and_worker_killed_mid_detection(
+    tmp_path,
+    user,
+    workers,
+    mailbox,
+    broker,
+):
+    """The worker pauses between two committed series of the regression check; the broker
+    (holding the check's unacknowledged message) and the worker die together."""
+    upload = baseline_and_regression(tmp_path, user)
+    victim = workers.start(REDIS_URL=broker.url, PERFDB_PAUSE_AT="detection-series")
+    sender(broker).send_task("ingest.tasks.ingest_upload", args=[upload.pk], queue=QUEUE)
+    reached = tmp_path / "detection-series.reached"
+    deadline = time.time() + 30
+    while not reached.exists() and time.time() < deadline:
+        time.sleep(0.05)
+    assert reached.exists(), "the check did not reach its second series"
+    upload.refresh_from_db()
+    assert upload.status == "done" and upload.detection_due_at is not None
+    broker.kill()
+    kill(victim)
+    broker.start()
+    workers.start(REDIS_URL=broker.url)
+    sweep_until(broker, emailed(mailbox), what="the alert email")
+    time.sleep(0.5)
+    assert len(mailbox.messages) == 1
+    assert_final_and_emailed_once(upload, mailbox)
+
+
+def test_a_queued_message_still_waiting_is_not_sent_twice(tmp_path, user, settings):
+    """The sweep sends again only when the broker's ingest queue is empty: a backlog of
+    waiting uploads is not copied every 30 seconds."""
+    from celery import current_app
+
+    from ingest.recovery import uploads_recover_stuck
+
+    settings.CELERY_INGEST_QUEUE = f"backlog-{free_port()}"
+    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    upload = baseline_and_regression(tmp_path, user)
+    current_app.send_task(
+        "ingest.tasks.ingest_upload", args=[upload.pk], queue=settings.CELERY_INGEST_QUEUE
+    )
+    sent = timezone.now()
+    Upload.objects.filter(pk=upload.pk).update(task_sent_at=sent)
+    later = timezone.now() + timezone.timedelta(minutes=2)
+    try:
+        assert uploads_recover_stuck(now=later)["requeued"] == []
+        assert client.llen(settings.CELERY_INGEST_QUEUE) == 1
+        client.delete(settings.CELERY_INGEST_QUEUE)  # what a broker restart does
+        assert uploads_recover_stuck(now=later)["requeued"] == [upload.pk]
+        upload.refresh_from_db()
+        assert upload.task_sent_at > sent  # sent again (to the routed queue)
+    finally:
+        client.delete(settings.CELERY_INGEST_QUEUE)

@@ -1,0 +1,121 @@
+"""A check loads all of an upload's series at once (perfdb/alerting/check_data.py): checking
+them together must write exactly what checking each series alone writes.
+
+The same four uploads go to two families of setups (same values, other hardware): one
+family's uploads are checked series by series, the other's in one call per upload, and the
+alerts, their states and their history must come out the same. The uploads walk every state:
+a patched build's regression, pending changes at the newest kernel, one confirmed by the
+next kernel and one cleared, and a regression that recovers.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ingest.services import upload_create, upload_ingest
+from perfdb.alerting.regressions import regressions_check_upload
+from perfdb.models import Alert, AlertEvent, Result, Run, Upload
+from tests.bundles import make_bundle, volano_log, volano_run
+
+pytestmark = pytest.mark.django_db
+
+HIGH, LOW = (13000, 13100, 12950, 13050), (11000, 11100, 11050, 10980)
+# Per upload: (kernel, patches, values on the first setup, values on the second setup).
+UPLOADS = [
+    [(k, "[]", HIGH, HIGH) for k in ("2.4.17", "2.4.18", "2.4.19", "2.4.20")]
+    + [("2.4.20", '["O(1)"]', (11650, 11700, 11600, 11720), HIGH)],
+    [("2.5.59", "[]", LOW, LOW)],
+    [("2.5.60", "[]", LOW, HIGH)],
+    [("2.5.61", "[]", HIGH, HIGH)],
+]
+
+
+def ingest(tmp_path, family: str, n: int, runs) -> Upload:
+    """One upload with each run on both setups of the family (hardware <family>1, <family>2)."""
+    files: dict[str, str | bytes] = {}
+    blocks = []
+    for r, (kernel, patches, *per_setup) in enumerate(runs):
+        for h, values in enumerate(per_setup, start=1):
+            entries = []
+            for t, value in enumerate(values, start=1):
+                name = f"r{r}h{h}/t{t}.log"
+                files[name] = volano_log(value)
+                entries.append(f'{{ path = "{name}", parser = "volanomark", trial = {t} }}')
+            run = volano_run(kernel, patches=patches, files=", ".join(entries))
+            blocks.append(run.replace('hardware = "P8"', f'hardware = "{family}{h}"'))
+    files["manifest.toml"] = (
+        "format = 1\n"
+        + "".join(
+            f'[hardware.{family}{h}]\ncpus = 8\ncpu = "Pentium III"\nmhz = 700\n' for h in (1, 2)
+        )
+        + "\n".join(blocks)
+    )
+    path = make_bundle(tmp_path / f"{family}{n}.tar.gz", files)
+    with open(path, "rb") as stream:
+        upload, _ = upload_create(stream=stream, filename=path.name)
+    upload_ingest(upload_id=upload.pk)
+    upload.refresh_from_db()
+    assert upload.status == "done", upload.error
+    return upload
+
+
+def touched(upload: Upload) -> list[tuple[int, int]]:
+    runs = Run.objects.filter(upload=upload)
+    return sorted(set(Result.objects.filter(run__in=runs).values_list("setup_id", "metric_id")))
+
+
+def outcome(family: str, uploads: list[Upload]) -> list[tuple[object, ...]]:
+    """The family's alerts and their history, with ids replaced by what they stand for."""
+    index = {u.pk: n for n, u in enumerate(uploads)}
+
+    def words(text: str) -> str:
+        for u, n in index.items():
+            text = text.replace(f"upload {u}", f"upload #{n}")
+        return text
+
+    alerts = Alert.objects.filter(setup__hardware__name__startswith=family)
+    return sorted(
+        (
+            a.setup.hardware.name.removeprefix(family),
+            a.metric.name,
+            a.candidate_run.kernel.version,
+            a.candidate_run.patch_set.name,
+            a.method,
+            a.direction,
+            a.status,
+            round(a.change_pct, 9),
+            a.recovered,
+            a.confirmed_at is None,
+            index.get(a.upload_id or 0),
+            index.get(a.notify_upload_id or 0),
+            tuple(sorted(r.kernel.version for r in a.baseline_runs.all())),
+            tuple(
+                (e.field, e.old, words(e.new))
+                for e in AlertEvent.objects.filter(alert=a).order_by("pk")
+            ),
+        )
+        for a in alerts.select_related("setup__hardware", "metric", "candidate_run__kernel")
+    )
+
+
+def test_checking_an_uploads_series_together_writes_what_checking_each_alone_writes(tmp_path):
+    alone, together = [], []
+    for n, runs in enumerate(UPLOADS):
+        upload = ingest(tmp_path, "alone", n, runs)
+        alone.append(upload)
+        for key in touched(upload):
+            regressions_check_upload(upload_id=upload.pk, series=[key])
+        upload = ingest(tmp_path, "together", n, runs)
+        together.append(upload)
+        assert len(touched(upload)) > 2  # several setups and metrics in one check
+        regressions_check_upload(upload_id=upload.pk, series=touched(upload))
+
+    expected = outcome("alone", alone)
+    assert outcome("together", together) == expected
+    # the uploads went through every state, so each path of the check was compared
+    # the uploads went through every state, so each path of the check was compared
+    events = {words for a in expected for (_, _, words) in a[-1]}
+    assert any(a[3] == "O(1)" and a[4] == "welch" for a in expected)  # a patched build's
+    assert any(a[6] == "cleared" for a in expected)  # pending, then cleared
+    assert any(e.startswith("untriaged (confirmed by the next kernel") for e in events)
+    assert any(a[8] for a in expected)  # confirmed, then recovered

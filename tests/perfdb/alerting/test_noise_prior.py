@@ -1,0 +1,67 @@
+"""The pooled prior: a short series borrows its workload/metric's typical noise from the
+workload's other setups (perfdb/alerting/noise_prior.py)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from ingest.services import upload_create, upload_ingest
+from perfdb import policy
+from perfdb.alerting.noise_prior import typical_noise, with_prior
+from perfdb.alerting.regressions import series_points
+from perfdb.models import Metric, Run
+from tests.bundles import make_bundle, manifest_toml, volano_log, volano_run
+
+pytestmark = pytest.mark.django_db
+
+
+def ingest_setup(tmp_path, rooms: int, throughputs: list[int]) -> int:
+    """One setup (VolanoMark on P8 with ``rooms``), one single-trial run per kernel; its id."""
+    files: dict[str, str | bytes] = {}
+    blocks = []
+    for k, value in enumerate(throughputs):
+        files[f"r{k}.log"] = volano_log(value)
+        entry = f'{{ path = "r{k}.log", parser = "volanomark", trial = 1 }}'
+        blocks.append(
+            volano_run(f"2.6.{k + 1}", files=entry).replace("rooms = 10", f"rooms = {rooms}")
+        )
+    files["manifest.toml"] = manifest_toml(*blocks)
+    path = make_bundle(tmp_path / f"rooms{rooms}.tar.gz", files)
+    with open(path, "rb") as stream:
+        upload, _ = upload_create(stream=stream, filename=path.name)
+    upload_ingest(upload_id=upload.pk)
+    return Run.objects.filter(upload=upload).values_list("setup_id", flat=True).first()
+
+
+def noisy(seed: int, n: int, sd_pct: float) -> list[int]:
+    rng = random.Random(seed)
+    return [round(13000 * (1 + rng.gauss(0, sd_pct / 100))) for _ in range(n)]
+
+
+def test_a_short_series_borrows_the_median_noise_of_its_workloads_other_setups(tmp_path):
+    others = {rooms: noisy(rooms, 12, 2.0) for rooms in (20, 30, 40)}
+    ids = {rooms: ingest_setup(tmp_path, rooms, values) for rooms, values in others.items()}
+    short = ingest_setup(tmp_path, 10, noisy(9, 5, 2.0))
+    metric = Metric.objects.get(name="throughput")
+
+    prior = typical_noise([(short, metric.pk)])[(short, metric.pk)]
+    expected, moves = policy.pooled_level_noise_pct(others.values())
+    assert prior == pytest.approx(expected) and moves == 3 * 11
+    # one setup's own series never votes for its own prior
+    own = typical_noise([(ids[20], metric.pk)])[(ids[20], metric.pk)]
+    assert own == pytest.approx(policy.pooled_level_noise_pct([others[30], others[40]])[0])
+
+    points = series_points(setup_id=short, metric_id=metric.pk)
+    settings = with_prior(policy.Settings(), points, (short, metric.pk))
+    assert settings.prior_noise_pct == pytest.approx(prior)
+    # the staff's typical noise wins
+    staff = with_prior(policy.Settings(prior_noise_pct=1.5), points, (short, metric.pk))
+    assert staff.prior_noise_pct == 1.5
+
+
+def test_a_workload_with_one_setup_has_no_prior(tmp_path):
+    alone = ingest_setup(tmp_path, 10, noisy(1, 12, 2.0))
+    metric = Metric.objects.get(name="throughput")
+    assert typical_noise([(alone, metric.pk)]) == {}
