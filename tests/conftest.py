@@ -72,6 +72,10 @@ def smtp_server():
     controller.stop()
 
 
+# The session worker's name once it answered: broadcasts then wait for its reply only.
+_SESSION_WORKER: dict[str, object] = {}
+
+
 @pytest.fixture(scope="session")
 def celery_worker_process(django_db_setup, django_db_blocker, smtp_server):
     """Start one real Celery worker (solo pool) for the session and wait until it answers."""
@@ -117,12 +121,15 @@ def celery_worker_process(django_db_setup, django_db_blocker, smtp_server):
     while time.time() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"celery worker exited: see {log.name}")
-        if app.control.inspect(timeout=0.5).ping():
+        answers = app.control.inspect(timeout=0.5).ping()
+        if answers:
+            _SESSION_WORKER.update(answers)
             break
     else:
         proc.kill()
         raise RuntimeError("celery worker did not answer within 60 s")
     yield proc
+    _SESSION_WORKER.clear()
     proc.terminate()
     try:
         proc.wait(timeout=20)
@@ -151,7 +158,8 @@ def token(user):
 def _worker_idle(app) -> bool:
     import redis
 
-    inspect = app.control.inspect(timeout=1.0)
+    names = list(_SESSION_WORKER) or None
+    inspect = app.control.inspect(timeout=1.0, destination=names, limit=len(names or ()) or None)
     active = inspect.active()
     reserved = inspect.reserved()
     if active is None or reserved is None:
@@ -174,6 +182,25 @@ def wait_for_worker_idle(timeout: float = 60) -> None:
             return
         time.sleep(0.2)
     raise AssertionError(f"the Celery worker was still busy after {timeout} s")
+
+
+@pytest.fixture(autouse=True)
+def _worker_quiet_before_flush(request):
+    """A transactional test ends by truncating every table. Tasks it queued on the way (the
+    regression check after an in-process ingest) may still run in the session's worker, and
+    the truncate would deadlock with them; so wait for that worker first. Requesting the
+    database here makes its teardown (the truncate) come after this one."""
+    marker = request.node.get_closest_marker("django_db")
+    transactional = marker is not None and marker.kwargs.get("transaction", False)
+    for name in ("transactional_db", "live_server"):
+        if name in request.fixturenames:
+            request.getfixturevalue(name)
+            transactional = True
+    if transactional:
+        request.getfixturevalue("_django_db_helper")
+    yield
+    if transactional and _SESSION_WORKER:
+        wait_for_worker_idle()
 
 
 @pytest.fixture
