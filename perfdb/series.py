@@ -15,7 +15,7 @@ from functools import lru_cache
 from scipy import stats as scipy_stats
 
 from perfdb import policy, stats
-from perfdb.kernels import kernel_sort_key, parse_kernel
+from perfdb.kernels import parse_kernel
 from perfdb.policy import Settings
 
 
@@ -49,7 +49,9 @@ class Change:
 
 @lru_cache(maxsize=1 << 20)  # a series of 100,000 kernels must not evict its own
 def parsed_kernel(kernel: str) -> tuple[str, tuple[object, ...]]:
-    return parse_kernel(kernel).text, tuple(kernel_sort_key(kernel))
+    """(the kernel as the series names it, its sort key), parsing the string once."""
+    version = parse_kernel(kernel)
+    return version.text, (version.sort_key, version.text)  # = kernel_sort_key(kernel)
 
 
 def kernel_of(point: Point) -> str:

@@ -169,36 +169,73 @@ class _Prefix:
 
 
 def _candidate(
+    after_levels: list[float],
+    after_vars: list[float],
+    prefix: _Prefix,
+    j: int,
+    lo: int,
+    rule: ScanRule,
+) -> tuple[float, float, float] | None:
+    """The step "kernel j starts a new level", judged with the kernels after it (j..t, not
+    outliers: ``after_levels``, ``after_vars``) against the baseline ``lo``..j-1.
+
+    (z, before mean, after mean) when it passes, else None. Sums are ``math.fsum``: exact, so
+    the order the kernels were gathered in does not change a bit of the answer.
+    """
+    b_sum, b_var, b_n = prefix.range(lo, j)
+    if b_n < 2:
+        return None
+    count = len(after_levels)
+    before_mean = b_sum / b_n
+    after_mean = math.fsum(after_levels) / count
+    diff = after_mean - before_mean
+    if abs(diff) < rule.min_fraction * abs(before_mean) or abs(diff) <= rule.min_absolute:
+        return None
+    se = math.sqrt(b_var / b_n**2 + math.fsum(after_vars) / count**2)
+    z = diff / se if se > 0 else math.copysign(math.inf, diff)
+    if abs(z) < rule.critical:
+        return None
+    if count >= 2:
+        spread = math.fsum(
+            (level - after_mean) ** 2 / var
+            for level, var in zip(after_levels, after_vars, strict=True)
+        )
+        if spread > rule.homogeneity[min(count - 1, len(rule.homogeneity) - 1)]:
+            return None  # the kernels after it disagree: a spike and a return, not a step
+    return z, before_mean, after_mean
+
+
+def _best_step(
     levels: Sequence[float],
     variances: Sequence[float],
     outlier: Sequence[bool],
     prefix: _Prefix,
-    j: int,
     t: int,
     start: int,
     rule: ScanRule,
 ) -> Step | None:
-    """The step "kernel j starts a new level", judged with kernels j..t after it."""
-    lo = max(start, j - rule.baseline_window)
-    b_sum, b_var, b_n = prefix.range(lo, j)
-    after = [i for i in range(j, t + 1) if not outlier[i]]
-    if b_n < 2 or not after:
+    """The strongest start j in the window before t (ties: the earliest j).
+
+    j runs from t down, so the kernels after j grow by one each time instead of being
+    gathered again: O(window) per kernel, not O(window^2).
+    """
+    best, best_z, best_lo = None, 0.0, 0
+    after_levels: list[float] = []
+    after_vars: list[float] = []
+    for j in range(t, max(start + 1, t - rule.window + 1) - 1, -1):
+        if outlier[j]:
+            continue
+        after_levels.append(levels[j])
+        after_vars.append(variances[j])
+        lo = max(start, j - rule.baseline_window)
+        found = _candidate(after_levels, after_vars, prefix, j, lo, rule)
+        if found is not None and (best is None or abs(found[0]) >= abs(best_z)):
+            best, best_z, best_lo = (j, len(after_levels), found), found[0], lo
+    if best is None:
         return None
-    before_mean = b_sum / b_n
-    after_mean = math.fsum(levels[i] for i in after) / len(after)
-    diff = after_mean - before_mean
-    if abs(diff) < rule.min_fraction * abs(before_mean) or abs(diff) <= rule.min_absolute:
-        return None
-    se = math.sqrt(b_var / b_n**2 + math.fsum(variances[i] for i in after) / len(after) ** 2)
-    z = diff / se if se > 0 else math.copysign(math.inf, diff)
-    if abs(z) < rule.critical:
-        return None
-    if len(after) >= 2:
-        spread = math.fsum((levels[i] - after_mean) ** 2 / variances[i] for i in after)
-        if spread > rule.homogeneity[min(len(after) - 1, len(rule.homogeneity) - 1)]:
-            return None  # the kernels after it disagree: a spike and a return, not a step
-    before = tuple(i for i in range(lo, j) if not outlier[i])
-    return Step(j, t, z, before, before_mean, after_mean, len(after) >= 2)
+    j, count, (z, before_mean, after_mean) = best
+    before = tuple(i for i in range(best_lo, j) if not outlier[i])
+    return Step(j, t, z, before, before_mean, after_mean, count >= 2)
 
 
 def step_scan(levels: Sequence[float], variances: Sequence[float], rule: ScanRule) -> Scan:
@@ -219,13 +256,7 @@ def step_scan(levels: Sequence[float], variances: Sequence[float], rule: ScanRul
         if pending is not None and _cleared(levels[t], pending):
             outlier[t - 1] = True
             prefix.drop_last()
-        best = None
-        for j in range(max(start + 1, t - rule.window + 1), t + 1):
-            if outlier[j]:
-                continue
-            found = _candidate(levels, variances, outlier, prefix, j, t, start, rule)
-            if found is not None and (best is None or abs(found.z) > abs(best.z)):
-                best = found
+        best = _best_step(levels, variances, outlier, prefix, t, start, rule)
         pending = None
         if best is not None and best.confirmed:
             steps.append(best)
