@@ -15,6 +15,11 @@ figures these defaults were chosen by.
 
 import os
 
+# Under gunicorn a scope chart (scaling, kernel-time, wakeups) whose previous value is younger
+# than this is served while a background thread recomputes it (perfdb/cache.py): uploads
+# arriving every few seconds would otherwise have it recomputed as often as it is read.
+os.environ.setdefault("PAGE_CACHE_STALE_SECONDS", "30")
+
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
 worker_class = "gthread"
 # Import the app once in the master, then fork: the workers share its memory and start at

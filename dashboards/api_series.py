@@ -25,6 +25,7 @@ from dashboards import chart_queries as cq
 from dashboards import series_data
 from dashboards.api_errors import READ_ERRORS
 from dashboards.api_serializers import MetricSerializer, ParamsField
+from dashboards.api_throttle import AnonAndUserRateThrottle
 from dashboards.exports import ListCSVRenderer
 from dashboards.selection import BadParam, ids_param, int_param, text_param
 from perfdb.models import Metric, Setup
@@ -118,6 +119,7 @@ def _point(p, x: float | None = None, label: str = "") -> dict[str, Any]:
 
 class SeriesView(APIView):
     renderer_classes = [JSONRenderer, PointsCSVRenderer]
+    throttle_classes = [AnonAndUserRateThrottle]  # DRF's two, in two round trips, not four
 
     @extend_schema(
         summary="One metric of one setup across kernels and patch sets (the /kernels/ chart)",
@@ -137,21 +139,22 @@ class SeriesView(APIView):
         setup_id = int_param(q, "setup")
         if setup_id is None:
             raise BadParam("setup", "give a setup id (see /api/setups/)")
-        setup = Setup.objects.select_related("workload", "hardware").filter(pk=setup_id).first()
-        if setup is None:
-            raise NotFound(f"no setup {setup_id}")
-        metric = _metric(q)
+        metric_id = int_param(q, "metric")
+        if metric_id is None:
+            raise BadParam("metric", "give a metric id (see /api/metrics/)")
         renderer = request.accepted_renderer
-        keys: dict[str, Any] = {"id": setup.pk, "workload_id": setup.workload_id}
-        keys.update(hardware_id=setup.hardware_id, mode=setup.mode)
 
         def build() -> bytes:
-            body = self._series(setup, metric)
+            setup = Setup.objects.select_related("workload", "hardware").filter(pk=setup_id)
+            found = setup.first()
+            if found is None:
+                raise NotFound(f"no setup {setup_id}")
+            body = self._series(found, _metric(q))
             return renderer.render(body, request.accepted_media_type, self.get_renderer_context())
 
-        # Finished bytes, cached until an upload to the setup's scope: a warm request reads
-        # the setup and the metric, never the series, and renders nothing.
-        body = series_data.finished(f"api-{renderer.format}", keys, str(metric.pk), build)
+        # Finished bytes, cached until runs are added to the setup: a warm request reads
+        # neither the setup, nor the metric, nor the series, and renders nothing.
+        body = series_data.finished(f"api-{renderer.format}", setup_id, str(metric_id), build)
         content_type = f"{renderer.media_type}; charset=utf-8" if renderer.charset else None
         return HttpResponse(body, content_type=content_type or renderer.media_type)
 

@@ -33,6 +33,7 @@ from dashboards.selection import (
     scope_param,
     setup_label,
 )
+from perfdb.cache import cached_in_setup
 
 
 def _title(metric: Mapping[str, Any]) -> str:
@@ -43,21 +44,19 @@ def _title(metric: Mapping[str, Any]) -> str:
 def kernels(request: HttpRequest) -> HttpResponse:
     q = request.GET
     fmt = format_param(q)
-    setup = _kernels_setup(q)
-    if setup is None:
+    setup_id = int_param(q, "setup")
+    series = _series_context(q) if setup_id is None else _series_context_cached(q, setup_id)
+    if series is None:
         return render(request, "dashboards/kernels.html", {})
-    metrics = series_data.metric_choices(setup)
-    metric, note = metric_param(q, metrics)
-    baseline_id = int_param(q, "baseline")
-    values: dict[int, float] = {}
+    setup, metric, baseline_id = series["setup"], series["metric"], int_param(q, "baseline")
     if metric is not None:
-        values = series_data.values(setup, metric, _title(metric))
-        _check_baseline(values, baseline_id)  # a 400 here, not in the figure's request
+        _check_baseline(series["values"], baseline_id)  # a 400 here, not in the figure's request
         if fmt:  # a download needs no picker
             return _download(request, fmt, setup, metric)
-    scope = _scope_choice_of(setup)
+    index = _scope_index()
+    scope = _scope_choice_of(setup, index)
     context: dict[str, Any] = {
-        "scopes": _scope_index().scopes,
+        "scopes": index.scopes,
         "scope": scope,
         "setups": [
             {"id": s["id"], "text": f"{setup_label(s)} ({s['run_count']} runs)"}
@@ -69,26 +68,55 @@ def kernels(request: HttpRequest) -> HttpResponse:
         return render(request, "dashboards/kernels.html", context)
     selection = {"setup": setup["id"], "metric": metric["id"], "baseline": baseline_id}
     figure_query = links("dashboards-kernels", selection, ())["permalink"].partition("?")[2]
+    options = series["options"]
+    if baseline_id is not None:
+        chosen = f'<option value="{baseline_id}"'
+        options = options.replace(f"{chosen}>", f"{chosen} selected>")
     return render(
         request,
         "dashboards/kernels.html",
         {
             **context,
             **links("dashboards-kernels", selection, ("across-kernels",)),
-            "metrics": metrics,
+            "metrics": series["metrics"],
             "metric": metric,
-            "note": note,
+            "note": series["note"],
             "baseline_id": baseline_id,
-            "baseline_options": _baseline_options(setup, metric, baseline_id),
+            "baseline_options": mark_safe(options),  # texts escaped when built; ids are integers
             "figure_src": f"{reverse('dashboards-kernels-figure')}?{figure_query}",
-            "n_points": len(values),
+            "n_points": len(series["values"]),
         },
     )
 
 
-def _baseline_options(setup, metric, chosen: int | None) -> str:
+def _series_context_cached(q, setup_id: int) -> dict[str, Any] | None:
+    """``_series_context`` of a page that names its setup, cached per setup version under
+    the metric it asks for: a warm page reads it in one round trip, no query."""
+    key = f"series:page-context:{q.get('metric', '')}"
+    return cached_in_setup(key, setup_id, lambda: _series_context(q))
+
+
+def _series_context(q) -> dict[str, Any] | None:
+    """What the page shows of its series: the setup, its metrics, the metric chosen (and the
+    note when the one asked for has no data here), each run's value (the baseline check) and
+    the baseline options. None when nothing has runs."""
+    setup = _kernels_setup(q)
+    if setup is None:
+        return None
+    metrics = series_data.metric_choices(setup)
+    metric, note = metric_param(q, metrics)
+    values: dict[int, float] = {}
+    options = ""
+    if metric is not None:
+        values = series_data.values(setup, metric, _title(metric))
+        options = _baseline_options(setup, metric)
+    context = {"setup": setup, "metrics": metrics, "metric": metric, "note": note}
+    return {**context, "values": values, "options": options}
+
+
+def _baseline_options(setup, metric) -> str:
     """Every run of the series as a baseline ``<option>`` (a 1,000-run series: 1,000 of
-    them), rendered once per scope version: the template engine took tens of milliseconds
+    them), rendered once per setup version: the template engine took tens of milliseconds
     a request for them. Only the chosen one's ``selected`` is added per request."""
 
     def build() -> bytes:
@@ -99,10 +127,7 @@ def _baseline_options(setup, metric, chosen: int | None) -> str:
             for p in data.series.points
         ).encode()
 
-    html = series_data.finished("baseline-options", setup, str(metric["id"]), build).decode()
-    if chosen is not None:
-        html = html.replace(f'<option value="{chosen}">', f'<option value="{chosen}" selected>')
-    return mark_safe(html)  # the texts escaped above; ids are integers
+    return series_data.finished("baseline-options", setup["id"], str(metric["id"]), build).decode()
 
 
 def _download(request: HttpRequest, fmt: str, setup, metric) -> HttpResponse:
@@ -114,7 +139,7 @@ def _download(request: HttpRequest, fmt: str, setup, metric) -> HttpResponse:
         table = exports.series_table(series_data.series(setup, metric, _title(metric)).series)
         return exports.export_response(table, fmt).content
 
-    body = series_data.finished(f"download-{fmt}", setup, str(metric["id"]), build)
+    body = series_data.finished(f"download-{fmt}", setup["id"], str(metric["id"]), build)
     response = HttpResponse(body, content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'
     return response
@@ -122,8 +147,20 @@ def _download(request: HttpRequest, fmt: str, setup, metric) -> HttpResponse:
 
 @bad_params_are_400
 def kernels_figure(request: HttpRequest) -> HttpResponse:
-    """The page's figure as JSON (what its chart fetches): the same selection as the page."""
+    """The page's figure as JSON (what its chart fetches): the same selection as the page.
+    Cached per setup version under the query's metric and baseline when it names its
+    setup (what the page asks): a warm request is one cache round trip, no query."""
     q = request.GET
+    setup_id = int_param(q, "setup")
+    if setup_id is None:
+        body = _figure(q)
+    else:
+        key = f"{q.get('metric', '')}:{q.get('baseline', '')}"
+        body = series_data.finished("figure-of-query", setup_id, key, lambda: _figure(q))
+    return HttpResponse(body, content_type="application/json")
+
+
+def _figure(q) -> bytes:
     setup = _kernels_setup(q)
     if setup is None:
         raise BadParam("setup", "no setup with runs")
@@ -136,8 +173,7 @@ def kernels_figure(request: HttpRequest) -> HttpResponse:
         data = series_data.series(setup, metric, _title(metric))
         return series_data.figure_json(data, _baseline(data, baseline_id))
 
-    body = series_data.finished("figure", setup, f"{metric['id']}:{baseline_id}", build)
-    return HttpResponse(body, content_type="application/json")
+    return series_data.finished("figure", setup["id"], f"{metric['id']}:{baseline_id}", build)
 
 
 def _kernels_setup(q) -> dict[str, Any] | None:

@@ -24,9 +24,7 @@ from dashboards.figures import (
     kernel_time_figure,
     scaling_figure,
     top_functions_figure,
-    wakeups_figures,
 )
-from dashboards.figures.wakeups import VALUES as WAKEUP_VALUES
 from dashboards.page_tools import bad_params_are_400, download, links
 from dashboards.selection import (
     BadParam,
@@ -99,9 +97,9 @@ def _scope_choices(setups: list[dict[str, Any]]) -> tuple[ScopeChoice, ...]:
     )
 
 
-def _scope_choice_of(setup: Mapping[str, Any]) -> ScopeChoice:
+def _scope_choice_of(setup: Mapping[str, Any], index: ScopeIndex | None = None) -> ScopeChoice:
     key = f"{setup['workload_id']}-{setup['hardware_id']}-{setup['mode']}"
-    for scope in _scope_index().scopes:
+    for scope in (index or _scope_index()).scopes:
         if scope.key == key:
             return scope
     # Cached before this setup's first run: a run only just committed. Serve it all the same.
@@ -138,7 +136,10 @@ def scaling(request: HttpRequest) -> HttpResponse:
     if fmt:
         return download((exports.scaling_table(_shown(whole(), shown)),), request, fmt)
     n_points, figure = cached_in_scope(
-        f"{key}:view:{'|'.join(shown)}", scope.key, lambda: _scaling_view(whole(), shown)
+        f"{key}:view:{'|'.join(shown)}",
+        scope.key,
+        lambda: _scaling_view(whole(), shown),
+        stale=True,
     )
     selection = {
         "scope": scope.key,
@@ -216,7 +217,9 @@ def _scaling_chart(
             ),
         )
 
-    builds = cached_in_scope(f"{key}:builds", scope.key, lambda: _builds_in_kernel_order(whole()))
+    builds = cached_in_scope(
+        f"{key}:builds", scope.key, lambda: _builds_in_kernel_order(whole()), stale=True
+    )
     return key, whole, builds
 
 
@@ -286,29 +289,30 @@ def kernel_time(request: HttpRequest) -> HttpResponse:
         return render(request, "dashboards/kernel_time.html", context)
     params = scope.varying_params()
     param = choice_param(q, "param", params, "") or None
-    chart, profiles = cached_in_scope(
-        f"kernel-time:{scope.key}:{param}",
-        scope.key,
-        lambda: (
-            cq.kernel_time_points(setup_ids=scope.setup_ids, param=param),
-            cq.kernel_profiles(setup_ids=scope.setup_ids),
-        ),
-    )
+
+    def data(stale: bool) -> tuple[Any, list[Any]]:
+        return cached_in_scope(
+            f"kernel-time:{scope.key}:{param}",
+            scope.key,
+            lambda: (
+                cq.kernel_time_points(setup_ids=scope.setup_ids, param=param),
+                cq.kernel_profiles(setup_ids=scope.setup_ids),
+            ),
+            stale=stale,
+        )
+
+    chart, profiles = data(stale=not fmt)  # a download is never behind the runs
     if fmt:
         tables = (exports.kernel_time_table(chart), exports.profile_table(profiles))
         return download(tables, request, fmt)
     # Building the two figures (Plotly objects, hover text per bar) had cost ~0.4 s of CPU on
     # every request, and escaping them into the page (json_script, 1.4 MB) half of the rest:
-    # cached, escaped, with the data they draw.
+    # cached, escaped, with the data they draw (read again inside: never from a stale copy).
     figures = cached_in_scope(
         f"kernel-time:{scope.key}:{param}:figures:{top}",
         scope.key,
-        lambda: {
-            "time_figure": json_script(kernel_time_figure(chart), "fig-kernel-time"),
-            "profile_figure": json_script(
-                top_functions_figure(tuple(profiles), top_n=top), "fig-functions"
-            ),
-        },
+        lambda: _kernel_time_figures(*data(stale=False), top),
+        stale=True,
     )
     selection = {"scope": scope.key, "param": param, "top": top}
     return render(
@@ -327,6 +331,15 @@ def kernel_time(request: HttpRequest) -> HttpResponse:
     )
 
 
+def _kernel_time_figures(chart, profiles, top: int) -> dict[str, str]:
+    return {
+        "time_figure": json_script(kernel_time_figure(chart), "fig-kernel-time"),
+        "profile_figure": json_script(
+            top_functions_figure(tuple(profiles), top_n=top), "fig-functions"
+        ),
+    }
+
+
 def _profiled_first(scopes):
     """Scopes with a kernel profile first, so the page opens on one that has something."""
     profiled = [s["scope"] for s in profile_queries.profiled_setups()]
@@ -339,60 +352,3 @@ def _profile_diff_of_scope(scope: SetupScope) -> str | None:
     ids = set(scope.setup_ids)
     setup = next((s for s in profile_queries.profiled_setups() if s["id"] in ids), None)
     return None if setup is None else f"{reverse('dashboards-profile-diff')}?setup={setup['id']}"
-
-
-# --- wakeups and preemption -------------------------------------------------------------
-
-
-@bad_params_are_400
-def wakeups(request: HttpRequest) -> HttpResponse:
-    q = request.GET
-    fmt = format_param(q)
-    every = _scope_index().scopes
-    scopes = [s for s in every if s.has_wakeup_params]
-    value = choice_param(q, "value", tuple(WAKEUP_VALUES), "throughput")
-    context: dict[str, Any] = {
-        "scopes": scopes,
-        "value": value,
-        "values": [{"key": k, "text": label} for k, (label, _) in WAKEUP_VALUES.items()],
-    }
-    # A workload that has runs but no wakeup counters is not a bad request: say so, and
-    # link to the ones that have them.
-    without = next((s for s in every if s.key == q.get("scope") and s not in scopes), None)
-    if without is not None and not fmt:
-        context["without"] = without
-        return render(request, "dashboards/wakeups.html", context)
-    scope = _scope_setups(scope_param(q, scopes))
-    context["scope"] = scope
-    if scope is None:
-        return render(request, "dashboards/wakeups.html", context)
-    with_params = [s["id"] for s in scope.setups if all(p in s["params"] for p in cq.WAKEUP_PARAMS)]
-    # Every run of the scope (~6,000 at 10M results, ~2 s to read): cached per scope.
-    rows, skipped = cached_in_scope(
-        f"wakeups:{scope.key}", scope.key, lambda: cq.wakeup_rows(setup_ids=with_params)
-    )
-    builds = list(dict.fromkeys(r.run.build for r in rows))
-    build = choice_param(q, "build", builds, builds[0] if builds else "")
-    rows = [r for r in rows if r.run.build == build]
-    if fmt:
-        return download((exports.wakeups_table(rows),), request, fmt)
-    # One heatmap per threshold: ~1 s of Plotly at lab scale, so cached with the rows.
-    figures = cached_in_scope(
-        f"wakeups:{scope.key}:{build}:{value}:figures",
-        scope.key,
-        lambda: wakeups_figures(tuple(rows), heatmap_value=value),
-    )
-    selection = {"scope": scope.key, "build": build, "value": value}
-    return render(
-        request,
-        "dashboards/wakeups.html",
-        {
-            **context,
-            **links("dashboards-wakeups", selection, ("wakeups",)),
-            "builds": builds,
-            "build": build,
-            "skipped": skipped,
-            "figures": [{"id": f"fig-{name}", "figure": fig} for name, fig in figures.items()],
-            "rows": rows,
-        },
-    )

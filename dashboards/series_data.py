@@ -1,12 +1,13 @@
 """One series' answers (the /kernels/ page's data, its figure, its downloads, /api/series/),
 finished once and served from the cache until runs are added to the series' scope.
 
-A series is one setup's runs, so only an upload to that setup's scope (workload x hardware x
-UP/SMP) can change it: every value here is cached with ``perfdb.cache.cached_in_scope``, whose
-key moves with that scope's version (the writer bumps it when the upload commits) and with
-the structure version (runs edited or deleted, vocabulary edited). A warm request then reads
-no results at all and renders nothing: a 1,000-point series costs what a 10-point one does.
-What is cached is bytes or plain dataclasses, never model rows.
+A series is one setup's runs, so only runs added to that setup can change it: every value
+here but the scope's setup picker is cached with ``perfdb.cache.cached_in_setup``, whose
+stamp moves with that setup's version (the writer bumps it when the upload commits) and
+with the structure version (runs edited or deleted, vocabulary edited). An upload to the
+other setups of its scope leaves the series current. A warm request then reads no results
+at all and renders nothing, in one cache round trip: a 1,000-point series costs what a
+10-point one does. What is cached is bytes or plain dataclasses, never model rows.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from dashboards import chart_queries as cq
 from dashboards.chartdata import Baseline
 from dashboards.figures import across_kernels_figure
-from perfdb.cache import cached_in_scope, scope_key
+from perfdb.cache import cached_in_scope, cached_in_setup, scope_key
 
 
 def setup_scope(setup: Mapping[str, Any]) -> str:
@@ -33,31 +34,33 @@ def _metric_key(metric: Mapping[str, Any]) -> str:
 
 
 def series(setup: Mapping[str, Any], metric: Mapping[str, Any], title: str) -> cq.KernelSeries:
-    """``series_points`` of the setup and metric (with the page's title), cached per scope."""
+    """``series_points`` of the setup and metric (with the page's title), cached per setup."""
     key = f"series:points:{setup['id']}:{_metric_key(metric)}:{title}"
-    return cached_in_scope(
+    return cached_in_setup(
         key,
-        setup_scope(setup),
+        setup["id"],
         lambda: cq.series_points(setup_id=setup["id"], metric=metric, title=title),
     )
 
 
 def values(setup: Mapping[str, Any], metric: Mapping[str, Any], title: str) -> dict[int, float]:
-    """Each run's value in the series (run id -> mean), cached per scope: what a warm page
+    """Each run's value in the series (run id -> mean), cached per setup: what a warm page
     checks its baseline against without reading back the whole series (a 1,000-point
     series unpickled is ~3 ms a request)."""
     key = f"series:values:{setup['id']}:{_metric_key(metric)}"
-    return cached_in_scope(
+    return cached_in_setup(
         key,
-        setup_scope(setup),
+        setup["id"],
         lambda: {p.run.run_id: p.value for p in series(setup, metric, title).series.points},
     )
 
 
-def finished(kind: str, setup: Mapping[str, Any], key: str, build: Callable[[], bytes]) -> bytes:
-    """``build()``'s bytes (a response body), cached per version of the setup's scope.
-    ``key`` must name everything else the body depends on (metric, baseline, format)."""
-    return cached_in_scope(f"series:{kind}:{setup['id']}:{key}", setup_scope(setup), build)
+def finished(kind: str, setup_id: int, key: str, build: Callable[[], bytes]) -> bytes:
+    """``build()``'s bytes (a response body), cached per version of the setup. ``key`` must
+    name everything else the body depends on (metric, baseline, format). A hit needs
+    nothing else: no setup or metric query (``build`` reads them, and raises a 404 or 400
+    for a setup or metric that does not exist, which is then not stored)."""
+    return cached_in_setup(f"series:{kind}:{key}", setup_id, build)
 
 
 def figure_json(data: cq.KernelSeries, baseline: Baseline | None) -> bytes:
@@ -67,12 +70,10 @@ def figure_json(data: cq.KernelSeries, baseline: Baseline | None) -> bytes:
 
 
 def metric_choices(setup: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The setup's metrics (the page's picker), cached per scope: an EXISTS probe per
+    """The setup's metrics (the page's picker), cached per setup: an EXISTS probe per
     metric is a few milliseconds a request otherwise."""
     key = f"series:metrics:{setup['id']}"
-    return cached_in_scope(
-        key, setup_scope(setup), lambda: cq.metric_choices(setup_ids=[setup["id"]])
-    )
+    return cached_in_setup(key, setup["id"], lambda: cq.metric_choices(setup_ids=[setup["id"]]))
 
 
 def setup_choices(scope: tuple[int, int, str]) -> list[dict[str, Any]]:

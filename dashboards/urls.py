@@ -10,6 +10,7 @@ from dashboards import (
     profile_diff_views,
     reference_api,
     run_pages,
+    wakeups_page,
 )
 
 urlpatterns = [
@@ -17,7 +18,7 @@ urlpatterns = [
     path("kernels/figure/", kernels_page.kernels_figure, name="dashboards-kernels-figure"),
     path("scaling/", pages.scaling, name="dashboards-scaling"),
     path("kernel-time/", pages.kernel_time, name="dashboards-kernel-time"),
-    path("wakeups/", pages.wakeups, name="dashboards-wakeups"),
+    path("wakeups/", wakeups_page.wakeups, name="dashboards-wakeups"),
     path("activity/", run_pages.activity, name="dashboards-activity"),
     path("compare/", run_pages.compare, name="dashboards-compare"),
     path("api/compare/", compare_api.CompareView.as_view(), name="api-compare"),

@@ -1,44 +1,53 @@
-"""Page data cached in Redis (Django's cache), keyed by a data version.
+"""Page data cached in Redis (Django's cache), keyed by data versions.
 
 Everything the dashboards cache is derived from the stored runs (picker choices, run counts,
-the overview's latest runs). Rather than track which key each write touches, every write
-that adds or removes runs calls ``data_changed()`` after its commit: the version goes up, and
-every key cached under the old version is simply never read again (it expires by its
-timeout). A reader takes the version *before* it queries, so a value computed from data older
-than a commit can only be stored under the version that commit left behind.
+the overview's latest runs, charts). Rather than track which key each write touches, every
+write that adds or removes runs moves a version after its commit, and an entry computed
+under an older version is simply not served as current again. A reader takes the versions
+*before* it queries, so a value computed from data older than a commit can only be stored
+with the versions that commit left behind.
 
-Runs *added* are tracked finer (``runs_added``): each scope (workload x hardware x UP/SMP)
-has a version of its own, and a value that reads only some scopes (a scope's chart, its
-setups' run counts) is cached with ``cached_per_scope`` under those scopes' versions and the
-*structure* version, which only ``data_changed`` moves (runs removed or edited). An upload
-then leaves every other scope's entries warm, and what reads all scopes (the overview, the
-scope picker) is rebuilt from the per-scope entries, recomputing only the scopes it touched.
+Versions, coarse to fine: the *data* version (``cached``: moved by every write), the
+*structure* version (moved only by ``data_changed``: runs removed or edited, vocabulary
+edited), one per *scope* (workload x hardware x UP/SMP: ``cached_in_scope``,
+``cached_per_scope``) and one per *setup* (``cached_in_setup``: a series is one setup's
+runs). ``runs_added`` moves the data version and the scopes' and setups' versions the
+runs went to: an upload leaves every other scope's and setup's entries current.
 
-While one process computes a missing entry (it holds a short lock), others asking for it
-are served the entry's previous value, if runs were only *added* since (the structure
-version is the same), instead of computing it too: a burst of requests after an upload
-costs one computation, and a value warmed after an upload's commit (``scopes_changed``,
-``dashboards/warm.py``) is never paid by a browser. Runs removed or edited are never
-served stale.
+Each entry is stored under one key that does not change with the versions, together with
+the versions it was computed under (its *stamp*) and when: one ``get_many`` reads the
+versions and the entries at once, so a warm read is one round trip. An entry whose stamp is
+old but whose structure version is current holds the previous value, which is served:
+
+- while another process computes the entry (it holds a short lock): a burst of requests
+  after an upload costs one computation;
+- with ``stale=True`` and ``PAGE_CACHE_STALE_SECONDS`` > 0 (gunicorn sets 30,
+  config/gunicorn.conf.py; 0 elsewhere): when the previous value is younger than that, it is
+  served and recomputed in a background thread, at most once every third of that time; an
+  older one is computed by the request. A scope chart read while uploads keep coming is at
+  most that far behind them, recomputed a few times a minute instead of after every upload.
+  Runs removed or edited are never served stale.
 
 Every key also carries the code version (settings.CACHE_VERSION, the cache's KEY_PREFIX), so
 a deploy never reads values of an older shape; values are plain data (dicts, tuples, small
 dataclasses of numbers and text), never ORM objects. An edit or deletion of a kernel, patch
-set, workload, hardware, setup or metric moves the data version like a run's does.
+set, workload, hardware, setup or metric moves the structure version like a run's does.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import os
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from celery import current_app
 from django.conf import settings
 from django.core.cache import cache
-from django.db import transaction
+from django.db import connections, transaction
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
@@ -50,13 +59,21 @@ VERSION_KEY = "perfdb:data-version"
 WARM_PAGES = "dashboards.tasks.warm_pages"
 STRUCTURE_KEY = "perfdb:structure-version"
 SCOPE_VERSION_PREFIX = "perfdb:scope-version:"
-# Old versions' entries are dead weight once the version moves; let Redis drop them.
+SETUP_VERSION_PREFIX = "perfdb:setup-version:"
+ENTRY_PREFIX = "perfdb:e:"
+# Entries of old versions are dead weight once nobody reads them; let Redis drop them.
 TIMEOUT_SECONDS = 6 * 60 * 60
 # Longest a computation may keep others on the previous value before they compute too.
 LOCK_SECONDS = 60
-_MISSING = object()
 
 T = TypeVar("T")
+# Set while this thread computes entries: what a computation reads is never a stale copy
+# (an entry computed from one would be stored as current).
+_computing = threading.local()
+# An entry as stored: (stamp: the versions it was computed under, when, the value).
+Stored = tuple[tuple[int, ...], float, Any]
+Stamps = Mapping[str, tuple[int, ...]]  # entry name -> the versions it is computed under
+Compute = Callable[[list[str]], Mapping[str, T]]  # entry names -> their values
 
 
 def _fresh_version() -> int:
@@ -65,14 +82,17 @@ def _fresh_version() -> int:
     return time.time_ns()
 
 
+def stale_seconds() -> float:
+    """How old a previous value may be and still be served while it is recomputed."""
+    configured = getattr(settings, "PAGE_CACHE_STALE_SECONDS", None)
+    return float(
+        os.environ.get("PAGE_CACHE_STALE_SECONDS", 0) if configured is None else configured
+    )
+
+
 def data_version() -> int:
-    version = cache.get(VERSION_KEY)
-    if version is None:
-        cache.add(VERSION_KEY, _fresh_version(), timeout=None)
-        version = cache.get(VERSION_KEY)
-    if version is None:  # the cache is unreachable (perfdb.cache_backend): nothing is reused
-        return _fresh_version()
-    return int(version)
+    versions = _versions([VERSION_KEY])
+    return _fresh_version() if versions is None else versions[0]
 
 
 def _bump(key: str) -> None:
@@ -95,115 +115,10 @@ def data_changed_on_commit() -> None:
     transaction.on_commit(data_changed)
 
 
-def cached(key: str, fn: Callable[[], T], timeout: int = TIMEOUT_SECONDS) -> T:
-    """``fn()``, computed once per data version. ``key`` must name everything ``fn`` reads
-    besides the stored runs (e.g. the scope it is for)."""
-    # Hashed: a key may carry free text (parameters held fixed), which a cache key must not.
-    digest = hashlib.sha256(key.encode()).hexdigest()[:40]
-    full_key = f"perfdb:v{data_version()}:{digest}"
-    value = cache.get(full_key, _MISSING)
-    if value is not _MISSING:
-        return cast(T, value)
-    versions = _versions([STRUCTURE_KEY])
-    if versions is None:  # the cache is unreachable: nothing is reused
-        return fn()
-    wanted = {digest: full_key}
-    stale = _stale(wanted, versions[0])
-    return _compute_and_store(wanted, stale, lambda _: {digest: fn()}, timeout, versions[0])[digest]
-
-
-# --- stale while another process recomputes --------------------------------------------------
-
-
-def _lock_key(full_key: str) -> str:
-    return f"perfdb:computing:{full_key}"
-
-
-def _latest_key(name: str) -> str:
-    return f"perfdb:latest:{name}"
-
-
-def _stale(wanted: Mapping[str, str], structure: int) -> dict[str, Any]:
-    """The last value stored for each entry (name -> its current full key) under an earlier
-    version with this structure version, for the entries another process is computing now
-    (their lock is held). One or two round trips."""
-    busy = cache.get_many([_lock_key(k) for k in wanted.values()])
-    names = [n for n, k in wanted.items() if _lock_key(k) in busy]
-    if not names:
-        return {}
-    pointers = cache.get_many([_latest_key(n) for n in names])
-    older = {
-        n: pointers[_latest_key(n)][1]
-        for n in names
-        if _latest_key(n) in pointers and pointers[_latest_key(n)][0] == structure
-    }
-    found = cache.get_many(list(older.values()))
-    return {n: found[k] for n, k in older.items() if k in found}
-
-
-def _compute_and_store(
-    wanted: Mapping[str, str],
-    stale: Mapping[str, Any],
-    compute: Callable[[list[str]], Mapping[str, T]],
-    timeout: int,
-    structure: int,
-) -> dict[str, T]:
-    """Entries (name -> full key) missing from the cache: the stale value of those another
-    process is computing, ``compute`` of the rest under a lock each (so that others serve
-    the stale value meanwhile), stored with a pointer to them for the next miss."""
-    out: dict[str, T] = dict(stale)
-    todo = [n for n in wanted if n not in stale]
-    if not todo:
-        return out
-    # Only the locks taken here are released here; one another process took meanwhile
-    # is its own (both compute: rare, and as before the lock).
-    locks = [k for k in (_lock_key(wanted[n]) for n in todo) if cache.add(k, 1, LOCK_SECONDS)]
-    try:
-        computed = compute(todo)
-        fresh: dict[str, Any] = {wanted[n]: computed[n] for n in todo if n in computed}
-        fresh.update({_latest_key(n): (structure, wanted[n]) for n in todo if n in computed})
-        cache.set_many(fresh, timeout)
-    finally:
-        cache.delete_many(locks)
-    out.update({n: computed[n] for n in todo if n in computed})
-    return out
-
-
-# --- per-scope versions ----------------------------------------------------------------------
-
-
-def scope_key(workload_id: int, hardware_id: int, mode: str) -> str:
-    """A scope's name: the same text as the pages' ``scope`` parameter."""
-    return f"{workload_id}-{hardware_id}-{mode}"
-
-
-def runs_added(scopes: Iterable[str]) -> None:
-    """Runs were added to these scopes (and nowhere else): entries cached for other scopes
-    stay valid; everything cached with ``cached`` (all runs) does not. With
-    ``settings.PAGE_CACHE_WARM``, the pages' shared entries are then recomputed by a task
-    (dashboards/warm.py) rather than by the next browser."""
-    scopes = sorted(set(scopes))
-    _bump(VERSION_KEY)
-    for scope in scopes:
-        _bump(SCOPE_VERSION_PREFIX + scope)
-    if getattr(settings, "PAGE_CACHE_WARM", False):
-        try:
-            # on the ingest queue: the workers that wrote the runs warm their pages
-            current_app.send_task(WARM_PAGES, args=[scopes], queue=settings.CELERY_INGEST_QUEUE)
-        except Exception as exc:  # the broker is down: the next browser computes instead
-            log.warning("could not queue %s (%s)", WARM_PAGES, exc)
-
-
-def runs_added_on_commit(scopes: Iterable[str]) -> None:
-    """``runs_added`` once the current transaction commits (at once outside one)."""
-    scopes = tuple(scopes)
-    transaction.on_commit(lambda: runs_added(scopes))
-
-
-def _versions(keys: list[str]) -> list[int] | None:
-    """The current value of each version key (started when missing); None when the cache is
-    unreachable, so nothing is reused."""
-    found = cache.get_many(keys)
+def _versions(keys: list[str], found: Mapping[str, Any] | None = None) -> list[int] | None:
+    """Each version key's value (started when missing; ``found``: what was read already);
+    None when the cache is unreachable, so nothing is reused."""
+    found = cache.get_many(keys) if found is None else found
     out = []
     for key in keys:
         version = found.get(key)
@@ -216,13 +131,138 @@ def _versions(keys: list[str]) -> list[int] | None:
     return out
 
 
-def _scoped_name(key: str, scope: str) -> str:
-    """An entry's name whatever the versions: what its previous value is found by."""
+def _name(key: str, scope: str) -> str:
+    """An entry's name whatever the versions (hashed: a key may carry free text)."""
     return hashlib.sha256(f"{key}|{scope}".encode()).hexdigest()[:40]
 
 
-def _scoped_key(key: str, scope: str, structure: int, version: int) -> str:
-    return f"perfdb:s{structure}.{version}:{_scoped_name(key, scope)}"
+def _entry_key(name: str) -> str:
+    return ENTRY_PREFIX + name
+
+
+def _lock_key(name: str, stamp: tuple[int, ...]) -> str:
+    """Held while a process computes the entry for these versions."""
+    return f"perfdb:computing:{name}:{'.'.join(map(str, stamp))}"
+
+
+# --- the one read, and what is done with what it found ----------------------------------------
+
+
+def cached_entries(
+    wanted: Mapping[str, Sequence[str]],
+    compute: Callable[[list[str]], Mapping[str, T]],
+    timeout: int = TIMEOUT_SECONDS,
+    stale: bool = False,
+) -> dict[str, T]:
+    """For each entry name, the value ``compute([...names])[name]`` computed under the
+    current values of its version keys (``STRUCTURE_KEY`` first), in one round trip when
+    all are current; only the others are computed (in one call)."""
+    version_keys = list(dict.fromkeys(k for keys in wanted.values() for k in keys))
+    found = cache.get_many(version_keys + [_entry_key(n) for n in wanted])
+    current = _versions(version_keys, found)
+    if current is None:  # the cache is unreachable: nothing is reused
+        return dict(compute(list(wanted)))
+    now = dict(zip(version_keys, current, strict=True))
+    stamps = {n: tuple(now[k] for k in keys) for n, keys in wanted.items()}
+    out: dict[str, T] = {}
+    previous: dict[str, Stored] = {}
+    for name, stamp in stamps.items():
+        entry = found.get(_entry_key(name))
+        if entry is not None and entry[0] == stamp:
+            out[name] = entry[2]
+        elif entry is not None and entry[0][0] == stamp[0]:  # runs only added since
+            previous[name] = entry
+    missing = [n for n in wanted if n not in out]
+    if missing:
+        out.update(_refresh(missing, previous, stamps, compute, timeout, stale))
+    return out
+
+
+def _refresh(
+    missing: list[str],
+    previous: Mapping[str, Stored],
+    stamps: Stamps,
+    compute: Compute[T],
+    timeout: int,
+    stale: bool,
+) -> dict[str, T]:
+    """The entries not current: the previous value of those another process is computing
+    (or, with ``stale``, of those young enough, recomputed in the background), the others
+    computed here under a lock each."""
+    out: dict[str, T] = {}
+    if getattr(_computing, "depth", 0):
+        previous = {}  # inside a computation: computed again here, never a stale copy
+    if previous:
+        busy = cache.get_many([_lock_key(n, stamps[n]) for n in previous])
+        out = {n: e[2] for n, e in previous.items() if _lock_key(n, stamps[n]) in busy}
+    limit = stale_seconds() if stale else 0.0
+    young = [n for n in missing if n not in out and n in previous and _age(previous[n]) < limit]
+    out.update({n: previous[n][2] for n in young})
+    due = [n for n in young if _age(previous[n]) >= limit / 3]
+    locks = _lock(due, stamps)
+    if locks:
+        todo = [n for n in due if _lock_key(n, stamps[n]) in locks]
+        worker = threading.Thread(
+            target=_in_background, args=(todo, stamps, compute, timeout, locks), daemon=True
+        )
+        worker.start()
+    todo = [n for n in missing if n not in out]
+    if todo:
+        out.update(_compute_and_store(todo, stamps, compute, timeout, _lock(todo, stamps)))
+    return out
+
+
+def _age(entry: Stored) -> float:
+    return time.time() - entry[1]  # seconds since its versions were read
+
+
+def _lock(names: list[str], stamps: Stamps) -> list[str]:
+    """The lock of each entry that nobody else holds now (taken here)."""
+    return [k for n in names if cache.add(k := _lock_key(n, stamps[n]), 1, LOCK_SECONDS)]
+
+
+def _compute_and_store(
+    todo: list[str], stamps: Stamps, compute: Compute[T], timeout: int, locks: list[str]
+) -> dict[str, T]:
+    """``compute(todo)``, stored with each entry's stamp; the locks taken are released
+    (one another process took meanwhile is its own: both compute, rare)."""
+    started = time.time()
+    _computing.depth = getattr(_computing, "depth", 0) + 1
+    try:
+        computed = compute(todo)
+        fresh = {_entry_key(n): (stamps[n], started, computed[n]) for n in todo if n in computed}
+        cache.set_many(fresh, timeout)
+    finally:
+        _computing.depth -= 1
+        if locks:
+            cache.delete_many(locks)
+    return {n: computed[n] for n in todo if n in computed}
+
+
+def _in_background(
+    todo: list[str], stamps: Stamps, compute: Compute[Any], timeout: int, locks: list[str]
+) -> None:
+    """Recompute served-stale entries after the response; this thread's database
+    connection is closed at the end (Django opens one per thread)."""
+    try:
+        _compute_and_store(todo, stamps, compute, timeout, locks)
+    except Exception:  # the next reader computes instead
+        log.exception("recomputing %d cached entries failed", len(todo))
+    finally:
+        connections.close_all()
+
+
+def cached(key: str, fn: Callable[[], T], timeout: int = TIMEOUT_SECONDS, stale: bool = False) -> T:
+    """``fn()``, computed once per data version. ``key`` must name everything ``fn`` reads
+    besides the stored runs (e.g. the scope it is for)."""
+    name = _name(key, "*all*")
+    wanted = {name: (STRUCTURE_KEY, VERSION_KEY)}
+    return cached_entries(wanted, lambda _: {name: fn()}, timeout, stale)[name]
+
+
+def scope_key(workload_id: int, hardware_id: int, mode: str) -> str:
+    """A scope's name: the same text as the pages' ``scope`` parameter."""
+    return f"{workload_id}-{hardware_id}-{mode}"
 
 
 def cached_per_scope(
@@ -230,57 +270,93 @@ def cached_per_scope(
     scopes: Sequence[str],
     compute: Callable[[list[str]], Mapping[str, T]],
     timeout: int = TIMEOUT_SECONDS,
+    stale: bool = False,
 ) -> dict[str, T]:
     """For each scope, ``compute([...scopes])[scope]``, cached per scope version: only the
     scopes changed since their entry was cached are computed again (in one call). ``key``
     must name everything ``compute`` reads besides the scope's runs."""
-    scopes = list(dict.fromkeys(scopes))
-    versions = _versions([STRUCTURE_KEY] + [SCOPE_VERSION_PREFIX + s for s in scopes])
-    if versions is None:
-        return dict(compute(scopes))
-    structure, *per_scope = versions
-    full = {s: _scoped_key(key, s, structure, v) for s, v in zip(scopes, per_scope, strict=True)}
-    found = cache.get_many(list(full.values()))
-    out = {s: found[k] for s, k in full.items() if k in found}
-    missing = {s: full[s] for s in scopes if s not in out}
-    if missing:
-        names = {_scoped_name(key, s): s for s in missing}
-        wanted = {n: missing[s] for n, s in names.items()}
-        stale = _stale(wanted, structure)
+    names = {_name(key, s): s for s in dict.fromkeys(scopes)}
+    wanted = {n: (STRUCTURE_KEY, SCOPE_VERSION_PREFIX + s) for n, s in names.items()}
 
-        def compute_named(todo: list[str]) -> dict[str, T]:
-            computed = compute([names[n] for n in todo])
-            return {n: computed[names[n]] for n in todo if names[n] in computed}
+    def compute_named(todo: list[str]) -> dict[str, T]:
+        computed = compute([names[n] for n in todo])
+        return {n: computed[names[n]] for n in todo if names[n] in computed}
 
-        got = _compute_and_store(wanted, stale, compute_named, timeout, structure)
-        out.update({names[n]: v for n, v in got.items()})
-    return out
+    got = cached_entries(wanted, compute_named, timeout, stale)
+    return {names[n]: v for n, v in got.items()}
+
+
+def cached_in_scope(
+    key: str,
+    scope: str,
+    fn: Callable[[], T],
+    timeout: int = TIMEOUT_SECONDS,
+    stale: bool = False,
+) -> T:
+    """``fn()``, computed once per version of ``scope``: for a value that reads only that
+    scope's runs (its charts). ``key`` must name everything else ``fn`` reads."""
+    return cached_per_scope(key, [scope], lambda _: {scope: fn()}, timeout, stale)[scope]
+
+
+def cached_in_setup(key: str, setup_id: int, fn: Callable[[], T]) -> T:
+    """``fn()``, computed once per version of the setup: for a value that reads only that
+    setup's runs (a series). ``key`` must name everything else ``fn`` reads. An entry of a
+    setup that does not exist is never stored if ``fn`` raises (a 404)."""
+    name = _name(key, f"setup:{setup_id}")
+    wanted = {name: (STRUCTURE_KEY, SETUP_VERSION_PREFIX + str(setup_id))}
+    return cached_entries(wanted, lambda _: {name: fn()})[name]
 
 
 def cached_before(key: str, scope: str) -> bool:
     """Whether ``cached_in_scope(key, scope, ...)`` was computed under an earlier (or the
     current) version with the current structure: someone looks at it, so it is worth
     recomputing ahead of them."""
-    versions = _versions([STRUCTURE_KEY])
-    pointer = cache.get(_latest_key(_scoped_name(key, scope)))
-    return versions is not None and pointer is not None and pointer[0] == versions[0]
+    entry_key = _entry_key(_name(key, scope))
+    found = cache.get_many([STRUCTURE_KEY, entry_key])
+    versions = _versions([STRUCTURE_KEY], found)
+    entry = found.get(entry_key)
+    return versions is not None and entry is not None and entry[0][0] == versions[0]
 
 
-def cached_in_scope(key: str, scope: str, fn: Callable[[], T], timeout: int = TIMEOUT_SECONDS) -> T:
-    """``fn()``, computed once per version of ``scope``: for a value that reads only that
-    scope's runs (its charts). ``key`` must name everything else ``fn`` reads."""
-    return cached_per_scope(key, [scope], lambda _: {scope: fn()}, timeout)[scope]
+# --- writes ------------------------------------------------------------------------------------
+
+
+def runs_added(scopes: Iterable[str], setups: Iterable[int] = ()) -> None:
+    """Runs were added to these scopes (and setups, when known: the ingest writer's runs),
+    nowhere else: entries cached for other scopes and setups stay current; everything cached
+    with ``cached`` (all runs) does not. With ``settings.PAGE_CACHE_WARM``, the pages' shared
+    entries are then recomputed by a task (dashboards/warm.py) rather than by the next
+    browser."""
+    scopes = sorted(set(scopes))
+    _bump(VERSION_KEY)
+    for scope in scopes:
+        _bump(SCOPE_VERSION_PREFIX + scope)
+    for setup_id in sorted(set(setups)):
+        _bump(SETUP_VERSION_PREFIX + str(setup_id))
+    if getattr(settings, "PAGE_CACHE_WARM", False):
+        try:
+            # on the ingest queue: the workers that wrote the runs warm their pages
+            current_app.send_task(WARM_PAGES, args=[scopes], queue=settings.CELERY_INGEST_QUEUE)
+        except Exception as exc:  # the broker is down: the next browser computes instead
+            log.warning("could not queue %s (%s)", WARM_PAGES, exc)
+
+
+def runs_added_on_commit(scopes: Iterable[str], setups: Iterable[int] = ()) -> None:
+    """``runs_added`` once the current transaction commits (at once outside one)."""
+    scopes, setups = tuple(scopes), tuple(setups)
+    transaction.on_commit(lambda: runs_added(scopes, setups))
 
 
 @receiver(post_save, sender="perfdb.Run")
 @receiver(post_delete, sender="perfdb.Run")
 def _run_saved_or_deleted(instance: Any, created: bool = False, **kwargs: object) -> None:
     """Runs added, edited or deleted through the ORM one by one (the ingest writer creates
-    each run so, the admin, a shell): a new run touches its scope only, an edit or a
-    deletion anything. The COPY writers (synthetic history) call ``data_changed_on_commit``."""
+    each run so, the admin, a shell): a new run touches its scope and setup only, an edit or
+    a deletion anything. The COPY writers (synthetic history) call ``data_changed_on_commit``."""
     if created:
         setup = instance.setup  # the writer passed the Setup object: no query
-        runs_added_on_commit([scope_key(setup.workload_id, setup.hardware_id, setup.mode)])
+        scope = scope_key(setup.workload_id, setup.hardware_id, setup.mode)
+        runs_added_on_commit([scope], [setup.pk])
     else:
         data_changed_on_commit()
 

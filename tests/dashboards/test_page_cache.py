@@ -193,13 +193,13 @@ def test_selector_query_counts_do_not_grow_with_setups(
 @pytest.mark.parametrize(
     "url, cold, warm",
     [
-        # setup, metrics, series; warm: the setup only (metrics, series and the finished
-        # download are cached per scope version: dashboards/series_data.py)
-        ("/kernels/?setup={setup}&format=json", 3, 1),
+        # setup, metrics, series; warm: nothing (the setup, its metrics, the series and the
+        # finished download are cached per setup version: dashboards/series_data.py)
+        ("/kernels/?setup={setup}&format=json", 3, 0),
         # + the scope picker once per setups catalogue (setups with runs:
         # dashboards/scope_stats.py; runs added leave it cached) + the scope's setups
-        # (cached per scope version); warm: the setup only
-        ("/kernels/?setup={setup}", 5, 1),
+        # (cached per scope version); warm: nothing
+        ("/kernels/?setup={setup}", 5, 0),
         # recent runs, uploads, open alerts, demo uploads; + once per data version: setups
         # with runs (once per catalogue), run counts per setup, workloads, hardware, latest runs
         ("/", 9, 4),

@@ -7,8 +7,6 @@ the new runs at once without reading every run again.
 
 from __future__ import annotations
 
-import hashlib
-
 import pytest
 
 from dashboards import scope_stats
@@ -97,10 +95,9 @@ def another_process_computes(key: str, scope: str) -> None:
     """Hold the lock ``cached_per_scope`` takes while it computes ``key`` of ``scope`` now."""
     from django.core.cache import cache
 
-    versions = page_cache._versions([page_cache.STRUCTURE_KEY, "perfdb:scope-version:" + scope])
-    structure, version = versions
-    full = page_cache._scoped_key(key, scope, structure, version)
-    assert cache.add(page_cache._lock_key(full), 1, 60)
+    stamp = page_cache._versions([page_cache.STRUCTURE_KEY, "perfdb:scope-version:" + scope])
+    lock = page_cache._lock_key(page_cache._name(key, scope), tuple(stamp))
+    assert cache.add(lock, 1, 60)
 
 
 def test_while_another_process_computes_the_previous_value_is_served():
@@ -128,8 +125,8 @@ def test_cached_serves_the_previous_value_while_another_process_computes():
     compute = counter()
     assert page_cache.cached("t:all", compute) == 1
     page_cache.runs_added(["1-1-SMP"])
-    digest = hashlib.sha256(b"t:all").hexdigest()[:40]
-    assert cache.add(page_cache._lock_key(f"perfdb:v{page_cache.data_version()}:{digest}"), 1)
+    stamp = page_cache._versions([page_cache.STRUCTURE_KEY, page_cache.VERSION_KEY])
+    assert cache.add(page_cache._lock_key(page_cache._name("t:all", "*all*"), tuple(stamp)), 1)
     assert page_cache.cached("t:all", compute) == 1
     page_cache.data_changed()
     assert page_cache.cached("t:all", compute) == 2
@@ -161,3 +158,79 @@ def test_the_scope_picker_survives_uploads_to_existing_setups(
     after = pages._scope_index().scopes
     new_scope = scope_key(Run.objects.get(pk=upload.run_ids[0]).setup)
     assert built and new_scope in {s.key for s in after}
+
+
+# --- served stale while recomputed in the background (PAGE_CACHE_STALE_SECONDS) ---------------
+
+
+@pytest.fixture
+def stale_for_30s(settings, monkeypatch):
+    """Served stale up to 30 s; each previous value is ``age`` seconds old; the background
+    threads started are kept so that a test can wait for them."""
+    import threading
+
+    settings.PAGE_CACHE_STALE_SECONDS = 30
+    started: list[threading.Thread] = []
+    age = {"seconds": 15.0}
+
+    class Kept(threading.Thread):
+        def start(self) -> None:
+            started.append(self)
+            super().start()
+
+    monkeypatch.setattr(page_cache.threading, "Thread", Kept)
+    monkeypatch.setattr(page_cache, "_age", lambda entry: age["seconds"])
+    return started, age
+
+
+def test_a_young_previous_value_is_served_and_recomputed_in_the_background(stale_for_30s):
+    started, _ = stale_for_30s
+    compute = counter()
+    assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute, stale=True) == 1
+    page_cache.runs_added(["1-1-SMP"])
+    assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute, stale=True) == 1
+    assert len(started) == 1
+    started[0].join()
+    assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute, stale=True) == 2
+    assert len(started) == 1, "the value stored by the background is current"
+
+
+def test_a_very_young_one_is_served_without_recomputing_and_an_old_one_is_computed(
+    stale_for_30s,
+):
+    started, age = stale_for_30s
+    compute = counter()
+    assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute, stale=True) == 1
+    page_cache.runs_added(["1-1-SMP"])
+    age["seconds"] = 2.0  # under a third of 30 s: recomputed a little later, not now
+    assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute, stale=True) == 1
+    assert not started
+    age["seconds"] = 31.0  # too old to serve: the request computes it
+    assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute, stale=True) == 2
+    assert not started
+
+
+def test_stale_serving_is_only_where_asked_and_never_after_runs_removed(stale_for_30s):
+    started, _ = stale_for_30s
+    compute = counter()
+    assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute, stale=True) == 1
+    page_cache.runs_added(["1-1-SMP"])
+    assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute) == 2  # not asked
+    page_cache.data_changed()
+    assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute, stale=True) == 3
+    assert not started
+
+
+def test_a_computation_never_reads_a_stale_copy(stale_for_30s):
+    """A value computed from a stale copy would be stored as current: inside a computation
+    every read is current."""
+    started, _ = stale_for_30s
+    inner = counter()
+    assert page_cache.cached_in_scope("t:inner", "1-1-SMP", inner, stale=True) == 1
+    page_cache.runs_added(["1-1-SMP"])
+
+    def outer() -> int:
+        return 10 * page_cache.cached_in_scope("t:inner", "1-1-SMP", inner, stale=True)
+
+    assert page_cache.cached_in_scope("t:outer", "1-1-SMP", outer, stale=True) == 20
+    assert not started

@@ -73,8 +73,39 @@ def test_a_warm_series_reads_no_results_even_after_an_upload_elsewhere(
     first = client.get(url).content
     with django_capture_on_commit_callbacks(execute=True):
         ingest_on_hardware(tmp_path, "P9")  # another scope
-    with django_assert_num_queries(2):  # the setup and the metric, never the series
+    with django_assert_num_queries(0):  # not even the setup and the metric
         assert client.get(url).content == first
+
+
+OTHER_SETUP_SAME_SCOPE = NEW_RUN.replace("rooms = 10", "rooms = 77")
+
+
+def test_a_warm_series_page_reads_nothing_after_an_upload_to_another_setup_of_its_scope(
+    client, series, tmp_path, django_assert_num_queries, django_capture_on_commit_callbacks
+):
+    """Cached per setup, not per scope: the scope's other setups' uploads leave it current
+    (only the scope's setup picker, with its run counts, is read again)."""
+    setup, metric = series
+    query = f"setup={setup.pk}&metric={metric.pk}"
+    with django_capture_on_commit_callbacks(execute=True):  # the other setup exists before
+        ingest(make_bundle(tmp_path / "other.tar.gz", {"manifest.toml": OTHER_SETUP_SAME_SCOPE}))
+    urls = [f"/api/series/?{query}", f"/kernels/figure/?{query}"]
+    first = [client.get(url).content for url in urls]
+    client.get(f"/kernels/?{query}")
+    newer = OTHER_SETUP_SAME_SCOPE.replace('kernel = "2.6.0"', 'kernel = "2.6.1"')
+    with django_capture_on_commit_callbacks(execute=True):
+        ingest(make_bundle(tmp_path / "newer.tar.gz", {"manifest.toml": newer}))
+    other = Setup.objects.get(params={"rooms": 77, "messages": 1000})
+    assert (other.workload_id, other.hardware_id, other.mode) == (
+        setup.workload_id,
+        setup.hardware_id,
+        setup.mode,
+    )
+    with django_assert_num_queries(0):
+        assert [client.get(url).content for url in urls] == first
+    with django_assert_num_queries(1):  # the scope's setups with their run counts
+        html = client.get(f"/kernels/?{query}").content.decode()
+    assert f'value="{other.pk}"' in html and "(2 runs)" in html
 
 
 def test_the_page_fetches_its_figure_instead_of_embedding_it(client, series):

@@ -1,0 +1,42 @@
+"""dashboards/api_throttle.py: the series API's throttle refuses what DRF's anonymous and
+per-user throttles refuse, with their two counters in one read and one write."""
+
+from __future__ import annotations
+
+import pytest
+from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
+
+from perfdb.models import Metric, Setup
+from tests.dashboards.data import load
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def series_url(tmp_path):
+    load(tmp_path)
+    setup = Setup.objects.order_by("id").first()
+    metric = Metric.objects.filter(results__setup_id=setup.pk).first()
+    return f"/api/series/?setup={setup.pk}&metric={metric.pk}"
+
+
+@pytest.mark.parametrize("throttle", [AnonRateThrottle, UserRateThrottle])
+def test_anonymous_series_reads_are_throttled_by_either_rate(
+    client, monkeypatch, series_url, throttle
+):
+    monkeypatch.setattr(throttle, "rate", "5/min", raising=False)
+    responses = [client.get(series_url) for _ in range(7)]
+    assert [r.status_code for r in responses] == [200] * 5 + [429, 429]
+    assert 0 < int(responses[-1]["Retry-After"]) <= 60
+    other = client.get(series_url, REMOTE_ADDR="10.0.0.9")  # counted per address
+    assert other.status_code == 200
+
+
+def test_a_signed_in_user_is_counted_by_the_user_rate_only(client, monkeypatch, series_url):
+    from django.contrib.auth.models import User
+
+    monkeypatch.setattr(AnonRateThrottle, "rate", "2/min", raising=False)
+    monkeypatch.setattr(UserRateThrottle, "rate", "4/min", raising=False)
+    client.force_login(User.objects.create_user("reader", password="pw-reader-1"))
+    codes = [client.get(series_url).status_code for _ in range(5)]
+    assert codes == [200] * 4 + [429]
