@@ -37,6 +37,7 @@ from ingest.bundle_store import bundle_path
 from ingest.field_lengths import check_lengths
 from ingest.manifest import Manifest, ManifestError, parse_manifest
 from ingest.parsers import ParseError, ParseResult, get_parser
+from ingest.parsers.base import collector_paused
 from ingest.plan import PlanError, PlannedRun, file_key, plan_runs
 from ingest.writer import BundleDataError, WriteOutcome, bundle_write
 from perfdb.alerting import queue as alerting_queue
@@ -261,7 +262,8 @@ def bundle_parse(
     for done, (key, (path, parser, options, who)) in enumerate(wanted.items(), start=1):
         text = _decode(bundle.files[path], path, warnings)
         try:
-            result = get_parser(parser)(text, options)
+            with collector_paused():
+                result = get_parser(parser)(text, options)
         except ParseError as exc:
             where = f"line {exc.line}: " if exc.line else ""
             problems.append(f"{who}: file {path!r} ({parser}): {where}{exc.message}")

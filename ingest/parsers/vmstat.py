@@ -69,6 +69,12 @@ def _is_group_header(line: str) -> bool:
     return line.lstrip().startswith("procs")
 
 
+# A data row: its line, the header it was read under, one value per header column, and its
+# timestamp. A tuple, not a dict per row: a 1M-sample file has 62,500 rows.
+Row = tuple[int, tuple[str, ...], tuple[float, ...], str | None]
+Rows = list[Row]
+
+
 class _Reader:
     """Walks the lines once, keeping the current header; rows before any header wait for it."""
 
@@ -76,12 +82,12 @@ class _Reader:
         self.columns: tuple[str, ...] | None = None
         self.timestamp = False
         self.pending: list[tuple[int, list[str]]] = []
-        self.rows: list[tuple[int, dict[str, float], str | None]] = []
+        self.rows: Rows = []
         self.warnings: list[str] = []
         # Blocks: a header after prose or a blank line starts another vmstat run (a mail
         # pasting "vmstat (2.4.20aa1)" then "vmstat (2.4.20rmap)"); a header repeated right
         # under the rows (vmstat reprints it) does not.
-        self.blocks: list[tuple[int, list[tuple[int, dict[str, float], str | None]]]] = []
+        self.blocks: list[tuple[int, Rows]] = []
         self.start = 0
         self.gap = False
         self.short_rows: list[int] = []
@@ -161,13 +167,13 @@ class _Reader:
             joined = "".join(tokens)
             plain = joined.isdigit() and joined.isascii()
         if plain:
-            values = dict(zip(self.columns, map(float, tokens), strict=True))  # plain counts
+            values = tuple(map(float, tokens))  # plain counts
         else:
-            values = {
-                column: parse_number(token, line=number, what=f"vmstat {column}")
+            values = tuple(
+                parse_number(token, line=number, what=f"vmstat {column}")
                 for column, token in zip(self.columns, tokens, strict=True)
-            }
-        self.rows.append((number, values, stamp))
+            )
+        self.rows.append((number, self.columns, values, stamp))
 
 
 def _means(
@@ -187,16 +193,13 @@ def _means(
     )
 
 
-Rows = list[tuple[int, dict[str, float], str | None]]
-
-
 def _columns(rows: Rows, flag_first: bool) -> tuple[tuple[SeriesColumn, ...], tuple[Sample, ...]]:
     """A SeriesColumn per column present in every row; a column that only some rows have
     (the header changed mid-file) is kept as single Samples with their row numbers."""
-    stamps = tuple(stamp or "" for _, _, stamp in rows)
+    stamps = tuple(stamp or "" for _, _, _, stamp in rows)
     same = _same_columns(rows)
     if same is not None:  # the usual file: one header, every row complete
-        table = zip(*(tuple(values.values()) for _, values, _ in rows), strict=True)
+        table = zip(*(values for _, _, values, _ in rows), strict=True)
         return tuple(
             SeriesColumn(
                 "vmstat",
@@ -207,13 +210,14 @@ def _columns(rows: Rows, flag_first: bool) -> tuple[tuple[SeriesColumn, ...], tu
             )
             for name, column in zip(same, table, strict=True)
         ), ()
+    by_name = [dict(zip(columns, values, strict=True)) for _, columns, values, _ in rows]
     names: list[str] = []
-    for _, values, _ in rows:
+    for values in by_name:
         names.extend(c for c in values if c not in names)
     out = []
     partial: list[Sample] = []
     for name in names:
-        cells = [values.get(name) for _, values, _ in rows]
+        cells = [values.get(name) for values in by_name]
         if any(cell is None for cell in cells):
             partial.extend(
                 Sample("vmstat", name, i, v, flag_first and i == 0, stamps[i] or None)
@@ -237,8 +241,8 @@ def _same_columns(rows: Rows) -> tuple[str, ...] | None:
     """The columns, when every row has the same ones in the same order; else None."""
     if not rows:
         return None
-    first = tuple(rows[0][1])
-    return first if all(tuple(values) == first for _, values, _ in rows) else None
+    first = rows[0][1]
+    return first if all(columns is first or columns == first for _, columns, _, _ in rows) else None
 
 
 def _record(start: int, rows: Rows, flag_first: bool, warnings: list[str]) -> Record:

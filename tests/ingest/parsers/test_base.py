@@ -1,0 +1,34 @@
+"""ingest/parsers/base.py: the cycle collector is paused while a parser runs, and always
+comes back as it was."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from ingest.parsers import ParseError
+from ingest.parsers.base import collector_paused
+
+
+def test_the_collector_is_off_inside_and_back_on_after():
+    assert gc.isenabled()
+    with collector_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+
+
+def test_a_parse_error_still_turns_the_collector_back_on():
+    with pytest.raises(ParseError), collector_paused():
+        raise ParseError("bad line", 3)
+    assert gc.isenabled()
+
+
+def test_a_collector_already_off_is_left_off():
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
