@@ -1,5 +1,6 @@
 """The series page and its data, single requests (issue 18): warm, and the first request after
-an upload to the series' scope (its scope version moved: everything of the series recomputed).
+an upload to the series' setup (its setup's and scope's versions moved: everything of the
+series recomputed).
 
     export DATABASE_URL=postgres://postgres@127.0.0.1:5432/perfdb_speed10m
     REDIS_URL=redis://127.0.0.1:6379/10 python bench/series_speed.py --series 10 --repeat 20
@@ -75,7 +76,8 @@ def measure(client, series, repeat: int) -> list[list[str]]:
         scope = f"{setup.workload_id}-{setup.hardware_id}-{setup.mode}"
         for kind, pattern in kinds.items():
             url = pattern.format(s=setup_id, m=metric_id)
-            runs_added([scope])  # as an upload to the scope: the first request recomputes
+            # as an upload of a run of this setup: the first request recomputes
+            runs_added([scope], [setup_id])
             cold, cold_cpu, size = _get(client, url)
             warm = [_get(client, url) for _ in range(repeat)]
             walls, cpus = [w for w, _, _ in warm], [c for _, c, _ in warm]

@@ -23,11 +23,11 @@ from typing import Any
 from _common import django_setup, result_count, table
 
 
-def _upload_then_warm(scope: str) -> None:
+def _upload_then_warm(scope: str, setup_id: int) -> None:
     from dashboards.warm import pages_after_upload
     from perfdb.cache import runs_added
 
-    runs_added([scope])
+    runs_added([scope], [setup_id])
     pages_after_upload([scope])
 
 
@@ -74,9 +74,10 @@ def main() -> None:
     }
     cases = (
         ("warm", lambda: None),
-        ("upload to another scope", lambda: runs_added([elsewhere])),
-        ("upload to its own scope", lambda: runs_added([own])),
-        ("same, after the warm-up task", lambda: _upload_then_warm(own)),
+        ("upload to another scope", lambda: runs_added([elsewhere], [other.pk])),
+        # a run of the series' own setup (the worst case for the series page and JSON)
+        ("upload to its own scope", lambda: runs_added([own], [setup.pk])),
+        ("same, after the warm-up task", lambda: _upload_then_warm(own, setup.pk)),
         ("everything stale", data_changed),
     )
 

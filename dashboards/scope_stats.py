@@ -82,8 +82,8 @@ def busiest_setup_id() -> int | None:
 
 def busiest_setup_cached() -> int | None:
     """``busiest_setup_id()`` once per data version (warmed after each upload,
-    dashboards/warm.py)."""
-    return cached("dashboards:busiest-setup", busiest_setup_id)
+    dashboards/warm.py; served stale meanwhile under gunicorn, perfdb/cache.py)."""
+    return cached("dashboards:busiest-setup", busiest_setup_id, stale=True)
 
 
 @dataclass(frozen=True)
@@ -122,8 +122,8 @@ Overview = tuple[list[WorkloadCount], list[HardwareCount], list[LatestRun]]
 
 def overview_cached() -> Overview:
     """``overview()`` once per data version: the home page's, warmed after each upload
-    (dashboards/warm.py)."""
-    return cached("home:overview", overview)
+    (dashboards/warm.py; served stale meanwhile under gunicorn, perfdb/cache.py)."""
+    return cached("home:overview", overview, stale=True)
 
 
 def overview() -> Overview:

@@ -40,3 +40,17 @@ def test_a_signed_in_user_is_counted_by_the_user_rate_only(client, monkeypatch, 
     client.force_login(User.objects.create_user("reader", password="pw-reader-1"))
     codes = [client.get(series_url).status_code for _ in range(5)]
     assert codes == [200] * 4 + [429]
+
+
+def test_the_window_slides_request_by_request(client, monkeypatch, series_url):
+    """Each request leaves the window ``duration`` seconds after it was made (to the
+    second), as in DRF's sliding window: not all at once at the start of a new minute."""
+    clock = {"now": 1000.0}
+    monkeypatch.setattr(AnonRateThrottle, "rate", "2/min", raising=False)
+    monkeypatch.setattr(AnonRateThrottle, "timer", lambda self: clock["now"])
+    monkeypatch.setattr(UserRateThrottle, "timer", lambda self: clock["now"])
+    codes = {}
+    for at in (0, 30, 59, 61, 62, 91):
+        clock["now"] = 1000.0 + at
+        codes[at] = client.get(series_url).status_code
+    assert codes == {0: 200, 30: 200, 59: 429, 61: 200, 62: 429, 91: 200}
