@@ -14,6 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as scipy_stats
 
+from perfdb import scan_filter
+
 
 def mean(values: Sequence[float]) -> float:
     if not values:
@@ -142,30 +144,8 @@ class ScanRule:
     baseline_window: int = 30  # kernels of the current segment used as its baseline
 
 
-class _Prefix:
-    """Running sums over kernels that are not outliers: any range in O(1)."""
-
-    def __init__(self) -> None:
-        self.sums, self.vars, self.counts = [0.0], [0.0], [0]
-
-    def push(self, level: float, variance: float, keep: bool) -> None:
-        self.sums.append(self.sums[-1] + (level if keep else 0.0))
-        self.vars.append(self.vars[-1] + (variance if keep else 0.0))
-        self.counts.append(self.counts[-1] + keep)
-
-    def drop_last(self) -> None:
-        self.sums[-1], self.vars[-1], self.counts[-1] = (
-            self.sums[-2],
-            self.vars[-2],
-            self.counts[-2],
-        )
-
-    def range(self, lo: int, hi: int) -> tuple[float, float, int]:
-        return (
-            self.sums[hi] - self.sums[lo],
-            self.vars[hi] - self.vars[lo],
-            self.counts[hi] - self.counts[lo],
-        )
+_Prefix = scan_filter.Prefix
+_VECTOR_FROM = 200  # kernels: below this numpy costs more than it saves
 
 
 def _candidate(
@@ -246,13 +226,28 @@ def step_scan(levels: Sequence[float], variances: Sequence[float], rule: ScanRul
     noise, plus a chi-square check that the kernels after j agree). The strongest passing j
     wins. With one kernel after it the step is *pending*; the next kernel confirms it (the
     two agree) or clears it (it is back: the kernel becomes an outlier, out of every
-    baseline). A confirmed step starts a new segment.
+    baseline). A confirmed step starts a new segment. In a long series the kernels at which no
+    start can pass are found a block at a time with numpy (``scan_filter.might_pass``) and
+    only pushed onto the running sums: the same answer, bit for bit, at a fraction of the cost.
     """
     n = len(levels)
     outlier = [False] * n
     prefix = _Prefix()
     start, steps, pending = 0, [], None
-    for t in range(n):
+    arrays = (
+        (np.asarray(levels, float), np.asarray(variances, float)) if n >= _VECTOR_FROM else None
+    )
+    t, block = 0, None  # block: (end, kernels to test) while nothing has happened since
+    while t < n:
+        if pending is None and arrays is not None:
+            if block is None or t >= block[0]:
+                block = scan_filter.might_pass(*arrays, outlier, prefix, t, start, rule)
+            upto = next((i for i in block[1] if i >= t), block[0])
+            if upto > t:  # no start j can pass at these kernels: only push them
+                prefix.push_many(levels[t:upto], variances[t:upto])
+                t = upto
+                continue
+        happened = pending is not None
         if pending is not None and _cleared(levels[t], pending):
             outlier[t - 1] = True
             prefix.drop_last()
@@ -264,6 +259,8 @@ def step_scan(levels: Sequence[float], variances: Sequence[float], rule: ScanRul
         elif best is not None:
             pending = best
         prefix.push(levels[t], variances[t], True)
+        block = None if happened or best is not None else block
+        t += 1
     return Scan(tuple(steps), pending, frozenset(i for i in range(n) if outlier[i]))
 
 

@@ -106,3 +106,17 @@ def test_step_scan_is_identical_to_the_reference(seed):
         found_steps += len(fast.steps)
         found_outliers += len(fast.outliers)
     assert found_steps > 50 and found_outliers > 5  # the comparison exercised both paths
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_long_series_skipped_in_numpy_blocks_is_identical_to_the_reference(seed):
+    # >= 200 kernels: the quiet stretches are found with numpy (perfdb/scan_filter.py) and
+    # only the kernels where a start might pass are tested one by one
+    rng = random.Random(100 + seed)
+    for _ in range(6):
+        levels, variances = _series(rng)
+        while len(levels) < 200:
+            more, more_var = _series(rng)
+            levels, variances = levels + more, variances + more_var
+        rule = _rule(rng)
+        assert stats.step_scan(levels, variances, rule) == reference_scan(levels, variances, rule)
