@@ -109,10 +109,14 @@ def _scope_choice_of(setup: Mapping[str, Any], index: ScopeIndex | None = None) 
 
 
 def _scope_setups(choice: ScopeChoice | None) -> SetupScope | None:
-    """The chosen scope with its setups (one query for ~100 setups at lab scale)."""
+    """The chosen scope with its setups (one query for ~100 setups at lab scale), cached
+    per scope version like its charts (and as far behind the uploads as they may be)."""
     if choice is None:
         return None
-    return SetupScope(choice.key, choice.label, tuple(cq.setup_choices(scope=choice.ids)))
+    setups = cached_in_scope(
+        "scope-setups", choice.key, lambda: cq.setup_choices(scope=choice.ids), stale=True
+    )
+    return SetupScope(choice.key, choice.label, tuple(setups))
 
 
 # --- scaling ------------------------------------------------------------------------------
@@ -188,7 +192,10 @@ def _scaling_selection(q: Mapping[str, Any], scope: SetupScope) -> ScalingSelect
     param = choice_param(q, "param", params, params[0])
     groups = scope.held_fixed(param)
     rest = choice_param(q, "rest", tuple(groups), next(iter(groups)))
-    metrics = cq.metric_choices(setup_ids=groups[rest])
+    ids = groups[rest]
+    metrics = cached_in_scope(
+        f"scope-metrics:{ids}", scope.key, lambda: cq.metric_choices(setup_ids=ids), stale=True
+    )
     metric, note = metric_param(q, metrics)
     return ScalingSelection(params, param, groups, rest, metrics, metric, note)
 
