@@ -7,7 +7,9 @@ window: at 300 requests/s from one address a one-minute window is 18,000 floats,
 sent twice a request. Here the same rates (``DEFAULT_THROTTLE_RATES``: ``anon``, ``user``) and
 the same keys count requests per second of the window (at most 60 numbers for a rate per
 minute): a client is refused when the requests of the last ``duration`` seconds reach the
-rate, as by DRF's pair, with times taken to the whole second.
+rate, as by DRF's pair, with times taken to the whole second. The counts are kept under keys
+of their own (DRF's views keep a list of times under theirs): the views with this throttle
+are counted apart from the rest of the API, at the same rates.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 
 from rest_framework.throttling import AnonRateThrottle, BaseThrottle, UserRateThrottle
 
+PREFIX = "per-second:"
 Counts = tuple[tuple[int, int], ...]  # (second, requests in it), newest first
 
 
@@ -26,7 +29,7 @@ class AnonAndUserRateThrottle(BaseThrottle):
 
     def allow_request(self, request, view) -> bool:
         throttles = [(t, t.get_cache_key(request, view)) for t in self._pair()]
-        counted = [(t, key) for t, key in throttles if t.rate is not None and key is not None]
+        counted = [(t, f"{PREFIX}{key}") for t, key in throttles if t.rate and key is not None]
         if not counted:
             return True
         cache = counted[0][0].cache

@@ -54,3 +54,10 @@ def test_the_window_slides_request_by_request(client, monkeypatch, series_url):
         clock["now"] = 1000.0 + at
         codes[at] = client.get(series_url).status_code
     assert codes == {0: 200, 30: 200, 59: 429, 61: 200, 62: 429, 91: 200}
+
+
+def test_the_rest_of_the_api_keeps_its_own_counts(client, series_url):
+    """DRF's throttles of the other views read their own keys (a list of times each)."""
+    for _ in range(3):
+        assert client.get(series_url).status_code == 200
+        assert client.get("/api/runs/").status_code == 200
