@@ -19,6 +19,7 @@ from scipy import stats as scipy_stats
 from perfdb import stats
 
 BETTER_CHOICES = ("higher", "lower", "none")
+NOISE_TRIM_MAX = 3  # largest kernel-to-kernel moves left out at most: one step and one spike
 
 
 @dataclass(frozen=True)
@@ -135,15 +136,18 @@ def within_run_pct(groups: Sequence[Sequence[float]]) -> tuple[float | None, int
     return math.sqrt(median), len(votes)
 
 
-def level_noise_pct(levels: Sequence[float], trim: float = 0.2) -> tuple[float | None, int]:
+def level_noise_pct(
+    levels: Sequence[float], trim: float = 0.2, max_trimmed: int = NOISE_TRIM_MAX
+) -> tuple[float | None, int]:
     """Relative sd (%) of one kernel's level, from neighbour-to-neighbour moves, and #moves.
 
-    Without a step x[i+1] - x[i] has sd sqrt(2) sigma. The largest ``trim`` of the |moves| is
-    left out (rounded up: a step is one move, a spike two) and the rest's mean square is
-    scaled back to a normal's by the second moment of a normal truncated where the kept share
-    ends (``_truncated_square``: 0.4377 for a fifth left out, 0.598 for one of nine): far more
-    efficient than the median |move|, and a bimodal series (runs in one of two modes, many
-    large moves) still reads as noisy.
+    Without a step x[i+1] - x[i] has sd sqrt(2) sigma. The largest ``trim`` of the |moves|,
+    but at most ``max_trimmed`` (a step is one move, a spike two), is left out and the rest's
+    mean square scaled back to a normal's by the second moment of a normal truncated where
+    the kept share ends (``_truncated_square``: 0.598 for one of nine left out): far more
+    efficient than the median |move|. The cap keeps a bimodal series noisy: its many large
+    moves (runs switching mode) are its noise, and leaving a fifth of them out read a long
+    bimodal series as quiet and its second-mode runs as steps (peer suite, docs/detector.md).
     """
     moves = sorted(abs(b - a) for a, b in zip(levels, levels[1:], strict=False))
     if not moves:
@@ -151,10 +155,21 @@ def level_noise_pct(levels: Sequence[float], trim: float = 0.2) -> tuple[float |
     centre = sorted(abs(v) for v in levels)[len(levels) // 2]
     if centre == 0:
         return None, 0
-    kept = moves[: max(1, math.ceil((1 - trim) * len(moves)))] if len(moves) >= 3 else moves
+    keep = max(1, math.ceil((1 - trim) * len(moves)), len(moves) - max_trimmed)
+    kept = moves[:keep] if len(moves) >= 3 else moves
     factor = _truncated_square(len(kept) / len(moves))
     sigma = math.sqrt(math.fsum(m * m for m in kept) / len(kept) / factor / 2)
     return sigma / centre * 100.0, len(moves)
+
+
+def _step_free_noise_pct(levels: Sequence[float]) -> float | None:
+    """The level noise (%) read as if the largest move were a step: left out, the rest not
+    rescaled (they are all noise then). What a short series' noise is, if it has a step."""
+    moves = sorted(abs(b - a) for a, b in zip(levels, levels[1:], strict=False))[:-1]
+    centre = sorted(abs(v) for v in levels)[len(levels) // 2]
+    if len(moves) < 2 or centre == 0:
+        return None
+    return math.sqrt(math.fsum(m * m for m in moves) / len(moves) / 2) / abs(centre) * 100.0
 
 
 @lru_cache(maxsize=1024)
@@ -233,7 +248,13 @@ def series_noise(
         # Shrunk toward the workload/metric's typical noise, but never below what the series
         # shows: a series noisier than typical (bimodal, a flaky machine) keeps its own noise.
         weight = settings.prior_weight
-        if level <= settings.prior_noise_pct * _tolerance(settings, dof):
+        # Consistent with the prior? Read as if the largest move were a step: a step must not
+        # make a short series look noisier than typical (its own move, and the rescaling of
+        # the kept moves as if the left-out one were noise, inflate a 10-kernel series' sd by
+        # ~30 %); a bimodal series, whose many large moves are its noise, still does.
+        step_free = _step_free_noise_pct(levels)
+        consistent = level if step_free is None else min(level, step_free)
+        if consistent <= settings.prior_noise_pct * _tolerance(settings, dof):
             level = math.sqrt(
                 (moves * level**2 + weight * settings.prior_noise_pct**2) / (moves + weight)
             )

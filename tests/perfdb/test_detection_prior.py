@@ -1,5 +1,6 @@
-"""The workload/metric prior (Threshold.typical_noise_pct) may widen a series' noise, never
-narrow it: a series noisier than typical (bimodal, a flaky machine) keeps its own."""
+"""The workload/metric prior (Threshold.typical_noise_pct, or pooled from other setups): a
+series consistent with it is pooled with it; one clearly noisier (bimodal, a flaky machine)
+keeps its own noise. And the level noise estimate itself (trimmed moves)."""
 
 from __future__ import annotations
 
@@ -59,3 +60,32 @@ def test_the_trimmed_noise_estimate_of_a_short_series_is_not_inflated_by_the_tri
         variances = [level_noise_pct(levels(2.0, n=n, seed=s))[0] ** 2 for s in range(400)]
         mean = sum(variances) / len(variances)
         assert 4.0 <= mean <= 4.0 * 1.2
+
+
+def test_a_step_does_not_make_a_short_series_look_noisier_than_its_prior():
+    # 10 kernels of 1 % noise with a 5 % step, prior 1 %: the step's own move (left out) and
+    # the rescaling of the other moves as if it were noise read the series as ~1.6 %, beyond
+    # what 6 dof allow (x 1.44); read as a step it is ~1.2 %: consistent, pooled, the prior's
+    # dof gained (before, about one such series in five lost the prior)
+    rng = random.Random(6)
+    series = [100 * (1 + rng.gauss(0, 0.01)) - (5.0 if i >= 5 else 0.0) for i in range(10)]
+    own = series_noise([[v] for v in series], series, Settings())
+    pooled = series_noise([[v] for v in series], series, Settings(prior_noise_pct=1.0))
+    assert own is not None and pooled is not None
+    assert own.between_pct > 1.44
+    assert pooled.dof > own.dof and pooled.between_pct < own.between_pct
+
+
+def test_a_long_bimodal_series_keeps_its_mode_switches_as_noise():
+    # runs in a second mode (+4 %, one in five): the switches are the series' noise. At most
+    # three moves (a step and a spike) are left out, not a fifth of them: the estimate stays
+    # near the mixture's sd and no switch reads as a step
+    rng = random.Random(0)
+    bimodal = [
+        100.0 * (1 + rng.gauss(0, 0.01) + (0.04 if rng.random() < 0.2 else 0.0)) for _ in range(80)
+    ]
+    capped = level_noise_pct(bimodal)[0]
+    a_fifth_left_out = level_noise_pct(bimodal, max_trimmed=80)[0]
+    assert capped is not None and a_fifth_left_out is not None
+    assert capped > a_fifth_left_out
+    assert 1.5 < capped < 2.5  # the mixture's sd: sqrt(1 + 0.16 x 16) = 1.9 %
