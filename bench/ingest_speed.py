@@ -204,10 +204,10 @@ def broker_warm() -> None:
 
 def raw_copy(rows: list[tuple]) -> None:
     """COPY the rows into perfdb_sample and commit: float arrays as array text, formatted
-    here, as the writer sends them (ingest.writer.float_array)."""
+    here, as the writer sends them (ingest.copy_rows.float_array)."""
     from django.db import connection, transaction
 
-    from ingest.writer import float_array
+    from ingest.copy_rows import float_array
 
     with transaction.atomic(), connection.cursor() as cursor:
         columns = (

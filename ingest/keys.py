@@ -102,6 +102,13 @@ def hardware_resolve(manifest: Manifest, runs: list[RunSpec]) -> dict[str, Hardw
     return stored
 
 
+def kernels_stored(versions: Iterable[str]) -> dict[str, Kernel]:
+    """The stored rows of these kernels, read in one query: ``kernel_get``'s cache, so it
+    creates only the new ones."""
+    texts = {parse_kernel(version).text for version in versions}
+    return {kernel.version: kernel for kernel in Kernel.objects.filter(version__in=texts)}
+
+
 def kernel_get(version: str, cache: dict[str, Kernel]) -> Kernel:
     text = parse_kernel(version).text
     if text not in cache:

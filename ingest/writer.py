@@ -10,17 +10,19 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from django.db import connection
 
+from ingest.copy_rows import SAMPLE_COLUMNS, copy_rows, sample_row
 from ingest.evidence import evidence_write
 from ingest.keys import (
     BundleDataError,
     MetricCache,
     hardware_resolve,
     kernel_get,
+    kernels_stored,
     patch_set_get,
     run_label,
     setup_get,
@@ -28,9 +30,11 @@ from ingest.keys import (
 from ingest.manifest import Manifest, RunSpec
 from ingest.parsers.base import Record
 from ingest.plan import FilePart, PlannedRun
+from perfdb.cache import runs_added_batch
 from perfdb.kernels import parse_kernel
 from perfdb.models import (
     Curve,
+    Hardware,
     Histogram,
     Kernel,
     Metric,
@@ -40,8 +44,9 @@ from perfdb.models import (
     Setup,
     Trial,
     Upload,
+    params_digest,
 )
-from perfdb.timeseries import PREVIEW_POINTS, Column, columns_from_samples
+from perfdb.timeseries import Column, columns_from_samples
 
 
 @dataclass
@@ -182,64 +187,6 @@ def _record_rows(
         )
 
 
-def copy_rows(table: str, columns: Iterable[str], rows: Iterable[tuple]) -> None:
-    """Bulk-load rows with COPY inside the caller's transaction; no rows, no round trip."""
-    rows = iter(rows)
-    first = next(rows, None)
-    if first is None:
-        return
-    with connection.cursor() as cursor:
-        raw = cursor.cursor  # the psycopg 3 cursor under Django's wrapper
-        cols = ", ".join(f'"{c}"' for c in columns)
-        with raw.copy(f"COPY {table} ({cols}) FROM STDIN") as copy:
-            copy.write_row(first)
-            for row in rows:
-                copy.write_row(row)
-
-
-SAMPLE_COLUMNS = (
-    "run_id",
-    "trial",
-    "source",
-    "column",
-    "values",
-    "indexes",
-    "first_is_since_boot",
-    "timestamps",
-    "preview",
-    "preview_timestamps",
-    "preview_stride",
-)
-
-
-def float_array(values: Sequence[float]) -> str:
-    """A float8[] as PostgreSQL's array text, for COPY.
-
-    psycopg's list dumper runs a quoting regex over every element's text (0.6 s of CPU per
-    million samples, more than the COPY itself); a float's repr is the shortest text that
-    reads back as the same double, and needs no quoting (``nan`` and ``inf`` included).
-    """
-    return "{" + ",".join(map(float.__repr__, map(float, values))) + "}"
-
-
-def sample_row(run_id: int, c: Column) -> tuple:
-    """One perfdb_sample row for COPY, in SAMPLE_COLUMNS order, with its chart preview."""
-    preview, preview_stamps, k = c.preview(PREVIEW_POINTS)
-    return (
-        run_id,
-        c.trial,
-        c.source,
-        c.column,
-        float_array(c.values),
-        c.indexes,
-        c.first_is_since_boot,
-        c.timestamps,
-        float_array(preview),
-        preview_stamps,
-        k,
-    )
-
-
 def run_write(
     *,
     planned: PlannedRun,
@@ -319,17 +266,61 @@ def bundle_write(
     """Write every run of the bundle. Must run inside one transaction (the caller's)."""
     if not connection.in_atomic_block:
         raise RuntimeError("bundle_write must run inside transaction.atomic()")
-    outcome = WriteOutcome()
     hardware = hardware_resolve(manifest, [p.spec for p in plan])
-    metrics = _metric_cache(manifest, plan)
-    kernels: dict[str, Kernel] = {}
-    patch_sets: dict[tuple[str, ...], PatchSet] = {}
+    keys = _BundleKeys(hardware, kernels_stored(p.spec.kernel for p in plan))
+    # Cached page data: the runs move their scopes' and setups' versions once, at commit
+    # (perfdb/cache.py), so only what this bundle wrote to is computed again.
+    with runs_added_batch():
+        outcome, created_by_index, setup_ids = _runs_write(
+            plan, files, upload, keys, _metric_cache(manifest, plan)
+        )
+    _link_baselines([p.spec for p in plan], created_by_index)
+    evidence_write(  # reference builds and [[claim]]s (ingest/evidence.py)
+        manifest=manifest,
+        specs=[p.spec for p in plan],
+        hardware=hardware,
+        run_ids=created_by_index,
+        upload=upload,
+        setup_ids=setup_ids,
+    )
+    return outcome
+
+
+@dataclass
+class _BundleKeys:
+    """The bundle's stored keys, each looked up or created once per bundle (a 1,000-run
+    bundle of one setup asked for it 1,000 times)."""
+
+    hardware: Mapping[str, Hardware]
+    kernels: dict[str, Kernel]
+    patch_sets: dict[tuple[str, ...], PatchSet] = field(default_factory=dict)
+    setups: dict[tuple[object, ...], Setup] = field(default_factory=dict)
+
+    def setup(self, spec: RunSpec) -> Setup:
+        digest = params_digest(dict(spec.params))
+        key = (spec.workload, spec.workload_version, spec.hardware, spec.mode, digest)
+        if key not in self.setups:
+            self.setups[key] = setup_get(spec, self.hardware[spec.hardware])
+        return self.setups[key]
+
+
+def _runs_write(
+    plan: list[PlannedRun],
+    files: Mapping[str, bytes],
+    upload: Upload | None,
+    keys: _BundleKeys,
+    metrics: MetricCache,
+) -> tuple[WriteOutcome, dict[int, int], set[int]]:
+    """Each planned run stored, unless an identical one is (stored before, or earlier in
+    this bundle); the outcome, run id by manifest index, and the setups written to."""
+    outcome = WriteOutcome()
     by_series: dict[int, set[int]] = defaultdict(set)
     created_by_index: dict[int, int] = {}
-    for planned in plan:
+    fingerprints = [run_fingerprint(p.spec, files) for p in plan]
+    known = dict(Run.objects.filter(fingerprint__in=fingerprints).values_list("fingerprint", "pk"))
+    for planned, fingerprint in zip(plan, fingerprints, strict=True):
         spec = planned.spec
-        fingerprint = run_fingerprint(spec, files)
-        existing = Run.objects.filter(fingerprint=fingerprint).values_list("pk", flat=True).first()
+        existing = known.get(fingerprint)
         if existing is not None:
             outcome.existing.append(existing)
             created_by_index[spec.index] = existing
@@ -338,34 +329,24 @@ def bundle_write(
             )
             continue
         rows = run_rows(planned, metrics)
-        setup = setup_get(spec, hardware[spec.hardware])
+        setup = keys.setup(spec)
         run = run_write(
             planned=planned,
             rows=rows,
             setup=setup,
-            kernel=kernel_get(spec.kernel, kernels),
-            patch_set=patch_set_get(tuple(spec.patches), patch_sets),
+            kernel=kernel_get(spec.kernel, keys.kernels),
+            patch_set=patch_set_get(tuple(spec.patches), keys.patch_sets),
             upload=upload,
             files=files,
             fingerprint=fingerprint,
         )
+        known[fingerprint] = run.pk
         outcome.created.append(run.pk)
         created_by_index[spec.index] = run.pk
         for metric, _ in rows.results.values():
             by_series[setup.pk].add(metric.pk)
-    _link_baselines([p.spec for p in plan], created_by_index)
     outcome.touched_series = {(s, m) for s, ms in by_series.items() for m in ms}
-    evidence_write(  # reference builds and [[claim]]s (ingest/evidence.py)
-        manifest=manifest,
-        specs=[p.spec for p in plan],
-        hardware=hardware,
-        run_ids=created_by_index,
-        upload=upload,
-        setup_ids=set(by_series),
-    )
-    # Cached page data: each Run created above bumped its scope's version on commit
-    # (perfdb/cache.py), so only the scopes this bundle wrote to are computed again.
-    return outcome
+    return outcome, created_by_index, set(by_series)
 
 
 def _metric_cache(manifest: Manifest, plan: list[PlannedRun]) -> MetricCache:

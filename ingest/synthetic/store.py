@@ -1,4 +1,4 @@
-"""Store and remove the synthetic history, with PostgreSQL COPY through ``ingest.writer``.
+"""Store and remove the synthetic history, with PostgreSQL COPY through ``ingest.copy_rows``.
 
 COPY because the ORM would take hours at 10 million rows. Everything stored is marked: runs
 have ``synthetic = True``; workloads, hardware and patches are named ``synthetic-…``.
@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from django.db import connection, transaction
 from django.db.models import ManyToManyRel, Q
 
+from ingest.copy_rows import SAMPLE_COLUMNS, copy_rows, sample_row
 from ingest.keys import kernel_get, patch_set_get
 from ingest.synthetic.catalogue import (
     BENCH_KERNELS,
@@ -31,7 +32,6 @@ from ingest.synthetic.generator import (
     runs_of_setup,
     setups_of_unit,
 )
-from ingest.writer import SAMPLE_COLUMNS, copy_rows, sample_row
 from perfdb.cache import data_changed_on_commit
 from perfdb.models import (
     Alert,

@@ -53,7 +53,7 @@ def test_short_series_are_charted_whole(tmp_path, django_assert_num_queries):
 
 
 def test_long_series_are_thinned_for_the_chart(tmp_path, monkeypatch):
-    monkeypatch.setattr("ingest.writer.PREVIEW_POINTS", 10)  # as if the log were huge
+    monkeypatch.setattr("ingest.copy_rows.PREVIEW_POINTS", 10)  # as if the log were huge
     run_id = ingest_vmstat(tmp_path, 50)
     cs = Sample.objects.get(run_id=run_id, column="cs")
     assert len(cs.values) == 50  # the data itself is kept whole

@@ -1,4 +1,4 @@
-"""The writer sends float arrays to COPY as PostgreSQL array text (ingest.writer.float_array):
+"""The writer sends float arrays to COPY as PostgreSQL array text (ingest.copy_rows.float_array):
 every double must read back as the same double."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import random
 import pytest
 from django.db import connection
 
-from ingest.writer import float_array
+from ingest.copy_rows import float_array
 
 pytestmark = pytest.mark.django_db
 
