@@ -105,14 +105,18 @@ def stock_by_kernel(points: Sequence[Point]) -> list[KernelRuns]:
         if not point.patches:
             groups.setdefault(kernel_of(point), []).append(point)
     ordered = sorted(groups.items(), key=lambda item: parsed_kernel(item[0])[1])
-    return [
-        KernelRuns(
-            kernel=kernel,
-            run_ids=tuple(sorted(p.run_id for p in runs)),
-            values=tuple(v for p in sorted(runs, key=lambda p: p.run_id) for v in p.values),
-        )
-        for kernel, runs in ordered
-    ]
+    return [_kernel_runs(kernel, runs) for kernel, runs in ordered]
+
+
+def _kernel_runs(kernel: str, runs: list[Point]) -> KernelRuns:
+    if len(runs) == 1:  # most kernels: one run, nothing to sort
+        return KernelRuns(kernel, (runs[0].run_id,), tuple(runs[0].values))
+    runs = sorted(runs, key=lambda p: p.run_id)
+    return KernelRuns(
+        kernel=kernel,
+        run_ids=tuple(p.run_id for p in runs),
+        values=tuple(v for p in runs for v in p.values),
+    )
 
 
 @dataclass(frozen=True)
@@ -129,7 +133,7 @@ def analyse(points: tuple[Point, ...], settings: Settings) -> Series | None:
     Cached: the service calls ``detect`` and ``change_points`` on the same points.
     """
     kernels = stock_by_kernel(points)
-    levels = [k.level for k in kernels]
+    levels = [math.fsum(k.values) / len(k.values) for k in kernels]  # = k.level, inlined
     if len(kernels) < settings.min_kernels or any(level == 0 for level in levels):
         return None
     noise = policy.series_noise([p.values for p in points], levels, settings)
@@ -137,12 +141,7 @@ def analyse(points: tuple[Point, ...], settings: Settings) -> Series | None:
         return None
     centre = sorted(abs(v) for v in levels)[len(levels) // 2]
     resolution = settings.resolution or policy.resolution_of(v for p in points for v in p.values)
-    variances = []
-    for k in kernels:
-        within = (noise.within_pct or 0.0) ** 2 / len(k.values)
-        sd = math.sqrt(noise.between_pct**2 / len(k.run_ids) + within) / 100 * centre
-        floor = (resolution or 0.0) / 2 / math.sqrt(len(k.values))
-        variances.append(max(sd, floor, 1e-9 * centre) ** 2)
+    variances = _variances(kernels, noise, centre, resolution)
     per_kernel = settings.series_alpha / max(len(kernels), settings.budget_kernels)
     fixed = policy.usable_threshold_pct(settings.threshold_pct)
     rule = stats.ScanRule(
@@ -157,6 +156,24 @@ def analyse(points: tuple[Point, ...], settings: Settings) -> Series | None:
         baseline_window=settings.baseline_window,
     )
     return Series(tuple(kernels), noise, stats.step_scan(levels, variances, rule))
+
+
+def _variances(
+    kernels: Sequence[KernelRuns], noise: policy.Noise, centre: float, resolution: float | None
+) -> list[float]:
+    """Each kernel's level variance: run-to-run over its runs plus within-run over its trials,
+    at least half the resolution; one computation per (runs, trials) shape."""
+    by_shape: dict[tuple[int, int], float] = {}
+    variances = []
+    for k in kernels:
+        shape = (len(k.run_ids), len(k.values))
+        if shape not in by_shape:
+            within = (noise.within_pct or 0.0) ** 2 / len(k.values)
+            sd = math.sqrt(noise.between_pct**2 / len(k.run_ids) + within) / 100 * centre
+            floor = (resolution or 0.0) / 2 / math.sqrt(len(k.values))
+            by_shape[shape] = max(sd, floor, 1e-9 * centre) ** 2
+        variances.append(by_shape[shape])
+    return variances
 
 
 def series_changes(series: Series, better: str, new_kernels: set[str]) -> list[Change]:
