@@ -48,7 +48,7 @@ from pathlib import Path
 from _common import django_setup, ms, p50, p95, result_count, table
 from load_bundles import multipart, nightly_bundle
 from load_pages import page_pool
-from load_servers import free_port, server_env, start_servers, stop, wait_until_up
+from load_servers import cpu_now, free_port, server_env, start_servers, stop, wait_until_up
 
 # Goals (issue 18): page p95, first request after an upload, upload-to-done p95.
 GOAL_PAGE_P95 = 0.5
@@ -83,6 +83,7 @@ class Stats:
         self.upload_done: list[float] = []
         self.upload_post: list[float] = []
         self.polls = 0
+        self.cpu: dict[str, float] = {}  # CPU seconds over the run (load_servers.cpu_now)
 
     def error(self, text: str) -> None:
         with self.lock:
@@ -238,9 +239,11 @@ def database_ready() -> int:
     return units
 
 
-def drive(args, base, pool, token, units, stats: Stats) -> tuple[float, float, float]:
+def drive(args, base, pool, token, units, stats: Stats, procs) -> tuple[float, float, float]:
     """Warm the pool, run the users and uploaders, wait for the uploads still queued.
     Returns (warm-up, elapsed, drained) seconds."""
+    from django.db import connection
+
     from perfdb.models import Upload
 
     warm = time.time()
@@ -248,6 +251,8 @@ def drive(args, base, pool, token, units, stats: Stats) -> tuple[float, float, f
         for url in urls:
             fetch(base, url, Stats(), kind)
     warm = time.time() - warm
+    database = connection.settings_dict["NAME"]
+    cpu_start = cpu_now(procs, database)
     start = time.time()
     until = start + args.seconds
     threads = [
@@ -264,6 +269,7 @@ def drive(args, base, pool, token, units, stats: Stats) -> tuple[float, float, f
     for thread in threads:
         thread.join()
     elapsed = time.time() - start
+    stats.cpu = {k: v - cpu_start[k] for k, v in cpu_now(procs, database).items()}
     deadline = time.time() + args.drain
     pending = Upload.objects.filter(pk__in=stats.upload_ids).exclude(status__in=("done", "failed"))
     while pending.exists() and time.time() < deadline:
@@ -288,7 +294,7 @@ def main() -> None:
         procs = start_servers(server_env(port, tmp, args), tmp, args.celery)
         try:
             wait_until_up(base)
-            warm, elapsed, drained = drive(args, base, pool, token, units, stats)
+            warm, elapsed, drained = drive(args, base, pool, token, units, stats, procs)
         except Exception:
             for log in sorted(tmp.glob("proc*.log")):
                 print(f"\n--- {log.name} (tail) ---\n{log.read_text()[-3000:]}")
@@ -303,6 +309,21 @@ def main() -> None:
     if stats.errors or lost:
         for name, text in logs.items():
             print(f"\n--- {name} (tail) ---\n{text}")
+
+
+def _report_cpu(stats: Stats, pages: list[float]) -> None:
+    """CPU per request of the servers over the run: what the machine's other load does not
+    inflate (wall times on a shared machine are mostly waiting for a core)."""
+    requests = len(pages) + len(stats.first_after) + len(stats.upload_post) + stats.polls
+    cpu = stats.cpu
+    print(
+        f"CPU over the run: web {cpu['web']:.1f} s = {cpu['web'] / max(requests, 1) * 1000:.1f}"
+        f" ms per HTTP request ({requests}: pages, first-after, upload POSTs, status polls); "
+        f"this database's PostgreSQL backends {cpu['postgres']:.1f} s = "
+        f"{cpu['postgres'] / max(requests, 1) * 1000:.1f} ms per request; Celery "
+        f"{cpu['celery']:.1f} s = {cpu['celery'] / max(len(stats.upload_post), 1):.2f} s "
+        f"per upload"
+    )
 
 
 def report(args, stats: Stats, elapsed, drained, warm, lost, units) -> None:
@@ -356,6 +377,7 @@ def report(args, stats: Stats, elapsed, drained, warm, lost, units) -> None:
         f"{first / GOAL_FIRST_AFTER_UPLOAD:.2f}x the 300 ms goal; upload-to-done p95 "
         f"{done:.1f} s = {done / GOAL_UPLOAD_DONE_P95:.2f}x the 30 s goal"
     )
+    _report_cpu(stats, everything)
     print(
         f"errors: {len(stats.errors)}; uploads accepted {len(stats.upload_ids)}, done "
         f"{len(stats.upload_ids) - lost}, lost {lost}; status polls {stats.polls}"

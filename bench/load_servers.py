@@ -105,3 +105,50 @@ def wait_until_up(base: str, limit: float = 240) -> None:
 
 
 # --- what the users open ----------------------------------------------------------------
+
+
+def _cpu_of_tree(root: int) -> float:
+    """CPU seconds (user + system) of a process and its descendants alive now, from /proc."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    children: dict[int, list[int]] = {}
+    cpu: dict[int, float] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(entry.name))
+        cpu[int(entry.name)] = (int(fields[11]) + int(fields[12])) / ticks
+    total, todo = 0.0, [root]
+    while todo:
+        pid = todo.pop()
+        total += cpu.get(pid, 0.0)
+        todo += children.get(pid, [])
+    return total
+
+
+def _cpu_of_database(name: str) -> float:
+    """CPU seconds of the PostgreSQL backends connected to database ``name`` now."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and f" {name} " in (entry / "cmdline").read_text():
+                fields = (entry / "stat").read_text().rpartition(")")[2].split()
+                total += (int(fields[11]) + int(fields[12])) / ticks
+        except OSError:
+            continue
+    return total
+
+
+def cpu_now(procs: list[subprocess.Popen], database: str) -> dict[str, float]:
+    """CPU seconds so far of the web server (gunicorn and its workers), the Celery workers
+    and this database's PostgreSQL backends: their difference over a run, divided by the
+    requests served, is a cost per request that the machine's other load does not inflate."""
+    return {
+        "web": _cpu_of_tree(procs[0].pid),
+        "celery": sum(_cpu_of_tree(p.pid) for p in procs[1:]),
+        "postgres": _cpu_of_database(database),
+    }
