@@ -70,10 +70,22 @@ def usable(points: Sequence[Point]) -> list[Point]:
     """NaN and infinite trials dropped; a run with no trial left is no observation."""
     cleaned = []
     for point in points:
+        if _plain_finite(point.values):  # the usual case, checked in C: nothing to drop
+            cleaned.append(point)
+            continue
         values = policy.finite(point.values)
         if values:
             cleaned.append(point if values == point.values else with_values(point, values))
     return cleaned
+
+
+def _plain_finite(values: tuple[float, ...]) -> bool:
+    """Every trial a finite float (what ``policy.finite`` would keep unchanged)."""
+    return (
+        type(values) is tuple
+        and set(map(type, values)) == {float}
+        and all(map(math.isfinite, values))
+    )
 
 
 def with_values(point: Point, values: tuple[float, ...]) -> Point:
