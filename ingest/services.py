@@ -35,11 +35,12 @@ from ingest import queue
 from ingest.bundle import Bundle, BundleError, read_bundle
 from ingest.bundle_store import bundle_path
 from ingest.field_lengths import check_lengths
+from ingest.keys import BundleDataError
 from ingest.manifest import Manifest, ManifestError, parse_manifest
 from ingest.parsers import ParseError, ParseResult, get_parser
 from ingest.parsers.base import collector_paused
 from ingest.plan import PlanError, PlannedRun, file_key, plan_runs
-from ingest.writer import BundleDataError, WriteOutcome, bundle_write
+from ingest.writer import WriteOutcome, bundle_write
 from perfdb.alerting import queue as alerting_queue
 from perfdb.faults import pause_point
 from perfdb.kernels import KernelVersionError

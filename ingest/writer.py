@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from django.db import connection
@@ -18,7 +17,6 @@ from django.db import connection
 from ingest.copy_rows import SAMPLE_COLUMNS, copy_rows, sample_row
 from ingest.evidence import evidence_write
 from ingest.keys import (
-    BundleDataError,
     MetricCache,
     hardware_resolve,
     kernel_get,
@@ -28,16 +26,15 @@ from ingest.keys import (
     setup_get,
 )
 from ingest.manifest import Manifest, RunSpec
-from ingest.parsers.base import Record
-from ingest.plan import FilePart, PlannedRun
-from perfdb.cache import runs_added_batch
+from ingest.plan import PlannedRun
+from ingest.run_rows import RunRows, run_rows
+from perfdb.cache import runs_added_on_commit, scope_key
 from perfdb.kernels import parse_kernel
 from perfdb.models import (
     Curve,
     Hardware,
     Histogram,
     Kernel,
-    Metric,
     PatchSet,
     RawFile,
     Run,
@@ -46,7 +43,7 @@ from perfdb.models import (
     Upload,
     params_digest,
 )
-from perfdb.timeseries import Column, columns_from_samples
+from perfdb.timeseries import columns_from_samples
 
 
 @dataclass
@@ -87,175 +84,6 @@ def run_fingerprint(spec: RunSpec, files: Mapping[str, bytes]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-@dataclass
-class RunRows:
-    """The rows of one run, gathered before any is written."""
-
-    results: dict[tuple[int, int], tuple[Metric, float]] = field(default_factory=dict)
-    samples: list[tuple] = field(default_factory=list)
-    columns: list[Column] = field(default_factory=list)
-    profile: list[tuple] = field(default_factory=list)
-    histograms: list[Histogram] = field(default_factory=list)
-    curves: list[Curve] = field(default_factory=list)
-    trials: set[int] = field(default_factory=set)
-
-
-def run_rows(planned: PlannedRun, metrics: MetricCache) -> RunRows:
-    spec = planned.spec
-    rows = RunRows()
-    where = run_label(spec)
-
-    def add_result(metric: Metric, trial: int, value: float, origin: str) -> None:
-        key = (metric.pk, trial)
-        if key in rows.results and rows.results[key][1] != value:
-            raise BundleDataError(
-                f"{where}: {origin} gives {metric.name} = {value} for trial {trial}, "
-                f"but another source gave {rows.results[key][1]}"
-            )
-        rows.results[key] = (metric, value)
-        if trial:
-            rows.trials.add(trial)
-
-    for name, values in spec.metrics.items():
-        metric = metrics.direct(name, where)
-        if len(values) == 1:
-            add_result(metric, 0, values[0], "metrics")
-        else:
-            for trial, value in enumerate(values, start=1):
-                add_result(metric, trial, value, "metrics")
-
-    for part in planned.parts:
-        for trial, record in part.trials:
-            _record_rows(rows, metrics, part, trial, record, add_result)
-            if trial:
-                rows.trials.add(trial)
-    return rows
-
-
-def _record_rows(
-    rows: RunRows,
-    metrics: MetricCache,
-    part: FilePart,
-    trial: int,
-    record: Record,
-    add_result: Callable[[Metric, int, float, str], None],
-) -> None:
-    """Gather one record's values as rows of ``trial`` (0 = the run's only value)."""
-    path, source = part.file.path, part.file.parser
-    for m in record.measurements:
-        metric = metrics.get(m.metric, m.unit, m.better, f"file {path!r}", m.resolution)
-        add_result(metric, trial, m.value, f"file {path!r}")
-    for p in record.profile:
-        rows.profile.append((trial, source, p.function, p.ticks, p.load, p.share_pct))
-    for c in record.columns:
-        rows.columns.append(
-            Column(
-                trial=trial,
-                source=c.source,
-                column=c.column,
-                values=list(c.values),
-                indexes=None,
-                first_is_since_boot=c.first_is_since_boot,
-                timestamps=list(c.timestamps),
-            )
-        )
-    for sample in record.samples:
-        rows.samples.append(
-            (
-                trial,
-                sample.source,
-                sample.column,
-                sample.index,
-                sample.value,
-                sample.since_boot,
-                sample.timestamp or "",
-            )
-        )
-    for h in record.histograms:
-        rows.histograms.append(
-            Histogram(trial=trial, name=h.name, x_label=h.x_label, bins=list(h.bins))
-        )
-    for curve in record.curves:
-        rows.curves.append(
-            Curve(
-                trial=trial,
-                name=curve.name,
-                x_label=curve.x_label,
-                y_label=curve.y_label,
-                points=list(curve.points),
-            )
-        )
-
-
-def run_write(
-    *,
-    planned: PlannedRun,
-    rows: RunRows,
-    setup: Setup,
-    kernel: Kernel,
-    patch_set: PatchSet,
-    upload: Upload | None,
-    files: Mapping[str, bytes],
-    fingerprint: str,
-) -> Run:
-    spec = planned.spec
-    run = Run.objects.create(
-        setup=setup,
-        kernel=kernel,
-        patch_set=patch_set,
-        upload=upload,
-        label=spec.label,
-        notes=spec.notes,
-        discard_first_trial=spec.discard_first_trial,
-        fingerprint=fingerprint,
-    )
-    first = min(rows.trials) if rows.trials else None
-    discarded_trial = first if spec.discard_first_trial and len(rows.trials) > 1 else None
-    Trial.objects.bulk_create(
-        Trial(run=run, number=n, discarded=(n == discarded_trial)) for n in sorted(rows.trials)
-    )
-    copy_rows(
-        "perfdb_result",
-        ["run_id", "setup_id", "metric_id", "trial", "discarded", "value"],
-        (
-            (run.pk, setup.pk, metric.pk, trial, trial == discarded_trial, value)
-            for (_, trial), (metric, value) in rows.results.items()
-        ),
-    )
-    copy_rows(
-        "perfdb_profileentry",
-        ["run_id", "trial", "source", "function", "ticks", "load", "share_pct"],
-        ((run.pk, *row) for row in rows.profile),
-    )
-    copy_rows(
-        "perfdb_sample",
-        SAMPLE_COLUMNS,
-        (sample_row(run.pk, c) for c in rows.columns + columns_from_samples(rows.samples)),
-    )
-    for item in rows.histograms + rows.curves:
-        item.run = run
-    Histogram.objects.bulk_create(rows.histograms)
-    Curve.objects.bulk_create(rows.curves)
-    _raw_files_write(run, planned, files)
-    return run
-
-
-def _raw_files_write(run: Run, planned: PlannedRun, files: Mapping[str, bytes]) -> None:
-    """The raw files the run was read from, downloadable from its page."""
-    RawFile.objects.bulk_create(
-        RawFile(
-            run=run,
-            path=part.file.path,
-            parser=part.file.parser,
-            trial=part.file.trial or 0,
-            content=files[part.file.path],
-            sha256=hashlib.sha256(files[part.file.path]).hexdigest(),
-            warnings=list(part.warnings),
-        )
-        for part in planned.parts
-    )
-
-
 def bundle_write(
     *,
     manifest: Manifest,
@@ -268,12 +96,9 @@ def bundle_write(
         raise RuntimeError("bundle_write must run inside transaction.atomic()")
     hardware = hardware_resolve(manifest, [p.spec for p in plan])
     keys = _BundleKeys(hardware, kernels_stored(p.spec.kernel for p in plan))
-    # Cached page data: the runs move their scopes' and setups' versions once, at commit
-    # (perfdb/cache.py), so only what this bundle wrote to is computed again.
-    with runs_added_batch():
-        outcome, created_by_index, setup_ids = _runs_write(
-            plan, files, upload, keys, _metric_cache(manifest, plan)
-        )
+    outcome, created_by_index, setup_ids = _runs_write(
+        plan, files, upload, keys, _metric_cache(manifest, plan)
+    )
     _link_baselines([p.spec for p in plan], created_by_index)
     evidence_write(  # reference builds and [[claim]]s (ingest/evidence.py)
         manifest=manifest,
@@ -304,6 +129,15 @@ class _BundleKeys:
         return self.setups[key]
 
 
+@dataclass
+class _NewRun:
+    """A run of the bundle to store: its row (unsaved until ``runs_insert``) and its rows."""
+
+    planned: PlannedRun
+    rows: RunRows
+    run: Run
+
+
 def _runs_write(
     plan: list[PlannedRun],
     files: Mapping[str, bytes],
@@ -314,39 +148,112 @@ def _runs_write(
     """Each planned run stored, unless an identical one is (stored before, or earlier in
     this bundle); the outcome, run id by manifest index, and the setups written to."""
     outcome = WriteOutcome()
-    by_series: dict[int, set[int]] = defaultdict(set)
-    created_by_index: dict[int, int] = {}
     fingerprints = [run_fingerprint(p.spec, files) for p in plan]
-    known = dict(Run.objects.filter(fingerprint__in=fingerprints).values_list("fingerprint", "pk"))
+    stored = dict(Run.objects.filter(fingerprint__in=fingerprints).values_list("fingerprint", "pk"))
+    new: dict[str, _NewRun] = {}
+    repeated: list[tuple[PlannedRun, str]] = []
     for planned, fingerprint in zip(plan, fingerprints, strict=True):
-        spec = planned.spec
-        existing = known.get(fingerprint)
-        if existing is not None:
-            outcome.existing.append(existing)
-            created_by_index[spec.index] = existing
-            outcome.warnings.append(
-                f"{run_label(spec)} is identical to run {existing}, already stored; not added"
-            )
+        if fingerprint in stored or fingerprint in new:
+            repeated.append((planned, fingerprint))
             continue
-        rows = run_rows(planned, metrics)
-        setup = keys.setup(spec)
-        run = run_write(
-            planned=planned,
-            rows=rows,
-            setup=setup,
+        spec = planned.spec
+        run = Run(
+            setup=keys.setup(spec),
             kernel=kernel_get(spec.kernel, keys.kernels),
             patch_set=patch_set_get(tuple(spec.patches), keys.patch_sets),
             upload=upload,
-            files=files,
+            label=spec.label,
+            notes=spec.notes,
+            discard_first_trial=spec.discard_first_trial,
             fingerprint=fingerprint,
         )
-        known[fingerprint] = run.pk
-        outcome.created.append(run.pk)
-        created_by_index[spec.index] = run.pk
-        for metric, _ in rows.results.values():
-            by_series[setup.pk].add(metric.pk)
-    outcome.touched_series = {(s, m) for s, ms in by_series.items() for m in ms}
-    return outcome, created_by_index, set(by_series)
+        new[fingerprint] = _NewRun(planned, run_rows(planned, metrics), run)
+    runs_insert(list(new.values()), files)
+    created_by_index = {n.planned.spec.index: n.run.pk for n in new.values()}
+    outcome.created = list(created_by_index.values())
+    for planned, fingerprint in repeated:
+        existing = stored[fingerprint] if fingerprint in stored else new[fingerprint].run.pk
+        outcome.existing.append(existing)
+        created_by_index[planned.spec.index] = existing
+        outcome.warnings.append(
+            f"{run_label(planned.spec)} is identical to run {existing}, already stored; not added"
+        )
+    outcome.touched_series = {
+        (n.run.setup_id, metric.pk) for n in new.values() for metric, _ in n.rows.results.values()
+    }
+    return outcome, created_by_index, {n.run.setup_id for n in new.values()}
+
+
+def runs_insert(new: list[_NewRun], files: Mapping[str, bytes]) -> None:
+    """The new runs and all their rows, a statement per table for the whole bundle (a
+    1,000-run bundle was a few thousand round trips); then their pages' cache moves at commit
+    (bulk inserts send no post_save)."""
+    if not new:
+        return
+    Run.objects.bulk_create([n.run for n in new])  # PostgreSQL returns the ids
+    discarded = {id(n): _discarded_trial(n) for n in new}
+    Trial.objects.bulk_create(
+        Trial(run=n.run, number=k, discarded=(k == discarded[id(n)]))
+        for n in new
+        for k in sorted(n.rows.trials)
+    )
+    copy_rows(
+        "perfdb_result",
+        ["run_id", "setup_id", "metric_id", "trial", "discarded", "value"],
+        (
+            (n.run.pk, n.run.setup_id, metric.pk, trial, trial == discarded[id(n)], value)
+            for n in new
+            for (_, trial), (metric, value) in n.rows.results.items()
+        ),
+    )
+    copy_rows(
+        "perfdb_profileentry",
+        ["run_id", "trial", "source", "function", "ticks", "load", "share_pct"],
+        ((n.run.pk, *row) for n in new for row in n.rows.profile),
+    )
+    copy_rows(
+        "perfdb_sample",
+        SAMPLE_COLUMNS,
+        (
+            sample_row(n.run.pk, c)
+            for n in new
+            for c in n.rows.columns + columns_from_samples(n.rows.samples)
+        ),
+    )
+    _attached_write(new, files)
+    setups = {n.run.setup for n in new}
+    runs_added_on_commit(
+        {scope_key(s.workload_id, s.hardware_id, s.mode) for s in setups}, {s.pk for s in setups}
+    )
+
+
+def _discarded_trial(new: _NewRun) -> int | None:
+    """The warm-up trial left out of statistics: the first, when asked and there are more."""
+    trials = new.rows.trials
+    return min(trials) if new.run.discard_first_trial and len(trials) > 1 else None
+
+
+def _attached_write(new: list[_NewRun], files: Mapping[str, bytes]) -> None:
+    """Histograms, curves and the raw files the runs were read from (downloadable from a
+    run's page)."""
+    for n in new:
+        for item in n.rows.histograms + n.rows.curves:
+            item.run = n.run
+    Histogram.objects.bulk_create(h for n in new for h in n.rows.histograms)
+    Curve.objects.bulk_create(c for n in new for c in n.rows.curves)
+    RawFile.objects.bulk_create(
+        RawFile(
+            run=n.run,
+            path=part.file.path,
+            parser=part.file.parser,
+            trial=part.file.trial or 0,
+            content=files[part.file.path],
+            sha256=hashlib.sha256(files[part.file.path]).hexdigest(),
+            warnings=list(part.warnings),
+        )
+        for n in new
+        for part in n.planned.parts
+    )
 
 
 def _metric_cache(manifest: Manifest, plan: list[PlannedRun]) -> MetricCache:

@@ -41,8 +41,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from celery import current_app
@@ -348,41 +347,17 @@ def runs_added_on_commit(scopes: Iterable[str], setups: Iterable[int] = ()) -> N
     transaction.on_commit(lambda: runs_added(scopes, setups))
 
 
-# Set while a writer adds many runs (``runs_added_batch``): the scopes and setups they went to.
-_batch = threading.local()
-
-
-@contextmanager
-def runs_added_batch() -> Iterator[None]:
-    """Runs created inside this block (in this thread and transaction) move their scopes'
-    and setups' versions once, at commit, not once per run: a 1,000-run bundle was 3,000
-    version bumps (and 1,000 warm-up tasks) after its commit."""
-    outer = getattr(_batch, "touched", None)
-    touched: tuple[set[str], set[int]] = (set(), set())
-    _batch.touched = touched
-    try:
-        yield
-    finally:
-        _batch.touched = outer
-    if touched[0]:
-        runs_added_on_commit(*touched)
-
-
 @receiver(post_save, sender="perfdb.Run")
 @receiver(post_delete, sender="perfdb.Run")
 def _run_saved_or_deleted(instance: Any, created: bool = False, **kwargs: object) -> None:
-    """Runs added, edited or deleted through the ORM one by one (the ingest writer creates
-    each run so, the admin, a shell): a new run touches its scope and setup only, an edit or
-    a deletion anything. The COPY writers (synthetic history) call ``data_changed_on_commit``."""
+    """Runs added, edited or deleted through the ORM one by one (the admin, a shell): a new
+    run touches its scope and setup only, an edit or a deletion anything. The bulk writers
+    call ``runs_added_on_commit`` (the ingest writer) or ``data_changed_on_commit`` (the
+    synthetic history) themselves."""
     if created:
         setup = instance.setup  # the writer passed the Setup object: no query
         scope = scope_key(setup.workload_id, setup.hardware_id, setup.mode)
-        batch = getattr(_batch, "touched", None)
-        if batch is not None:
-            batch[0].add(scope)
-            batch[1].add(setup.pk)
-        else:
-            runs_added_on_commit([scope], [setup.pk])
+        runs_added_on_commit([scope], [setup.pk])
     else:
         data_changed_on_commit()
 
