@@ -8,6 +8,7 @@ report) and re-exports ``Point`` and ``Change``; docs/detector.md tells how it w
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -46,10 +47,17 @@ class Change:
 
 # --- kernels, parsed once per kernel string ---
 
+_PLAIN = re.compile(r"(\d{1,2})\.(\d{1,3})\.(\d{1,3})")
+_PLAIN_TAIL = parse_kernel("0.0.0").sort_key[3:]  # no sublevel, final release, no suffix
+
 
 @lru_cache(maxsize=1 << 20)  # a series of 100,000 kernels must not evict its own
 def parsed_kernel(kernel: str) -> tuple[str, tuple[object, ...]]:
     """(the kernel as the series names it, its sort key), parsing the string once."""
+    plain = _PLAIN.fullmatch(kernel) if isinstance(kernel, str) else None
+    if plain:  # "2.6.12", most kernels: what parse_kernel gives, without building a version
+        major, minor, patch = (int(g) for g in plain.groups())
+        return kernel, ((major, minor, patch, *_PLAIN_TAIL), kernel)
     version = parse_kernel(kernel)
     return version.text, (version.sort_key, version.text)  # = kernel_sort_key(kernel)
 

@@ -391,3 +391,29 @@ def expected_baseline(points, run_id):
             p.run_id for p in points if not p.patches and p.kernel.startswith(candidate.kernel)
         )
     return (points[0].run_id,)
+
+
+@pytest.mark.parametrize(
+    "kernel",
+    [
+        "2.6.12",
+        "2.06.012",
+        "4.9.99",
+        "2.4.20-stock",
+        " 2.4.20",
+        "2.4",
+        "2.5.59-mm1",
+        "2.6.0-test11",
+        "2.3.99-pre3",
+        "2.2.12-20",
+        "2.4-distro",
+        "6.6.15.2",
+        "2.4.20-stock-x",
+    ],
+)
+def test_a_kernel_parsed_for_the_series_is_what_parse_kernel_says(kernel):
+    # series.parsed_kernel takes a shortcut for plain "A.B.C" versions: same text, same order
+    from perfdb.kernels import kernel_sort_key, parse_kernel
+    from perfdb.series import parsed_kernel
+
+    assert parsed_kernel(kernel) == (parse_kernel(kernel).text, kernel_sort_key(kernel))
