@@ -23,7 +23,7 @@ from dashboards import chart_queries as cq
 from dashboards import exports, series_data
 from dashboards.chartdata import Baseline
 from dashboards.page_tools import bad_params_are_400, links, run_text
-from dashboards.pages import _scope_choice_of, _scope_index
+from dashboards.pages import _scope_index
 from dashboards.selection import (
     BadParam,
     choice_param,
@@ -33,7 +33,7 @@ from dashboards.selection import (
     scope_param,
     setup_label,
 )
-from perfdb.cache import cached_in_setup
+from perfdb.cache import CATALOG, cached_in_setup, cached_per_scope
 
 
 def _title(metric: Mapping[str, Any]) -> str:
@@ -53,40 +53,66 @@ def kernels(request: HttpRequest) -> HttpResponse:
         _check_baseline(series["values"], baseline_id)  # a 400 here, not in the figure's request
         if fmt:  # a download needs no picker
             return _download(request, fmt, setup, metric)
-    index = _scope_index()
-    scope = _scope_choice_of(setup, index)
+    scope_key = f"{setup['workload_id']}-{setup['hardware_id']}-{setup['mode']}"
+    scope_options, setup_options = _picker_options(scope_key, setup)
     context: dict[str, Any] = {
-        "scopes": index.scopes,
-        "scope": scope,
-        "setups": [
-            {"id": s["id"], "text": f"{setup_label(s)} ({s['run_count']} runs)"}
-            for s in series_data.setup_choices(scope.ids)
-        ],
+        "scope_options": _selected(scope_options, escape(scope_key)),
+        "setup_options": _selected(setup_options, setup["id"]),
         "setup": setup,
     }
     if metric is None:
         return render(request, "dashboards/kernels.html", context)
     selection = {"setup": setup["id"], "metric": metric["id"], "baseline": baseline_id}
     figure_query = links("dashboards-kernels", selection, ())["permalink"].partition("?")[2]
-    options = series["options"]
-    if baseline_id is not None:
-        chosen = f'<option value="{baseline_id}"'
-        options = options.replace(f"{chosen}>", f"{chosen} selected>")
+    options = (
+        series["options"] if baseline_id is None else _selected(series["options"], baseline_id)
+    )
     return render(
         request,
         "dashboards/kernels.html",
         {
             **context,
             **links("dashboards-kernels", selection, ("across-kernels",)),
-            "metrics": series["metrics"],
+            "metric_options": _selected(series["metric_options"], metric["id"]),
             "metric": metric,
             "note": series["note"],
             "baseline_id": baseline_id,
-            "baseline_options": mark_safe(options),  # texts escaped when built; ids are integers
+            "baseline_options": options,
             "figure_src": f"{reverse('dashboards-kernels-figure')}?{figure_query}",
             "n_points": len(series["values"]),
         },
     )
+
+
+def _picker_options(scope_key: str, setup: Mapping[str, Any]) -> tuple[str, str]:
+    """The scope picker's and the setup picker's ``<option>``s, rendered once (the scopes per
+    setups catalogue, the scope's setups with their run counts per scope version) and read
+    in one round trip: the template engine spent most of a warm page's CPU on these loops."""
+    ids = (setup["workload_id"], setup["hardware_id"], setup["mode"])
+
+    def build(keys: list[str]) -> dict[str, str]:
+        out = {}
+        if CATALOG in keys:
+            scopes = _scope_index().scopes
+            out[CATALOG] = "".join(
+                f'<option value="{escape(s.key)}">{escape(s.label)}</option>' for s in scopes
+            )
+        if scope_key in keys:
+            out[scope_key] = "".join(
+                f'<option value="{s["id"]}">'
+                f"{escape(setup_label(s))} ({s['run_count']} runs)</option>"
+                for s in series_data.setup_choices(ids)
+            )
+        return out
+
+    found = cached_per_scope("kernels:picker-options", [CATALOG, scope_key], build)
+    return found[CATALOG], found[scope_key]
+
+
+def _selected(options: str, value: object) -> str:
+    """``options`` (escaped when built) with the one of ``value`` selected."""
+    chosen = f'<option value="{value}"'
+    return mark_safe(options.replace(f"{chosen}>", f"{chosen} selected>", 1))
 
 
 def _series_context_cached(q, setup_id: int) -> dict[str, Any] | None:
@@ -110,7 +136,11 @@ def _series_context(q) -> dict[str, Any] | None:
     if metric is not None:
         values = series_data.values(setup, metric, _title(metric))
         options = _baseline_options(setup, metric)
-    context = {"setup": setup, "metrics": metrics, "metric": metric, "note": note}
+    metric_options = "".join(
+        f'<option value="{m["id"]}">{escape(m["name"])} ({escape(m["unit"])})</option>'
+        for m in metrics
+    )
+    context = {"setup": setup, "metric_options": metric_options, "metric": metric, "note": note}
     return {**context, "values": values, "options": options}
 
 
