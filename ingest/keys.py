@@ -102,11 +102,22 @@ def hardware_resolve(manifest: Manifest, runs: list[RunSpec]) -> dict[str, Hardw
     return stored
 
 
-def kernels_stored(versions: Iterable[str]) -> dict[str, Kernel]:
-    """The stored rows of these kernels, read in one query: ``kernel_get``'s cache, so it
-    creates only the new ones."""
-    texts = {parse_kernel(version).text for version in versions}
-    return {kernel.version: kernel for kernel in Kernel.objects.filter(version__in=texts)}
+def kernels_get(versions: Iterable[str]) -> dict[str, Kernel]:
+    """The kernels of these versions by their text, the missing ones created: one query to
+    read them and one INSERT for the new ones, not four round trips per new kernel (a
+    backfill bundle brings a new kernel with each run). A kernel another upload creates at
+    the same moment is skipped by the INSERT (ON CONFLICT DO NOTHING waits for that upload's
+    commit) and read back."""
+    parsed = {v.text: v for v in map(parse_kernel, set(versions))}
+    found = {k.version: k for k in Kernel.objects.filter(version__in=parsed)}
+    missing = [t for t in parsed if t not in found]
+    if missing:
+        Kernel.objects.bulk_create(
+            [Kernel(version=t, sort_key=list(parsed[t].sort_key)) for t in missing],
+            ignore_conflicts=True,
+        )
+        found.update({k.version: k for k in Kernel.objects.filter(version__in=missing)})
+    return found
 
 
 def kernel_get(version: str, cache: dict[str, Kernel]) -> Kernel:

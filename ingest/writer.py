@@ -20,7 +20,7 @@ from ingest.keys import (
     MetricCache,
     hardware_resolve,
     kernel_get,
-    kernels_stored,
+    kernels_get,
     patch_set_get,
     run_label,
     setup_get,
@@ -95,7 +95,7 @@ def bundle_write(
     if not connection.in_atomic_block:
         raise RuntimeError("bundle_write must run inside transaction.atomic()")
     hardware = hardware_resolve(manifest, [p.spec for p in plan])
-    keys = _BundleKeys(hardware, kernels_stored(p.spec.kernel for p in plan))
+    keys = _BundleKeys(hardware, kernels_get(p.spec.kernel for p in plan))
     outcome, created_by_index, setup_ids = _runs_write(
         plan, files, upload, keys, _metric_cache(manifest, plan)
     )
