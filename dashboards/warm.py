@@ -2,8 +2,8 @@
 
 An upload moves the data version and the versions of the scopes it wrote to
 (``perfdb.cache.runs_added``). What the next visitor of the overview or of the kernels page
-would then compute (the touched scopes' run summaries, the overview's counts and latest
-runs, the busiest setup, the profiled setups) is computed here instead, by the
+would then compute (the touched scopes' run summaries, the overview's counts, latest runs
+and run tables, the busiest setup, the profiled setups) is computed here instead, by the
 ``dashboards.tasks.warm_pages`` task the commit queues (``settings.PAGE_CACHE_WARM``), on
 the ingest workers. A page asking meanwhile is served the previous value, not a second
 computation (``perfdb.cache``: the lock held while computing).
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dashboards import pages, scope_stats
+from dashboards import pages, scope_stats, views
 from dashboards.chart_queries.profiles import profiled_setups
 
 
@@ -28,6 +28,7 @@ def pages_after_upload(scopes: Sequence[str] = ()) -> None:
     entries are cached per scope underneath, so only the upload's scopes are read again;
     entries still current (another warm got there first) cost a cache read."""
     scope_stats.overview_cached()
+    views.home_runs()
     scope_stats.busiest_setup_cached()
     profiled_setups()
     for scope in scopes:
