@@ -234,9 +234,10 @@ def step_scan(levels: Sequence[float], variances: Sequence[float], rule: ScanRul
     outlier = [False] * n
     prefix = _Prefix()
     start, steps, pending = 0, [], None
-    arrays = (
-        (np.asarray(levels, float), np.asarray(variances, float)) if n >= _VECTOR_FROM else None
-    )
+    arrays = None  # numpy pays off from a few hundred kernels; it stands for the exact test
+    finite = all(map(math.isfinite, levels)) and all(map(math.isfinite, variances))
+    if n >= _VECTOR_FROM and finite:  # only where NaN cannot compare unlike in the two
+        arrays = (np.asarray(levels, float), np.asarray(variances, float))
     t, block = 0, None  # block: (end, kernels to test) while nothing has happened since
     while t < n:
         if pending is None and arrays is not None:
