@@ -15,7 +15,7 @@ from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import NotFound, Throttled
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -121,6 +121,14 @@ class SeriesView(APIView):
     renderer_classes = [JSONRenderer, PointsCSVRenderer]
     throttle_classes = [AnonAndUserRateThrottle]  # DRF's two, in two round trips, not four
 
+    def check_throttles(self, request: Request) -> None:
+        """A request with a setup and a metric is counted in ``get`` (with the read of its
+        answer: one round trip); the others here, before their 400."""
+        q = request.query_params
+        if q.get("setup", "").isdigit() and q.get("metric", "").isdigit():
+            return
+        super().check_throttles(request)
+
     @extend_schema(
         summary="One metric of one setup across kernels and patch sets (the /kernels/ chart)",
         parameters=[
@@ -143,18 +151,25 @@ class SeriesView(APIView):
         if metric_id is None:
             raise BadParam("metric", "give a metric id (see /api/metrics/)")
         renderer = request.accepted_renderer
+        kind, key = f"api-{renderer.format}", str(metric_id)
+        # The throttle's counts and the answer in one round trip (DRF throttles in initial())
+        throttle = AnonAndUserRateThrottle()
+        keys = series_data.finished_keys(kind, setup_id, key)
+        allowed, found = throttle.allow_and_read(request, self, keys)
+        if not allowed:
+            raise Throttled(throttle.wait())
 
         def build() -> bytes:
-            setup = Setup.objects.select_related("workload", "hardware").filter(pk=setup_id)
-            found = setup.first()
-            if found is None:
+            setups = Setup.objects.select_related("workload", "hardware").filter(pk=setup_id)
+            setup = setups.first()
+            if setup is None:
                 raise NotFound(f"no setup {setup_id}")
-            body = self._series(found, _metric(q))
+            body = self._series(setup, _metric(q))
             return renderer.render(body, request.accepted_media_type, self.get_renderer_context())
 
         # Finished bytes, cached until runs are added to the setup: a warm request reads
         # neither the setup, nor the metric, nor the series, and renders nothing.
-        body = series_data.finished(f"api-{renderer.format}", setup_id, str(metric_id), build)
+        body = series_data.finished(kind, setup_id, key, build, found)
         content_type = f"{renderer.media_type}; charset=utf-8" if renderer.charset else None
         return HttpResponse(body, content_type=content_type or renderer.media_type)
 

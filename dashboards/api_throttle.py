@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from django.core.cache import cache
 from rest_framework.throttling import AnonRateThrottle, BaseThrottle, UserRateThrottle
 
 PREFIX = "per-second:"
@@ -28,23 +29,27 @@ class AnonAndUserRateThrottle(BaseThrottle):
         self.refused: tuple[Any, Counts, int] | None = None  # throttle, its counts, now
 
     def allow_request(self, request, view) -> bool:
+        return self.allow_and_read(request, view, [])[0]
+
+    def allow_and_read(self, request, view, keys: list[str]) -> tuple[bool, dict[str, Any]]:
+        """Whether the request is allowed (counted if so), and the cache's values of
+        ``keys`` (a view's own, e.g. its answer), read in the same round trip."""
         throttles = [(t, t.get_cache_key(request, view)) for t in self._pair()]
         counted = [(t, f"{PREFIX}{key}") for t, key in throttles if t.rate and key is not None]
         if not counted:
-            return True
-        cache = counted[0][0].cache
-        found = cache.get_many([key for _, key in counted])
+            return True, dict(cache.get_many(keys)) if keys else {}
+        found = counted[0][0].cache.get_many([key for _, key in counted] + keys)
         now = math.floor(counted[0][0].timer())
         kept: dict[int, dict[str, Counts]] = {}
         for throttle, key in counted:
             counts = _within(found.get(key, ()), now - throttle.duration)
             if sum(n for _, n in counts) >= throttle.num_requests:
                 self.refused = (throttle, counts, now)
-                return False
+                return False, found
             kept.setdefault(throttle.duration, {})[key] = _added(counts, now)
         for duration, values in kept.items():
-            cache.set_many(values, duration)
-        return True
+            counted[0][0].cache.set_many(values, duration)
+        return True, found
 
     @staticmethod
     def _pair() -> list[Any]:  # SimpleRateThrottles; their rate fields are untyped

@@ -21,7 +21,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from dashboards import chart_queries as cq
 from dashboards.chartdata import Baseline
 from dashboards.figures import across_kernels_figure
-from perfdb.cache import cached_in_scope, cached_in_setup, scope_key
+from perfdb.cache import cached_in_scope, cached_in_setup, read_ahead, scope_key, setup_entry
 
 
 def setup_scope(setup: Mapping[str, Any]) -> str:
@@ -55,12 +55,24 @@ def values(setup: Mapping[str, Any], metric: Mapping[str, Any], title: str) -> d
     )
 
 
-def finished(kind: str, setup_id: int, key: str, build: Callable[[], bytes]) -> bytes:
+def finished(
+    kind: str,
+    setup_id: int,
+    key: str,
+    build: Callable[[], bytes],
+    found: Mapping[str, Any] | None = None,
+) -> bytes:
     """``build()``'s bytes (a response body), cached per version of the setup. ``key`` must
     name everything else the body depends on (metric, baseline, format). A hit needs
     nothing else: no setup or metric query (``build`` reads them, and raises a 404 or 400
-    for a setup or metric that does not exist, which is then not stored)."""
-    return cached_in_setup(f"series:{kind}:{key}", setup_id, build)
+    for a setup or metric that does not exist, which is then not stored). ``found``: the
+    cache's values of ``finished_keys(...)``, read by the caller with its own."""
+    return cached_in_setup(f"series:{kind}:{key}", setup_id, build, found)
+
+
+def finished_keys(kind: str, setup_id: int, key: str) -> list[str]:
+    """The cache keys ``finished(kind, setup_id, key, ...)`` reads."""
+    return read_ahead(setup_entry(f"series:{kind}:{key}", setup_id))
 
 
 def figure_json(data: cq.KernelSeries, baseline: Baseline | None) -> bytes:

@@ -1,37 +1,27 @@
 """Page data cached in Redis (Django's cache), keyed by data versions.
 
-Everything the dashboards cache is derived from the stored runs (picker choices, run counts,
-the overview's latest runs, charts). Rather than track which key each write touches, every
-write that adds or removes runs moves a version after its commit, and an entry computed
-under an older version is simply not served as current again. A reader takes the versions
-*before* it queries, so a value computed from data older than a commit can only be stored
-with the versions that commit left behind.
+Everything cached is derived from the stored runs. Every write that adds or removes runs
+moves a version after its commit; an entry computed under an older one is not served as
+current again. A reader takes the versions *before* it queries, so a value computed from
+data older than a commit can only be stored with the versions that commit left behind.
+Versions, coarse to fine: the *data* version (``cached``: every write), the *structure*
+version (only ``data_changed``: runs removed or edited, vocabulary edited), one per *scope*
+(workload x hardware x UP/SMP: ``cached_in_scope``, ``cached_per_scope``) and one per
+*setup* (``cached_in_setup``: a series). ``runs_added`` moves the data version and those of
+the scopes and setups the runs went to; every other scope's and setup's entries stay current.
 
-Versions, coarse to fine: the *data* version (``cached``: moved by every write), the
-*structure* version (moved only by ``data_changed``: runs removed or edited, vocabulary
-edited), one per *scope* (workload x hardware x UP/SMP: ``cached_in_scope``,
-``cached_per_scope``) and one per *setup* (``cached_in_setup``: a series is one setup's
-runs). ``runs_added`` moves the data version and the scopes' and setups' versions the
-runs went to: an upload leaves every other scope's and setup's entries current.
+An entry is stored under one key, whatever the versions, with the versions it was computed
+under (its *stamp*) and when: one ``get_many`` reads versions and entries together. An entry
+whose stamp is old but whose structure version is current holds the previous value, served
+while another process computes the entry (it holds a short lock: a burst after an upload
+costs one computation) and, with ``stale=True`` and ``PAGE_CACHE_STALE_SECONDS`` > 0
+(gunicorn sets 30, config/gunicorn.conf.py; 0 elsewhere), when it is younger than that: it
+is recomputed by a background thread, at most once every third of that time (an older one
+is computed by the request). A scope chart read while uploads keep coming is then at most
+that far behind them. Runs removed or edited are never served stale.
 
-Each entry is stored under one key that does not change with the versions, together with
-the versions it was computed under (its *stamp*) and when: one ``get_many`` reads the
-versions and the entries at once, so a warm read is one round trip. An entry whose stamp is
-old but whose structure version is current holds the previous value, which is served:
-
-- while another process computes the entry (it holds a short lock): a burst of requests
-  after an upload costs one computation;
-- with ``stale=True`` and ``PAGE_CACHE_STALE_SECONDS`` > 0 (gunicorn sets 30,
-  config/gunicorn.conf.py; 0 elsewhere): when the previous value is younger than that, it is
-  served and recomputed in a background thread, at most once every third of that time; an
-  older one is computed by the request. A scope chart read while uploads keep coming is at
-  most that far behind them, recomputed a few times a minute instead of after every upload.
-  Runs removed or edited are never served stale.
-
-Every key also carries the code version (settings.CACHE_VERSION, the cache's KEY_PREFIX), so
-a deploy never reads values of an older shape; values are plain data (dicts, tuples, small
-dataclasses of numbers and text), never ORM objects. An edit or deletion of a kernel, patch
-set, workload, hardware, setup or metric moves the structure version like a run's does.
+Every key carries the code version (settings.CACHE_VERSION, the KEY_PREFIX): a deploy never
+reads values of an older shape. Values are plain data, never ORM objects.
 """
 
 from __future__ import annotations
@@ -67,8 +57,7 @@ TIMEOUT_SECONDS = 6 * 60 * 60
 LOCK_SECONDS = 60
 
 T = TypeVar("T")
-# Set while this thread computes entries: what a computation reads is never a stale copy
-# (an entry computed from one would be stored as current).
+# Set while this thread computes: what a computation reads is never stale (it is stored).
 _computing = threading.local()
 # An entry as stored: (stamp: the versions it was computed under, when, the value).
 Stored = tuple[tuple[int, ...], float, Any]
@@ -77,17 +66,14 @@ Compute = Callable[[list[str]], Mapping[str, T]]  # entry names -> their values
 
 
 def _fresh_version() -> int:
-    """A start value no earlier version used: if Redis lost the key, counting again from 1
-    could meet entries cached under an old 1."""
+    """A start no earlier version used (if Redis lost the key, 1 could meet an old 1)."""
     return time.time_ns()
 
 
 def stale_seconds() -> float:
     """How old a previous value may be and still be served while it is recomputed."""
-    configured = getattr(settings, "PAGE_CACHE_STALE_SECONDS", None)
-    return float(
-        os.environ.get("PAGE_CACHE_STALE_SECONDS", 0) if configured is None else configured
-    )
+    given = getattr(settings, "PAGE_CACHE_STALE_SECONDS", None)
+    return float(os.environ.get("PAGE_CACHE_STALE_SECONDS", 0) if given is None else given)
 
 
 def data_version() -> int:
@@ -110,8 +96,7 @@ def data_changed() -> None:
 
 
 def data_changed_on_commit() -> None:
-    """``data_changed`` once the current transaction commits (at once outside one): a reader
-    between the write and the commit must not cache the old data under the new version."""
+    """``data_changed`` at commit: a reader before it must not cache old data as new."""
     transaction.on_commit(data_changed)
 
 
@@ -153,12 +138,14 @@ def cached_entries(
     compute: Callable[[list[str]], Mapping[str, T]],
     timeout: int = TIMEOUT_SECONDS,
     stale: bool = False,
+    found: Mapping[str, Any] | None = None,
 ) -> dict[str, T]:
     """For each entry name, the value ``compute([...names])[name]`` computed under the
     current values of its version keys (``STRUCTURE_KEY`` first), in one round trip when
-    all are current; only the others are computed (in one call)."""
+    all are current (none if ``found`` holds ``read_ahead(wanted)``, read with a caller's
+    own keys); only the others are computed (in one call)."""
     version_keys = list(dict.fromkeys(k for keys in wanted.values() for k in keys))
-    found = cache.get_many(version_keys + [_entry_key(n) for n in wanted])
+    found = cache.get_many(read_ahead(wanted)) if found is None else found
     current = _versions(version_keys, found)
     if current is None:  # the cache is unreachable: nothing is reused
         return dict(compute(list(wanted)))
@@ -298,13 +285,26 @@ def cached_in_scope(
     return cached_per_scope(key, [scope], lambda _: {scope: fn()}, timeout, stale)[scope]
 
 
-def cached_in_setup(key: str, setup_id: int, fn: Callable[[], T]) -> T:
+def read_ahead(wanted: Mapping[str, Sequence[str]]) -> list[str]:
+    """The keys ``cached_entries(wanted, ...)`` reads."""
+    keys = dict.fromkeys(k for version_keys in wanted.values() for k in version_keys)
+    return list(keys) + [_entry_key(n) for n in wanted]
+
+
+def setup_entry(key: str, setup_id: int) -> dict[str, tuple[str, str]]:
+    """``cached_in_setup``'s entry: its name and version keys."""
+    return {_name(key, f"setup:{setup_id}"): (STRUCTURE_KEY, SETUP_VERSION_PREFIX + str(setup_id))}
+
+
+def cached_in_setup(
+    key: str, setup_id: int, fn: Callable[[], T], found: Mapping[str, Any] | None = None
+) -> T:
     """``fn()``, computed once per version of the setup: for a value that reads only that
     setup's runs (a series). ``key`` must name everything else ``fn`` reads. An entry of a
     setup that does not exist is never stored if ``fn`` raises (a 404)."""
-    name = _name(key, f"setup:{setup_id}")
-    wanted = {name: (STRUCTURE_KEY, SETUP_VERSION_PREFIX + str(setup_id))}
-    return cached_entries(wanted, lambda _: {name: fn()})[name]
+    wanted = setup_entry(key, setup_id)
+    (name,) = wanted
+    return cached_entries(wanted, lambda _: {name: fn()}, found=found)[name]
 
 
 def cached_before(key: str, scope: str) -> bool:

@@ -61,3 +61,11 @@ def test_the_rest_of_the_api_keeps_its_own_counts(client, series_url):
     for _ in range(3):
         assert client.get(series_url).status_code == 200
         assert client.get("/api/runs/").status_code == 200
+
+
+def test_a_bad_series_request_is_counted_too(client, monkeypatch, series_url):
+    """Its answer is never cached: counted before its 400, as DRF counts every request."""
+    monkeypatch.setattr(AnonRateThrottle, "rate", "2/min", raising=False)
+    codes = [client.get("/api/series/?setup=abc&metric=1").status_code for _ in range(3)]
+    assert codes == [400, 400, 429]
+    assert client.get(series_url).status_code == 429  # the same counts
