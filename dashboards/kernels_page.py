@@ -64,8 +64,11 @@ def kernels(request: HttpRequest) -> HttpResponse:
         return render(request, "dashboards/kernels.html", context)
     selection = {"setup": setup["id"], "metric": metric["id"], "baseline": baseline_id}
     figure_query = links("dashboards-kernels", selection, ())["permalink"].partition("?")[2]
+    # escaped when built; a plain str here would be escaped again by the template
     options = (
-        series["options"] if baseline_id is None else _selected(series["options"], baseline_id)
+        mark_safe(series["options"])
+        if baseline_id is None
+        else _selected(series["options"], baseline_id)
     )
     return render(
         request,
