@@ -13,15 +13,32 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import accumulate
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from perfdb.stats import ScanRule
-
 MARGIN = 1e-9  # relative slack: rounding differences are ~1e-13 of the values (blocks <= 160)
 BLOCK = 128  # kernels judged per numpy pass: the pass is redone after each step or outlier
+
+
+class Rule(Protocol):
+    """What the filter reads of the scan's rule (``stats.ScanRule``), named here so that this
+    module needs nothing from ``stats``, which imports it."""
+
+    @property
+    def critical(self) -> float: ...
+
+    @property
+    def min_fraction(self) -> float: ...
+
+    @property
+    def min_absolute(self) -> float: ...
+
+    @property
+    def window(self) -> int: ...
+
+    @property
+    def baseline_window(self) -> int: ...
 
 
 class Prefix:
@@ -63,7 +80,7 @@ def might_pass(
     prefix: Prefix,
     t0: int,
     start: int,
-    rule: ScanRule,
+    rule: Rule,
 ) -> tuple[int, list[int]]:
     """(end, kernels t0 <= t < end at which some start j might pass), for a block of kernels
     from t0 on, assuming nothing is pending at t0 and nothing happens before the first of them
