@@ -31,6 +31,19 @@ from perfdb.series import usable as _usable
 DEFAULTS = Settings()
 
 
+class Ordered(tuple[Point, ...]):
+    """A series' usable points in kernel order, as ``ordered`` returns them: ``detect`` and
+    ``change_points`` take it as it is, so a check that calls both cleans and sorts a
+    1,000-run series once."""
+
+
+def ordered(points: Sequence[Point]) -> Ordered:
+    """The points with a finite trial (NaN and infinite trials dropped), in kernel order."""
+    if isinstance(points, Ordered):
+        return points
+    return Ordered(sorted(_usable(points), key=_order))
+
+
 @dataclass(frozen=True)
 class Comparison:
     change_pct: float
@@ -289,11 +302,11 @@ def detect(
     policy.check_better(better)
     if better == "none":
         return []
-    usable = sorted(_usable(points), key=_order)
+    usable = ordered(points)
     series = _analyse(tuple(usable), settings)
     noise: policy.Noise | float | None = series.noise if series else detection_noise_pct(usable)
-    stock_keys = [_key(p) for p in usable if not p.patches]
-    newest = max(stock_keys) if stock_keys else None
+    # in kernel order: the last stock point has the newest kernel
+    newest = next((_key(p) for p in reversed(usable) if not p.patches), None)
     changes, stock_kernels = [], set()
     wanted = None if candidates is None else set(candidates)
     if wanted is not None and series is None and pinned_run_id is None:
@@ -311,8 +324,10 @@ def detect(
             changes.append(change)
     if series is not None and stock_kernels:
         changes += _series_changes(series, better, stock_kernels)
-    order = {p.run_id: _order(p) for p in usable}
-    return sorted(changes, key=lambda c: order[c.candidate_run_id])
+    if len(changes) < 2:
+        return changes
+    position = {p.run_id: at for at, p in enumerate(usable)}  # kernel order: one point a run
+    return sorted(changes, key=lambda c: position[c.candidate_run_id])
 
 
 @dataclass(frozen=True)
@@ -336,7 +351,7 @@ def pair_context(
 ) -> PairContext | None:
     """The detector's view of a comparison whose candidates are runs of this series (None if
     no candidate is in it): the same noise ``detect`` passes to ``policy.judge``."""
-    usable = sorted(_usable(points), key=_order)
+    usable = ordered(points)
     candidates = [p for p in usable if p.run_id in candidate_run_ids]
     if not candidates:
         return None
@@ -367,7 +382,7 @@ def change_points(
     policy.check_better(better)
     if better == "none":
         return []
-    series = _analyse(tuple(sorted(_usable(points), key=_order)), settings)
+    series = _analyse(tuple(ordered(points)), settings)
     if series is None:
         return []
     return _series_changes(series, better, set())

@@ -13,7 +13,7 @@ earlier one wrote, as the per-series queries did.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from django.contrib.postgres.aggregates import ArrayAgg
@@ -82,15 +82,19 @@ def _series_filter(series: Collection[SeriesKey]) -> Q:
 
 def load_points(series: Collection[SeriesKey]) -> dict[SeriesKey, list[detection.Point]]:
     """Each series as detector points, in run-id order: per run, its kept trial values in
-    trial order (warm-ups left out). Two queries for all series: the values grouped per run
-    in the database, and each run's kernel and patch set once (a run is in many series)."""
+    trial order (warm-ups left out). Two queries for all series: each series as two arrays
+    (run ids and values, by run and trial) built by the database, so a 1,000-run series is
+    one row, not 1,000; and each run's kernel and patch set once (a run is in many series)."""
     if not series:
         return {}
     rows = (
         Result.objects.filter(_series_filter(series), discarded=False)
-        .values_list("setup_id", "metric_id", "run_id")
-        .annotate(trials=ArrayAgg("value", order_by="trial"))
-        .order_by("setup_id", "metric_id", "run_id")
+        .values_list("setup_id", "metric_id")
+        .annotate(
+            run_ids=ArrayAgg("run_id", order_by=("run_id", "trial")),
+            values=ArrayAgg("value", order_by=("run_id", "trial")),
+        )
+        .order_by()
     )
     runs = {
         run_id: (kernel, tuple(p for p in patches.split("+") if p))
@@ -99,12 +103,24 @@ def load_points(series: Collection[SeriesKey]) -> dict[SeriesKey, list[detection
         ).values_list("pk", "kernel__version", "patch_set__name")
     }
     points: dict[SeriesKey, list[detection.Point]] = {key: [] for key in series}
-    for setup_id, metric_id, run_id, trials in rows:
-        kernel, patches = runs[run_id]
-        points[(setup_id, metric_id)].append(
-            detection.Point(run_id=run_id, kernel=kernel, patches=patches, values=tuple(trials))
-        )
+    point = detection.Point
+    for setup_id, metric_id, run_ids, values in rows:
+        points[(setup_id, metric_id)] = [
+            point(run_id, *runs[run_id], trials) for run_id, trials in _by_run(run_ids, values)
+        ]
     return points
+
+
+def _by_run(run_ids: list[int], values: list[float]) -> Iterable[tuple[int, tuple[float, ...]]]:
+    """(run, its trials) from the two arrays, ordered by run then trial."""
+    if len(set(run_ids)) == len(run_ids):  # one trial per run, the usual long series
+        return zip(run_ids, [(v,) for v in values], strict=True)
+    grouped, start = [], 0
+    for end in range(1, len(run_ids) + 1):
+        if end == len(run_ids) or run_ids[end] != run_ids[start]:
+            grouped.append((run_ids[start], tuple(values[start:end])))
+            start = end
+    return grouped
 
 
 def load_settings(

@@ -1,0 +1,97 @@
+"""The check's lean paths give what the plain ones give (issue 18, one run onto long series).
+
+``check_data.load_points`` reads each series as two arrays; here it is held against
+``regressions.series_points`` (one row per trial, grouped in Python), the reference kept for
+it. ``detection.ordered`` is cleaned and sorted once for ``detect`` and ``change_points``:
+their answers must not depend on whether the points come ordered or shuffled, and ``detect``
+returns its changes in kernel order. The check pauses the garbage collector and must leave
+it as it found it.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import random
+
+import pytest
+
+from perfdb import detection
+from perfdb.alerting import check_data
+from perfdb.alerting.regressions import regressions_check_upload, series_points
+from perfdb.models import Result
+from perfdb.series import run_order
+from tests.perfdb.alerting.test_check_batch import UPLOADS, ingest, touched
+
+
+@pytest.mark.django_db
+def test_load_points_reads_what_the_per_trial_query_reads(tmp_path):
+    uploads = [ingest(tmp_path, "lean", n, runs) for n, runs in enumerate(UPLOADS)]
+    series = sorted({key for upload in uploads for key in touched(upload)})
+    # a discarded trial and a NaN trial: left out, and kept as it is, by both
+    first = Result.objects.filter(setup_id=series[0][0], metric_id=series[0][1]).order_by("pk")
+    Result.objects.filter(pk=first[0].pk).update(discarded=True)
+    Result.objects.filter(pk=first[5].pk).update(value=math.nan)
+    loaded = check_data.load_points(series)
+    assert len(series) > 2 and set(loaded) == set(series)
+    for setup_id, metric_id in series:
+        expected = series_points(setup_id=setup_id, metric_id=metric_id)
+        got = loaded[(setup_id, metric_id)]
+        assert [(p.run_id, p.kernel, p.patches) for p in got] == [
+            (p.run_id, p.kernel, p.patches) for p in expected
+        ]
+        # the same floats, NaN included (repr: NaN is not equal to itself)
+        assert [repr(p.values) for p in got] == [repr(p.values) for p in expected]
+    assert any(len(p.values) > 1 for p in loaded[series[0]])  # trials grouped per run
+    assert any(p.patches for points in loaded.values() for p in points)
+    assert check_data.load_points([(series[0][0], 10**9)]) == {(series[0][0], 10**9): []}
+
+
+def long_series(seed: int) -> list[detection.Point]:
+    """200 kernels with two steps, patched builds, repeated runs and a NaN trial."""
+    rng = random.Random(seed)
+    points, run_id = [], 0
+    for i in range(200):
+        level = 100.0 * (0.9 if 80 <= i < 150 else 1.0) * (1.1 if i >= 150 else 1.0)
+        builds: list[tuple[str, ...]] = [(), ()] if i % 17 == 0 else [(), ("O(1)",)]
+        for patches in builds if i % 17 == 0 or i % 11 == 0 else [()]:
+            run_id += 1
+            values = tuple(level * rng.gauss(1, 0.01) for _ in range(1 + run_id % 3))
+            points.append(detection.Point(run_id, f"4.{i // 100}.{i % 100}", patches, values))
+    points[7] = detection.Point(points[7].run_id, points[7].kernel, (), (math.nan,))
+    return points
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_detect_answers_the_same_for_ordered_and_shuffled_points(seed):
+    points = long_series(seed)
+    shuffled = points[:]
+    random.Random(seed).shuffle(shuffled)
+    usable = detection.ordered(shuffled)
+    assert detection.ordered(usable) is usable
+    assert len(usable) == len(points) - 1  # the NaN-only run is no observation
+    candidates = {p.run_id for p in points[-30:]} | {points[40].run_id}
+    for given in (points, shuffled, usable):
+        changes = detection.detect(given, better="higher", candidates=candidates)
+        assert changes == detection.detect(points, better="higher", candidates=candidates)
+        assert detection.change_points(given, better="higher") == detection.change_points(
+            points, better="higher"
+        )
+    by_run = {p.run_id: p for p in points}
+    everything = detection.detect(shuffled, better="higher")
+    assert len(everything) >= 2  # both steps
+    assert everything == sorted(everything, key=lambda c: run_order(by_run[c.candidate_run_id]))
+
+
+@pytest.mark.django_db
+def test_the_check_leaves_the_garbage_collector_as_it_found_it(tmp_path):
+    upload = ingest(tmp_path, "gc", 0, UPLOADS[0])
+    assert gc.isenabled()
+    regressions_check_upload(upload_id=upload.pk, series=touched(upload))
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        regressions_check_upload(upload_id=upload.pk, series=touched(upload))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
