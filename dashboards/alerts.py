@@ -22,6 +22,7 @@ from dashboards.attribution_views import for_builds
 from dashboards.chart_queries.profiles import profile_diff_url
 from dashboards.figures import across_kernels_figure, alert_figure
 from dashboards.figures.reference import reference_figure
+from dashboards.page_cache import kept_for_anonymous
 from dashboards.selection import choice_param, ids_param, int_param, text_param
 from perfdb.accounts import AuthenticatedHttpRequest
 from perfdb.alerting import queries
@@ -54,6 +55,7 @@ def baseline_label(alert: Alert) -> str:
     return ", ".join(r.build for r in runs)
 
 
+@kept_for_anonymous("alerts")
 def alert_list(request: HttpRequest) -> HttpResponse:
     filters = _filters(request.GET)  # BadParam: the escaped 400 page (config/middleware.py)
     if request.method == "POST":
@@ -92,6 +94,7 @@ class TriageForm(forms.Form):
     notes = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
 
 
+@kept_for_anonymous("alert")
 def alert_detail(request: HttpRequest, alert_id: int) -> HttpResponse:
     alert = queries.alert_with_history(alert_id=alert_id)
     if alert is None:

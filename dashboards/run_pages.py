@@ -21,6 +21,7 @@ from dashboards.figures import (
     vmstat_figure,
 )
 from dashboards.figures.vmstat import DEFAULT_GROUPS, column_groups
+from dashboards.page_cache import kept_for_anonymous
 from dashboards.page_tools import bad_params_are_400, download, links, run_text
 from dashboards.selection import (
     BadParam,
@@ -118,6 +119,7 @@ def compare_data(base: list[int], new: list[int]) -> tuple[list[CompareLine], di
     return lines, infos
 
 
+@kept_for_anonymous("compare")
 @bad_params_are_400
 def compare(request: HttpRequest) -> HttpResponse:
     q = request.GET

@@ -10,6 +10,7 @@ from django.utils.safestring import mark_safe
 
 from dashboards import chart_queries, scope_stats
 from dashboards.chart_queries.profiles import run_profile_diff_url
+from dashboards.page_cache import kept_for_anonymous
 from perfdb import queries
 from perfdb.accounts import AuthenticatedHttpRequest, token_get, token_rotate
 from perfdb.cache import cached
@@ -58,6 +59,7 @@ def account(request: AuthenticatedHttpRequest) -> HttpResponse:
     return render(request, "dashboards/account.html", {"token": token_get(user=request.user)})
 
 
+@kept_for_anonymous("run")
 def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     run = queries.run_with_keys(run_id=run_id)
     if run is None:

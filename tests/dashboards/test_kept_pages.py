@@ -1,0 +1,81 @@
+"""Compare, run detail and the alert pages kept a few seconds for anonymous readers
+(dashboards/page_cache.py, issue 18), and what is never kept: a session's page, a page that
+sets a cookie, a POST; the CSP header on every response, kept or not."""
+
+from __future__ import annotations
+
+import pytest
+
+from perfdb.models import Alert
+from tests.perfdb.alerting.test_regressions import check, ingest_runs
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def alert(tmp_path):
+    """An open alert: a patched run against its stock baseline (as in test_alerts)."""
+    check(ingest_runs(tmp_path, "a.tar.gz", [("2.4.20", "[]", (13000, 13100, 12950))]))
+    check(ingest_runs(tmp_path, "b.tar.gz", [("2.4.20", '["O(1)"]', (11000, 11100, 11050))]))
+    return Alert.objects.get(metric__name="throughput")
+
+
+@pytest.fixture
+def kept_30s(settings):
+    settings.PAGE_CACHE_STALE_SECONDS = 30
+
+
+def test_an_anonymous_alerts_page_is_kept_and_a_staff_one_is_not(kept_30s, client, staff, alert):
+    first = client.get("/alerts/")
+    assert first.status_code == 200 and f"/alerts/{alert.pk}/" in first.content.decode()
+    assert not first.cookies, "no CSRF cookie for an anonymous reader: nothing to post"
+    Alert.objects.filter(pk=alert.pk).update(status="fixed")  # no signal: only the TTL bounds it
+    kept = client.get("/alerts/")
+    assert kept.content == first.content, "served the kept copy"
+    assert "Content-Security-Policy" in kept and "Cookie" in kept["Vary"]
+    client.force_login(staff)
+    own = client.get("/alerts/").content.decode()
+    assert "fixed</td>" in own and "csrfmiddlewaretoken" in own, "staff see their triage at once"
+
+
+def test_runs_edited_or_removed_are_never_served_from_a_kept_copy(
+    kept_30s, client, alert, django_capture_on_commit_callbacks
+):
+    url = f"/compare/?base={alert.baseline_runs.get().pk}&new={alert.candidate_run_id}"
+    first = client.get(url)
+    assert first.status_code == 200
+    Alert.objects.filter(pk=alert.pk).update(notes="changed meanwhile")
+    assert client.get(url).content == first.content
+    run_url = f"/runs/{alert.candidate_run_id}/"
+    assert client.get(run_url).status_code == 200
+    assert client.get(run_url).status_code == 200  # kept
+    with django_capture_on_commit_callbacks(execute=True):
+        alert.candidate_run.delete()  # moves the structure version on commit
+    assert client.get(run_url).status_code == 404
+    assert client.get(url).status_code == 400, "the compare names the run that is gone"
+
+
+def test_nothing_is_kept_when_the_setting_is_zero(settings, client, alert):
+    settings.PAGE_CACHE_STALE_SECONDS = 0
+    assert f"/alerts/{alert.pk}/" in client.get("/alerts/").content.decode()
+    Alert.objects.filter(pk=alert.pk).delete()
+    assert f"/alerts/{alert.pk}/" not in client.get("/alerts/").content.decode()
+
+
+def test_errors_and_posts_are_never_kept(kept_30s, client, alert):
+    assert client.get("/alerts/?status=broken").status_code == 400
+    assert client.get("/alerts/?status=broken").status_code == 400
+    # CSRF still refuses an unsafe method without a token (enforce_csrf_checks)
+    from django.test import Client
+
+    strict = Client(enforce_csrf_checks=True)
+    assert strict.post("/alerts/", {"alert": alert.pk, "status": "fixed"}).status_code == 403
+    alert.refresh_from_db()
+    assert alert.status != "fixed"
+
+
+def test_a_kept_page_is_not_served_to_a_request_with_messages(kept_30s, client, alert):
+    client.get(f"/alerts/{alert.pk}/")  # kept for anonymous readers
+    Alert.objects.filter(pk=alert.pk).update(notes="a note only the fresh page shows")
+    client.cookies["messages"] = "pending"
+    assert "a note only the fresh page shows" in client.get(f"/alerts/{alert.pk}/").content.decode()
