@@ -53,9 +53,11 @@ from detector_suite import (  # noqa: E402
     make_series,
     score,
     service_check,
+    sibling_levels,
     status,
 )
 
+from perfdb import policy  # noqa: E402
 from perfdb.detection import Change, Settings  # noqa: E402
 
 
@@ -102,7 +104,11 @@ def _work(job: tuple[int, str, int, int, dict[str, str]]) -> tuple[Series, Outco
     peers = overrides.pop("peers", None)
     settings = _settings(overrides)
     series = make_series(random.Random(seed), kind, trials, size)
-    if lab is not None:
+    if lab in ("spread", "alike"):  # the prior and its weight from the votes' spread
+        levels = sibling_levels(seed, series)
+        prior, weight = policy.pooled_prior(levels, settings, alike=lab == "alike")
+        settings = replace(settings, prior_noise_pct=prior, prior_weight=weight)
+    elif lab is not None:
         settings = replace(settings, prior_noise_pct=lab_prior(seed, series))
     if prior_error is not None:
         # the workload/metric's typical noise (Threshold.typical_noise_pct), known to within
@@ -197,9 +203,12 @@ def _arguments() -> argparse.Namespace:
     )
     parser.add_argument(
         "--lab",
-        action="store_true",
+        nargs="?",
+        const="1",
         help="the service's pooled prior: each series' workload/metric has 4 other setups "
-        "with similar noise, pooled with policy.pooled_level_noise_pct as prior_noise_pct",
+        "with similar noise, pooled with policy.pooled_level_noise_pct as prior_noise_pct; "
+        "'--lab spread': its weight from the votes' spread too (policy.pooled_prior); "
+        "'--lab alike': the same, the setups assumed to share one noise",
     )
     parser.add_argument(
         "--peers",
@@ -224,7 +233,7 @@ def main() -> None:
         return
     overrides = dict(item.split("=", 1) for item in args.set)
     if args.lab:
-        overrides["lab"] = "1"
+        overrides["lab"] = args.lab
     if args.peers:
         overrides["peers"] = ",".join(detector_peers.available())
     scale = args.scale * (0.1 if args.quick else 1.0)

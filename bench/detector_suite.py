@@ -86,6 +86,11 @@ def lab_prior(seed: int, series: Series, siblings: int = 4) -> float | None:
     most siblings are clean, some have a step or are bimodal. Pooled as the service does
     (``policy.pooled_level_noise_pct`` over their stock kernels' levels).
     """
+    return policy.pooled_level_noise_pct(sibling_levels(seed, series))[0]
+
+
+def sibling_levels(seed: int, series: Series, siblings: int = 4) -> list[list[float]]:
+    """The stock levels of the ``siblings`` other setups ``lab_prior`` pools."""
     rng = random.Random(seed + 2)
     levels = []
     for _ in range(siblings):
@@ -95,7 +100,7 @@ def lab_prior(seed: int, series: Series, siblings: int = 4) -> float | None:
         size = rng.randint(2, 5) if kind == "step" else 0
         sibling = generate(rng, kind, series.trials, size, rng.randint(10, 40), within, between)
         levels.append([statistics.fmean(p.values) for p in sibling.points])
-    return policy.pooled_level_noise_pct(levels)[0]
+    return levels
 
 
 def true_direction(series: Series) -> str:

@@ -182,6 +182,17 @@ def _truncated_square(kept: float) -> float:
     return 1 - 2 * c * normal.pdf(c) / kept
 
 
+def _votes(series_levels: Iterable[Sequence[float]], min_kernels: int) -> list[tuple[float, int]]:
+    """Each series' robust level noise (%) and its number of moves (>= ``min_kernels``)."""
+    votes = []
+    for levels in series_levels:
+        if len(levels) >= min_kernels:
+            noise, n = level_noise_pct(levels)
+            if noise is not None:
+                votes.append((noise, n))
+    return votes
+
+
 def pooled_level_noise_pct(
     series_levels: Iterable[Sequence[float]], *, min_kernels: int = 6
 ) -> tuple[float | None, int]:
@@ -192,20 +203,40 @@ def pooled_level_noise_pct(
     (``level_noise_pct``); the median vote is the prior (a bimodal or flaky setup is one
     vote, not the answer), and the moves behind the votes say how well it is known.
     """
-    votes, moves = [], 0
-    for levels in series_levels:
-        if len(levels) < min_kernels:
-            continue
-        noise, n = level_noise_pct(levels)
-        if noise is not None:
-            votes.append(noise)
-            moves += n
+    return _median_vote(_votes(series_levels, min_kernels))
+
+
+def _median_vote(votes: list[tuple[float, int]]) -> tuple[float | None, int]:
     if not votes:
         return None, 0
-    votes.sort()
-    mid = len(votes) // 2
-    median = votes[mid] if len(votes) % 2 else math.sqrt(votes[mid - 1] * votes[mid])
-    return median, moves
+    ordered, mid = sorted(v for v, _ in votes), len(votes) // 2
+    median = ordered[mid] if len(votes) % 2 else math.sqrt(ordered[mid - 1] * ordered[mid])
+    return median, sum(n for _, n in votes)
+
+
+def pooled_prior(
+    levels: Iterable[Sequence[float]], settings: Settings, *, alike: bool = False
+) -> tuple[float | None, float]:
+    """The pooled prior (%) and what it is worth in kernel moves (``prior_weight``).
+
+    The prior predicts one more setup's noise; its error (in log variance) is the setups'
+    own spread tau^2 plus the median's error, ~pi/2 x the votes' variance / votes. tau^2 is
+    the votes' variance less their estimation error (2 / dof each, method of moments). A
+    tight consensus earns more weight, a scattered one less; below 3 votes there is no
+    spread to read, and the fixed ``settings.prior_weight`` stands. ``alike``: the setups
+    share one noise (tau^2 = 0, the bench's lab model), only the median's error counts.
+    """
+    votes = _votes(levels, settings.min_kernels)  # series of >= min_kernels kernels vote
+    median, _ = _median_vote(votes)
+    if median is None or len(votes) < 3:
+        return median, settings.prior_weight
+    logs = [2 * math.log(v) for v, _ in votes]
+    centre = math.fsum(logs) / len(logs)
+    spread = math.fsum((x - centre) ** 2 for x in logs) / (len(logs) - 1)
+    error = math.fsum(2 / (settings.dof_per_difference * n) for _, n in votes) / len(votes)
+    setups = 0.0 if alike else max(spread - error, 0.0)
+    predictive = setups + math.pi / 2 * max(spread, error) / len(votes)
+    return median, 2 / predictive / settings.dof_per_difference
 
 
 def _quantile(ordered: Sequence[float], q: float) -> float:

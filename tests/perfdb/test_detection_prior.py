@@ -6,7 +6,13 @@ from __future__ import annotations
 
 import random
 
-from perfdb.policy import Settings, level_noise_pct, pooled_level_noise_pct, series_noise
+from perfdb.policy import (
+    Settings,
+    level_noise_pct,
+    pooled_level_noise_pct,
+    pooled_prior,
+    series_noise,
+)
 
 
 def levels(sd_pct: float, n: int = 8, seed: int = 3) -> list[float]:
@@ -89,3 +95,23 @@ def test_a_long_bimodal_series_keeps_its_mode_switches_as_noise():
     assert capped is not None and a_fifth_left_out is not None
     assert capped > a_fifth_left_out
     assert 1.5 < capped < 2.5  # the mixture's sd: sqrt(1 + 0.16 x 16) = 1.9 %
+
+
+def test_the_pooled_priors_weight_follows_how_much_the_setups_agree():
+    # setups whose noises agree make the prior worth more kernel moves than setups whose
+    # noises scatter (0.5-4 %); the median is the same as pooled_level_noise_pct's
+    alike = [levels(1.0, n=30, seed=s) for s in range(5)]
+    scattered = [levels(sd, n=30, seed=s) for s, sd in enumerate((0.5, 1.0, 1.5, 2.5, 4.0))]
+    for assume_alike in (False, True):
+        tight = pooled_prior(alike, Settings(), alike=assume_alike)
+        loose = pooled_prior(scattered, Settings(), alike=assume_alike)
+        assert tight[0] == pooled_level_noise_pct(alike)[0]
+        assert tight[1] > loose[1] > 0
+    # tau^2 = 0 assumed: only the median's error counts, never less weight than without
+    assert (
+        pooled_prior(scattered, Settings(), alike=True)[1] > pooled_prior(scattered, Settings())[1]
+    )
+    # fewer than three votes show no spread: the fixed prior_weight
+    two = pooled_prior(alike[:2], Settings(prior_weight=9.0))
+    assert two == (pooled_level_noise_pct(alike[:2])[0], 9.0)
+    assert pooled_prior([levels(1.0, n=4)], Settings()) == (None, 12.0)
