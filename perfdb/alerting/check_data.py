@@ -12,6 +12,7 @@ earlier one wrote, as the per-series queries did.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -44,13 +45,18 @@ class CheckData:
     """Everything one check reads, by series; ``alerts`` and ``baselines`` are kept current
     by the check as it creates and updates alerts."""
 
-    points: dict[SeriesKey, list[detection.Point]]
+    points: dict[SeriesKey, list[detection.Point]]  # in run-id order, as stored
     settings: dict[SeriesKey, policy.Settings]
     pinned: dict[SeriesKey, int]  # series -> its pinned baseline run
     declared: dict[int, int]  # the upload's run -> the baseline run its bundle names
     alerts: dict[SeriesKey, list[Alert]] = field(default_factory=dict)
     # alert -> its baseline runs, in Run's order (newest first), as ``baseline_runs.all()``
     baselines: dict[int, list[int]] = field(default_factory=dict)
+    # series -> its usable points in kernel order (``detection.ordered``), when known
+    ordered: dict[SeriesKey, detection.Ordered] = field(default_factory=dict)
+
+    def usable(self, key: SeriesKey) -> detection.Ordered:
+        return self.ordered[key] if key in self.ordered else detection.ordered(self.points[key])
 
     def add_alert(self, key: SeriesKey, alert: Alert) -> None:
         """An alert this check created (or found made by a concurrent one)."""
@@ -82,11 +88,20 @@ def _series_filter(series: Collection[SeriesKey]) -> Q:
 
 def load_points(series: Collection[SeriesKey]) -> dict[SeriesKey, list[detection.Point]]:
     """Each series as detector points, in run-id order: per run, its kept trial values in
-    trial order (warm-ups left out). Two queries for all series: each series as two arrays
-    (run ids and values, by run and trial) built by the database, so a 1,000-run series is
-    one row, not 1,000; and each run's kernel and patch set once (a run is in many series)."""
+    trial order (warm-ups left out)."""
+    return _load_points(series)[0]
+
+
+def _load_points(
+    series: Collection[SeriesKey],
+) -> tuple[dict[SeriesKey, list[detection.Point]], dict[SeriesKey, detection.Ordered]]:
+    """The series' points, and ``detection.ordered`` of each series without a NaN or an
+    infinite trial. Two queries for all series: each series as two arrays (run ids and
+    values, by run and trial) built by the database, so a 1,000-run series is one row, not
+    1,000; and each run's kernel and patch set once (a run is in many series), ranked once in
+    the detector's order, so a series is put in kernel order without a key per point."""
     if not series:
-        return {}
+        return {}, {}
     rows = (
         Result.objects.filter(_series_filter(series), discarded=False)
         .values_list("setup_id", "metric_id")
@@ -102,13 +117,20 @@ def load_points(series: Collection[SeriesKey]) -> dict[SeriesKey, list[detection
             setup_id__in={setup_id for setup_id, _ in series}
         ).values_list("pk", "kernel__version", "patch_set__name")
     }
+    # every run once, in ``detection.ordered``'s order (a run's place depends on it alone)
+    ranked = detection.ordered([detection.Point(r, *run, (0.0,)) for r, run in runs.items()])
+    rank = {p.run_id: at for at, p in enumerate(ranked)}
     points: dict[SeriesKey, list[detection.Point]] = {key: [] for key in series}
+    ordered: dict[SeriesKey, detection.Ordered] = {}
     point = detection.Point
     for setup_id, metric_id, run_ids, values in rows:
-        points[(setup_id, metric_id)] = [
-            point(run_id, *runs[run_id], trials) for run_id, trials in _by_run(run_ids, values)
-        ]
-    return points
+        found = [point(r, *runs[r], trials) for r, trials in _by_run(run_ids, values)]
+        points[(setup_id, metric_id)] = found
+        if all(map(math.isfinite, values)):  # floats (float8), each point usable as it is
+            ranks = [rank[p.run_id] for p in found]
+            in_order = sorted(range(len(found)), key=ranks.__getitem__)
+            ordered[(setup_id, metric_id)] = detection.Ordered([found[i] for i in in_order])
+    return points, ordered
 
 
 def _by_run(run_ids: list[int], values: list[float]) -> Iterable[tuple[int, tuple[float, ...]]]:
@@ -176,8 +198,10 @@ def load(
         )
     )
     alerts, baselines = load_alerts(series)
+    points, ordered = _load_points(series)
     return CheckData(
-        points=load_points(series),
+        points=points,
+        ordered=ordered,
         settings=load_settings(series, metrics),
         pinned=pinned,
         declared=declared,

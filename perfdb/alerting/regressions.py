@@ -85,7 +85,7 @@ def _changes(
         pinned = None
     # A run whose bundle names its baseline ("Base1") is compared with that run.
     declared = {r: data.declared[r] for r in sorted(candidates) if r in data.declared}
-    usable = detection.ordered(points)  # cleaned and sorted once for every call below
+    usable = data.usable(key)  # cleaned and sorted once for every call below
     changes = detection.detect(
         usable,
         better=metric.better,

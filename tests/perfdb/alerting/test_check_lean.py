@@ -26,7 +26,8 @@ from tests.perfdb.alerting.test_check_batch import UPLOADS, ingest, touched
 
 @pytest.mark.django_db
 def test_load_points_reads_what_the_per_trial_query_reads(tmp_path):
-    uploads = [ingest(tmp_path, "lean", n, runs) for n, runs in enumerate(UPLOADS)]
+    late = [("2.4.16", "[]", (12000, 12100), (12000,))]  # an older kernel, uploaded last
+    uploads = [ingest(tmp_path, "lean", n, runs) for n, runs in enumerate([*UPLOADS, late])]
     series = sorted({key for upload in uploads for key in touched(upload)})
     # a discarded trial and a NaN trial: left out, and kept as it is, by both
     first = Result.objects.filter(setup_id=series[0][0], metric_id=series[0][1]).order_by("pk")
@@ -44,6 +45,14 @@ def test_load_points_reads_what_the_per_trial_query_reads(tmp_path):
         assert [repr(p.values) for p in got] == [repr(p.values) for p in expected]
     assert any(len(p.values) > 1 for p in loaded[series[0]])  # trials grouped per run
     assert any(p.patches for points in loaded.values() for p in points)
+    # the check's kernel order, from the runs ranked once: what the detector's sort gives
+    points, ordered = check_data._load_points(series)
+    assert series[0] not in ordered  # a NaN trial: the detector cleans that series itself
+    assert len(ordered) == len(series) - 1
+    data = check_data.CheckData(points, {}, {}, {}, ordered=ordered)
+    for key in series:
+        assert data.usable(key) == detection.ordered(points[key])
+        assert [p.run_id for p in data.usable(key)] != [p.run_id for p in points[key]]
     assert check_data.load_points([(series[0][0], 10**9)]) == {(series[0][0], 10**9): []}
 
 
