@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from dashboards.api_pagination import Pagination
 from dashboards.api_schema import TEXT
 from dashboards.api_serializers import ParamsField
+from dashboards.page_cache import kept_data
 from dashboards.selection import strict_choice_param, text_param
 from perfdb import queries
 from perfdb.models import Better, Mode, Run
@@ -91,6 +92,9 @@ class RunListView(APIView):
         summary="Runs, newest first, paginated",
     )
     def get(self, request: Request) -> Response:
+        return Response(kept_data(request, "api-runs", lambda: self._page(request)))
+
+    def _page(self, request: Request) -> dict:
         q = request.query_params  # BadParam: a JSON 400 naming it (dashboards/api_errors.py)
         mode = strict_choice_param(q, "mode", Mode.values)
         runs = queries.runs_filtered(
@@ -102,7 +106,9 @@ class RunListView(APIView):
         )
         paginator = Pagination()
         page = paginator.paginate_queryset(runs, request, view=self) or []
-        return paginator.get_paginated_response([run_keys_json(r, request) for r in page])
+        return dict(
+            paginator.get_paginated_response([run_keys_json(r, request) for r in page]).data
+        )
 
 
 class RunDetailView(APIView):

@@ -8,6 +8,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from dashboards.page_cache import kept_data
 from dashboards.run_pages import compare_data, compare_selection
 from dashboards.selection import BadParam
 
@@ -42,9 +43,14 @@ class CompareView(APIView):
             base, new = compare_selection(request.query_params)
             if not base:
                 raise BadParam("base", "give the baseline run ids, e.g. base=12,13")
-            lines, _ = compare_data(base, new)
+            rows = kept_data(request, "api-compare", lambda: _rows(base, new))
         except BadParam as error:
             if error.message.startswith("no run"):  # ids of runs that do not exist
                 return Response({"detail": str(error)}, status=404)
             return Response({"error": str(error), "param": error.name}, status=400)
-        return Response({"base": base, "new": new, "rows": [line.as_json() for line in lines]})
+        return Response({"base": base, "new": new, "rows": rows})
+
+
+def _rows(base: list[int], new: list[int]) -> list[dict]:
+    lines, _ = compare_data(base, new)
+    return [line.as_json() for line in lines]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from functools import wraps
-from typing import Any
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
@@ -31,6 +31,7 @@ from perfdb.cache import STRUCTURE_KEY, cached_entries, stale_seconds
 # Headers a kept page is sent with again (the middleware adds the rest on every request).
 KEPT_HEADERS = ("Content-Type", "Content-Disposition", "Content-Language")
 MESSAGES_COOKIE = "messages"
+T = TypeVar("T")
 
 
 def shared_request(request: HttpRequest) -> bool:
@@ -63,6 +64,22 @@ def _rebuilt(kept: tuple[bytes, dict[str, str]]) -> HttpResponse:
     return response
 
 
+def _entry(name: str, url: str) -> str:
+    return "page-" + hashlib.sha256(f"page:{name}|{url}".encode()).hexdigest()[:40]
+
+
+def kept_data(request: HttpRequest, name: str, fn: Callable[[], T]) -> T:
+    """``fn()`` (plain data: an API answer) kept like a page, per absolute URL (its links
+    name the host); the API's throttle and authentication have run before."""
+    seconds = int(stale_seconds())
+    if seconds <= 0 or not shared_request(request):
+        return fn()
+    entry = _entry(name, request.build_absolute_uri())
+    return cached_entries({entry: (STRUCTURE_KEY,)}, lambda _: {entry: fn()}, timeout=seconds)[
+        entry
+    ]
+
+
 def kept_for_anonymous(name: str) -> Callable[[Callable[..., HttpResponse]], Callable[..., Any]]:
     """Serve the view's page from a copy at most ``PAGE_CACHE_STALE_SECONDS`` old to
     anonymous GETs (the module's docstring says what is never kept)."""
@@ -73,8 +90,7 @@ def kept_for_anonymous(name: str) -> Callable[[Callable[..., HttpResponse]], Cal
             seconds = int(stale_seconds())
             if seconds <= 0 or not shared_request(request):
                 return view(request, *args, **kwargs)
-            path = f"page:{name}|{request.get_full_path()}"
-            entry = "page-" + hashlib.sha256(path.encode()).hexdigest()[:40]
+            entry = _entry(name, request.get_full_path())
             made: list[HttpResponse] = []
 
             def compute(_: list[str]) -> dict[str, tuple[bytes, dict[str, str]]]:

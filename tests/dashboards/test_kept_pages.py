@@ -79,3 +79,16 @@ def test_a_kept_page_is_not_served_to_a_request_with_messages(kept_30s, client, 
     Alert.objects.filter(pk=alert.pk).update(notes="a note only the fresh page shows")
     client.cookies["messages"] = "pending"
     assert "a note only the fresh page shows" in client.get(f"/alerts/{alert.pk}/").content.decode()
+
+
+def test_the_api_runs_list_and_compare_are_kept_for_anonymous_readers(kept_30s, client, alert):
+    url = f"/api/compare/?base={alert.baseline_runs.get().pk}&new={alert.candidate_run_id}"
+    assert client.get(url).status_code == 200
+    first = client.get("/api/runs/").json()
+    assert first["count"] == 2
+    Alert.objects.filter(pk=alert.pk).update(status="fixed")
+    kept = client.get(url).json()["rows"]
+    assert client.get("/api/runs/").json() == first
+    assert client.get("/api/runs/?page=9").status_code == 404, "errors are never kept"
+    alert.candidate_run.delete()  # in the test's transaction: no commit, no version moved
+    assert client.get(url).json()["rows"] == kept
