@@ -20,6 +20,7 @@ from perfdb.policy import Settings as Settings  # re-exported: detection.Setting
 from perfdb.policy import validate_threshold_pct as validate_threshold_pct
 from perfdb.series import Change as Change
 from perfdb.series import Point as Point
+from perfdb.series import Series as _Series
 from perfdb.series import analyse as _analyse
 from perfdb.series import kernel_key as _key
 from perfdb.series import kernel_of as _kernel
@@ -33,8 +34,20 @@ DEFAULTS = Settings()
 
 class Ordered(tuple[Point, ...]):
     """A series' usable points in kernel order, as ``ordered`` returns them: ``detect`` and
-    ``change_points`` take it as it is, so a check that calls both cleans and sorts a
-    1,000-run series once."""
+    ``change_points`` take it as it is, so a check that calls both cleans, sorts and
+    analyses a 1,000-run series once (the analysis is kept on it, by settings)."""
+
+    analyses: dict[Settings, _Series | None]
+
+
+def _analysed(usable: Ordered, settings: Settings) -> _Series | None:
+    """``series.analyse`` of the points, once per settings: kept on ``usable`` too, as a
+    lookup in analyse's own cache hashes every point of the series."""
+    if not hasattr(usable, "analyses"):
+        usable.analyses = {}
+    if settings not in usable.analyses:
+        usable.analyses[settings] = _analyse(tuple(usable), settings)
+    return usable.analyses[settings]
 
 
 def ordered(points: Sequence[Point]) -> Ordered:
@@ -303,7 +316,7 @@ def detect(
     if better == "none":
         return []
     usable = ordered(points)
-    series = _analyse(tuple(usable), settings)
+    series = _analysed(usable, settings)
     noise: policy.Noise | float | None = series.noise if series else detection_noise_pct(usable)
     # in kernel order: the last stock point has the newest kernel
     newest = next((_key(p) for p in reversed(usable) if not p.patches), None)
@@ -382,7 +395,7 @@ def change_points(
     policy.check_better(better)
     if better == "none":
         return []
-    series = _analyse(tuple(ordered(points)), settings)
+    series = _analysed(ordered(points), settings)
     if series is None:
         return []
     return _series_changes(series, better, set())
