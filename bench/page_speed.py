@@ -3,6 +3,7 @@
 Re-run (on a database built with ``python manage.py synth_history --scale N``):
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/perfdb_bench_data python bench/page_speed.py
+    ... python bench/page_speed.py --stale 30   # as under gunicorn: anonymous pages kept 30 s
 
 Requests go through Django's test Client (the whole view, middleware and template, no
 network), each page once to warm up and then ``--repeat`` times. Bytes are the response
@@ -77,7 +78,14 @@ def page_urls() -> list[tuple[str, str]]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument(
+        "--stale",
+        type=int,
+        default=0,
+        help="PAGE_CACHE_STALE_SECONDS as gunicorn sets it (30): anonymous pages kept",
+    )
     args = parser.parse_args()
+    os.environ["PAGE_CACHE_STALE_SECONDS"] = str(args.stale)
     django_setup()
     from django.test import Client
 
@@ -108,7 +116,7 @@ def main() -> None:
         )
     print(
         f"results in the table: ~{result_count():,}; {args.repeat} warm requests per page; "
-        f"load average {os.getloadavg()[0]:.1f} at the end "
+        f"PAGE_CACHE_STALE_SECONDS={args.stale}; load average {os.getloadavg()[0]:.1f} at the end "
         "(CPU ms: this process, the web side of a request; PostgreSQL's is not counted)\n"
     )
     print(table(["page", "url", "status", "p50 ms", "p95 ms", "CPU p50 ms", "bytes"], rows))
