@@ -80,14 +80,17 @@ def kept_data(request: HttpRequest, name: str, fn: Callable[[], T]) -> T:
     ]
 
 
-def kept_for_anonymous(name: str) -> Callable[[Callable[..., HttpResponse]], Callable[..., Any]]:
-    """Serve the view's page from a copy at most ``PAGE_CACHE_STALE_SECONDS`` old to
-    anonymous GETs (the module's docstring says what is never kept)."""
+def kept_for_anonymous(
+    name: str, part: int = 1
+) -> Callable[[Callable[..., HttpResponse]], Callable[..., Any]]:
+    """Serve the view's page from a copy at most ``PAGE_CACHE_STALE_SECONDS / part`` old to
+    anonymous GETs (the module's docstring says what is never kept). ``part`` > 1 for a page
+    built from entries that may themselves be served that stale (the overview)."""
 
     def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
         @wraps(view)
         def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-            seconds = int(stale_seconds())
+            seconds = int(stale_seconds() / part)
             if seconds <= 0 or not shared_request(request):
                 return view(request, *args, **kwargs)
             entry = _entry(name, request.get_full_path())

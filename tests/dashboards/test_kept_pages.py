@@ -92,3 +92,14 @@ def test_the_api_runs_list_and_compare_are_kept_for_anonymous_readers(kept_30s, 
     assert client.get("/api/runs/?page=9").status_code == 404, "errors are never kept"
     alert.candidate_run.delete()  # in the test's transaction: no commit, no version moved
     assert client.get(url).json()["rows"] == kept
+
+
+@pytest.mark.parametrize(("seconds", "kept"), [(30, True), (2, False)])
+def test_the_overview_is_kept_a_third_of_the_stale_seconds(settings, client, alert, seconds, kept):
+    """Its run tables may already be served PAGE_CACHE_STALE_SECONDS stale: the page is kept
+    a third of that (whole seconds: under 3 s, not at all)."""
+    settings.PAGE_CACHE_STALE_SECONDS = seconds
+    first = client.get("/")
+    assert f"/alerts/{alert.pk}/" in first.content.decode()
+    Alert.objects.filter(pk=alert.pk).delete()
+    assert (client.get("/").content == first.content) is kept
