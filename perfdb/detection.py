@@ -33,9 +33,8 @@ DEFAULTS = Settings()
 
 
 class Ordered(tuple[Point, ...]):
-    """A series' usable points in kernel order, as ``ordered`` returns them: ``detect`` and
-    ``change_points`` take it as it is, so a check that calls both cleans, sorts and
-    analyses a 1,000-run series once (the analysis is kept on it, by settings)."""
+    """A series' usable points in kernel order (``ordered``): ``detect`` and ``change_points``
+    take it as it is, so a check cleans, sorts and analyses a long series once, not twice."""
 
     analyses: dict[Settings, _Series | None]
 
