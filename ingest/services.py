@@ -38,11 +38,11 @@ from ingest.field_lengths import check_lengths
 from ingest.keys import BundleDataError
 from ingest.manifest import Manifest, ManifestError, parse_manifest
 from ingest.parsers import ParseError, ParseResult, get_parser
-from ingest.parsers.base import collector_paused
 from ingest.plan import PlanError, PlannedRun, file_key, plan_runs
 from ingest.writer import WriteOutcome, bundle_write
 from perfdb.alerting import queue as alerting_queue
 from perfdb.faults import pause_point
+from perfdb.gc_pause import collector_paused
 from perfdb.kernels import KernelVersionError
 from perfdb.models import Upload
 from perfdb.transient import TRANSIENT_ERRORS

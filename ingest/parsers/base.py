@@ -15,9 +15,7 @@ runs (ingest/plan.py).
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -323,18 +321,3 @@ def get_parser(name: str) -> Parser:
 
 def parser_names() -> list[str]:
     return sorted(_REGISTRY)
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cycle collector off while a parser runs. A big file makes hundreds of
-    thousands of small tuples and lists, none in a cycle, and every collection pass walks
-    them all again: a quarter of the CPU of a 1M-sample vmstat parse. Reference counting
-    still frees them; the collector resumes afterwards (left off if it already was)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()

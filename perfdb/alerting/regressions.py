@@ -13,12 +13,10 @@ kernel does not confirm it, it is marked *cleared* (docs/detector.md).
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
 import logging
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
 from django.db import transaction
 from django.utils import timezone
@@ -27,6 +25,7 @@ from perfdb import detection, policy
 from perfdb.alerting import check_data, noise_prior, queue
 from perfdb.alerting.check_data import CheckData, SeriesKey
 from perfdb.alerting.check_data import detector_settings as detector_settings
+from perfdb.gc_pause import collector_paused
 from perfdb.kernels import kernel_sort_key
 from perfdb.models import Alert, AlertEvent, Metric, Result, Run, Threshold
 from perfdb.reference import hold_shared
@@ -290,24 +289,9 @@ def _mark_recovered(data: CheckData, key: SeriesKey) -> int:
     return marked
 
 
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """No cyclic garbage collection during a check: it builds a Point per run of every series
-    (60,000 for 60 series of 1,000 kernels), all alive until it ends, and each collection
-    they trigger walked the whole heap again (a third of the check's CPU). Reference counting
-    still frees what the check drops; the collector runs again afterwards."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def regressions_check_upload(*, upload_id: int | None, series: Iterable[tuple[int, int]]) -> int:
     """Check every touched series for the upload's runs; returns the number of new alerts."""
-    with _gc_paused():
+    with collector_paused():  # perfdb/gc_pause.py: a Point per run of every series
         return _check_upload(upload_id, list(series))
 
 

@@ -1,4 +1,4 @@
-"""ingest/parsers/base.py: the cycle collector is paused while a parser runs, and always
+"""perfdb/gc_pause.py: the cycle collector is paused around a parse or a check, and always
 comes back as it was."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import gc
 import pytest
 
 from ingest.parsers import ParseError
-from ingest.parsers.base import collector_paused
+from perfdb.gc_pause import collector_paused
 
 
 def test_the_collector_is_off_inside_and_back_on_after():
