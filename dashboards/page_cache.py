@@ -1,4 +1,5 @@
-"""Whole pages kept a few seconds for anonymous readers: compare, run detail, the alerts.
+"""Whole pages kept a few seconds for anonymous readers: compare, run detail, the alerts,
+the overview and the scope charts.
 
 These pages read more than the data versions of perfdb/cache.py follow (alerts and their
 triage, thresholds, a series' noise and baseline as runs arrive), so they cannot be keyed
@@ -36,9 +37,10 @@ T = TypeVar("T")
 
 def shared_request(request: HttpRequest) -> bool:
     """A GET/HEAD whose page is the same for every anonymous reader: no session, no
-    pending messages."""
+    pending messages; not a download (``format=``: downloads are never stale)."""
     return (
         request.method in ("GET", "HEAD")
+        and "format" not in request.GET
         and not request.COOKIES.get(settings.SESSION_COOKIE_NAME)
         and MESSAGES_COOKIE not in request.COOKIES
     )

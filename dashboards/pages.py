@@ -25,6 +25,7 @@ from dashboards.figures import (
     scaling_figure,
     top_functions_figure,
 )
+from dashboards.page_cache import kept_for_anonymous
 from dashboards.page_tools import bad_params_are_400, download, links
 from dashboards.selection import (
     BadParam,
@@ -122,6 +123,7 @@ def _scope_setups(choice: ScopeChoice | None) -> SetupScope | None:
 # --- scaling ------------------------------------------------------------------------------
 
 
+@kept_for_anonymous("scaling", part=3)
 @bad_params_are_400
 def scaling(request: HttpRequest) -> HttpResponse:
     q = request.GET
@@ -276,6 +278,7 @@ def _builds_in_kernel_order(chart) -> list[str]:
 # --- kernel and scheduler time ----------------------------------------------------------
 
 
+@kept_for_anonymous("kernel-time", part=3)
 @bad_params_are_400
 def kernel_time(request: HttpRequest) -> HttpResponse:
     q = request.GET

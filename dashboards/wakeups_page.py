@@ -15,12 +15,14 @@ from dashboards import chart_queries as cq
 from dashboards import exports
 from dashboards.figures import wakeups_figures
 from dashboards.figures.wakeups import VALUES as WAKEUP_VALUES
+from dashboards.page_cache import kept_for_anonymous
 from dashboards.page_tools import bad_params_are_400, download, links
 from dashboards.pages import _scope_index, _scope_setups
 from dashboards.selection import choice_param, format_param, scope_param
 from perfdb.cache import cached_in_scope
 
 
+@kept_for_anonymous("wakeups", part=3)
 @bad_params_are_400
 def wakeups(request: HttpRequest) -> HttpResponse:
     q = request.GET

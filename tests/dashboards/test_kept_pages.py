@@ -103,3 +103,17 @@ def test_the_overview_is_kept_a_third_of_the_stale_seconds(settings, client, ale
     assert f"/alerts/{alert.pk}/" in first.content.decode()
     Alert.objects.filter(pk=alert.pk).delete()
     assert (client.get("/").content == first.content) is kept
+
+
+def test_a_scope_chart_is_kept_and_its_download_never_is(kept_30s, client, alert, rf):
+    from dashboards.page_cache import shared_request
+
+    first = client.get("/scaling/")
+    assert first.status_code == 200
+    assert client.get("/scaling/").content == first.content
+    assert shared_request(rf.get("/scaling/?scope=1-1-SMP"))
+    assert not shared_request(rf.get("/scaling/?scope=1-1-SMP&format=csv"))
+    assert not shared_request(rf.post("/alerts/"))
+    with_session = rf.get("/alerts/")
+    with_session.COOKIES["sessionid"] = "x"
+    assert not shared_request(with_session)
