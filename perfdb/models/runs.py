@@ -211,6 +211,11 @@ class Sample(models.Model):
                 fields=["run", "trial", "source", "column"], name="sample_column_uniq"
             )
         ]
+        indexes = [
+            # Serves: the newest runs with a time series of a source (the activity page's run
+            # picker) straight from the index, however rare such runs are among the newest.
+            models.Index(fields=["source", "-run"], name="sample_source_run_idx"),
+        ]
 
     def __str__(self) -> str:
         return f"run {self.run_id} {self.source}.{self.column} ({len(self.values)} values)"

@@ -1,0 +1,35 @@
+"""The activity page's run picker (chart_queries.run_choices with a sample source): the
+newest runs that have a time series of that source, found from the samples' side, give the
+same runs as asking every run whether it has one."""
+
+from __future__ import annotations
+
+import pytest
+from django.db.models import Exists, OuterRef
+
+from dashboards import chart_queries as cq
+from perfdb.models import Run, Sample
+from tests.dashboards.data import load
+
+pytestmark = pytest.mark.django_db
+
+
+def reference(source: str, limit: int) -> list[int]:
+    having = Exists(Sample.objects.filter(run_id=OuterRef("pk"), source=source))
+    runs = Run.objects.filter(having).order_by("-created_at", "-id")
+    return list(runs.values_list("id", flat=True)[:limit])
+
+
+@pytest.mark.parametrize("limit", [1, 2, 100])
+def test_the_picker_lists_the_newest_runs_with_the_series(tmp_path, limit):
+    load(tmp_path)
+    with_vmstat = set(Sample.objects.filter(source="vmstat").values_list("run_id", flat=True))
+    assert with_vmstat and Run.objects.exclude(pk__in=with_vmstat).exists()
+    ids = [c["id"] for c in cq.run_choices(vmstat_only=True, limit=limit)]
+    assert ids == reference("vmstat", limit)
+    assert set(ids) <= with_vmstat
+
+
+def test_a_source_no_run_has_lists_nothing(tmp_path):
+    load(tmp_path)
+    assert cq.run_choices(sample_source="no-such-tool") == []
