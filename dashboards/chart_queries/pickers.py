@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from django.db import connection
 from django.db.models import Count, Exists, OuterRef
 
 from dashboards.chart_queries.summaries import SETUP_FIELDS, SETUP_ORDER, setup_dict
@@ -84,10 +85,25 @@ def run_choices(
     return [{"id": r["id"], "text": _choice_text(r)} for r in rows]
 
 
+# One index probe per distinct source (a loose index scan of sample_source_run_idx): a
+# DISTINCT over every sample row read 3.1M rows at 100M results (184 ms) for a handful.
+_SOURCES = """
+WITH RECURSIVE found(source) AS (
+    SELECT min(source) FROM perfdb_sample
+    UNION ALL
+    SELECT (SELECT min(source) FROM perfdb_sample WHERE source > found.source)
+    FROM found WHERE found.source IS NOT NULL
+)
+SELECT source FROM found WHERE source IS NOT NULL
+"""
+
+
 def sample_sources() -> list[str]:
     """Every stored time-series source (vmstat, sar, iostat, mpstat, dbench, perf-stat, …),
-    vmstat first. One query: a DISTINCT over the sample rows (one row per column of a run)."""
-    found = set(Sample.objects.values_list("source", flat=True).distinct())
+    vmstat first. One query, an index probe per source."""
+    with connection.cursor() as cursor:
+        cursor.execute(_SOURCES)
+        found = {row[0] for row in cursor.fetchall()}
     return sorted(found, key=lambda s: (s != "vmstat", s))
 
 

@@ -33,3 +33,13 @@ def test_the_picker_lists_the_newest_runs_with_the_series(tmp_path, limit):
 def test_a_source_no_run_has_lists_nothing(tmp_path):
     load(tmp_path)
     assert cq.run_choices(sample_source="no-such-tool") == []
+
+
+def test_every_source_is_listed_vmstat_first(tmp_path):
+    load(tmp_path)
+    run = Run.objects.order_by("pk").first()
+    for source in ("sar", "iostat", "perf-stat"):
+        Sample.objects.create(run=run, trial=9, source=source, column="x", values=[1.0])
+    distinct = set(Sample.objects.values_list("source", flat=True).distinct())
+    assert cq.sample_sources() == ["vmstat", "iostat", "perf-stat", "sar"]
+    assert set(cq.sample_sources()) == distinct
