@@ -169,6 +169,7 @@ def long_series() -> None:
     from django.db import transaction
 
     from perfdb.alerting import check_data, regressions
+    from perfdb.gc_pause import collector_paused
     from perfdb.models import Metric, Run
 
     nonce = uuid.uuid4().hex[:8]
@@ -193,7 +194,7 @@ def long_series() -> None:
     metrics = Metric.objects.in_bulk({m for _, m in series})
     loads, load_cpu = [], []
     # as the check reads: in a transaction (it locks the series' alerts), collector paused
-    with transaction.atomic(), regressions._gc_paused():
+    with transaction.atomic(), collector_paused():
         for _ in range(5):
             cpu = time.process_time()
             loads.append(timed(check_data.load, series, metrics, set(run_ids))[0])
