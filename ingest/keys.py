@@ -108,15 +108,18 @@ def kernels_get(versions: Iterable[str]) -> dict[str, Kernel]:
     backfill bundle brings a new kernel with each run). A kernel another upload creates at
     the same moment is skipped by the INSERT (ON CONFLICT DO NOTHING waits for that upload's
     commit) and read back."""
-    parsed = {v.text: v for v in map(parse_kernel, set(versions))}
-    found = {k.version: k for k in Kernel.objects.filter(version__in=parsed)}
-    missing = [t for t in parsed if t not in found]
+    rows: dict[str, Kernel] = {}
+    for version in set(versions):
+        row = Kernel(version=version)
+        row.normalize()
+        rows.setdefault(row.version, row)
+    found = {k.version: k for k in Kernel.objects.filter(version__in=rows)}
+    missing = [row for text, row in rows.items() if text not in found]
     if missing:
-        Kernel.objects.bulk_create(
-            [Kernel(version=t, sort_key=list(parsed[t].sort_key)) for t in missing],
-            ignore_conflicts=True,
+        Kernel.objects.bulk_create(missing, ignore_conflicts=True)  # ids are read back
+        found.update(
+            {k.version: k for k in Kernel.objects.filter(version__in=[r.version for r in missing])}
         )
-        found.update({k.version: k for k in Kernel.objects.filter(version__in=missing)})
     return found
 
 

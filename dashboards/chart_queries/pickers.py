@@ -87,11 +87,11 @@ def run_choices(
 
 # One index probe per distinct source (a loose index scan of sample_source_run_idx): a
 # DISTINCT over every sample row read 3.1M rows at 100M results (184 ms) for a handful.
-_SOURCES = """
+_SOURCES = f"""
 WITH RECURSIVE found(source) AS (
-    SELECT min(source) FROM perfdb_sample
+    SELECT min(source) FROM {Sample._meta.db_table}
     UNION ALL
-    SELECT (SELECT min(source) FROM perfdb_sample WHERE source > found.source)
+    SELECT (SELECT min(source) FROM {Sample._meta.db_table} WHERE source > found.source)
     FROM found WHERE found.source IS NOT NULL
 )
 SELECT source FROM found WHERE source IS NOT NULL

@@ -39,10 +39,15 @@ class Kernel(models.Model):
         return self.version
 
     def save(self, *args: Any, **kwargs: Any) -> None:
+        self.normalize()
+        super().save(*args, **kwargs)
+
+    def normalize(self) -> None:
+        """The version as its canonical text and the sort key read from it: what ``save``
+        stores, and what a bulk insert (which skips ``save``) must call first."""
         version = parse_kernel(self.version)
         self.version = version.text
         self.sort_key = list(version.sort_key)
-        super().save(*args, **kwargs)
 
 
 class Patch(models.Model):
