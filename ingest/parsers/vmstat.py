@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 import statistics
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+
+import numpy as np
 
 from ingest.parsers.base import (
     Measurement,
@@ -23,8 +25,10 @@ from ingest.parsers.base import (
     register,
 )
 from ingest.parsers.numbers import parse_number
+from ingest.parsers.plain_rows import PlainRows, read_block, split_lines
 from ingest.parsers.run_labels import key_by_headings
-from ingest.parsers.text import numbered_lines
+from ingest.parsers.text import numbered_lines, strip_mail_quotes
+from ingest.parsers.vmstat_rows import PlainBlock, Rows, row_count, series_columns
 
 UNITS = {
     "r": "tasks",
@@ -67,12 +71,6 @@ def _header(tokens: list[str]) -> tuple[tuple[str, ...], bool] | None:
 
 def _is_group_header(line: str) -> bool:
     return line.lstrip().startswith("procs")
-
-
-# A data row: its line, the header it was read under, one value per header column, and its
-# timestamp. A tuple, not a dict per row: a 1M-sample file has 62,500 rows.
-Row = tuple[int, tuple[str, ...], tuple[float, ...], str | None]
-Rows = list[Row]
 
 
 class _Reader:
@@ -124,6 +122,18 @@ class _Reader:
             self.warnings.append(f"line {number}: not vmstat output, skipped: {line.strip()!r}")
             return
         self._data(number, tokens)
+
+    def width(self) -> int:
+        """Tokens in a plain row under the current header; 0 before any header (rows then
+        wait for one, token by token)."""
+        return len(self.columns) if self.columns is not None else 0
+
+    def plain_block(self, number: int, values: np.ndarray) -> None:
+        """Plain rows from line ``number`` on (ingest/parsers/plain_rows.py), stored as
+        ``_row`` stores each: under the current header, no timestamp (a plain row has none)."""
+        assert self.columns is not None
+        self.gap = False
+        self.rows.append(PlainBlock(number, self.columns, values))
 
     def _data(self, number: int, tokens: list[str], plain: bool | None = None) -> None:
         if self.columns is None:
@@ -180,12 +190,15 @@ def _means(
     columns: tuple[SeriesColumn, ...], partial: tuple[Sample, ...]
 ) -> tuple[Measurement, ...]:
     """Per-column means without the since-boot row."""
-    by_column = {
-        c.column: list(c.values[1:] if c.first_is_since_boot else c.values) for c in columns
+    by_column: dict[str, Sequence[float]] = {
+        c.column: c.values[1:] if c.first_is_since_boot else c.values for c in columns
     }
     for sample in partial:
         if not sample.since_boot:
-            by_column.setdefault(sample.column, []).append(sample.value)
+            values = by_column.get(sample.column, ())
+            if not isinstance(values, list):
+                values = by_column[sample.column] = list(values)
+            values.append(sample.value)
     return tuple(
         Measurement(f"vmstat_{name}_mean", statistics.fmean(values), UNITS[name], "none")
         for name, values in by_column.items()
@@ -193,65 +206,33 @@ def _means(
     )
 
 
-def _columns(rows: Rows, flag_first: bool) -> tuple[tuple[SeriesColumn, ...], tuple[Sample, ...]]:
-    """A SeriesColumn per column present in every row; a column that only some rows have
-    (the header changed mid-file) is kept as single Samples with their row numbers."""
-    stamps = tuple(stamp or "" for _, _, _, stamp in rows)
-    same = _same_columns(rows)
-    if same is not None:  # the usual file: one header, every row complete
-        table = zip(*(values for _, _, values, _ in rows), strict=True)
-        return tuple(
-            SeriesColumn(
-                "vmstat",
-                name,
-                column,
-                first_is_since_boot=flag_first,
-                timestamps=stamps if any(stamps) else (),
-            )
-            for name, column in zip(same, table, strict=True)
-        ), ()
-    by_name = [dict(zip(columns, values, strict=True)) for _, columns, values, _ in rows]
-    names: list[str] = []
-    for values in by_name:
-        names.extend(c for c in values if c not in names)
-    out = []
-    partial: list[Sample] = []
-    for name in names:
-        cells = [values.get(name) for values in by_name]
-        if any(cell is None for cell in cells):
-            partial.extend(
-                Sample("vmstat", name, i, v, flag_first and i == 0, stamps[i] or None)
-                for i, v in enumerate(cells)
-                if v is not None
-            )
-            continue
-        out.append(
-            SeriesColumn(
-                "vmstat",
-                name,
-                tuple(cell for cell in cells if cell is not None),  # none is: checked above
-                first_is_since_boot=flag_first,
-                timestamps=stamps if any(stamps) else (),
-            )
-        )
-    return tuple(out), tuple(partial)
-
-
-def _same_columns(rows: Rows) -> tuple[str, ...] | None:
-    """The columns, when every row has the same ones in the same order; else None."""
-    if not rows:
-        return None
-    first = rows[0][1]
-    return first if all(columns is first or columns == first for _, columns, _, _ in rows) else None
-
-
 def _record(start: int, rows: Rows, flag_first: bool, warnings: list[str]) -> Record:
-    columns, partial = _columns(rows, flag_first)
-    if flag_first and len(rows) == 1:
+    columns, partial = series_columns(rows, flag_first)
+    if flag_first and row_count(rows) == 1:
         warnings.append(f"line {start}: only the since-boot row: no means computed")
     return Record(
         line=start, measurements=_means(columns, partial), columns=columns, samples=partial
     )
+
+
+# Fewer plain rows than this in a row are read token by token: not worth numpy's call.
+MIN_BLOCK = 4
+
+
+def _read(reader: _Reader, text: str) -> None:
+    """Feed every line to the reader; runs of plain rows under its header go at once."""
+    lines = split_lines(text)
+    plain = PlainRows(lines)
+    i = 0
+    while i < len(lines):
+        width = reader.width()
+        end = plain.block_end(i, width)
+        if end - i >= MIN_BLOCK:
+            reader.plain_block(i + 1, read_block(lines, i, end, width))
+            i = end
+        else:
+            reader.feed(i + 1, strip_mail_quotes(lines[i]))
+            i += 1
 
 
 @register("vmstat")
@@ -264,9 +245,7 @@ def parse(text: str, options: Mapping[str, object]) -> ParseResult:
     start at vmstat's first row.
     """
     reader = _Reader()
-    lines = numbered_lines(text)
-    for number, line in lines:
-        reader.feed(number, line)
+    _read(reader, text)
     if reader.columns is None and not reader.blocks:
         raise ParseError("no vmstat column header (a line such as 'r b swpd free ... id') found")
     reader.finish()
@@ -275,7 +254,8 @@ def parse(text: str, options: Mapping[str, object]) -> ParseResult:
     flag_first = bool(options.get("first_row_since_boot", True))
     warnings = list(reader.warnings)
     records = [_record(start, rows, flag_first, warnings) for start, rows in reader.blocks]
-    records = key_by_headings(records, lines, warnings, skip=_is_group_header)
+    if len(records) > 1:  # one record has nothing to be told apart from
+        records = key_by_headings(records, numbered_lines(text), warnings, skip=_is_group_header)
     if len(group_records(records)) < len(records):
         warnings.append(
             f"{len(records)} vmstat runs with nothing telling them apart are stored as trials"
