@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Any, NamedTuple
 
 from django.http import HttpRequest, HttpResponse, QueryDict
@@ -39,6 +40,7 @@ from dashboards.selection import (
 )
 from dashboards.selection import Scope as SetupScope
 from perfdb.cache import cached_before, cached_in_scope
+from perfdb.cache_setups import cached_per_setup
 from perfdb.kernels import kernel_sort_key
 
 TOP_N_MAX = 30
@@ -205,26 +207,25 @@ def _scaling_selection(q: Mapping[str, Any], scope: SetupScope) -> ScalingSelect
 def _scaling_chart(
     scope: SetupScope, sel: ScalingSelection
 ) -> tuple[str, Callable[[], ScalingChart], list[str]]:
-    """The chart's cache key, the whole chart (every build, ~6,000 points: read back only
-    for a download or a view not cached yet) and its builds in kernel order (cached).
+    """The chart's cache key, the whole chart (every build, ~6,000 points: made only for a
+    download or a view not cached yet) and its builds in kernel order (cached).
 
-    A scope's chart reads every run of ~100 setups (~0.5 s at 10M results): cached per
-    scope version."""
+    A scope's chart reads every run of ~100 setups (~0.5 s at 10M results): it is made of
+    one piece per setup, cached per setup version (``perfdb.cache_setups``), so after an
+    upload only the pieces of the setups it wrote to are read again."""
     metric = sel.metric
     assert metric is not None
     key = _scaling_key(scope, sel)
 
+    @cache
     def whole() -> ScalingChart:
-        return cached_in_scope(
-            key,
-            scope.key,
-            lambda: cq.scaling_points(
-                setup_ids=sel.groups[sel.rest],
-                metric=metric,
-                param=sel.param,
-                title=f"{metric['name']} against {sel.param}",
-            ),
+        pieces = cached_per_setup(
+            f"scaling-piece:{sel.param}:{metric['id']}",
+            sel.groups[sel.rest],
+            lambda todo: cq.scaling_pieces(setup_ids=todo, metric=metric, param=sel.param),
         )
+        title = f"{metric['name']} against {sel.param}"
+        return cq.scaling_chart(pieces.values(), metric=metric, param=sel.param, title=title)
 
     builds = cached_in_scope(
         f"{key}:builds", scope.key, lambda: _builds_in_kernel_order(whole()), stale=True
@@ -243,7 +244,7 @@ def scaling_warm(scope_key: str) -> None:
     sel = _scaling_selection(QueryDict(), scope)
     if sel.metric is None:
         return
-    if not cached_before(_scaling_key(scope, sel), scope.key):
+    if not cached_before(f"{_scaling_key(scope, sel)}:builds", scope.key):
         return
     key, whole, builds = _scaling_chart(scope, sel)
     shown = builds[-SCALING_MAX_BUILDS:]

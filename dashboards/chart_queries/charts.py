@@ -180,7 +180,12 @@ def _run_keys(
         if text is None:
             text = texts[r["setup_id"]] = params_text(r["k_params"])
         keys_of_run = {alias: r[f"k_{alias}"] for alias in RUN_KEYS}
-        out[r["id"]] = {"run_id": r["id"], "params_text": text, **keys_of_run}
+        out[r["id"]] = {
+            "run_id": r["id"],
+            "setup_id": r["setup_id"],
+            "params_text": text,
+            **keys_of_run,
+        }
     return out
 
 
@@ -189,16 +194,22 @@ def _kernel_order(keys: Mapping[str, Any]) -> tuple[Any, ...]:
     return (keys["sort_key"], keys["kernel"], keys["patches"], keys["run_id"])
 
 
-def scaling_points(
-    *, setup_ids: Sequence[int], metric: Mapping[str, Any], param: str, title: str = ""
-) -> ScalingChart:
-    """A metric against a numeric parameter over the setups given (one scope's setups).
+# A point with the order it takes on the chart (``_kernel_order``): per-setup pieces of a
+# chart are merged by it (dashboards/scaling_pieces.py).
+OrderedPoint = tuple[tuple[Any, ...], ScalingPoint]
 
-    Setups whose parameter is missing or not a number are left out. Two queries: the values,
-    served by result_series_idx (setup IN (...), metric), and the runs' keys (``_run_keys``).
+
+def scaling_pieces(
+    *, setup_ids: Sequence[int], metric: Mapping[str, Any], param: str
+) -> dict[int, tuple[OrderedPoint, ...]]:
+    """Each setup's points of a metric against a numeric parameter, with their kernel order.
+
+    Setups whose parameter is missing or not a number have none. Two queries whatever the
+    number of setups: the values, served by result_series_idx (setup IN (...), metric), and
+    the runs' keys (``_run_keys``).
     """
     # In run order, not kernel order: sorting the result rows by kernel joined every one to
-    # its run and kernel; the runs are put in kernel order below, from their keys.
+    # its run and kernel; the points carry their kernel order instead.
     rows = (
         Result.objects.filter(setup_id__in=setup_ids, metric_id=metric["id"], discarded=False)
         .values_list("run_id", "value")
@@ -208,16 +219,36 @@ def scaling_points(
     for run_id, value in rows:
         values.setdefault(run_id, []).append(value)
     keys = _run_keys(setup_ids=setup_ids)
-    points = []
-    for run_id in sorted(values, key=lambda r: _kernel_order(keys[r])):
-        kept = values[run_id]
+    pieces: dict[int, list[OrderedPoint]] = {setup_id: [] for setup_id in setup_ids}
+    for run_id, kept in values.items():
         run = RunValues(keys=keys[run_id], values=kept)
         x = _number(run.keys["params"].get(param))
         if x is not None:
-            points.append(ScalingPoint(run=run.info(), x=x, value=run.mean, sd=run.sd))
+            point = ScalingPoint(run=run.info(), x=x, value=run.mean, sd=run.sd)
+            pieces[run.keys["setup_id"]].append((_kernel_order(run.keys), point))
+    return {setup_id: tuple(points) for setup_id, points in pieces.items()}
+
+
+def scaling_chart(
+    pieces: Iterable[Sequence[OrderedPoint]], *, metric: Mapping[str, Any], param: str, title: str
+) -> ScalingChart:
+    """The chart of these pieces' points, in kernel order (the order is total: run ids)."""
+    merged = sorted((p for piece in pieces for p in piece), key=lambda ordered: ordered[0])
     return ScalingChart(
-        metric=metric_data(metric), param=param, param_unit="", points=tuple(points), title=title
+        metric=metric_data(metric),
+        param=param,
+        param_unit="",
+        points=tuple(point for _, point in merged),
+        title=title,
     )
+
+
+def scaling_points(
+    *, setup_ids: Sequence[int], metric: Mapping[str, Any], param: str, title: str = ""
+) -> ScalingChart:
+    """A metric against a numeric parameter over the setups given (one scope's setups)."""
+    pieces = scaling_pieces(setup_ids=setup_ids, metric=metric, param=param)
+    return scaling_chart(pieces.values(), metric=metric, param=param, title=title)
 
 
 def kernel_time_points(
