@@ -25,6 +25,26 @@ def copy_rows(table: str, columns: Iterable[str], rows: Iterable[tuple]) -> None
                 copy.write_row(row)
 
 
+def copy_rows_binary(table: str, columns: Sequence[tuple[str, str]], rows: Iterable[tuple]) -> None:
+    """copy_rows in COPY's binary format; ``columns`` are (name, PostgreSQL type) pairs.
+
+    For big byte strings (a bundle's raw files): as text, bytea goes as hex, twice its size,
+    formatted by psycopg and decoded again by the server; binary sends the bytes as they are.
+    """
+    rows = iter(rows)
+    first = next(rows, None)
+    if first is None:
+        return
+    with connection.cursor() as cursor:
+        raw = cursor.cursor
+        cols = ", ".join(f'"{name}"' for name, _ in columns)
+        with raw.copy(f"COPY {table} ({cols}) FROM STDIN (FORMAT BINARY)") as copy:
+            copy.set_types([kind for _, kind in columns])
+            copy.write_row(first)
+            for row in rows:
+                copy.write_row(row)
+
+
 SAMPLE_COLUMNS = (
     "run_id",
     "trial",

@@ -13,8 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from django.db import connection
+from psycopg.types.json import Jsonb
 
-from ingest.copy_rows import SAMPLE_COLUMNS, copy_rows, sample_row
+from ingest.copy_rows import SAMPLE_COLUMNS, copy_rows, copy_rows_binary, sample_row
 from ingest.evidence import evidence_write
 from ingest.keys import (
     MetricCache,
@@ -241,19 +242,35 @@ def _attached_write(new: list[_NewRun], files: Mapping[str, bytes]) -> None:
             item.run = n.run
     Histogram.objects.bulk_create(h for n in new for h in n.rows.histograms)
     Curve.objects.bulk_create(c for n in new for c in n.rows.curves)
-    RawFile.objects.bulk_create(
-        RawFile(
-            run=n.run,
-            path=part.file.path,
-            parser=part.file.parser,
-            trial=part.file.trial or 0,
-            content=files[part.file.path],
-            sha256=hashlib.sha256(files[part.file.path]).hexdigest(),
-            warnings=list(part.warnings),
-        )
-        for n in new
-        for part in n.planned.parts
+    copy_rows_binary(  # binary: a 10 MB log is not sent as 20 MB of hex (copy_rows.py)
+        RawFile._meta.db_table,
+        RAW_FILE_COLUMNS,
+        (
+            (
+                n.run.pk,
+                part.file.path,
+                part.file.parser,
+                part.file.trial or 0,
+                files[part.file.path],
+                hashlib.sha256(files[part.file.path]).hexdigest(),
+                Jsonb(list(part.warnings)),
+            )
+            for n in new
+            for part in n.planned.parts
+        ),
     )
+
+
+# perfdb.RawFile's columns (but its id), for copy_rows_binary.
+RAW_FILE_COLUMNS = (
+    ("run_id", "int8"),
+    ("path", "varchar"),
+    ("parser", "varchar"),
+    ("trial", "int2"),
+    ("content", "bytea"),
+    ("sha256", "varchar"),
+    ("warnings", "jsonb"),
+)
 
 
 def _metric_cache(manifest: Manifest, plan: list[PlannedRun]) -> MetricCache:
