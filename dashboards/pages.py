@@ -14,36 +14,27 @@ from typing import Any, NamedTuple
 
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
-from django.urls import reverse
 from django.utils.html import json_script
 
 from dashboards import chart_queries as cq
 from dashboards import exports, scope_stats
-from dashboards.chart_queries import profiles as profile_queries
 from dashboards.chartdata import ScalingChart
-from dashboards.figures import (
-    kernel_time_figure,
-    scaling_figure,
-    top_functions_figure,
-)
+from dashboards.figures import scaling_figure
 from dashboards.page_cache import kept_for_anonymous
 from dashboards.page_tools import bad_params_are_400, download, links
+from dashboards.selection import Scope as SetupScope
 from dashboards.selection import (
-    BadParam,
     choice_param,
     choices_param,
     format_param,
-    int_param,
     metric_param,
     scope_param,
     scopes_from,
 )
-from dashboards.selection import Scope as SetupScope
 from perfdb.cache import cached_before, cached_in_scope
 from perfdb.cache_setups import cached_per_setup
 from perfdb.kernels import kernel_sort_key
 
-TOP_N_MAX = 30
 # A scaling chart with more lines than this is unreadable (and slow): by default it shows the
 # newest builds in kernel order, and the page lets you pick others.
 SCALING_MAX_BUILDS = 12
@@ -274,92 +265,3 @@ def _builds_in_kernel_order(chart) -> list[str]:
     """The chart's kernel builds (kernel+patches), in kernel order, stock before patched."""
     runs = {p.run.build: p.run for p in chart.points}
     return sorted(runs, key=lambda b: (kernel_sort_key(runs[b].kernel), runs[b].patches))
-
-
-# --- kernel and scheduler time ----------------------------------------------------------
-
-
-@kept_for_anonymous("kernel-time", part=3)
-@bad_params_are_400
-def kernel_time(request: HttpRequest) -> HttpResponse:
-    q = request.GET
-    fmt = format_param(q)
-    scopes = _profiled_first(_scope_index().scopes)
-    scope = _scope_setups(scope_param(q, scopes))
-    top = int_param(q, "top")
-    top = 10 if top is None else top
-    if not 1 <= top <= TOP_N_MAX:
-        raise BadParam("top", f"expected 1 to {TOP_N_MAX}, got {top}")
-    context: dict[str, Any] = {
-        "scopes": scopes,
-        "scope": scope,
-        "top": top,
-        "top_choices": sorted({5, 10, 15, 20, TOP_N_MAX, top}),
-    }
-    if scope is None:
-        return render(request, "dashboards/kernel_time.html", context)
-    params = scope.varying_params()
-    param = choice_param(q, "param", params, "") or None
-
-    def data(stale: bool) -> tuple[Any, list[Any]]:
-        return cached_in_scope(
-            f"kernel-time:{scope.key}:{param}",
-            scope.key,
-            lambda: (
-                cq.kernel_time_points(setup_ids=scope.setup_ids, param=param),
-                cq.kernel_profiles(setup_ids=scope.setup_ids),
-            ),
-            stale=stale,
-        )
-
-    chart, profiles = data(stale=not fmt)  # a download is never behind the runs
-    if fmt:
-        tables = (exports.kernel_time_table(chart), exports.profile_table(profiles))
-        return download(tables, request, fmt)
-    # Building the two figures (Plotly objects, hover text per bar) had cost ~0.4 s of CPU on
-    # every request, and escaping them into the page (json_script, 1.4 MB) half of the rest:
-    # cached, escaped, with the data they draw (read again inside: never from a stale copy).
-    figures = cached_in_scope(
-        f"kernel-time:{scope.key}:{param}:figures:{top}",
-        scope.key,
-        lambda: _kernel_time_figures(*data(stale=False), top),
-        stale=True,
-    )
-    selection = {"scope": scope.key, "param": param, "top": top}
-    return render(
-        request,
-        "dashboards/kernel_time.html",
-        {
-            **context,
-            **links("dashboards-kernel-time", selection, ("kernel-time", "kernel-functions")),
-            "params": params,
-            "param": param or "",
-            **figures,
-            "n_points": len(chart.points),
-            "n_profiles": len(profiles),
-            "profile_diff_url": _profile_diff_of_scope(scope),
-        },
-    )
-
-
-def _kernel_time_figures(chart, profiles, top: int) -> dict[str, str]:
-    return {
-        "time_figure": json_script(kernel_time_figure(chart), "fig-kernel-time"),
-        "profile_figure": json_script(
-            top_functions_figure(tuple(profiles), top_n=top), "fig-functions"
-        ),
-    }
-
-
-def _profiled_first(scopes):
-    """Scopes with a kernel profile first, so the page opens on one that has something."""
-    profiled = [s["scope"] for s in profile_queries.profiled_setups()]
-    rank = {key: i for i, key in enumerate(dict.fromkeys(profiled))}
-    return sorted(scopes, key=lambda s: rank.get(s.key, len(rank)))
-
-
-def _profile_diff_of_scope(scope: SetupScope) -> str | None:
-    """The profile diff of the scope's busiest profiled setup (first against last build)."""
-    ids = set(scope.setup_ids)
-    setup = next((s for s in profile_queries.profiled_setups() if s["id"] in ids), None)
-    return None if setup is None else f"{reverse('dashboards-profile-diff')}?setup={setup['id']}"

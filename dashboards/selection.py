@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 MAX_IDS = 50
+# The value of a subset parameter that asks for every choice (``subset_param``).
+ALL = "all"
 MAX_TEXT = 200
 # Parameters the papers chart against; preferred as the default x axis.
 USUAL_X = ("rooms", "threads", "clients", "users", "users_per_room", "connections", "messages")
@@ -116,6 +118,32 @@ def choices_param(
     if unknown:
         raise BadParam(name, f"{unknown[0][:60]!r} is not one of the choices shown")
     return [choice for choice in choices if choice in raw]
+
+
+def subset_param(
+    query: Mapping[str, Any], name: str, choices: Sequence[str], default: Sequence[str]
+) -> list[str]:
+    """``choices_param``, or every choice for ``?<name>=all`` (the "show all" link of a page
+    that draws a bounded number of setups by default)."""
+    if ALL in _many(query, name):
+        return list(choices)
+    return choices_param(query, name, choices, default)
+
+
+def busiest_first(
+    ids: Sequence[int], runs: Mapping[int, tuple[float, ...]], first: Sequence[int] = ()
+) -> list[int]:
+    """Setup ids, those in ``first`` first (in its order), then the most-run: ``runs`` maps
+    an id to (run count, newest run's time, newest run's id), the most recently run first
+    among equals, then as given: the order a page picks its default setups in."""
+    given = {setup_id: i for i, setup_id in enumerate(ids)}
+    leading = [i for i in dict.fromkeys(first) if i in given]
+    led = set(leading)
+    rest = sorted(
+        (i for i in ids if i not in led),
+        key=lambda i: (tuple(-v for v in runs.get(i, (0,))), given[i]),
+    )
+    return leading + rest
 
 
 def format_param(query: Mapping[str, Any]) -> str | None:

@@ -5,6 +5,7 @@ from django.urls import path
 from dashboards import (
     claims_views,
     compare_api,
+    kernel_time_page,
     kernels_page,
     pages,
     profile_diff_views,
@@ -17,7 +18,7 @@ urlpatterns = [
     path("kernels/", kernels_page.kernels, name="dashboards-kernels"),
     path("kernels/figure/", kernels_page.kernels_figure, name="dashboards-kernels-figure"),
     path("scaling/", pages.scaling, name="dashboards-scaling"),
-    path("kernel-time/", pages.kernel_time, name="dashboards-kernel-time"),
+    path("kernel-time/", kernel_time_page.kernel_time, name="dashboards-kernel-time"),
     path("wakeups/", wakeups_page.wakeups, name="dashboards-wakeups"),
     path("activity/", run_pages.activity, name="dashboards-activity"),
     path("compare/", run_pages.compare, name="dashboards-compare"),

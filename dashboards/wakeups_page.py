@@ -1,15 +1,20 @@
-"""The wakeups and preemption page (/wakeups/): each scope's runs with scheduler counters,
-one build at a time, as tables and heatmaps. Its rows and figures are cached per scope
-version and served up to ``PAGE_CACHE_STALE_SECONDS`` behind uploads (perfdb/cache.py);
-a download is never behind.
+"""The wakeups and preemption page (/wakeups/): runs with scheduler counters, one build at a
+time, as tables and heatmaps (one per preemption threshold), of a bounded number of the
+scope's setups: whole thresholds, the most-run first, up to ``WAKEUPS_MAX_SETUPS`` setups;
+any others or all with ``?thresholds=0&thresholds=40`` or ``?thresholds=all``. Rows and
+figures are cached per scope version and drawn thresholds (a request unpickles only the
+build it shows) and served up to ``PAGE_CACHE_STALE_SECONDS`` behind uploads
+(perfdb/cache.py); a download is never behind.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.html import json_script
 
 from dashboards import chart_queries as cq
 from dashboards import exports
@@ -17,9 +22,22 @@ from dashboards.figures import wakeups_figures
 from dashboards.figures.wakeups import VALUES as WAKEUP_VALUES
 from dashboards.page_cache import kept_for_anonymous
 from dashboards.page_tools import bad_params_are_400, download, links
-from dashboards.pages import _scope_index, _scope_setups
-from dashboards.selection import choice_param, format_param, scope_param
+from dashboards.pages import ScopeChoice, _scope_index, _scope_setups
+from dashboards.scope_draw import (
+    options_html,
+    selection_of,
+    setup_runs,
+    shown_choices,
+    subset_links,
+)
+from dashboards.selection import busiest_first, choice_param, format_param, scope_param
 from perfdb.cache import cached_in_scope
+
+# Whole thresholds (each a heatmap of its nice pairs) are drawn while their setups add up
+# to at most this many: 001's grid of 3 pairs at 2 thresholds is drawn whole; a scope with
+# ~1,000 thresholds (100M synthetic results) is not 1,000 heatmaps and a 5 MB page.
+WAKEUPS_MAX_SETUPS = 12
+THRESHOLD = cq.WAKEUP_PARAMS[2]
 
 
 @kept_for_anonymous("wakeups", part=3)
@@ -41,55 +59,130 @@ def wakeups(request: HttpRequest) -> HttpResponse:
     if without is not None and not fmt:
         context["without"] = without
         return render(request, "dashboards/wakeups.html", context)
-    scope = _scope_setups(scope_param(q, scopes))
+    choice = scope_param(q, scopes)
+    scope = _scope_setups(choice)
     context["scope"] = scope
-    if scope is None:
+    if choice is None or scope is None:
         return render(request, "dashboards/wakeups.html", context)
-    with_params = [s["id"] for s in scope.setups if all(p in s["params"] for p in cq.WAKEUP_PARAMS)]
-    return _scope_page(request, q, fmt, context, scope, with_params)
-
-
-def _scope_page(request, q, fmt, context, scope, with_params) -> HttpResponse:
-    """The chosen scope's build: its rows and heatmaps, or their download."""
-    value = context["value"]
-
-    # Every run of the scope (~6,000 at 10M results, ~2 s to read): cached per scope.
-    def every_row(stale: bool) -> tuple[list[Any], int]:
-        return cached_in_scope(
-            f"wakeups:{scope.key}",
-            scope.key,
-            lambda: cq.wakeup_rows(setup_ids=with_params),
-            stale=stale,
-        )
-
-    rows, skipped = every_row(stale=not fmt)  # a download is never behind the runs
-    builds = list(dict.fromkeys(r.run.build for r in rows))
-    build = choice_param(q, "build", builds, builds[0] if builds else "")
-    rows = [r for r in rows if r.run.build == build]
-    if fmt:
-        return download((exports.wakeups_table(rows),), request, fmt)
-    # One heatmap per threshold: ~1 s of Plotly at lab scale, so cached with the rows (read
-    # again inside: never drawn from a stale copy).
-    figures = cached_in_scope(
-        f"wakeups:{scope.key}:{build}:{value}:figures",
+    by_threshold = thresholds_of(scope.setups)
+    shown, default = shown_choices(
+        "wakeups",
+        q,
+        "thresholds",
         scope.key,
-        lambda: wakeups_figures(
-            tuple(r for r in every_row(stale=False)[0] if r.run.build == build),
-            heatmap_value=value,
-        ),
+        list(by_threshold),
+        lambda: _default(choice, by_threshold),
+    )
+    context.update(
+        {
+            "thresholds": list(by_threshold),
+            "threshold_options": options_html([(t, t) for t in by_threshold], shown),
+            "shown_thresholds": shown,
+            "is_default": shown == default,
+            "max_setups": WAKEUPS_MAX_SETUPS,
+        }
+    )
+    drawn = [i for t in shown for i in by_threshold[t]]
+    return _scope_page(request, fmt, context, scope.key, drawn, default)
+
+
+def thresholds_of(setups: Sequence[Mapping[str, Any]]) -> dict[str, list[int]]:
+    """The setups with the three wakeup parameters, by preemption threshold (as text, the
+    URL's value), thresholds in numeric order."""
+    out: dict[str, list[int]] = {}
+    for s in setups:
+        if all(p in s["params"] for p in cq.WAKEUP_PARAMS):
+            out.setdefault(str(s["params"][THRESHOLD]), []).append(s["id"])
+    return dict(sorted(out.items(), key=lambda item: _numeric_first(item[0])))
+
+
+def _numeric_first(text: str) -> tuple[bool, float, str]:
+    try:
+        return (False, float(text), text)
+    except ValueError:
+        return (True, 0.0, text)
+
+
+def _default(choice: ScopeChoice, by_threshold: Mapping[str, list[int]]) -> list[str]:
+    """Whole thresholds, the one with the most-run setup first, while their setups add up
+    to at most ``WAKEUPS_MAX_SETUPS`` (always one); in threshold order."""
+    of = {i: t for t, ids in by_threshold.items() for i in ids}
+    chosen: list[str] = []
+    count = 0
+    for setup_id in busiest_first(list(of), setup_runs(choice.ids)):
+        threshold = of[setup_id]
+        if threshold in chosen:
+            continue
+        count += len(by_threshold[threshold])
+        if chosen and count > WAKEUPS_MAX_SETUPS:
+            break
+        chosen.append(threshold)
+    return [t for t in by_threshold if t in chosen]
+
+
+def _scope_page(request, fmt, context, scope_key: str, drawn: list[int], default) -> HttpResponse:
+    """The chosen build of the drawn thresholds: its rows and heatmaps, or their download."""
+    q, value, shown = request.GET, context["value"], context["shown_thresholds"]
+    key = f"wakeups:{scope_key}:{'|'.join(shown)}"
+
+    # Every run of the drawn setups, all builds: read back only to compute what follows
+    # or for a download (a request draws one build).
+    def whole(stale: bool) -> tuple[list[Any], int]:
+        return cached_in_scope(key, scope_key, lambda: cq.wakeup_rows(setup_ids=drawn), stale=stale)
+
+    if fmt:  # a download is never behind the runs
+        rows = whole(stale=False)[0]
+        build = choice_param(q, "build", _builds(rows), _first(_builds(rows)))
+        return download((exports.wakeups_table(_of_build(rows, build)),), request, fmt)
+    builds, skipped = cached_in_scope(
+        f"{key}:builds",
+        scope_key,
+        lambda: (_builds(whole(stale=False)[0]), whole(stale=False)[1]),
         stale=True,
     )
-    selection = {"scope": scope.key, "build": build, "value": value}
+    build = choice_param(q, "build", builds, _first(builds))
+    # One heatmap per threshold (Plotly objects, escaped into the page): cached with the
+    # build's rows, from the rows read again inside (never drawn from a stale copy).
+    rows, figures = cached_in_scope(
+        f"{key}:view:{build}:{value}",
+        scope_key,
+        lambda: _view(_of_build(whole(stale=False)[0], build), value),
+        stale=True,
+    )
+    selection = {"scope": scope_key, "build": build, "value": value}
+    selection = selection_of(selection, "thresholds", shown, default, len(context["thresholds"]))
     return render(
         request,
         "dashboards/wakeups.html",
         {
             **context,
             **links("dashboards-wakeups", selection, ("wakeups",)),
+            **subset_links("dashboards-wakeups", selection, "thresholds"),
             "builds": builds,
             "build": build,
             "skipped": skipped,
-            "figures": [{"id": f"fig-{name}", "figure": fig} for name, fig in figures.items()],
+            "figures": figures,
             "rows": rows,
         },
     )
+
+
+def _builds(rows: list[Any]) -> list[str]:
+    return list(dict.fromkeys(r.run.build for r in rows))
+
+
+def _first(builds: list[str]) -> str:
+    return builds[0] if builds else ""
+
+
+def _of_build(rows: list[Any], build: str) -> list[Any]:
+    return [r for r in rows if r.run.build == build]
+
+
+def _view(rows: list[Any], value: str) -> tuple[list[Any], list[dict[str, str]]]:
+    """The build's rows and its figures as the page embeds them (json_script's output)."""
+    figures = wakeups_figures(tuple(rows), heatmap_value=value)
+    return rows, [
+        {"id": f"fig-{name}", "html": json_script(fig, f"fig-{name}")}
+        for name, fig in figures.items()
+    ]

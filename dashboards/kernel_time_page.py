@@ -1,0 +1,172 @@
+"""The kernel and scheduler time page (/kernel-time/): % of time in the kernel and in the
+scheduler per run, and the top kernel functions, of a bounded number of a scope's setups
+(``KERNEL_TIME_MAX_SETUPS``: its profiled setups with the most profiled runs first, then
+the most-run), any others or all of them with ``?setups=<id>&setups=<id>`` or
+``?setups=all``. Its data and figures are cached per scope version and drawn selection
+(perfdb/cache.py), so a request unpickles only what it draws.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.html import json_script
+from django.utils.safestring import SafeString
+
+from dashboards import chart_queries as cq
+from dashboards import exports
+from dashboards.chart_queries import profiles as profile_queries
+from dashboards.figures import kernel_time_figure, top_functions_figure
+from dashboards.page_cache import kept_for_anonymous
+from dashboards.page_tools import bad_params_are_400, download, links
+from dashboards.pages import ScopeChoice, _scope_index, _scope_setups
+from dashboards.scope_draw import (
+    options_html,
+    selection_of,
+    setup_runs,
+    shown_choices,
+    subset_links,
+)
+from dashboards.selection import (
+    BadParam,
+    busiest_first,
+    choice_param,
+    format_param,
+    int_param,
+    scope_param,
+    setup_label,
+)
+from dashboards.selection import Scope as SetupScope
+from perfdb.cache import cached_in_scope
+
+TOP_N_MAX = 30
+# One bar pair per run of every setup drawn: 8 setups on 64 builds is ~500 pairs, still
+# readable; a scope's every setup (~1,000 at 100M synthetic results) is not.
+KERNEL_TIME_MAX_SETUPS = 8
+
+
+@kept_for_anonymous("kernel-time", part=3)
+@bad_params_are_400
+def kernel_time(request: HttpRequest) -> HttpResponse:
+    q = request.GET
+    fmt = format_param(q)
+    scopes = _profiled_first(_scope_index().scopes)
+    choice = scope_param(q, scopes)
+    scope = _scope_setups(choice)
+    top = int_param(q, "top")
+    top = 10 if top is None else top
+    if not 1 <= top <= TOP_N_MAX:
+        raise BadParam("top", f"expected 1 to {TOP_N_MAX}, got {top}")
+    context: dict[str, Any] = {
+        "scopes": scopes,
+        "scope": scope,
+        "top": top,
+        "top_choices": sorted({5, 10, 15, 20, TOP_N_MAX, top}),
+    }
+    if choice is None or scope is None:
+        return render(request, "dashboards/kernel_time.html", context)
+    params = scope.varying_params()
+    param = choice_param(q, "param", params, "") or None
+    context["params"] = params
+    ids = [str(i) for i in scope.setup_ids]
+    shown, default = shown_choices(
+        "kernel-time", q, "setups", scope.key, ids, lambda: _default(choice, scope)
+    )
+    return _scope_page(request, fmt, context, scope, param, (shown, default))
+
+
+def _scope_page(request, fmt, context, scope: SetupScope, param, subset) -> HttpResponse:
+    """The drawn setups' chart and top functions, or their download."""
+    shown, default = subset
+    top = context["top"]
+    drawn = [int(i) for i in shown]
+    key = f"kernel-time:{scope.key}:{param}:{'|'.join(shown)}"
+
+    def data(stale: bool) -> tuple[Any, list[Any]]:
+        return cached_in_scope(
+            key,
+            scope.key,
+            lambda: (
+                cq.kernel_time_points(setup_ids=drawn, param=param),
+                cq.kernel_profiles(setup_ids=drawn),
+            ),
+            stale=stale,
+        )
+
+    if fmt:  # a download is never behind the runs
+        chart, profiles = data(stale=False)
+        tables = (exports.kernel_time_table(chart), exports.profile_table(profiles))
+        return download(tables, request, fmt)
+    # Building the two figures (Plotly objects, hover text per bar) had cost ~0.4 s of CPU on
+    # every request, and escaping them into the page (json_script) half of the rest: cached,
+    # escaped, with the counts the page shows (the data read again inside: never stale).
+    view = cached_in_scope(
+        f"{key}:figures:{top}", scope.key, lambda: _view(*data(stale=False), top), stale=True
+    )
+    selection = {"scope": scope.key, "param": param, "top": top}
+    selection = selection_of(selection, "setups", shown, default, len(scope.setups))
+    return render(
+        request,
+        "dashboards/kernel_time.html",
+        {
+            **context,
+            **links("dashboards-kernel-time", selection, ("kernel-time", "kernel-functions")),
+            **subset_links("dashboards-kernel-time", selection, "setups"),
+            "param": param or "",
+            **view,
+            "setup_options": _setup_options(scope, shown),
+            "n_setups": len(scope.setups),
+            "n_shown": len(shown),
+            "is_default": shown == default,
+            "max_setups": KERNEL_TIME_MAX_SETUPS,
+            "profile_diff_url": _profile_diff_of_scope(scope),
+        },
+    )
+
+
+def _view(chart, profiles, top: int) -> dict[str, Any]:
+    return {
+        "time_figure": json_script(kernel_time_figure(chart), "fig-kernel-time"),
+        "profile_figure": json_script(
+            top_functions_figure(tuple(profiles), top_n=top), "fig-functions"
+        ),
+        "n_points": len(chart.points),
+        "n_profiles": len(profiles),
+    }
+
+
+def _default(choice: ScopeChoice, scope: SetupScope) -> list[str]:
+    """The setups drawn by default: the profiled ones with the most profiled runs first (a
+    busy setup without profiles draws nothing here), then the most-run; in picker order."""
+    profiled = [s["id"] for s in profile_queries.profiled_setups() if s["scope"] == scope.key]
+    ranked = busiest_first(scope.setup_ids, setup_runs(choice.ids), first=profiled)
+    kept = set(ranked[:KERNEL_TIME_MAX_SETUPS])
+    return [str(i) for i in scope.setup_ids if i in kept]
+
+
+def _setup_options(scope: SetupScope, shown: list[str]) -> SafeString:
+    """The setups picker: each setup's parameters and run count."""
+    return options_html([(str(s["id"]), _setup_text(s)) for s in scope.setups], shown)
+
+
+def _setup_text(setup: Mapping[str, Any]) -> str:
+    runs = setup.get("run_count", 0)
+    return f"{setup_label(setup)} ({runs} run{'' if runs == 1 else 's'})"
+
+
+def _profiled_first(scopes):
+    """Scopes with a kernel profile first, so the page opens on one that has something."""
+    profiled = [s["scope"] for s in profile_queries.profiled_setups()]
+    rank = {key: i for i, key in enumerate(dict.fromkeys(profiled))}
+    return sorted(scopes, key=lambda s: rank.get(s.key, len(rank)))
+
+
+def _profile_diff_of_scope(scope: SetupScope) -> str | None:
+    """The profile diff of the scope's busiest profiled setup (first against last build)."""
+    ids = set(scope.setup_ids)
+    setup = next((s for s in profile_queries.profiled_setups() if s["id"] in ids), None)
+    return None if setup is None else f"{reverse('dashboards-profile-diff')}?setup={setup['id']}"
