@@ -73,6 +73,10 @@ MIDDLEWARE = [
 ]
 # SecurityMiddleware first would answer before the size check; both run before a body is read.
 MIDDLEWARE.insert(1, MIDDLEWARE.pop(MIDDLEWARE.index("config.middleware.BodySizeLimitMiddleware")))
+# First of all: an anonymous GET with a kept, current answer (the series page, its figure,
+# /api/series/) is answered before the rest runs; its headers are those the rest added when it
+# was computed (dashboards/page_cache.py).
+MIDDLEWARE.insert(0, "dashboards.page_cache.KeptAnswerMiddleware")
 
 AUTHENTICATION_BACKENDS = [
     # django-axes first: it refuses a locked-out username/address before a password check.

@@ -5,7 +5,8 @@ The page does not embed its figure: its chart fetches it once from /kernels/figu
 1,000-kernel series is ~260 kB of figure JSON, which the page's HTML would carry on every
 visit and which Django's template engine would escape on every render). Both, and the
 downloads, come finished from the cache until an upload to the setup's scope
-(``dashboards/series_data.py``).
+(``dashboards/series_data.py``); an anonymous reader's whole answer is kept until then and
+served before the middleware stack runs (``dashboards/page_cache.py``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from django.utils.safestring import mark_safe
 from dashboards import chart_queries as cq
 from dashboards import exports, series_data
 from dashboards.chartdata import Baseline
+from dashboards.page_cache import kept_while_current
 from dashboards.page_tools import bad_params_are_400, links, run_text
 from dashboards.pages import _scope_index
 from dashboards.selection import (
@@ -40,6 +42,7 @@ def _title(metric: Mapping[str, Any]) -> str:
     return f"{metric['name']} across kernels"
 
 
+@kept_while_current
 @bad_params_are_400
 def kernels(request: HttpRequest) -> HttpResponse:
     q = request.GET
@@ -178,6 +181,7 @@ def _download(request: HttpRequest, fmt: str, setup, metric) -> HttpResponse:
     return response
 
 
+@kept_while_current
 @bad_params_are_400
 def kernels_figure(request: HttpRequest) -> HttpResponse:
     """The page's figure as JSON (what its chart fetches): the same selection as the page.

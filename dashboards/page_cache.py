@@ -14,6 +14,16 @@ messages cookie computes its own page (staff see their triage at once), and a re
 sets a cookie (a CSRF token in a form) or used the CSP nonce is never stored. The middleware
 still runs on every request, the kept ones included: the CSP header, the body-size check,
 CSRF on every unsafe method (only GET and HEAD are kept).
+
+*Kept answers* (``kept_while_current``, ``KeptAnswerMiddleware``): a view whose every read is
+a versioned cache read (the series page, its figure, ``/api/series/``) has its whole final
+response (body and every header the middleware added) kept under the versions those reads
+found (perfdb/cache_reads.py), and the middleware, first in the stack, answers the next
+anonymous GET of the same URL from it while those versions are unchanged, before URL
+resolution, sessions, authentication, DRF and its throttle: never stale, one cache round
+trip. Only for GETs without a body, a session or messages cookie or an ``Authorization``
+header, keyed by scheme, host, path, query and ``Accept``. Such a hit is not counted by the
+API's throttle (it computes nothing, like a static file; a miss is counted as before).
 """
 
 from __future__ import annotations
@@ -24,15 +34,19 @@ from functools import wraps
 from typing import Any, TypeVar
 
 from django.conf import settings
+from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.utils.cache import patch_vary_headers
 
-from perfdb.cache import STRUCTURE_KEY, cached_entries, stale_seconds
+from perfdb import cache_reads
+from perfdb.cache import STRUCTURE_KEY, TIMEOUT_SECONDS, cached_entries, stale_seconds
 
 # Headers a kept page is sent with again (the middleware adds the rest on every request).
 KEPT_HEADERS = ("Content-Type", "Content-Disposition", "Content-Language")
 MESSAGES_COOKIE = "messages"
 T = TypeVar("T")
+# A kept answer as stored: (its versions as (key, value) pairs, body, every header).
+Answer = tuple[tuple[tuple[str, int], ...], bytes, list[tuple[str, str]]]
 
 
 def shared_request(request: HttpRequest) -> bool:
@@ -114,3 +128,109 @@ def kept_for_anonymous(
         return wrapped
 
     return decorate
+
+
+def kept_while_current(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Mark an anonymous GET's answer as keepable whole by ``KeptAnswerMiddleware`` under
+    the versions the view's cached reads found, if every read was current and the view
+    queried nothing outside a cached computation (perfdb/cache_reads.py)."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if request.method != "GET" or stale_seconds() <= 0 or not shared_request(request):
+            return view(request, *args, **kwargs)
+        with cache_reads.recorded() as reads:
+            response = view(request, *args, **kwargs)
+        if reads.current and reads.versions:
+            request._kept_versions = reads.versions  # type: ignore[attr-defined]
+        return response
+
+    return wrapped
+
+
+def _answer_request(request: HttpRequest) -> bool:
+    """A GET that may be answered from a kept answer before any other middleware: no body,
+    nothing that identifies a reader (session, messages, Authorization)."""
+    meta = request.META
+    return (
+        request.method == "GET"
+        and meta.get("CONTENT_LENGTH") in (None, "", "0")
+        and "HTTP_AUTHORIZATION" not in meta
+        and request.path in _kept_paths
+        and shared_request(request)
+    )
+
+
+def _answer_key(request: HttpRequest) -> str:
+    """Everything the answer depends on besides the data: scheme, host, path, query and the
+    ``Accept`` header (the API's format)."""
+    meta = request.META
+    what = "|".join(
+        (
+            request.scheme or "",
+            meta.get("HTTP_HOST", ""),
+            request.get_full_path(),
+            meta.get("HTTP_ACCEPT", ""),
+        )
+    )
+    return "answer-" + hashlib.sha256(what.encode()).hexdigest()[:40]
+
+
+# The paths with a kept answer in this process (other paths never read the cache here) and
+# each kept answer's version keys (read with it: one round trip); both bounded.
+_kept_paths: set[str] = set()
+_version_keys: dict[str, tuple[str, ...]] = {}
+LIMIT = 10_000
+
+
+def _kept_answer(key: str) -> HttpResponse | None:
+    """The kept answer of ``key`` if its versions are all still current."""
+    found = cache.get_many([key, *_version_keys.get(key, ())])
+    kept: Answer | None = found.get(key)
+    if kept is None:
+        return None
+    versions, body, headers = kept
+    keys = tuple(k for k, _ in versions)
+    if any(k not in found for k in keys):  # not read with it: a second round trip
+        found.update(cache.get_many([k for k in keys if k not in found]))
+    if len(_version_keys) >= LIMIT:
+        _version_keys.clear()
+    _version_keys[key] = keys
+    if any(found.get(k) != v for k, v in versions):
+        return None
+    response = HttpResponse(body)
+    for name, value in headers:
+        response[name] = value
+    return response
+
+
+def _keep_answer(request: HttpRequest, key: str, response: HttpResponse) -> None:
+    versions = getattr(request, "_kept_versions", None)
+    if versions is None or not _keepable(request, response):
+        return
+    headers = list(response.items())
+    cache.set(key, (tuple(versions.items()), response.content, headers), TIMEOUT_SECONDS)
+    if len(_kept_paths) >= LIMIT:
+        _kept_paths.clear()
+    _kept_paths.add(request.path)
+
+
+class KeptAnswerMiddleware:
+    """First in MIDDLEWARE: an anonymous GET with a kept, current answer is answered here
+    (the module's docstring); the others go through the stack, and an answer a view marked
+    (``kept_while_current``) is kept on its way out, with every header the stack added."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if stale_seconds() <= 0:
+            return self.get_response(request)
+        answerable = _answer_request(request)
+        key = _answer_key(request) if answerable else ""
+        if answerable and (kept := _kept_answer(key)) is not None:
+            return kept
+        response = self.get_response(request)
+        if getattr(request, "_kept_versions", None) is not None:
+            _keep_answer(request, key or _answer_key(request), response)
+        return response

@@ -41,6 +41,8 @@ from django.db import connections, transaction
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
+from perfdb import cache_reads
+
 log = logging.getLogger(__name__)
 
 VERSION_KEY = "perfdb:data-version"
@@ -57,8 +59,6 @@ TIMEOUT_SECONDS = 6 * 60 * 60
 LOCK_SECONDS = 60
 
 T = TypeVar("T")
-# Set while this thread computes: what a computation reads is never stale (it is stored).
-_computing = threading.local()
 # An entry as stored: (stamp: the versions it was computed under, when, the value).
 Stored = tuple[tuple[int, ...], float, Any]
 Stamps = Mapping[str, tuple[int, ...]]  # entry name -> the versions it is computed under
@@ -130,9 +130,6 @@ def _lock_key(name: str, stamp: tuple[int, ...]) -> str:
     return f"perfdb:computing:{name}:{'.'.join(map(str, stamp))}"
 
 
-# --- the one read, and what is done with what it found ----------------------------------------
-
-
 def cached_entries(
     wanted: Mapping[str, Sequence[str]],
     compute: Callable[[list[str]], Mapping[str, T]],
@@ -148,8 +145,10 @@ def cached_entries(
     found = cache.get_many(read_ahead(wanted)) if found is None else found
     current = _versions(version_keys, found)
     if current is None:  # the cache is unreachable: nothing is reused
+        cache_reads.served_previous()  # (nor kept: no versions to keep it under)
         return dict(compute(list(wanted)))
     now = dict(zip(version_keys, current, strict=True))
+    cache_reads.found_versions(now)  # what a whole answer is kept under (page_cache.py)
     stamps = {n: tuple(now[k] for k in keys) for n, keys in wanted.items()}
     out: dict[str, T] = {}
     previous: dict[str, Stored] = {}
@@ -177,7 +176,7 @@ def _refresh(
     (or, with ``stale``, of those young enough, recomputed in the background), the others
     computed here under a lock each."""
     out: dict[str, T] = {}
-    if getattr(_computing, "depth", 0):
+    if cache_reads.depth():
         previous = {}  # inside a computation: computed again here, never a stale copy
     if previous:
         busy = cache.get_many([_lock_key(n, stamps[n]) for n in previous])
@@ -185,6 +184,8 @@ def _refresh(
     limit = stale_seconds() if stale else 0.0
     young = [n for n in missing if n not in out and n in previous and _age(previous[n]) < limit]
     out.update({n: previous[n][2] for n in young})
+    if out:  # older than the versions: an answer made of them is not kept whole
+        cache_reads.served_previous()
     due = [n for n in young if _age(previous[n]) >= limit / 3]
     locks = _lock(due, stamps)
     if locks:
@@ -214,13 +215,13 @@ def _compute_and_store(
     """``compute(todo)``, stored with each entry's stamp; the locks taken are released
     (one another process took meanwhile is its own: both compute, rare)."""
     started = time.time()
-    _computing.depth = getattr(_computing, "depth", 0) + 1
+    cache_reads.computing.depth = cache_reads.depth() + 1
     try:
         computed = compute(todo)
         fresh = {_entry_key(n): (stamps[n], started, computed[n]) for n in todo if n in computed}
         cache.set_many(fresh, timeout)
     finally:
-        _computing.depth -= 1
+        cache_reads.computing.depth -= 1
         if locks:
             cache.delete_many(locks)
     return {n: computed[n] for n in todo if n in computed}
@@ -316,9 +317,6 @@ def cached_before(key: str, scope: str) -> bool:
     versions = _versions([STRUCTURE_KEY], found)
     entry = found.get(entry_key)
     return versions is not None and entry is not None and entry[0][0] == versions[0]
-
-
-# --- writes ------------------------------------------------------------------------------------
 
 
 def runs_added(scopes: Iterable[str], setups: Iterable[int] = ()) -> None:

@@ -1,0 +1,73 @@
+"""What one request's answer was read under: the data versions its cached reads found current,
+so that dashboards/page_cache.py can keep the whole answer under exactly those versions.
+
+A value of perfdb/cache.py is current under the versions read before it was computed, so an
+answer made only of such values is current while every version its reads found is unchanged:
+kept under them, it is served exactly as long as computing it again would give the same bytes,
+and an upload or an edit (which moves one of them) makes the next request compute it. It is not
+kept if any read served a previous value (stale, or while another process computes), found the
+cache unreachable, saw a version move between two of its reads, or if the view queried the
+database outside a cached computation (a read no version follows).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import connections
+
+# Depth of the cached computations running in this thread (perfdb/cache.py): what they read
+# is stored with their stamp.
+computing = threading.local()
+_recording = threading.local()
+
+
+@dataclass
+class Reads:
+    versions: dict[str, int] = field(default_factory=dict)
+    current: bool = True  # False: something read is not (only) what ``versions`` say
+
+
+def depth() -> int:
+    return int(getattr(computing, "depth", 0))
+
+
+def found_versions(now: Mapping[str, int]) -> None:
+    """The version keys' values a cached read took (perfdb/cache.py, every read)."""
+    reads: Reads | None = getattr(_recording, "reads", None)
+    if reads is None:
+        return
+    for key, version in now.items():
+        if reads.versions.setdefault(key, version) != version:
+            reads.current = False  # moved during the request: parts of two versions
+
+
+def served_previous() -> None:
+    """A read answered with a value older than the current versions (or none were read)."""
+    reads: Reads | None = getattr(_recording, "reads", None)
+    if reads is not None:
+        reads.current = False
+
+
+@contextmanager
+def recorded() -> Iterator[Reads]:
+    """Record this thread's cached reads (and any query outside a computation) meanwhile."""
+    reads = Reads()
+
+    def guard(execute: Any, sql: Any, params: Any, many: bool, context: Any) -> Any:
+        if not depth():
+            reads.current = False
+        return execute(sql, params, many, context)
+
+    _recording.reads = reads
+    try:
+        with ExitStack() as stack:
+            for alias in connections:
+                stack.enter_context(connections[alias].execute_wrapper(guard))
+            yield reads
+    finally:
+        _recording.reads = None
