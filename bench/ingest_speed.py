@@ -3,6 +3,7 @@
 Re-run:
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/perfdb_bench_data python bench/ingest_speed.py
+    ... --phases   # also the CPU of each phase: bundle read, parse, write (COPY, raw files)
 
 For 10k, 100k and 1M samples: a bundle with one run and one vmstat file (16 columns) is built,
 stored as an Upload, and ingested by ``ingest.services.upload_ingest`` (claim, bundle read,
@@ -110,7 +111,40 @@ def worker_warm(path: Path) -> None:
     Run.objects.filter(pk__in=run_ids).update(synthetic=True)
 
 
-def child(path: Path, cold: bool) -> None:
+def phases_timed() -> dict[str, float]:
+    """CPU seconds (this process and its backend) each phase of the ingest takes, summed over
+    its calls, by wrapping what the pipeline calls (``--phases``); "COPY" and "raw files" are
+    parts of "write"."""
+    from ingest import services, writer
+
+    phases = {
+        "read": (services, "read_bundle"),
+        "parse": (services, "bundle_parse"),
+        "write": (services, "bundle_write"),
+        "COPY": (writer, "copy_rows"),
+        "raw files": (writer, "_attached_write"),
+    }
+    spent = dict.fromkeys(phases, 0.0)
+    pid = backend_pid()
+    for name, (module, attr) in phases.items():
+        mock.patch.object(module, attr, _charged(getattr(module, attr), name, spent, pid)).start()
+    return spent
+
+
+def _charged(real: Any, name: str, spent: dict[str, float], pid: int) -> Any:
+    """``real``, adding the CPU each call takes to ``spent[name]``."""
+
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        start = cpu_now(pid)
+        try:
+            return real(*args, **kwargs)
+        finally:
+            spent[name] += cpu_now(pid) - start
+
+    return wrapped
+
+
+def child(path: Path, cold: bool, phases: bool) -> None:
     import resource
 
     django_setup()
@@ -124,6 +158,7 @@ def child(path: Path, cold: bool) -> None:
     if not cold:
         worker_warm(path)
     upload = stored_upload(path)
+    spent = phases_timed() if phases else {}
     cpu = cpu_seconds()
     seconds, run_ids = timed(services.upload_ingest, upload_id=upload.pk)
     cpu = cpu_seconds() - cpu
@@ -147,6 +182,7 @@ def child(path: Path, cold: bool) -> None:
                 "copy_cpu": copy_cpu,
                 "rss_mb": rss_peak / 1024,
                 "rss_start_mb": rss_before / 1024,
+                "phases": spent,
             }
         )
     )
@@ -177,16 +213,30 @@ def stored_rows(run_id: int) -> list[tuple]:
 def cpu_seconds() -> float:
     """CPU seconds used so far by this process and by its PostgreSQL backend (same machine:
     /proc), the cost of the work whatever else the machine runs at the same time."""
-    import os
+    return cpu_now(backend_pid())
 
+
+def backend_pid() -> int:
     from django.db import connection
 
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
-        pid = cursor.fetchone()[0]
-    with open(f"/proc/{pid}/stat") as stat:
-        fields = stat.read().rsplit(")", 1)[1].split()
-    backend = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+        return int(cursor.fetchone()[0])
+
+
+def cpu_now(pid: int) -> float:
+    """This process's CPU seconds and those of the backend ``pid``: from its schedstat (ns;
+    the clock ticks of /proc/<pid>/stat are 10 ms, a third of a 100k-sample COPY), else its
+    stat."""
+    import os
+
+    try:
+        with open(f"/proc/{pid}/schedstat") as schedstat:
+            backend = int(schedstat.read().split()[0]) / 1e9
+    except (FileNotFoundError, ValueError, IndexError):
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        backend = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     return time.process_time() + backend
 
 
@@ -224,11 +274,12 @@ def raw_copy(rows: list[tuple]) -> None:
 # --- the parent: bundles, subprocesses, table ---------------------------------------------
 
 
-def measure(samples: int, workdir: Path, cold: bool) -> dict:
+def measure(samples: int, workdir: Path, cold: bool, phases: bool) -> dict:
     path = workdir / f"ingest-{samples}-{uuid.uuid4().hex[:8]}.tar.gz"
     path.write_bytes(bundle_bytes(samples, label=path.stem))
+    flags = [*(["--cold"] if cold else []), *(["--phases"] if phases else [])]
     out = subprocess.run(
-        [sys.executable, __file__, "--child", str(path), *(["--cold"] if cold else [])],
+        [sys.executable, __file__, "--child", str(path), *flags],
         capture_output=True,
         text=True,
         check=True,
@@ -243,16 +294,21 @@ def main() -> None:
     parser.add_argument(
         "--cold", action="store_true", help="no warm-up ingest: a fresh worker's first upload"
     )
+    parser.add_argument(
+        "--phases", action="store_true", help="also CPU per phase (read, parse, write, ...)"
+    )
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
     args = parser.parse_args()
     if args.child:
-        child(args.child, args.cold)
+        child(args.child, args.cold, args.phases)
         return
-    rows = []
+    rows, phase_rows = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for size in (int(s) for s in args.sizes.split(",")):
-            runs = [measure(size, Path(tmp), args.cold) for _ in range(args.repeat)]
+            runs = [measure(size, Path(tmp), args.cold, args.phases) for _ in range(args.repeat)]
+            if args.phases:
+                phase_rows.append(phase_row(runs))
             seconds = p50([r["seconds"] for r in runs])
             copy = p50([r["copy_seconds"] for r in runs])
             cpu, copy_cpu = p50([r["cpu"] for r in runs]), p50([r["copy_cpu"] for r in runs])
@@ -283,6 +339,18 @@ def main() -> None:
         "RSS before MB",
     ]
     print(table(headers, rows))
+    if phase_rows:
+        print("\nCPU s (process + backend) by phase, median; COPY and raw files are in write\n")
+        names = ["read", "parse", "write", "COPY", "raw files"]
+        print(table(["samples", "total", *names, "rest"], phase_rows))
+
+
+def phase_row(runs: list[dict]) -> list[str]:
+    """One size's CPU per phase (``--phases``): medians over the repeats."""
+    names = ["read", "parse", "write", "COPY", "raw files"]
+    rest = p50([r["cpu"] - sum(r["phases"][n] for n in names[:3]) for r in runs])
+    cells = [p50([r["cpu"] for r in runs]), *(p50([r["phases"][n] for r in runs]) for n in names)]
+    return [f"{runs[0]['samples']:,}", *(f"{c:.3f}" for c in [*cells, rest])]
 
 
 if __name__ == "__main__":
