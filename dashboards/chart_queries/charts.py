@@ -338,41 +338,47 @@ def wakeup_rows(*, setup_ids: Sequence[int]) -> tuple[list[WakeupRow], int]:
     """001 Tables 1-2: runs with nice values and a preemption threshold, their wakeup counts,
     preemption share and throughput. Returns (rows, runs left out for a missing value).
 
-    One query; served by result_series_idx (setup IN (...), metric IN (...)).
+    Two queries: the values, served by result_series_idx (setup IN (...), metric IN (...)),
+    in run order (sorting them by kernel joined every result row to its run, kernel, patch
+    set and setup: most of the page's time after an upload), then the runs' keys
+    (``_run_keys``), put in kernel order here.
     """
     rows = (
         Result.objects.filter(
             setup_id__in=setup_ids, metric__name__in=WAKEUP_METRICS, discarded=False
         )
-        .values("run_id", "value", "metric__name", **RUN_EXPRESSIONS)
-        .order_by(*KERNEL_ORDER, "trial")
+        .values_list("run_id", "value", "metric__name")
+        .order_by("run_id", "metric__name", "trial")
     )
     per_run: dict[int, dict[str, list[float]]] = {}
-    keys: dict[int, Mapping[str, Any]] = {}
-    for row in rows:
-        keys.setdefault(row["run_id"], row)
-        per_run.setdefault(row["run_id"], {}).setdefault(row["metric__name"], []).append(
-            row["value"]
-        )
+    for run_id, value, name in rows:
+        per_run.setdefault(run_id, {}).setdefault(name, []).append(value)
+    keys = _run_keys(setup_ids=setup_ids) if per_run else {}
     out, skipped = [], 0
-    for run_id, values in per_run.items():
-        params = keys[run_id]["params"]
-        nice = [_number(params.get(p)) for p in WAKEUP_PARAMS]
-        if any(v is None for v in nice) or any(m not in values for m in WAKEUP_METRICS):
+    for run_id in sorted(per_run, key=lambda r: _kernel_order(keys[r])):
+        values = per_run[run_id]
+        row = _wakeup_row(RunValues(keys=keys[run_id], values=values.get("throughput", [])), values)
+        if row is None:
             skipped += 1
-            continue
-        server, client, threshold = (int(v) for v in nice)  # type: ignore[arg-type]
-        run = RunValues(keys=keys[run_id], values=values["throughput"])
-        out.append(
-            WakeupRow(
-                run=run.info(),
-                server_nice=server,
-                client_nice=client,
-                threshold=threshold,
-                throughput=fmean(values["throughput"]),
-                wakeup_calls=fmean(values["wakeup_calls"]),
-                preempt_pct=fmean(values["priority_preemption_pct"]),
-            )
-        )
+        else:
+            out.append(row)
     out.sort(key=lambda r: (r.threshold, r.server_nice, r.client_nice))
     return out, skipped
+
+
+def _wakeup_row(run: RunValues, values: Mapping[str, list[float]]) -> WakeupRow | None:
+    """A run's row, None when a parameter or a counter is missing."""
+    params = run.keys["params"]
+    nice = [_number(params.get(p)) for p in WAKEUP_PARAMS]
+    if any(v is None for v in nice) or any(m not in values for m in WAKEUP_METRICS):
+        return None
+    server, client, threshold = (int(v) for v in nice)  # type: ignore[arg-type]
+    return WakeupRow(
+        run=run.info(),
+        server_nice=server,
+        client_nice=client,
+        threshold=threshold,
+        throughput=fmean(values["throughput"]),
+        wakeup_calls=fmean(values["wakeup_calls"]),
+        preempt_pct=fmean(values["priority_preemption_pct"]),
+    )

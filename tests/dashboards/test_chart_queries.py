@@ -70,7 +70,8 @@ def test_query_counts_do_not_grow_with_runs(tmp_path, extra_copies, django_asser
         "kernel_time": (lambda: cq.kernel_time_points(setup_ids=ids), 2),
         # the runs drawn, then only their profile entries
         "profiles": (lambda: cq.kernel_profiles(setup_ids=ids), 2),
-        "wakeups": (lambda: cq.wakeup_rows(setup_ids=ids), 1),
+        # the values, then the runs' keys
+        "wakeups": (lambda: cq.wakeup_rows(setup_ids=ids), 2),
         "vmstat": (lambda: cq.vmstat_runs(run_ids=runs), 1),
         "run_infos": (lambda: cq.run_infos(run_ids=runs), 1),
         "compare": (lambda: cq.compare_values(base_ids=runs[:3], new_ids=runs[3:]), 1),
