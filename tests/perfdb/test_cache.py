@@ -122,9 +122,43 @@ def test_no_orm_object_is_cached(client, data):
     stored = cache._cache  # LocMemCache (config/test_settings.py): key -> pickled value
     assert stored, "the pages cached nothing"
     seen: set[str] = set()
-    for value in stored.values():
-        reader = _Classes(value)
-        reader.load()
+    todo = list(stored.values())
+    while todo:
+        reader = _Classes(todo.pop())
+        value = reader.load()
         seen |= reader.seen
+        if isinstance(value, tuple) and len(value) == 3 and isinstance(value[2], bytes):
+            todo.append(value[2])  # an entry: its value is pickled on its own
     orm = sorted(c for c in seen if ".models" in c or c.startswith("django.db"))
     assert not orm, orm
+
+
+class Unpickled:
+    """A value that counts how often it is unpickled."""
+
+    loads = 0
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def __setstate__(self, state: dict) -> None:
+        Unpickled.loads += 1
+        self.__dict__.update(state)
+
+
+def test_an_entry_not_current_is_recomputed_without_unpickling_its_old_value():
+    """The check of an entry's stamp reads the entry; its value, pickled on its own, is
+    unpickled only when it is served (a scope chart's is ~1 MB)."""
+    computed: list[int] = []
+
+    def compute() -> Unpickled:
+        computed.append(1)
+        return Unpickled(len(computed))
+
+    assert page_cache.cached_in_scope("t:lazy", "1-1-SMP", compute).n == 1
+    Unpickled.loads = 0
+    assert page_cache.cached_in_scope("t:lazy", "1-1-SMP", compute).n == 1  # served: unpickled
+    assert Unpickled.loads == 1
+    page_cache.runs_added(["1-1-SMP"])
+    assert page_cache.cached_in_scope("t:lazy", "1-1-SMP", compute).n == 2  # computed again
+    assert Unpickled.loads == 1
