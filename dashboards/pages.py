@@ -210,13 +210,9 @@ def _scaling_chart(
 
     @cache
     def whole() -> ScalingChart:
-        pieces = cached_per_setup(
-            f"scaling-piece:{sel.param}:{metric['id']}",
-            sel.groups[sel.rest],
-            lambda todo: cq.scaling_pieces(setup_ids=todo, metric=metric, param=sel.param),
-        )
         title = f"{metric['name']} against {sel.param}"
-        return cq.scaling_chart(pieces.values(), metric=metric, param=sel.param, title=title)
+        pieces = _scaling_pieces(sel).values()
+        return cq.scaling_chart(pieces, metric=metric, param=sel.param, title=title)
 
     builds = cached_in_scope(
         f"{key}:builds", scope.key, lambda: _builds_in_kernel_order(whole()), stale=True
@@ -224,10 +220,22 @@ def _scaling_chart(
     return key, whole, builds
 
 
+def _scaling_pieces(sel: ScalingSelection) -> dict[int, Any]:
+    """Each drawn setup's points (``cq.scaling_pieces``), cached per setup version."""
+    metric = sel.metric
+    assert metric is not None
+    return cached_per_setup(
+        f"scaling-piece:{sel.param}:{metric['id']}",
+        sel.groups[sel.rest],
+        lambda todo: cq.scaling_pieces(setup_ids=todo, metric=metric, param=sel.param),
+    )
+
+
 def scaling_warm(scope_key: str) -> None:
-    """The default view of a scope's scaling page (what its links open), computed now if it
-    was cached for an earlier version (someone opens it): the warm-up after an upload
-    (dashboards/warm.py), so that its first visitor does not compute it."""
+    """After an upload (dashboards/warm.py), the pieces of a scope's default scaling chart
+    (what its links open): kept current for every scope an upload writes to, read again only
+    for the setups it wrote to, so that a first visitor reads no runs. Its builds and view
+    are computed too if they were cached for an earlier version (someone opens it)."""
     choices = [s for s in _scope_index().scopes if s.key == scope_key and s.has_varying_params]
     scope = _scope_setups(choices[0] if choices else None)
     if scope is None:
@@ -235,6 +243,7 @@ def scaling_warm(scope_key: str) -> None:
     sel = _scaling_selection(QueryDict(), scope)
     if sel.metric is None:
         return
+    _scaling_pieces(sel)
     if not cached_before(f"{_scaling_key(scope, sel)}:builds", scope.key):
         return
     key, whole, builds = _scaling_chart(scope, sel)

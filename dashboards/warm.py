@@ -8,10 +8,12 @@ and run tables, the busiest setup, the profiled setups) is computed here instead
 the ingest workers. A page asking meanwhile is served the previous value, not a second
 computation (``perfdb.cache``: the lock held while computing).
 
-Of the scope charts only each touched scope's default scaling view is warmed, and only when
-it had been cached before (someone opens it): a nightly upload touches a dozen scopes with
-several charts each, most of which nobody opens before the next upload. The others are
-recomputed when first asked for (one scope's rows, 0.1-0.5 s of CPU at 10M results).
+Of the scope charts, each touched scope's default scaling chart keeps its per-setup pieces
+current (only the setups the upload wrote to are read: a few ms), so that no visitor reads
+a scope's runs; its builds and view are computed only when they had been cached before
+(someone opens it): a nightly upload touches a dozen scopes with several charts each, most
+of which nobody opens before the next upload. The others are recomputed when first asked
+for (one scope's rows, 0.1-0.5 s of CPU at 10M results).
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from dashboards import chart_queries as cq
+from dashboards import warm
 from ingest.services import upload_create, upload_ingest
 from perfdb import cache as page_cache
 from perfdb.cache_setups import cached_per_setup
@@ -101,3 +102,22 @@ def test_the_page_after_an_upload_shows_it_and_reads_one_setup_again(
     page = client.get("/scaling/")
     assert figure_builds(page) == ["2.4.17", "2.4.20", "2.5.59"]
     assert asked == [[new_run.setup_id]]
+
+
+def test_the_warm_after_an_upload_leaves_no_runs_for_a_first_visitor_to_read(
+    client, tmp_path, monkeypatch
+):
+    """A scope nobody opened yet: its first scaling page after the warm-up reads no runs."""
+    volano_upload(tmp_path, ["2.4.17", "2.4.20"])
+    setup = Setup.objects.first()
+    warm.pages_after_upload([f"{setup.workload_id}-{setup.hardware_id}-{setup.mode}"])
+    asked: list[list[int]] = []
+    pieces = cq.scaling_pieces
+
+    def counted(*, setup_ids, **kwargs):
+        asked.append(list(setup_ids))
+        return pieces(setup_ids=setup_ids, **kwargs)
+
+    monkeypatch.setattr(cq, "scaling_pieces", counted)
+    assert figure_builds(client.get("/scaling/")) == ["2.4.17", "2.4.20"]
+    assert asked == []
