@@ -3,7 +3,7 @@ the catalog, a run's parts, the chart series, alerts with triage, and subscripti
 
 from django.urls import path
 
-from dashboards import api_alerts, api_catalog, api_run_data, api_series
+from dashboards import api_alerts, api_catalog, api_run_data, api_scope_charts, api_series
 from dashboards.page_cache import kept_while_current
 
 urlpatterns = [
@@ -25,6 +25,8 @@ urlpatterns = [
     # an anonymous reader's answer kept whole until runs are added to the setup
     path("series/", kept_while_current(api_series.SeriesView.as_view()), name="api-series"),
     path("scaling/", api_series.ScalingView.as_view(), name="api-scaling"),
+    path("kernel-time/", api_scope_charts.KernelTimeView.as_view(), name="api-kernel-time"),
+    path("wakeups/", api_scope_charts.WakeupsView.as_view(), name="api-wakeups"),
     path("kernels/", api_catalog.KernelList.as_view(), name="api-kernels"),
     path("kernels/<int:pk>/", api_catalog.KernelDetail.as_view(), name="api-kernel"),
     path("patches/", api_catalog.PatchList.as_view(), name="api-patches"),

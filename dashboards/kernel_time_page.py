@@ -25,6 +25,7 @@ from dashboards.page_cache import kept_for_anonymous
 from dashboards.page_tools import bad_params_are_400, download, links
 from dashboards.pages import ScopeChoice, _scope_index, _scope_setups
 from dashboards.scope_draw import (
+    api_url,
     options_html,
     selection_of,
     setup_runs,
@@ -124,6 +125,7 @@ def _scope_page(request, fmt, context, scope: SetupScope, param, subset) -> Http
             "is_default": shown == default,
             "max_setups": KERNEL_TIME_MAX_SETUPS,
             "profile_diff_url": _profile_diff_of_scope(scope),
+            "api_url": api_url("api-kernel-time", drawn, param=param),
         },
     )
 

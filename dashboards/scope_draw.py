@@ -19,7 +19,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from dashboards import scope_stats
-from dashboards.selection import ALL, subset_param
+from dashboards.selection import ALL, MAX_IDS, subset_param
 from perfdb.cache import cached_in_scope
 
 
@@ -80,3 +80,12 @@ def options_html(choices: Sequence[tuple[str, str]], selected: Sequence[str]) ->
             for value, text in choices
         )
     )
+
+
+def api_url(view_name: str, setup_ids: Sequence[int], **extra: object) -> str | None:
+    """The API's answer for the setups a page draws (None past the API's ``MAX_IDS``)."""
+    if not setup_ids or len(setup_ids) > MAX_IDS:
+        return None
+    kept = {k: v for k, v in extra.items() if v not in (None, "")}
+    query = urlencode({"setups": ",".join(map(str, setup_ids)), **kept})
+    return f"{reverse(view_name)}?{query}"

@@ -24,6 +24,7 @@ from dashboards.page_cache import kept_for_anonymous
 from dashboards.page_tools import bad_params_are_400, download, links
 from dashboards.pages import ScopeChoice, _scope_index, _scope_setups
 from dashboards.scope_draw import (
+    api_url,
     options_html,
     selection_of,
     setup_runs,
@@ -163,6 +164,7 @@ def _scope_page(request, fmt, context, scope_key: str, drawn: list[int], default
             "skipped": skipped,
             "figures": figures,
             "rows": rows,
+            "api_url": api_url("api-wakeups", drawn, build=build),
         },
     )
 

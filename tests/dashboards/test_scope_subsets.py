@@ -169,3 +169,51 @@ def test_kernel_time_setups_chosen_reach_the_permalink(client, data):
 def test_a_setup_not_of_the_scope_is_a_400(client, data, value):
     response = client.get(f"/kernel-time/?setups={value}")
     assert response.status_code == 400 and "<code>setups</code>" in response.content.decode()
+
+
+# --- the API answers what the pages draw ---------------------------------------------------
+
+
+def api_link(response) -> str:
+    html = response.content.decode()
+    return unescape(html.split('id="api-link" href="', 1)[1].split('"', 1)[0])
+
+
+def test_the_api_answers_what_the_kernel_time_page_draws(client, data, monkeypatch):
+    monkeypatch.setattr(kernel_time_page, "KERNEL_TIME_MAX_SETUPS", 1)
+    page = client.get("/kernel-time/")
+    url = api_link(page)
+    assert url == f"/api/kernel-time/?setups={_setup(rooms=10, messages=1000)}"
+    body = client.get(url).json()
+    drawn = figure(page, "fig-kernel-time")["data"][0]["customdata"]
+    assert [p["run"] for p in body["points"]] == drawn
+    assert len(body["profiles"]) == 4 and body["profiles"][0]["functions"][0]["ticks"] > 0
+
+
+def test_the_api_answers_what_the_wakeups_page_draws(client, data):
+    page = client.get("/wakeups/?thresholds=0")
+    url = api_link(page)
+    assert url.startswith("/api/wakeups/?setups=") and "build=" in url
+    body = client.get(url).json()
+    assert {r["preempt_threshold"] for r in body["rows"]} == {0}
+    assert sorted(r["run"] for r in body["rows"]) == sorted(
+        int(i) for i in re.findall(r'href="/runs/(\d+)/">', page.content.decode())
+    )
+
+
+@pytest.mark.parametrize(
+    "url, param",
+    [
+        ("/api/wakeups/", "setups"),
+        ("/api/kernel-time/?setups=x", "setups"),
+        ("/api/kernel-time/?setups=1&param=%00", "param"),
+        ("/api/wakeups/?setups=1&build=%20", None),  # blank: every build
+        ("/api/wakeups/?setups=1&build=a%00", "build"),
+    ],
+)
+def test_the_scope_chart_api_refuses_bad_parameters(client, data, url, param):
+    response = client.get(url)
+    if param is None:
+        assert response.status_code == 200
+    else:
+        assert response.status_code == 400 and response.json()["param"] == param
