@@ -19,10 +19,13 @@ between^2). Kinds:
 
 Replay: kernel 1 is uploaded, checked, then kernel 2, ... as the service does it
 (``service_check`` mirrors perfdb.regressions._changes: ``detect`` for the new runs, plus
-``change_points`` landing on them). An *alert* is a change that is not ``unconfirmed`` (it
-would be emailed), counted once per (run, direction); an unconfirmed change is counted as
-*pending*. An alert is true when it names the step's kernel, or a neighbour (off by one), in
-the step's direction; "exact" is the share on the step's kernel itself.
+``change_points`` landing on them). The alerts are kept as the service keeps them
+(``detector_suite.AlertBook``: one per run and direction, pending until confirmed, and moved to
+a neighbouring kernel when a later check places its step there, ``perfdb.alert_moves``), and
+scored as they stand at the end of the replay: an *alert* is a confirmed one (it was
+emailed), on the kernel it names now; an unconfirmed change is counted as *pending*. An alert
+is true when it names the step's kernel, or a neighbour (off by one), in the step's
+direction; "exact" is the share on the step's kernel itself.
 Whole-series mode hands the detector the complete series once.
 """
 
@@ -48,6 +51,7 @@ import detector_peers  # noqa: E402
 from detector_peers import Alerts  # noqa: E402
 from detector_suite import (  # noqa: E402
     KINDS,
+    AlertBook,
     Series,
     lab_prior,
     make_series,
@@ -65,6 +69,7 @@ from perfdb.detection import Change, Settings  # noqa: E402
 class Outcome:
     alerts: list[tuple[int, str]] = field(default_factory=list)  # (kernel index, direction)
     pending: int = 0
+    moved: int = 0  # alerts re-attributed to a neighbouring kernel by a later check
     check_ms: list[float] = field(default_factory=list)
     whole: list[tuple[int, str]] = field(default_factory=list)
     peers: dict[str, tuple[Alerts, Alerts]] = field(default_factory=dict)  # (online, whole)
@@ -81,16 +86,18 @@ def _record(
 
 
 def replay(series: Series, settings: Settings) -> Outcome:
+    """One kernel per upload; the alerts as they stand at the end (moved ones where they
+    were moved to: ``AlertBook``, the service's rule)."""
     out = Outcome()
-    seen: set[tuple[int, str]] = set()
+    book = AlertBook()
     pending: set[int] = set()
     for t in range(len(series.points)):
         started = time.process_time()
         changes = service_check(series.points[: t + 1], {t + 1}, series.better, settings)
         out.check_ms.append((time.process_time() - started) * 1000)
         pending |= {c.candidate_run_id for c in changes if status(c) == "unconfirmed"}
-        _record(out.alerts, seen, changes)
-    out.pending = len(pending)
+        book.record(series.points[: t + 1], changes)
+    out.alerts, out.moved, out.pending = book.alerts(), book.moved, len(pending)
     every = {p.run_id for p in series.points}
     _record(out.whole, set(), service_check(series.points, every, series.better, settings))
     return out
@@ -273,6 +280,8 @@ def _figures(results: list[tuple[Series, Outcome]], cost: str) -> None:
         "\npending (unconfirmed) changes per 100 series: "
         + ", ".join(f"{k} {100 * pending[k] / counts[k]:.1f}" for k in KINDS)
     )
+    moved = sum(o.moved for _, o in results)
+    print(f"alerts re-attributed to a neighbouring kernel by a later check: {moved}")
     report(results, "whole series")
     long_checks = [ms for s, o in results if len(s.points) >= 35 for ms in o.check_ms[34:]]
     every = [ms for _, o in results for ms in o.check_ms]

@@ -11,12 +11,12 @@ import random
 import statistics
 import sys
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from perfdb import policy  # noqa: E402
+from perfdb import alert_moves, policy  # noqa: E402
 from perfdb.detection import Change, Point, Settings, change_points, detect  # noqa: E402
 
 KINDS = ("step", "clean", "spike", "bimodal")
@@ -190,3 +190,47 @@ def service_check(
 
 def status(change: Change) -> str:
     return getattr(change, "status", "confirmed")
+
+
+class AlertBook:
+    """A replay's alerts as the service keeps them (perfdb/alerting/regressions.py): one per
+    run and direction, pending until confirmed, and a confirmed step-scan alert re-attributed
+    to a neighbouring kernel when a later check places its step there (``alert_moves``).
+    ``alerts()`` is what the series' alerts say at the end of the replay."""
+
+    def __init__(self) -> None:
+        self.book: list[alert_moves.Held] = []
+        self.moved = 0
+
+    def _same_run(self, change: Change) -> int | None:
+        """The alert the change updates, as ``regressions._same_run_alert`` picks it."""
+        here = [i for i, a in enumerate(self.book) if a.run_id == change.candidate_run_id]
+        same_method = [i for i in here if self.book[i].method == change.method]
+        if same_method:
+            return same_method[0]
+        same_direction = [i for i in here if self.book[i].direction == change.direction]
+        return min(same_direction, key=lambda i: (not self.book[i].confirmed, i), default=None)
+
+    def record(self, points: Sequence[Point], changes: Sequence[Change]) -> None:
+        """One check's changes, as the service stores them."""
+        moving = alert_moves.moves(alert_moves.kernel_positions(points), self.book, changes)
+        for index, change in enumerate(changes):
+            confirmed = status(change) != "unconfirmed"
+            if index in moving:
+                moved = self.book.index(moving[index])
+                self.book[moved] = replace(moving[index], run_id=change.candidate_run_id)
+                self.moved += 1
+                continue
+            at = self._same_run(change)
+            if at is None:
+                key = len(self.book)
+                held = alert_moves.Held(
+                    key, change.candidate_run_id, change.direction, change.method, confirmed
+                )
+                self.book.append(held)
+            elif confirmed and not self.book[at].confirmed:
+                self.book[at] = replace(self.book[at], confirmed=True, method=change.method)
+
+    def alerts(self) -> list[tuple[int, str]]:
+        """(kernel index, direction) of each confirmed alert, where it stands now."""
+        return [(a.run_id - 1, a.direction) for a in self.book if a.confirmed]

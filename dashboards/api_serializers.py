@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema_field
+from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 
+from perfdb.alerting import moves
 from perfdb.models import (
     Alert,
     Better,
@@ -216,6 +217,10 @@ class AlertSerializer(serializers.ModelSerializer):
     patches = serializers.SerializerMethodField()
     assignee = serializers.CharField(source="assignee.username", allow_null=True, default=None)
     page = serializers.SerializerMethodField()
+    reattributed = serializers.SerializerMethodField(
+        help_text="the step re-placed on a neighbouring kernel by a later check, oldest first: "
+        "at, from (kernel, run, change), to (the same, and why); not emailed again"
+    )
 
     class Meta:
         model = Alert
@@ -239,6 +244,7 @@ class AlertSerializer(serializers.ModelSerializer):
             "notes",
             "created_at",
             "page",
+            "reattributed",
         ]
 
     @extend_schema_field(SeriesMetaSerializer)
@@ -255,6 +261,20 @@ class AlertSerializer(serializers.ModelSerializer):
 
     def get_baseline_run(self, alert: Alert) -> list[int]:
         return [r.pk for r in alert.baseline_runs.all()]
+
+    @extend_schema_field(
+        inline_serializer(
+            "AlertReattribution",
+            {
+                "at": serializers.DateTimeField(),
+                "from": serializers.CharField(),
+                "to": serializers.CharField(),
+            },
+            many=True,
+        )
+    )
+    def get_reattributed(self, alert: Alert) -> list[dict[str, object]]:
+        return moves.moves_json(alert)
 
     def get_patches(self, alert: Alert) -> list[str]:
         return [p for p in alert.candidate_run.patch_set.name.split("+") if p]

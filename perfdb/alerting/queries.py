@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from django.db.models import Prefetch, QuerySet
 
-from perfdb.models import Alert
+from perfdb.alerting.moves import FIELD as MOVE_FIELD
+from perfdb.models import Alert, AlertEvent
 
 ALERT_FILTERS = ("status", "workload", "hardware", "kernel", "patch", "direction")
 
@@ -20,6 +21,13 @@ ROW_RELATED = (
 ROW_PREFETCHED = ("baseline_runs__kernel", "baseline_runs__patch_set")
 
 
+def _kernel_moves() -> Prefetch[str, QuerySet[AlertEvent], str]:
+    """The alert's re-attributions (``moves.move``), oldest first, as ``alert.kernel_moves``:
+    a row says where the detector first placed the step."""
+    moved = AlertEvent.objects.filter(field=MOVE_FIELD).order_by("at", "pk")
+    return Prefetch("events", queryset=moved, to_attr="kernel_moves")
+
+
 def alerts_filtered(
     *,
     status: str | None = None,
@@ -30,7 +38,9 @@ def alerts_filtered(
     direction: str | None = None,
 ) -> QuerySet[Alert]:
     """Alerts newest first with everything a list row shows (no N+1)."""
-    alerts = Alert.objects.select_related(*ROW_RELATED).prefetch_related(*ROW_PREFETCHED)
+    alerts = Alert.objects.select_related(*ROW_RELATED).prefetch_related(
+        *ROW_PREFETCHED, _kernel_moves()
+    )
     if status == "open":
         alerts = alerts.filter(status__in=["untriaged", "acknowledged", "investigating"])
     elif status:
@@ -51,7 +61,7 @@ def alerts_filtered(
 def alert_with_history(*, alert_id: int) -> Alert | None:
     return (
         Alert.objects.select_related(*ROW_RELATED, "upload")
-        .prefetch_related(*ROW_PREFETCHED, "events__user")
+        .prefetch_related(*ROW_PREFETCHED, "events__user", _kernel_moves())
         .filter(pk=alert_id)
         .first()
     )

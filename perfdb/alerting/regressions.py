@@ -8,7 +8,9 @@ new: alerts are unique on (series, candidate run, method).
 A change the detector calls ``unconfirmed`` (the newest kernel moved) is stored as a
 *pending* alert and not emailed; when a later upload's check returns it confirmed, the same
 alert is confirmed and emailed with that upload (``Alert.notify_upload``), and if the next
-kernel does not confirm it, it is marked *cleared* (docs/detector.md).
+kernel does not confirm it, it is marked *cleared* (docs/detector.md). A confirmed step that a
+later check places on the neighbouring kernel moves its alert there (``moves``: recorded on
+the alert, not emailed again) instead of raising a second one.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from perfdb import detection, policy
-from perfdb.alerting import check_data, noise_prior, queue
+from perfdb.alerting import check_data, moves, noise_prior, queue
 from perfdb.alerting.check_data import CheckData, SeriesKey
 from perfdb.alerting.check_data import detector_settings as detector_settings
 from perfdb.gc_pause import collector_paused
@@ -308,7 +310,13 @@ def _check_upload(upload_id: int | None, series: list[tuple[int, int]]) -> int:
             metric = metrics[key[1]]
             candidates = upload_runs & {p.run_id for p in data.points[key]}
             kept: set[int] = set()
-            for change in _changes(data, key, metric, candidates):
+            changes = _changes(data, key, metric, candidates)
+            moving = moves.planned(data, key, changes)  # a step placed anew: no new alert
+            for index, change in enumerate(changes):
+                if index in moving:
+                    moves.move(moving[index], change, data, key, upload_id)
+                    kept.add(moving[index].pk)
+                    continue
                 alert, outcome = _alert_record(change, data, key, upload_id)
                 kept.add(alert.pk)
                 if outcome in (CREATED, CONFIRMED, PENDING):

@@ -1,0 +1,81 @@
+"""Which open alert a step found on a neighbouring kernel re-attributes, instead of a new alert.
+
+Pure, no Django: the service (``perfdb.alerting.moves``) applies the answer to its alerts and
+bench/detector_accuracy.py to the alerts of its replay, so the bench measures the rule the
+service runs.
+
+Every check re-runs the step scan over the whole series with the noise it now reads. With
+more kernels after a step (and a better noise estimate) the scan may place a step it already
+confirmed one kernel earlier or later: the kernel at the boundary looked like the other
+level at first. Raising a second alert would email the same regression twice, on two
+neighbouring kernels, one of them wrong. So the open alert moves to the kernel the scan now
+names, keeping its id, triage and email (docs/detector.md, "Re-attribution").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from perfdb.series import Change, Point, kernel_key
+
+MOVE_METHOD = "changepoint"  # only the step scan's steps move (and are moved)
+MOVE_DISTANCE = 1  # stock kernels: a step re-placed further away is another step
+
+
+@dataclass(frozen=True)
+class Held:
+    """An alert the series already has, as the rule sees it."""
+
+    key: int  # the alert's id (the bench: any unique number)
+    run_id: int
+    direction: str
+    method: str
+    confirmed: bool  # confirmed (and emailed, for a regression); pending/cleared ones never move
+
+
+def kernel_positions(points: Sequence[Point]) -> dict[int, int]:
+    """Stock run -> the position of its kernel among the series' stock kernels (runs of one
+    kernel share a position); patched runs are left out: they are never moved."""
+    keys = sorted({kernel_key(p) for p in points if not p.patches})
+    at = {key: i for i, key in enumerate(keys)}
+    return {p.run_id: at[kernel_key(p)] for p in points if not p.patches}
+
+
+def moves(
+    positions: Mapping[int, int], held: Sequence[Held], changes: Sequence[Change]
+) -> dict[int, Held]:
+    """Change index -> the held alert it re-attributes.
+
+    A confirmed step-scan change on a stock run that has no alert in its direction (nor a
+    step-scan alert, which the alerts' uniqueness forbids) takes over a confirmed step-scan
+    alert of the same direction on a neighbouring stock kernel, when this check no longer
+    returns that alert's own run in that direction: the same step, placed anew. Each alert
+    moves at most once per check; with one on either side, the older (lower key) moves.
+    """
+    returned = {(c.candidate_run_id, c.direction) for c in changes if c.status != "unconfirmed"}
+    taken: set[int] = set()
+    found: dict[int, Held] = {}
+    for index, change in enumerate(changes):
+        to = positions.get(change.candidate_run_id)
+        if change.status == "unconfirmed" or change.method != MOVE_METHOD or to is None:
+            continue
+        here = [a for a in held if a.run_id == change.candidate_run_id]
+        if any(a.direction == change.direction or a.method == MOVE_METHOD for a in here):
+            continue  # the change updates (or confirms) the alert on its own run
+        movable = [
+            a
+            for a in held
+            if a.confirmed
+            and a.method == MOVE_METHOD
+            and a.direction == change.direction
+            and a.key not in taken
+            and (a.run_id, a.direction) not in returned
+            and a.run_id in positions
+            and abs(positions[a.run_id] - to) <= MOVE_DISTANCE
+        ]
+        if movable:
+            alert = min(movable, key=lambda a: a.key)
+            taken.add(alert.key)
+            found[index] = alert
+    return found

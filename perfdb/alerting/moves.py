@@ -1,0 +1,87 @@
+"""An open alert re-attributed to the neighbouring kernel where a later check places its step.
+
+The rule (which alert, which step) is ``perfdb.alert_moves``, pure and shared with the
+accuracy bench; this applies it to the stored alerts. The alert keeps its id, status, triage
+and email: a regression is emailed once, when it is confirmed (``notify_upload`` is not
+touched, so no upload's outbox picks it again), and the move is recorded on the alert as an
+``AlertEvent`` (field ``kernel``: what it said before, what it says now and why), which the
+alert page, the alerts list and the API show. Why no correction mail: docs/detector.md,
+"Re-attribution".
+"""
+
+from __future__ import annotations
+
+from perfdb import alert_moves, detection
+from perfdb.alerting.check_data import CheckData, SeriesKey
+from perfdb.models import Alert, AlertEvent
+
+FIELD = "kernel"  # AlertEvent.field of a re-attribution
+
+
+def planned(data: CheckData, key: SeriesKey, changes: list[detection.Change]) -> dict[int, Alert]:
+    """Change index -> the series' alert it re-attributes (``alert_moves.moves``)."""
+    alerts = data.alerts.get(key, [])
+    if not alerts:
+        return {}
+    held = [
+        alert_moves.Held(
+            a.pk, a.candidate_run_id, a.direction, a.method, a.confirmed_at is not None
+        )
+        for a in alerts
+    ]
+    by_id = {a.pk: a for a in alerts}
+    found = alert_moves.moves(alert_moves.kernel_positions(data.points[key]), held, changes)
+    return {index: by_id[h.key] for index, h in found.items()}
+
+
+def _described(kernel: str, run_id: int, change_pct: float) -> str:
+    return f"{kernel} (run {run_id}, {change_pct:+.1f} %)"
+
+
+def move(
+    alert: Alert,
+    change: detection.Change,
+    data: CheckData,
+    key: SeriesKey,
+    upload_id: int | None,
+) -> None:
+    """Put ``alert`` on the change's run with the change's figures, and record why."""
+    kernels = {p.run_id: p.kernel for p in data.points[key]}
+    positions = alert_moves.kernel_positions(data.points[key])
+    before = _described(
+        kernels.get(alert.candidate_run_id, "?"), alert.candidate_run_id, alert.change_pct
+    )
+    was = positions.get(alert.candidate_run_id)
+    now = positions[change.candidate_run_id]
+    if was is None or was == now:
+        where = "on another run of the same kernel"
+    else:
+        where = f"one kernel {'earlier' if now < was else 'later'}"
+    alert.candidate_run_id = change.candidate_run_id
+    alert.change_pct, alert.p_value = change.change_pct, change.p_value
+    alert.confidence = change.confidence
+    alert.save(update_fields=["candidate_run", "change_pct", "p_value", "confidence"])
+    alert.baseline_runs.set(change.baseline_run_ids)
+    data.baselines_changed(alert)
+    AlertEvent.objects.create(
+        alert=alert,
+        field=FIELD,
+        old=before,
+        new=_described(kernels[change.candidate_run_id], change.candidate_run_id, change.change_pct)
+        + f": upload {upload_id}'s check places the step {where} (the step scan "
+        "with the kernels since; not emailed again)",
+    )
+
+
+def kernel_moves(alert: Alert) -> list[AlertEvent]:
+    """The alert's re-attributions, oldest first: prefetched by ``queries`` (``kernel_moves``)
+    or read."""
+    found = getattr(alert, "kernel_moves", None)
+    if found is None:
+        found = list(alert.events.filter(field=FIELD).order_by("at", "pk"))
+    return list(found)
+
+
+def moves_json(alert: Alert) -> list[dict[str, object]]:
+    """The re-attributions as the API shows them: when, from what, to what and why."""
+    return [{"at": e.at, "from": e.old, "to": e.new} for e in kernel_moves(alert)]
