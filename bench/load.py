@@ -216,9 +216,9 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--threads", type=int, help="threads each (GUNICORN_THREADS)")
     parser.add_argument(
         "--celery",
-        default="ingest:2,detection:1,email:1",
-        help="Celery workers, queue:concurrency, comma-separated: docker-compose's split "
-        "workers by default; 'all:2' = one worker on the default queue for every task",
+        default="ingest:2,detection:1,email:1,pages:1:10",
+        help="Celery workers, queue:concurrency[:nice], comma-separated: docker-compose's "
+        "split workers by default; 'all:2' = one worker on the default queue for every task",
     )
     return parser.parse_args()
 

@@ -42,6 +42,7 @@ def server_env(port: int, tmp: Path, args: argparse.Namespace) -> dict[str, str]
             CELERY_INGEST_QUEUE="ingest",
             CELERY_DETECTION_QUEUE="detection",
             CELERY_EMAIL_QUEUE="email",
+            CELERY_PAGES_QUEUE="pages",
         )
     if args.workers:
         env["WEB_CONCURRENCY"] = str(args.workers)
@@ -52,11 +53,13 @@ def server_env(port: int, tmp: Path, args: argparse.Namespace) -> dict[str, str]
 
 def celery_commands(spec: str) -> list[list[str]]:
     """``"all:2"`` → one worker on every queue with 2 processes; ``"ingest:2,detection:1"``
-    → a worker per queue, as docker-compose's split workers."""
+    → a worker per queue, as docker-compose's split workers; ``"pages:1:10"`` → at nice 10."""
     out = []
     for n, part in enumerate(spec.split(",")):
-        queues, _, concurrency = part.partition(":")
-        command = [sys.executable, "-m", "celery", "-A", "config", "worker"]
+        queues, _, rest = part.partition(":")
+        concurrency, _, nice = rest.partition(":")
+        command = ["nice", "-n", nice] if nice else []
+        command += [sys.executable, "-m", "celery", "-A", "config", "worker"]
         command += ["--concurrency", concurrency or "1", "-n", f"bench{n}@%h", "-l", "WARNING"]
         if queues != "all":
             command += ["-Q", queues.replace("+", ",")]

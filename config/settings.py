@@ -206,6 +206,9 @@ CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_TASK_DEFAULT_QUEUE", "celery"
 CELERY_INGEST_QUEUE = os.environ.get("CELERY_INGEST_QUEUE") or CELERY_TASK_DEFAULT_QUEUE
 CELERY_DETECTION_QUEUE = os.environ.get("CELERY_DETECTION_QUEUE") or CELERY_TASK_DEFAULT_QUEUE
 CELERY_EMAIL_QUEUE = os.environ.get("CELERY_EMAIL_QUEUE") or CELERY_TASK_DEFAULT_QUEUE
+# The pages' warm-up after each upload: background work, on a worker of its own (compose runs
+# it at a lower CPU priority) so that it never holds an upload or a check back.
+CELERY_PAGES_QUEUE = os.environ.get("CELERY_PAGES_QUEUE") or CELERY_TASK_DEFAULT_QUEUE
 CELERY_TASK_ROUTES = {
     "ingest.tasks.ingest_upload": {"queue": CELERY_INGEST_QUEUE},
     "ingest.tasks.recover_stuck_uploads": {"queue": CELERY_INGEST_QUEUE},
@@ -215,8 +218,8 @@ CELERY_TASK_ROUTES = {
     "perfdb.tasks.send_email": {"queue": CELERY_EMAIL_QUEUE},
     "perfdb.tasks.send_due_emails": {"queue": CELERY_EMAIL_QUEUE},
     "perfdb.tasks.send_digests": {"queue": CELERY_EMAIL_QUEUE},
-    # After an upload's commit, on the workers that did it (dashboards/warm.py).
-    "dashboards.tasks.warm_pages": {"queue": CELERY_INGEST_QUEUE},
+    # After an upload's commit (dashboards/warm.py).
+    "dashboards.tasks.warm_pages": {"queue": CELERY_PAGES_QUEUE},
 }
 # Recompute the pages' shared cache entries (overview, busiest setup, profiled setups) in a
 # task after each upload instead of in the next browser's request (perfdb/cache.py).

@@ -339,8 +339,8 @@ def runs_added(scopes: Iterable[str], setups: Iterable[int] = ()) -> None:
         _bump(SETUP_VERSION_PREFIX + str(setup_id))
     if getattr(settings, "PAGE_CACHE_WARM", False):
         try:
-            # on the ingest queue: the workers that wrote the runs warm their pages
-            current_app.send_task(WARM_PAGES, args=[scopes], queue=settings.CELERY_INGEST_QUEUE)
+            # on a queue of its own: it never holds the next upload back
+            current_app.send_task(WARM_PAGES, args=[scopes], queue=settings.CELERY_PAGES_QUEUE)
         except Exception as exc:  # the broker is down: the next browser computes instead
             log.warning("could not queue %s (%s)", WARM_PAGES, exc)
 

@@ -38,8 +38,9 @@ def test_unsplit_by_default_every_task_goes_to_the_default_queue():
 def test_compose_routes_each_queue_to_a_worker_of_its_own():
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     env = compose["services"]["web"]["environment"]
-    routed = {env["CELERY_INGEST_QUEUE"], env["CELERY_DETECTION_QUEUE"], env["CELERY_EMAIL_QUEUE"]}
-    assert routed == {"ingest", "detection", "email"}
+    names = ("CELERY_INGEST_QUEUE", "CELERY_DETECTION_QUEUE", "CELERY_EMAIL_QUEUE")
+    routed = {env[name] for name in (*names, "CELERY_PAGES_QUEUE")}
+    assert routed == {"ingest", "detection", "email", "pages"}
     listening = {}
     for name, service in compose["services"].items():
         command = service.get("command", "")
@@ -63,9 +64,10 @@ def test_the_split_routes_as_compose_sets_them():
         "CELERY_INGEST_QUEUE": "ingest",
         "CELERY_DETECTION_QUEUE": "detection",
         "CELERY_EMAIL_QUEUE": "email",
+        "CELERY_PAGES_QUEUE": "pages",
         "PATH": "/usr/bin:/bin",
     }
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True
     )
-    assert out.stdout.strip() == "['detection', 'email', 'ingest']"
+    assert out.stdout.strip() == "['detection', 'email', 'ingest', 'pages']"

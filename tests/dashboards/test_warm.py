@@ -41,7 +41,7 @@ def test_runs_added_queues_the_warm_only_when_asked(settings):
 
     settings.PAGE_CACHE_WARM = True
     # a queue of this test's own: the session's worker consumes the routed ingest queue
-    queue = settings.CELERY_INGEST_QUEUE = f"warm-test-{free_port()}"
+    queue = settings.CELERY_PAGES_QUEUE = f"warm-test-{free_port()}"
     broker = redis.Redis.from_url(settings.CELERY_BROKER_URL)
     before = broker.llen(queue)
     page_cache.runs_added(["1-1-SMP"])
