@@ -111,6 +111,12 @@ def test_wakeups_all_thresholds(client, data, monkeypatch):
     assert {r["preempt_threshold"] for r in body["rows"]} == {0, 40}
 
 
+@pytest.mark.parametrize("url", ["/wakeups/", "/kernel-time/"])
+def test_no_template_comment_reaches_the_page(client, data, url):
+    html = client.get(url).content.decode()
+    assert "{#" not in html and "#}" not in html and "json_script element" not in html
+
+
 def test_the_default_draws_every_threshold_of_a_small_grid(client, data):
     response = client.get("/wakeups/")  # 001's grid: 6 setups, under the bound
     assert chart_ids(response) == ["fig-bars", "fig-heatmap_0", "fig-heatmap_40"]
