@@ -86,6 +86,6 @@ def api_url(view_name: str, setup_ids: Sequence[int], **extra: object) -> str | 
     """The API's answer for the setups a page draws (None past the API's ``MAX_IDS``)."""
     if not setup_ids or len(setup_ids) > MAX_IDS:
         return None
-    kept = {k: v for k, v in extra.items() if v not in (None, "")}
-    query = urlencode({"setups": ",".join(map(str, setup_ids)), **kept})
-    return f"{reverse(view_name)}?{query}"
+    kept = urlencode({k: v for k, v in extra.items() if v not in (None, "")})
+    ids = ",".join(map(str, setup_ids))  # digits and commas: nothing to quote
+    return f"{reverse(view_name)}?setups={ids}" + (f"&{kept}" if kept else "")

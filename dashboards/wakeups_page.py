@@ -138,7 +138,7 @@ def _scope_page(request, fmt, context, scope_key: str, drawn: list[int], default
     builds, skipped = cached_in_scope(
         f"{key}:builds",
         scope_key,
-        lambda: (_builds(whole(stale=False)[0]), whole(stale=False)[1]),
+        lambda: _builds_skipped(*whole(stale=False)),
         stale=True,
     )
     build = choice_param(q, "build", builds, _first(builds))
@@ -171,6 +171,10 @@ def _scope_page(request, fmt, context, scope_key: str, drawn: list[int], default
 
 def _builds(rows: list[Any]) -> list[str]:
     return list(dict.fromkeys(r.run.build for r in rows))
+
+
+def _builds_skipped(rows: list[Any], skipped: int) -> tuple[list[str], int]:
+    return _builds(rows), skipped
 
 
 def _first(builds: list[str]) -> str:
