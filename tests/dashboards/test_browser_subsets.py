@@ -31,7 +31,7 @@ def test_wakeups_show_all_and_pick_a_threshold(live_server, browser, data, monke
     page.page.wait_for_url(re.compile(r"thresholds=0(&|$)"))
     page.page.locator(".js-plotly-plot .main-svg").nth(1).wait_for(state="attached")
     assert charts(page) == ["fig-bars-plot", "fig-heatmap_0-plot"]
-    assert "thresholds=0" in (page.page.locator(".permalink a").text_content() or "")
+    assert "thresholds=0" in (page.page.locator(".permalink a").first.text_content() or "")
     assert page.errors == []
     page.close()
 
