@@ -65,3 +65,33 @@ def test_a_workload_with_one_setup_has_no_prior(tmp_path):
     alone = ingest_setup(tmp_path, 10, noisy(1, 12, 2.0))
     metric = Metric.objects.get(name="throughput")
     assert typical_noise([(alone, metric.pk)]) == {}
+
+
+def test_after_uploads_the_prior_follows_them_reading_only_the_setups_written_to(
+    tmp_path, monkeypatch, django_capture_on_commit_callbacks
+):
+    """Each setup's levels are cached per setup version: an upload to one setup reads that
+    setup's runs again, a new setup is pooled at once, the others are not read again."""
+    from perfdb.alerting import noise_prior
+
+    others = {rooms: noisy(rooms, 12, 2.0) for rooms in (20, 30)}
+    ids = {rooms: ingest_setup(tmp_path, rooms, values) for rooms, values in others.items()}
+    short = ingest_setup(tmp_path, 10, noisy(9, 5, 2.0))
+    metric = Metric.objects.get(name="throughput")
+    key = (short, metric.pk)
+    typical_noise([key])
+    read: list[list[int]] = []
+    levels_of = noise_prior._levels_of
+
+    def counted(setup_ids, metric_id):
+        read.append(sorted(setup_ids))
+        return levels_of(setup_ids, metric_id)
+
+    monkeypatch.setattr(noise_prior, "_levels_of", counted)
+    with django_capture_on_commit_callbacks(execute=True):
+        ids[40] = ingest_setup(tmp_path, 40, noisy(40, 12, 6.0))  # a new, noisier setup
+    others[40] = noisy(40, 12, 6.0)
+    assert typical_noise([key])[key] == pytest.approx(
+        policy.pooled_level_noise_pct(others.values())[0]
+    )
+    assert read == [[ids[40]]]
