@@ -24,7 +24,10 @@ COLUMNS = "r b swpd free buff cache si so bi bo in cs us sy id wa"
 
 
 def big_bundle(tmp_path):
-    rows = "\n".join(" ".join(str(i % 97 + j) for j in range(16)) for i in range(60_000))
+    """A vmstat log big enough that its ingest takes a while: ~1 s at 300,000 rows since
+    plain rows are read in blocks (ingest/parsers/plain_rows.py); 60,000 had become too
+    quick to be killed in the middle."""
+    rows = "\n".join(" ".join(str(i % 97 + j) for j in range(16)) for i in range(300_000))
     manifest = manifest_toml(volano_run("2.6.9", files='{ path = "v.txt", parser = "vmstat" }'))
     return make_bundle(
         tmp_path / "big.tar.gz", {"manifest.toml": manifest, "v.txt": f"{COLUMNS}\n{rows}\n"}
@@ -85,7 +88,7 @@ def test_killing_the_worker_mid_ingest_leaves_nothing_then_a_retry_finishes(tmp_
     try:
         ingest_upload.apply_async(args=[upload.pk], queue=QUEUE)
         wait_for(lambda: Upload.objects.get(pk=upload.pk).status == "processing")
-        time.sleep(0.3)  # parsing: nothing written yet, or mid-transaction
+        time.sleep(0.1)  # parsing: nothing written yet, or mid-transaction
         worker.send_signal(signal.SIGKILL)
         worker.wait(timeout=10)
     finally:
@@ -108,4 +111,4 @@ def test_killing_the_worker_mid_ingest_leaves_nothing_then_a_retry_finishes(tmp_
     assert upload.status == "done", upload.error
     assert upload.attempts == 2
     assert Run.objects.count() == 1
-    assert sum(len(v) for v in Sample.objects.values_list("values", flat=True)) == 60_000 * 16
+    assert sum(len(v) for v in Sample.objects.values_list("values", flat=True)) == 300_000 * 16
