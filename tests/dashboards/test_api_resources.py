@@ -212,3 +212,23 @@ def test_patch_sets_name_stock_as_empty(client, alert):
     names = {p["name"]: p["patches"] for p in client.get("/api/patch-sets/").json()["results"]}
     assert names[""] == [] and PatchSet.objects.count() == len(names)
     assert Run.objects.count() == 3
+
+
+def test_no_text_parameter_of_the_schema_admits_a_nul(client):
+    """Every reader refuses a NUL (PostgreSQL cannot hold one) with a 400: a pattern that
+    admitted one would call that 400 wrong (``\\S`` matches a NUL; ``[^\\s\\x00]`` does not)."""
+    import re
+
+    import yaml
+
+    schema = yaml.safe_load(client.get("/api/schema/").content)
+    patterns = {
+        (path, p["name"]): p["schema"]["pattern"]
+        for path, operations in schema["paths"].items()
+        for operation in operations.values()
+        for p in operation.get("parameters", [])
+        if "pattern" in p.get("schema", {})
+    }
+    assert ("/api/scaling/", "param") in patterns
+    admitted = [key for key, pattern in patterns.items() if re.search(pattern, "a\x00b")]
+    assert not admitted, admitted
