@@ -8,7 +8,7 @@ chart instead of the page. A bad parameter is a 400 naming it, never a 500.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 from typing import Any, NamedTuple
 
@@ -33,7 +33,6 @@ from dashboards.selection import (
 )
 from perfdb.cache import cached_before, cached_in_scope
 from perfdb.cache_setups import cached_per_setup
-from perfdb.kernels import kernel_sort_key
 
 # A scaling chart with more lines than this is unreadable (and slow): by default it shows the
 # newest builds in kernel order, and the page lets you pick others.
@@ -129,15 +128,15 @@ def scaling(request: HttpRequest) -> HttpResponse:
     sel = _scaling_selection(q, scope)
     if sel.metric is None:
         return render(request, "dashboards/scaling.html", context)
-    key, whole, builds = _scaling_chart(scope, sel)
+    key, drawn, builds = _scaling_chart(scope, sel)
     default_builds = builds[-SCALING_MAX_BUILDS:]
     shown = choices_param(q, "builds", builds, default_builds)
     if fmt:
-        return download((exports.scaling_table(_shown(whole(), shown)),), request, fmt)
+        return download((exports.scaling_table(drawn(shown)),), request, fmt)
     n_points, figure = cached_in_scope(
         f"{key}:view:{'|'.join(shown)}",
         scope.key,
-        lambda: _scaling_view(whole(), shown),
+        lambda: _scaling_view(drawn(shown)),
         stale=True,
     )
     selection = {
@@ -197,9 +196,9 @@ def _scaling_selection(q: Mapping[str, Any], scope: SetupScope) -> ScalingSelect
 
 def _scaling_chart(
     scope: SetupScope, sel: ScalingSelection
-) -> tuple[str, Callable[[], ScalingChart], list[str]]:
-    """The chart's cache key, the whole chart (every build, ~6,000 points: made only for a
-    download or a view not cached yet) and its builds in kernel order (cached).
+) -> tuple[str, Callable[[list[str]], ScalingChart], list[str]]:
+    """The chart's cache key, the chart of some builds (made only for a download or a view
+    not cached yet) and every build in kernel order (cached).
 
     A scope's chart reads every run of ~100 setups (~0.5 s at 10M results): it is made of
     one piece per setup, cached per setup version (``perfdb.cache_setups``), so after an
@@ -209,18 +208,22 @@ def _scaling_chart(
     key = _scaling_key(scope, sel)
 
     @cache
-    def whole() -> ScalingChart:
+    def pieces() -> list[tuple[cq.PiecePoint, ...]]:
+        return list(_scaling_pieces(sel).values())
+
+    def drawn(shown: list[str]) -> ScalingChart:
         title = f"{metric['name']} against {sel.param}"
-        pieces = _scaling_pieces(sel).values()
-        return cq.scaling_chart(pieces, metric=metric, param=sel.param, title=title)
+        return cq.scaling_chart(
+            pieces(), metric=metric, param=sel.param, title=title, builds=set(shown)
+        )
 
     builds = cached_in_scope(
-        f"{key}:builds", scope.key, lambda: _builds_in_kernel_order(whole()), stale=True
+        f"{key}:builds", scope.key, lambda: cq.scaling_builds(pieces()), stale=True
     )
-    return key, whole, builds
+    return key, drawn, builds
 
 
-def _scaling_pieces(sel: ScalingSelection) -> dict[int, Any]:
+def _scaling_pieces(sel: ScalingSelection) -> dict[int, tuple[cq.PiecePoint, ...]]:
     """Each drawn setup's points (``cq.scaling_pieces``), cached per setup version."""
     metric = sel.metric
     assert metric is not None
@@ -246,10 +249,10 @@ def scaling_warm(scope_key: str) -> None:
     _scaling_pieces(sel)
     if not cached_before(f"{_scaling_key(scope, sel)}:builds", scope.key):
         return
-    key, whole, builds = _scaling_chart(scope, sel)
+    key, drawn, builds = _scaling_chart(scope, sel)
     shown = builds[-SCALING_MAX_BUILDS:]
     view = f"{key}:view:{'|'.join(shown)}"
-    cached_in_scope(view, scope.key, lambda: _scaling_view(whole(), shown))
+    cached_in_scope(view, scope.key, lambda: _scaling_view(drawn(shown)))
 
 
 def _scaling_key(scope: SetupScope, sel: ScalingSelection) -> str:
@@ -257,20 +260,7 @@ def _scaling_key(scope: SetupScope, sel: ScalingSelection) -> str:
     return f"scaling:{scope.key}:{sel.param}:{sel.rest}:{sel.metric['id']}"
 
 
-def _shown(chart: ScalingChart, shown: list[str]) -> ScalingChart:
-    """The chart with the points of the shown builds only."""
-    kept = set(shown)
-    return replace(chart, points=tuple(p for p in chart.points if p.run.build in kept))
-
-
-def _scaling_view(chart: ScalingChart, shown: list[str]) -> tuple[int, str]:
+def _scaling_view(chart: ScalingChart) -> tuple[int, str]:
     """What the page draws of the shown builds: their number of points and the figure, as
     the page embeds it (json_script: escaping 0.5 MB had been most of a warm request)."""
-    chart = _shown(chart, shown)
     return len(chart.points), json_script(scaling_figure(chart), "fig-scaling")
-
-
-def _builds_in_kernel_order(chart) -> list[str]:
-    """The chart's kernel builds (kernel+patches), in kernel order, stock before patched."""
-    runs = {p.run.build: p.run for p in chart.points}
-    return sorted(runs, key=lambda b: (kernel_sort_key(runs[b].kernel), runs[b].patches))

@@ -7,10 +7,12 @@
 from dashboards.chart_queries.charts import (
     WAKEUP_PARAMS,
     KernelSeries,
+    PiecePoint,
     kernel_profiles,
     kernel_time_points,
     metric_data,
     params_text,
+    scaling_builds,
     scaling_chart,
     scaling_pieces,
     scaling_points,
@@ -36,6 +38,7 @@ from dashboards.chart_queries.pickers import (
 from dashboards.chart_queries.timeseries import vmstat_runs
 
 __all__ = [
+    "PiecePoint",
     "WAKEUP_PARAMS",
     "KernelSeries",
     "OPEN_ALERT_STATUSES",
@@ -51,6 +54,7 @@ __all__ = [
     "run_choices",
     "run_infos",
     "sample_sources",
+    "scaling_builds",
     "scaling_chart",
     "scaling_pieces",
     "scaling_points",

@@ -8,8 +8,9 @@ Each function names the index it relies on, so a schema change can be checked ag
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from dataclasses import fields as dataclass_fields
 from math import fsum, sqrt
 from statistics import fmean
 from typing import Any, cast
@@ -28,6 +29,7 @@ from dashboards.chartdata import (
     Series,
     WakeupRow,
 )
+from perfdb.kernels import kernel_sort_key
 from perfdb.models import Better, ProfileEntry, Result, Run
 
 # The run keys every chart needs, reached from a Result / ProfileEntry / Sample row.
@@ -199,20 +201,18 @@ def _kernel_order(keys: Mapping[str, Any]) -> tuple[Any, ...]:
     return (keys["sort_key"], keys["kernel"], keys["patches"], keys["run_id"])
 
 
-# A point with the order it takes on the chart (``_kernel_order``): per-setup pieces of a
-# chart are merged by it (dashboards/scaling_pieces.py).
-OrderedPoint = tuple[tuple[Any, ...], ScalingPoint]
+# A point of a scaling chart's per-setup piece (dashboards/pages.py), unpickled for each setup
+# of a scope after an upload: a tuple costs a third of the dataclasses. (kernel order, build,
+# x, value, sd, the RunInfo's fields)
+PiecePoint = tuple[tuple[Any, ...], str, float, float, float | None, tuple[Any, ...]]
 
 
 def scaling_pieces(
     *, setup_ids: Sequence[int], metric: Mapping[str, Any], param: str
-) -> dict[int, tuple[OrderedPoint, ...]]:
-    """Each setup's points of a metric against a numeric parameter, with their kernel order.
-
-    Setups whose parameter is missing or not a number have none. Two queries whatever the
-    number of setups: the values, served by result_series_idx (setup IN (...), metric), and
-    the runs' keys (``_run_keys``).
-    """
+) -> dict[int, tuple[PiecePoint, ...]]:
+    """Each setup's points of a metric against a numeric parameter (none where it is missing
+    or not a number). Two queries for any number of setups: the values, served by
+    result_series_idx (setup IN (...), metric), and the runs' keys (``_run_keys``)."""
     # In run order, not kernel order: sorting the result rows by kernel joined every one to
     # its run and kernel; the points carry their kernel order instead.
     rows = (
@@ -224,28 +224,47 @@ def scaling_pieces(
     for run_id, value in rows:
         values.setdefault(run_id, []).append(value)
     keys = _run_keys(setup_ids=setup_ids)
-    pieces: dict[int, list[OrderedPoint]] = {setup_id: [] for setup_id in setup_ids}
+    pieces: dict[int, list[PiecePoint]] = {setup_id: [] for setup_id in setup_ids}
     for run_id, kept in values.items():
         run = RunValues(keys=keys[run_id], values=kept)
         x = _number(run.keys["params"].get(param))
         if x is not None:
-            point = ScalingPoint(run=run.info(), x=x, value=run.mean, sd=run.sd)
-            pieces[run.keys["setup_id"]].append((_kernel_order(run.keys), point))
+            info = run.info()
+            fields = tuple(getattr(info, f.name) for f in dataclass_fields(RunInfo))
+            point = (_kernel_order(run.keys), info.build, x, run.mean, run.sd, fields)
+            pieces[run.keys["setup_id"]].append(point)
     return {setup_id: tuple(points) for setup_id, points in pieces.items()}
 
 
 def scaling_chart(
-    pieces: Iterable[Sequence[OrderedPoint]], *, metric: Mapping[str, Any], param: str, title: str
+    pieces: Iterable[Sequence[PiecePoint]],
+    *,
+    metric: Mapping[str, Any],
+    param: str,
+    title: str,
+    builds: Collection[str] | None = None,
 ) -> ScalingChart:
-    """The chart of these pieces' points, in kernel order (the order is total: run ids)."""
-    merged = sorted((p for piece in pieces for p in piece), key=lambda ordered: ordered[0])
+    """The chart of the pieces' points (of ``builds`` only if given), in kernel order."""
+    kept = sorted(
+        (p for piece in pieces for p in piece if builds is None or p[1] in builds),
+        key=lambda p: p[0],
+    )
     return ScalingChart(
         metric=metric_data(metric),
         param=param,
         param_unit="",
-        points=tuple(point for _, point in merged),
+        points=tuple(ScalingPoint(run=RunInfo(*p[5]), x=p[2], value=p[3], sd=p[4]) for p in kept),
         title=title,
     )
+
+
+def scaling_builds(pieces: Iterable[Sequence[PiecePoint]]) -> list[str]:
+    """The pieces' kernel builds (kernel+patches), in kernel order, stock before patched."""
+    runs: dict[str, tuple[str, tuple[str, ...]]] = {}
+    for piece in pieces:
+        for point in piece:
+            runs.setdefault(point[1], (point[5][1], point[5][2]))  # its kernel and patches
+    return sorted(runs, key=lambda b: (kernel_sort_key(runs[b][0]), runs[b][1]))
 
 
 def scaling_points(
