@@ -159,7 +159,7 @@ def analyse(points: tuple[Point, ...], settings: Settings) -> Series | None:
     noise = policy.series_noise([p.values for p in points], levels, settings)
     if noise is None:
         return None
-    centre = sorted(abs(v) for v in levels)[len(levels) // 2]
+    centre = sorted(map(abs, levels))[len(levels) // 2]
     resolution = settings.resolution or policy.resolution_of(v for p in points for v in p.values)
     variances = _variances(kernels, noise, centre, resolution)
     per_kernel = settings.series_alpha / max(len(kernels), settings.budget_kernels)

@@ -107,6 +107,15 @@ def successive_difference_cv_pct(
     return sigma / abs(centre) * 100.0
 
 
+def abs_moves(levels: Sequence[float]) -> list[float]:
+    """|x[i+1] - x[i]| for each neighbour pair; numpy for a long series of floats (the same
+    IEEE subtraction, the same floats back), plain Python otherwise (ints stay exact)."""
+    if len(levels) >= 64 and set(map(type, levels)) == {float}:
+        moves: list[float] = np.abs(np.diff(np.asarray(levels, dtype=float))).tolist()
+        return moves
+    return [abs(b - a) for a, b in zip(levels, levels[1:], strict=False)]
+
+
 def normal_two_sided_p(z: float) -> float:
     return float(2.0 * scipy_stats.norm.sf(abs(z)))
 
