@@ -70,3 +70,23 @@ class FailSoftRedisCache(RedisCache):
         except UNREACHABLE as exc:
             _warn("incr", exc)
             return 0
+
+    def bump_many(self, keys: list[str], start: Callable[[], int]) -> None:
+        """Move each version key, in one round trip: ``incr`` does two per key (EXISTS, then
+        INCRBY), and an upload moves three or more. A missing key is first set to
+        ``start()`` (never expiring), so it comes back as a value no earlier version used;
+        ints are stored as plain integers (RedisSerializer), so INCR reads what ``set`` wrote
+        and ``get`` reads what INCR left. Not a transaction: each key moves on its own, as
+        it did one by one."""
+        if not keys:
+            return
+        try:
+            client = self._cache.get_client(write=True)  # type: ignore[attr-defined]  # no stub
+            pipe = client.pipeline(transaction=False)
+            for key in keys:
+                made = self.make_and_validate_key(key)
+                pipe.set(made, start(), nx=True)
+                pipe.incr(made)
+            pipe.execute()
+        except UNREACHABLE as exc:
+            _warn("bump_many", exc)

@@ -1,0 +1,70 @@
+"""perfdb/cache_backend.py against the real Redis (settings.REDIS_URL; the other tests cache in
+LocMemCache): the version bumps of an upload's commit, sent as one pipeline, move every key
+they name and start a missing one fresh, and a Redis that does not answer is no error."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from django.conf import settings
+from django.core.cache import cache
+from django.test import override_settings
+
+from perfdb import cache as page_cache
+
+
+def redis_caches(location: str) -> dict[str, dict[str, object]]:
+    return {
+        "default": {
+            "BACKEND": "perfdb.cache_backend.FailSoftRedisCache",
+            "LOCATION": location,
+            "OPTIONS": {"socket_connect_timeout": 0.2, "socket_timeout": 0.5},
+            "KEY_PREFIX": f"perfdb-test-{uuid.uuid4().hex}",  # nobody else's keys
+        }
+    }
+
+
+@pytest.fixture
+def redis_cache():
+    with override_settings(CACHES=redis_caches(settings.REDIS_URL), PAGE_CACHE_WARM=False):
+        yield cache
+        client = cache._cache.get_client(write=True)
+        client.delete(*client.keys(cache.make_key("*")) or ["-"])  # never flushdb: the broker
+
+
+def test_bump_many_moves_each_key_and_starts_missing_ones_fresh(redis_cache):
+    redis_cache.set("a", 5, timeout=None)
+    redis_cache.bump_many(["a", "b", "a"], lambda: 1000)
+    assert redis_cache.get_many(["a", "b"]) == {"a": 7, "b": 1001}
+    client = redis_cache._cache.get_client(write=True)
+    assert client.ttl(redis_cache.make_key("b")) == -1  # a version never expires
+
+
+def test_runs_added_moves_the_data_scope_and_setup_versions_only(redis_cache):
+    keys = [
+        page_cache.VERSION_KEY,
+        page_cache.STRUCTURE_KEY,
+        page_cache.SCOPE_VERSION_PREFIX + "1-2-UP",
+        page_cache.SCOPE_VERSION_PREFIX + "3-4-SMP",
+        page_cache.SETUP_VERSION_PREFIX + "7",
+    ]
+    redis_cache.set_many(dict.fromkeys(keys, 10), timeout=None)
+    page_cache.runs_added(["1-2-UP", "1-2-UP"], [7])
+    assert redis_cache.get_many(keys) == dict(zip(keys, [11, 10, 11, 10, 11], strict=True))
+    page_cache.data_changed()
+    assert redis_cache.get_many(keys[:2]) == {keys[0]: 12, keys[1]: 11}
+
+
+def test_a_missing_version_comes_back_newer_than_any_earlier_one(redis_cache):
+    before = page_cache.data_version()
+    redis_cache.delete(page_cache.VERSION_KEY)  # Redis lost it (evicted, flushed)
+    page_cache.runs_added(["1-2-UP"])
+    assert page_cache.data_version() > before
+
+
+def test_bump_many_on_an_unreachable_redis_is_no_error():
+    dead = redis_caches("redis://127.0.0.1:1/0")
+    with override_settings(CACHES=dead, PAGE_CACHE_WARM=False):
+        cache.bump_many(["a"], lambda: 1)
+        page_cache.runs_added(["1-2-UP"], [7])
