@@ -29,6 +29,7 @@ from typing import BinaryIO
 from django.conf import settings
 from django.core.files import File
 from django.db import DatabaseError, IntegrityError, connection, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from ingest import queue
@@ -192,27 +193,30 @@ def _unlock(upload_id: int) -> None:
 
 
 def _claim(upload_id: int) -> Upload | None:
-    """Mark the upload processing and lock it for this session; None when it is already
-    finished (a duplicate delivery) or another live worker holds it."""
-    locked = False
+    """Lock the upload for this session and mark it processing; None when another live
+    worker holds it or it is already finished (a duplicate delivery). Three statements in
+    autocommit (a transaction round them was five round trips): the session lock first, so
+    two deliveries never both count an attempt, then one UPDATE that moves only an upload
+    not finished (under its row lock, as a retry or re-ingest takes it)."""
+    if not _try_lock(upload_id):
+        log.info("upload %s: another worker is ingesting it", upload_id)
+        return None
+    upload = None
     try:
-        with transaction.atomic():
-            upload = Upload.objects.select_for_update().filter(pk=upload_id).first()
-            if upload is None or upload.status in (Upload.Status.DONE, Upload.Status.FAILED):
-                return None
-            locked = _try_lock(upload_id)
-            if not locked:
-                log.info("upload %s: another worker is ingesting it", upload_id)
-                return None
-            upload.status = Upload.Status.PROCESSING
-            upload.started_at = timezone.now()
-            upload.attempts += 1
-            upload.save(update_fields=["status", "started_at", "attempts"])
-            return upload
-    except BaseException:
-        if locked:
+        moved = (
+            Upload.objects.filter(pk=upload_id)
+            .exclude(status__in=(Upload.Status.DONE, Upload.Status.FAILED))
+            .update(
+                status=Upload.Status.PROCESSING,
+                started_at=timezone.now(),
+                attempts=F("attempts") + 1,
+            )
+        )
+        upload = Upload.objects.filter(pk=upload_id).first() if moved else None
+    finally:
+        if upload is None:  # finished already, or an error: the lock is not kept
             _unlock(upload_id)
-        raise
+    return upload
 
 
 def upload_orphaned(upload_id: int) -> bool:
