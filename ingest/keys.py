@@ -142,13 +142,25 @@ def patch_set_get(patches: tuple[str, ...], cache: dict[tuple[str, ...], PatchSe
 
 
 def setup_get(spec: RunSpec, hardware: Hardware) -> Setup:
-    workload, _ = Workload.objects.get_or_create(name=spec.workload, version=spec.workload_version)
+    """The run's setup, read in one query when it is stored (the usual upload: workload and
+    setup were two round trips); created, with its workload if need be, otherwise."""
     params = dict(spec.params)
+    digest = params_digest(params)
+    stored = Setup.objects.filter(
+        workload__name=spec.workload,
+        workload__version=spec.workload_version,
+        hardware=hardware,
+        mode=spec.mode,
+        params_digest=digest,
+    ).first()  # at most one: both are unique on these fields
+    if stored is not None:
+        return stored
+    workload, _ = Workload.objects.get_or_create(name=spec.workload, version=spec.workload_version)
     setup, _ = Setup.objects.get_or_create(
         workload=workload,
         hardware=hardware,
         mode=spec.mode,
-        params_digest=params_digest(params),
+        params_digest=digest,
         defaults={"params": params},
     )
     return setup

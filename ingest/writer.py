@@ -62,7 +62,20 @@ class WriteOutcome:
 # --- one run ------------------------------------------------------------------------------
 
 
-def run_fingerprint(spec: RunSpec, files: Mapping[str, bytes]) -> str:
+class FileDigests(dict[str, str]):
+    """Each bundle file's sha256 (hex), computed once: the run's fingerprint and its raw
+    file's row both need it (hashed twice, 0.2 ms at 100k samples, 2 ms at 1M)."""
+
+    def __init__(self, files: Mapping[str, bytes]):
+        super().__init__()
+        self.files = files
+
+    def __missing__(self, path: str) -> str:
+        self[path] = digest = hashlib.sha256(self.files[path]).hexdigest()
+        return digest
+
+
+def run_fingerprint(spec: RunSpec, digests: Mapping[str, str]) -> str:
     """Identity of a run's data: same keys, values and raw files give the same fingerprint."""
     doc = {
         "workload": [spec.workload, spec.workload_version],
@@ -76,7 +89,7 @@ def run_fingerprint(spec: RunSpec, files: Mapping[str, bytes]) -> str:
         "discard_first_trial": spec.discard_first_trial,
         "metrics": {k: list(v) for k, v in sorted(spec.metrics.items())},
         "files": sorted(
-            [f.path, f.parser, f.trial or 0, hashlib.sha256(files[f.path]).hexdigest()]
+            [f.path, f.parser, f.trial or 0, digests[f.path]]
             + ([dict(sorted(f.select.items()))] if f.select else [])
             for f in spec.files
         ),
@@ -149,7 +162,8 @@ def _runs_write(
     """Each planned run stored, unless an identical one is (stored before, or earlier in
     this bundle); the outcome, run id by manifest index, and the setups written to."""
     outcome = WriteOutcome()
-    fingerprints = [run_fingerprint(p.spec, files) for p in plan]
+    digests = FileDigests(files)
+    fingerprints = [run_fingerprint(p.spec, digests) for p in plan]
     stored = dict(Run.objects.filter(fingerprint__in=fingerprints).values_list("fingerprint", "pk"))
     new: dict[str, _NewRun] = {}
     repeated: list[tuple[PlannedRun, str]] = []
@@ -169,7 +183,7 @@ def _runs_write(
             fingerprint=fingerprint,
         )
         new[fingerprint] = _NewRun(planned, run_rows(planned, metrics), run)
-    runs_insert(list(new.values()), files)
+    runs_insert(list(new.values()), files, digests)
     created_by_index = {n.planned.spec.index: n.run.pk for n in new.values()}
     outcome.created = list(created_by_index.values())
     for planned, fingerprint in repeated:
@@ -185,7 +199,7 @@ def _runs_write(
     return outcome, created_by_index, {n.run.setup_id for n in new.values()}
 
 
-def runs_insert(new: list[_NewRun], files: Mapping[str, bytes]) -> None:
+def runs_insert(new: list[_NewRun], files: Mapping[str, bytes], digests: Mapping[str, str]) -> None:
     """The new runs and all their rows, a statement per table for the whole bundle (a
     1,000-run bundle was a few thousand round trips); then their pages' cache moves at commit
     (bulk inserts send no post_save)."""
@@ -221,7 +235,7 @@ def runs_insert(new: list[_NewRun], files: Mapping[str, bytes]) -> None:
             for c in n.rows.columns + columns_from_samples(n.rows.samples)
         ),
     )
-    _attached_write(new, files)
+    _attached_write(new, files, digests)
     setups = {n.run.setup for n in new}
     runs_added_on_commit(
         {scope_key(s.workload_id, s.hardware_id, s.mode) for s in setups}, {s.pk for s in setups}
@@ -234,7 +248,9 @@ def _discarded_trial(new: _NewRun) -> int | None:
     return min(trials) if new.run.discard_first_trial and len(trials) > 1 else None
 
 
-def _attached_write(new: list[_NewRun], files: Mapping[str, bytes]) -> None:
+def _attached_write(
+    new: list[_NewRun], files: Mapping[str, bytes], digests: Mapping[str, str]
+) -> None:
     """Histograms, curves and the raw files the runs were read from (downloadable from a
     run's page)."""
     for n in new:
@@ -252,7 +268,7 @@ def _attached_write(new: list[_NewRun], files: Mapping[str, bytes]) -> None:
                 part.file.parser,
                 part.file.trial or 0,
                 files[part.file.path],
-                hashlib.sha256(files[part.file.path]).hexdigest(),
+                digests[part.file.path],
                 Jsonb(list(part.warnings)),
             )
             for n in new
