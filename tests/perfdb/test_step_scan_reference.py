@@ -134,3 +134,18 @@ def test_a_long_series_with_a_value_that_is_not_finite_is_scanned_kernel_by_kern
     fast = stats.step_scan(levels, [1.0] * 300, rule)
     monkeypatch.setattr(stats, "_VECTOR_FROM", 10**9)  # every kernel through the exact test
     assert repr(fast) == repr(stats.step_scan(levels, [1.0] * 300, rule))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_series_longer_than_a_numpy_block_are_identical_to_the_reference(seed):
+    # more kernels than one numpy pass judges (scan_filter.BLOCK), on a large offset where
+    # the block's running sums round the most (levels ~1e6, noise ~1 of them)
+    rng = random.Random(200 + seed)
+    levels, variances = [], []
+    while len(levels) < 1_300:
+        more, more_var = _series(rng)
+        levels, variances = levels + more, variances + more_var
+    offset = rng.choice([0.0, 1e6])
+    levels = [v + offset for v in levels]
+    rule = _rule(rng)
+    assert stats.step_scan(levels, variances, rule) == reference_scan(levels, variances, rule)
