@@ -135,8 +135,15 @@ def test_text_cells_and_note_rows():
     assert any("line 61" in w and "did not collect" in w for w in result.warnings)
     assert any("line 67" in w and "system hard hangs" in w for w in result.warnings)
     labels = [r.keys["label"] for r in result.records if r.keys["table"] == 1]
-    assert labels == ["2.5.38", "2.5.38mm3", "2.4.19rmap", "2.5.26", "2.5.26rmap", "2.5.35",
-                      "2.5.35mm1"]
+    assert labels == [
+        "2.5.38",
+        "2.5.38mm3",
+        "2.4.19rmap",
+        "2.5.26",
+        "2.5.26rmap",
+        "2.5.35",
+        "2.5.35mm1",
+    ]
 
 
 def test_every_value_is_reachable():
