@@ -8,37 +8,12 @@ import pytest
 
 from dashboards import chart_queries as cq
 from dashboards import warm
-from ingest.services import upload_create, upload_ingest
 from perfdb import cache as page_cache
 from perfdb.cache_setups import cached_per_setup
 from perfdb.models import Metric, Run, Setup
-from tests.bundles import make_bundle, manifest_toml, volano_log
-from tests.dashboards.test_scaling_builds import figure_builds
+from tests.dashboards.test_scaling_builds import figure_builds, volano_upload
 
 pytestmark = pytest.mark.django_db
-
-
-def volano_upload(tmp_path, kernels: list[str], rooms: tuple[int, ...] = (5, 10, 25)) -> None:
-    """VolanoMark at each number of rooms (one setup each, one scope) on each kernel."""
-    runs, files = [], {}
-    for kernel in kernels:
-        for n in rooms:
-            name = f"{kernel}-{n}.log"
-            files[name] = volano_log(10000 + 7 * n + len(kernel))
-            runs.append(f"""
-[[run]]
-workload = "VolanoMark"
-kernel = "{kernel}"
-hardware = "P8"
-mode = "UP"
-params = {{ rooms = {n} }}
-files = [{{ path = "{name}", parser = "volanomark" }}]
-""")
-    files["manifest.toml"] = manifest_toml(*runs)
-    path = make_bundle(tmp_path / f"{kernels[0]}.tar.gz", files)
-    with open(path, "rb") as f:
-        upload, _ = upload_create(stream=f, filename=path.name)
-    upload_ingest(upload_id=upload.pk)
 
 
 def scope_and_metric() -> tuple[list[int], dict]:
