@@ -269,12 +269,12 @@ def cached_per_scope(
     compute: Callable[[list[str]], Mapping[str, T]],
     timeout: int = TIMEOUT_SECONDS,
     stale: bool = False,
+    version_prefix: str = SCOPE_VERSION_PREFIX,
 ) -> dict[str, T]:
-    """For each scope, ``compute([...scopes])[scope]``, cached per scope version: only the
-    scopes changed since their entry was cached are computed again (in one call). ``key``
-    must name everything ``compute`` reads besides the scope's runs."""
+    """For each scope, ``compute([...scopes])[scope]``, cached per scope (or setup) version:
+    only those moved since are computed again, in one call. ``key`` names all else it reads."""
     names = {_name(key, s): s for s in dict.fromkeys(scopes)}
-    wanted = {n: (STRUCTURE_KEY, SCOPE_VERSION_PREFIX + s) for n, s in names.items()}
+    wanted = {n: (STRUCTURE_KEY, version_prefix + s) for n, s in names.items()}
 
     def compute_named(todo: list[str]) -> dict[str, T]:
         computed = compute([names[n] for n in todo])
