@@ -201,6 +201,7 @@ class AlertBook:
     def __init__(self) -> None:
         self.book: list[alert_moves.Held] = []
         self.moved = 0
+        self.made = 0
 
     def _same_run(self, change: Change) -> int | None:
         """The alert the change updates, as ``regressions._same_run_alert`` picks it."""
@@ -212,20 +213,24 @@ class AlertBook:
         return min(same_direction, key=lambda i: (not self.book[i].confirmed, i), default=None)
 
     def record(self, points: Sequence[Point], changes: Sequence[Change]) -> None:
-        """One check's changes, as the service stores them."""
+        """One check's changes, as the service stores them: moves first (a moving alert
+        absorbs the pending/cleared ones on its new run, ``alert_moves.merged``)."""
         moving = alert_moves.moves(alert_moves.kernel_positions(points), self.book, changes)
+        for index, alert in moving.items():
+            gone = alert_moves.merged(self.book, changes[index])
+            self.book = [a for a in self.book if a not in gone]
+            moved = self.book.index(alert)
+            self.book[moved] = replace(alert, run_id=changes[index].candidate_run_id)
+            self.moved += 1
         for index, change in enumerate(changes):
             confirmed = status(change) != "unconfirmed"
             if index in moving:
-                moved = self.book.index(moving[index])
-                self.book[moved] = replace(moving[index], run_id=change.candidate_run_id)
-                self.moved += 1
                 continue
             at = self._same_run(change)
             if at is None:
-                key = len(self.book)
+                self.made += 1  # a key no other alert of the replay has had
                 held = alert_moves.Held(
-                    key, change.candidate_run_id, change.direction, change.method, confirmed
+                    self.made, change.candidate_run_id, change.direction, change.method, confirmed
                 )
                 self.book.append(held)
             elif confirmed and not self.book[at].confirmed:

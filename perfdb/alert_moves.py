@@ -47,11 +47,13 @@ def moves(
 ) -> dict[int, Held]:
     """Change index -> the held alert it re-attributes.
 
-    A confirmed step-scan change on a stock run that has no alert in its direction (nor a
-    step-scan alert, which the alerts' uniqueness forbids) takes over a confirmed step-scan
-    alert of the same direction on a neighbouring stock kernel, when this check no longer
-    returns that alert's own run in that direction: the same step, placed anew. Each alert
-    moves at most once per check; with one on either side, the older (lower key) moves.
+    A confirmed step-scan change on a stock run that has no confirmed alert in its direction
+    (nor a step-scan alert of the other one, which the alerts' uniqueness forbids) takes over
+    a confirmed step-scan alert of the same direction on a neighbouring stock kernel, when
+    this check no longer returns that alert's own run in that direction: the same step,
+    placed anew. A pending or cleared alert of its direction on the change's run is no
+    obstacle: the moving alert absorbs it (``merged``). Each alert moves at most once per
+    check; with one on either side, the older (lower key) moves.
     """
     returned = {(c.candidate_run_id, c.direction) for c in changes if c.status != "unconfirmed"}
     taken: set[int] = set()
@@ -60,9 +62,10 @@ def moves(
         to = positions.get(change.candidate_run_id)
         if change.status == "unconfirmed" or change.method != MOVE_METHOD or to is None:
             continue
-        here = [a for a in held if a.run_id == change.candidate_run_id]
+        gone = merged(held, change)
+        here = [a for a in held if a.run_id == change.candidate_run_id and a not in gone]
         if any(a.direction == change.direction or a.method == MOVE_METHOD for a in here):
-            continue  # the change updates (or confirms) the alert on its own run
+            continue  # the change updates the alert on its own run
         movable = [
             a
             for a in held
@@ -79,3 +82,17 @@ def moves(
             taken.add(alert.key)
             found[index] = alert
     return found
+
+
+def merged(held: Sequence[Held], change: Change) -> list[Held]:
+    """The alerts an alert moved onto the change's run absorbs: the pending or cleared ones in
+    its direction there. They flagged the same step before it was confirmed (the newest
+    kernel moved, then the next one did not confirm it there); left alone, the change would
+    confirm one of them and email the step a second time, beside the moved alert."""
+    return [
+        a
+        for a in held
+        if a.run_id == change.candidate_run_id
+        and a.direction == change.direction
+        and not a.confirmed
+    ]

@@ -6,7 +6,10 @@ and email: a regression is emailed once, when it is confirmed (``notify_upload``
 touched, so no upload's outbox picks it again), and the move is recorded on the alert as an
 ``AlertEvent`` (field ``kernel``: what it said before, what it says now and why), which the
 alert page, the alerts list and the API show. Why no correction mail: docs/detector.md,
-"Re-attribution".
+"Re-attribution". A pending or cleared alert of its direction already on the new run (the
+same step, flagged before it was confirmed) is merged into the moving one: its events and
+notes move over, an event (field ``merged``) says what it was, and its row goes; it was
+never emailed, and confirming it instead would email the step a second time.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from perfdb.alerting.check_data import CheckData, SeriesKey
 from perfdb.models import Alert, AlertEvent
 
 FIELD = "kernel"  # AlertEvent.field of a re-attribution
+MERGED = "merged"  # AlertEvent.field of a pending/cleared alert folded into a moved one
 
 
 def planned(data: CheckData, key: SeriesKey, changes: list[detection.Change]) -> dict[int, Alert]:
@@ -57,10 +61,16 @@ def move(
         where = "on another run of the same kernel"
     else:
         where = f"one kernel {'earlier' if now < was else 'later'}"
+    for other in _merged(alert, change, data, key):
+        _merge(alert, other, kernels, upload_id)  # first: the move takes its (run, method)
+        data.alerts[key].remove(other)
+        data.baselines_changed(other)
     alert.candidate_run_id = change.candidate_run_id
     alert.change_pct, alert.p_value = change.change_pct, change.p_value
     alert.confidence = change.confidence
-    alert.save(update_fields=["candidate_run", "change_pct", "p_value", "confidence"])
+    alert.save(
+        update_fields=["candidate_run", "change_pct", "p_value", "confidence", "notes", "assignee"]
+    )
     alert.baseline_runs.set(change.baseline_run_ids)
     data.baselines_changed(alert)
     AlertEvent.objects.create(
@@ -71,6 +81,47 @@ def move(
         + f": upload {upload_id}'s check places the step {where} (the step scan "
         "with the kernels since; not emailed again)",
     )
+
+
+def _merged(alert: Alert, change: detection.Change, data: CheckData, key: SeriesKey) -> list[Alert]:
+    """The series' pending or cleared alerts that ``alert``, moving onto the change's run,
+    absorbs (``alert_moves.merged``)."""
+    others = [a for a in data.alerts.get(key, []) if a.pk != alert.pk]
+    held = {_held(a): a for a in others}
+    return [held[h] for h in alert_moves.merged(list(held), change)]
+
+
+def _held(alert: Alert) -> alert_moves.Held:
+    return alert_moves.Held(
+        alert.pk,
+        alert.candidate_run_id,
+        alert.direction,
+        alert.method,
+        alert.confirmed_at is not None,
+    )
+
+
+def _merge(alert: Alert, other: Alert, kernels: dict[int, str], upload_id: int | None) -> None:
+    """Fold a never-emailed alert into the confirmed one that moves onto its run: its history
+    and notes go to ``alert``, an event says what it was, and its row goes (one alert per run
+    and direction; the move takes over its run). Never emailed: it was never confirmed."""
+    kernel = kernels.get(other.candidate_run_id, "?")
+    AlertEvent.objects.filter(alert=other).update(alert=alert)
+    if other.notes:
+        alert.notes = "\n\n".join(filter(None, [alert.notes, f"[alert {other.pk}] {other.notes}"]))
+    if alert.assignee_id is None:
+        alert.assignee_id = other.assignee_id
+    AlertEvent.objects.create(
+        alert=alert,
+        field=MERGED,
+        old=f"alert {other.pk}: {other.status}, on "
+        + _described(kernel, other.candidate_run_id, other.change_pct)
+        + f", {other.method}",
+        new=f"merged into this alert: upload {upload_id}'s check places this alert's step on "
+        f"{kernel}, where alert {other.pk} had flagged it before it was confirmed (the same "
+        "step; not emailed)",
+    )
+    other.delete()
 
 
 def kernel_moves(alert: Alert) -> list[AlertEvent]:

@@ -297,6 +297,35 @@ def regressions_check_upload(*, upload_id: int | None, series: Iterable[tuple[in
         return _check_upload(upload_id, list(series))
 
 
+def _check_series(
+    data: CheckData, key: SeriesKey, metric: Metric, candidates: set[int], upload_id: int | None
+) -> tuple[list[int], bool]:
+    """Record one series' changes; returns (new or newly confirmed alerts, email owed).
+
+    Moves first: an alert moving onto a run absorbs the pending/cleared alert there, which
+    another change on that run would otherwise confirm (and email) first."""
+    created_ids: list[int] = []
+    notify = False
+    kept: set[int] = set()
+    changes = _changes(data, key, metric, candidates)
+    moving = moves.planned(data, key, changes)  # a step placed anew: no new alert
+    for index, alert_moving in moving.items():
+        moves.move(alert_moving, changes[index], data, key, upload_id)
+        kept.add(alert_moving.pk)
+    for index, change in enumerate(changes):
+        if index in moving:
+            continue
+        alert, outcome = _alert_record(change, data, key, upload_id)
+        kept.add(alert.pk)
+        if outcome in (CREATED, CONFIRMED, PENDING):
+            created_ids.append(alert.pk)
+        if outcome in (CREATED, CONFIRMED) and alert.direction == "regression":
+            notify = True
+    _clear_unconfirmed(data, key, kept)
+    _mark_recovered(data, key)
+    return created_ids, notify
+
+
 def _check_upload(upload_id: int | None, series: list[tuple[int, int]]) -> int:
     runs = Run.objects.filter(upload_id=upload_id) if upload_id else Run.objects.none()
     upload_runs = set(runs.values_list("pk", flat=True))
@@ -307,24 +336,10 @@ def _check_upload(upload_id: int | None, series: list[tuple[int, int]]) -> int:
         checked = [key for key in series if metrics[key[1]].better != "none"]
         data = check_data.load(set(checked), metrics, upload_runs)
         for key in checked:
-            metric = metrics[key[1]]
             candidates = upload_runs & {p.run_id for p in data.points[key]}
-            kept: set[int] = set()
-            changes = _changes(data, key, metric, candidates)
-            moving = moves.planned(data, key, changes)  # a step placed anew: no new alert
-            for index, change in enumerate(changes):
-                if index in moving:
-                    moves.move(moving[index], change, data, key, upload_id)
-                    kept.add(moving[index].pk)
-                    continue
-                alert, outcome = _alert_record(change, data, key, upload_id)
-                kept.add(alert.pk)
-                if outcome in (CREATED, CONFIRMED, PENDING):
-                    created_ids.append(alert.pk)
-                if outcome in (CREATED, CONFIRMED) and alert.direction == "regression":
-                    notify = True
-            _clear_unconfirmed(data, key, kept)
-            _mark_recovered(data, key)
+            made, owed = _check_series(data, key, metrics[key[1]], candidates, upload_id)
+            created_ids += made
+            notify = notify or owed
         hold_shared(alert_ids=created_ids)  # shared with a reference build that moved too
         if notify and upload_id is not None:
             transaction.on_commit(lambda: queue.notify_upload(upload_id=upload_id))

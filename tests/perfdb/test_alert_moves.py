@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from perfdb import detection
-from perfdb.alert_moves import Held, kernel_positions, moves
+from perfdb.alert_moves import Held, kernel_positions, merged, moves
 from perfdb.detection import Change, Point
 
 # A series whose kernel 2.5.8 sits between the two levels: with ten kernels the step scan
@@ -61,10 +61,23 @@ def test_only_confirmed_step_scan_alerts_move_in_their_own_direction():
     assert moves(POSITIONS, [held(1, 5)], [step(6, status="unconfirmed")]) == {}
 
 
-def test_an_alert_already_on_the_new_kernel_is_updated_instead():
-    """Alerts are unique per run and method: a pending one there is confirmed, none moves."""
-    pending_there = held(2, 6, confirmed=False)
-    assert moves(POSITIONS, [held(1, 5), pending_there], [step(6)]) == {}
+def test_a_confirmed_alert_already_on_the_new_kernel_is_updated_instead():
+    """Alerts are unique per run and method: a confirmed one there is the step, none moves."""
+    assert moves(POSITIONS, [held(1, 5), held(2, 6)], [step(6)]) == {}
+    other_way = Held(2, 6, "improvement", "changepoint", False)  # its (run, method) is taken
+    assert moves(POSITIONS, [held(1, 5), other_way], [step(6)]) == {}
+
+
+def test_a_pending_or_cleared_alert_on_the_new_kernel_is_merged_into_the_moving_one():
+    """It flagged the same step before it was confirmed; confirming it would email the step
+    a second time beside the moved alert."""
+    for method in ("changepoint", "welch"):
+        there = held(2, 6, method=method, confirmed=False)
+        assert moves(POSITIONS, [held(1, 5), there], [step(6)]) == {0: held(1, 5)}
+        assert merged([held(1, 5), there], step(6)) == [there]
+    assert merged([held(2, 6, confirmed=False)], step(6, direction="improvement")) == []
+    # with no confirmed alert next to it to move, the change confirms it as before
+    assert moves(POSITIONS, [held(2, 6, confirmed=False)], [step(6)]) == {}
 
 
 def test_each_alert_moves_once_and_the_older_of_two_neighbours_first():
