@@ -9,8 +9,9 @@ point is one environment lookup.
 
 Points: ``ingest-committed`` (the upload's runs and its detection mark committed, nothing
 queued yet), ``ingest-writing`` (inside the ingest transaction, before the rows are written),
-``detection-series`` (between two committed series of a regression check), ``smtp-data``
-(used by the tests' SMTP server, not here).
+``detection-series`` (between two committed series of a regression check),
+``detection-loaded`` (inside a check's transaction, its series locked and read, nothing
+written), ``smtp-data`` (used by the tests' SMTP server, not here).
 """
 
 from __future__ import annotations

@@ -20,13 +20,14 @@ import logging
 from collections import defaultdict
 from collections.abc import Iterable
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from perfdb import detection, policy
-from perfdb.alerting import check_data, moves, noise_prior, queue
+from perfdb.alerting import check_data, moves, noise_prior, queue, series_lock
 from perfdb.alerting.check_data import CheckData, SeriesKey
 from perfdb.alerting.check_data import detector_settings as detector_settings
+from perfdb.faults import pause_point
 from perfdb.gc_pause import collector_paused
 from perfdb.kernels import kernel_sort_key
 from perfdb.models import Alert, AlertEvent, Metric, Result, Run, Threshold
@@ -153,12 +154,12 @@ def _alert_record(
                 "notify_upload_id": upload_id if confirmed else None,
             },
         )
-        if not created:  # made by a concurrent check
-            data.add_alert(key, alert)
-            return alert, None
-        alert.baseline_runs.set(change.baseline_run_ids)
         data.add_alert(key, alert)
-        return alert, CREATED if confirmed else PENDING
+        if created:
+            alert.baseline_runs.set(change.baseline_run_ids)
+            return alert, CREATED if confirmed else PENDING
+        # made by another writer since this check read the series (checks of a series are
+        # serialised, so not another check): confirmed below if this change confirms it
     if not confirmed or alert.confirmed_at is not None:
         return alert, None
     _alert_confirm(alert, change, upload_id=upload_id)
@@ -292,9 +293,18 @@ def _mark_recovered(data: CheckData, key: SeriesKey) -> int:
 
 
 def regressions_check_upload(*, upload_id: int | None, series: Iterable[tuple[int, int]]) -> int:
-    """Check every touched series for the upload's runs; returns the number of new alerts."""
+    """Check every touched series for the upload's runs; returns the number of new alerts.
+
+    Run again once, from a fresh read, if an alert written meanwhile by a writer that does
+    not take the series lock (a worker of the previous release, the admin) collides with one
+    of this check's writes: the check completes instead of losing all it found."""
+    pairs = list(series)
     with collector_paused():  # perfdb/gc_pause.py: a Point per run of every series
-        return _check_upload(upload_id, list(series))
+        try:
+            return _check_upload(upload_id, pairs)
+        except IntegrityError as exc:
+            log.warning("upload %s: regression check collided (%s); checking again", upload_id, exc)
+            return _check_upload(upload_id, pairs)
 
 
 def _check_series(
@@ -334,7 +344,9 @@ def _check_upload(upload_id: int | None, series: list[tuple[int, int]]) -> int:
     notify = False
     with transaction.atomic():
         checked = [key for key in series if metrics[key[1]].better != "none"]
+        series_lock.hold(checked)  # before any read: sees all an earlier check wrote
         data = check_data.load(set(checked), metrics, upload_runs)
+        pause_point("detection-loaded")
         for key in checked:
             candidates = upload_runs & {p.run_id for p in data.points[key]}
             made, owed = _check_series(data, key, metrics[key[1]], candidates, upload_id)
