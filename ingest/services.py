@@ -28,11 +28,10 @@ from typing import BinaryIO
 
 from django.conf import settings
 from django.core.files import File
-from django.db import DatabaseError, IntegrityError, connection, transaction
-from django.db.models import F
+from django.db import DatabaseError, IntegrityError, transaction
 from django.utils import timezone
 
-from ingest import queue
+from ingest import queue, upload_rows
 from ingest.bundle import Bundle, BundleError, read_bundle
 from ingest.bundle_store import bundle_path
 from ingest.field_lengths import check_lengths
@@ -40,6 +39,7 @@ from ingest.keys import BundleDataError
 from ingest.manifest import Manifest, ManifestError, parse_manifest
 from ingest.parsers import ParseError, ParseResult, get_parser
 from ingest.plan import PlanError, PlannedRun, file_key, plan_runs
+from ingest.upload_rows import INGEST_LOCK as INGEST_LOCK  # named here by tests and tools
 from ingest.writer import WriteOutcome, bundle_write
 from perfdb.alerting import queue as alerting_queue
 from perfdb.faults import pause_point
@@ -47,9 +47,6 @@ from perfdb.gc_pause import collector_paused
 from perfdb.kernels import KernelVersionError
 from perfdb.models import Upload
 from perfdb.transient import TRANSIENT_ERRORS
-
-# The namespace of the session advisory lock a worker holds on an upload while ingesting it.
-INGEST_LOCK = 17
 
 log = logging.getLogger(__name__)
 
@@ -174,56 +171,29 @@ def upload_retry(*, upload_id: int) -> Upload:
     return upload
 
 
-def _lock_key(upload_id: int) -> tuple[int, int]:
-    return INGEST_LOCK, upload_id
-
-
-def _try_lock(upload_id: int) -> bool:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", _lock_key(upload_id))
-        return bool(cursor.fetchone()[0])
-
-
-def _unlock(upload_id: int) -> None:
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_unlock(%s, %s)", _lock_key(upload_id))
-    except DatabaseError:  # the session is gone, and its lock with it
-        pass
-
-
 def _claim(upload_id: int) -> Upload | None:
     """Lock the upload for this session and mark it processing; None when another live
-    worker holds it or it is already finished (a duplicate delivery). Three statements in
-    autocommit (a transaction round them was five round trips): the session lock first, so
-    two deliveries never both count an attempt, then one UPDATE that moves only an upload
-    not finished (under its row lock, as a retry or re-ingest takes it)."""
-    if not _try_lock(upload_id):
+    worker holds it or it is already finished (a duplicate delivery). Two statements in
+    autocommit (ingest/upload_rows.py): the session lock first, so two deliveries never both
+    count an attempt, then one UPDATE that moves only an upload not finished (under its row
+    lock, as a retry or re-ingest takes it) and returns it."""
+    if not upload_rows.try_lock(upload_id):
         log.info("upload %s: another worker is ingesting it", upload_id)
         return None
     upload = None
     try:
-        moved = (
-            Upload.objects.filter(pk=upload_id)
-            .exclude(status__in=(Upload.Status.DONE, Upload.Status.FAILED))
-            .update(
-                status=Upload.Status.PROCESSING,
-                started_at=timezone.now(),
-                attempts=F("attempts") + 1,
-            )
-        )
-        upload = Upload.objects.filter(pk=upload_id).first() if moved else None
+        upload = upload_rows.claim(upload_id)
     finally:
         if upload is None:  # finished already, or an error: the lock is not kept
-            _unlock(upload_id)
+            upload_rows.unlock(upload_id)
     return upload
 
 
 def upload_orphaned(upload_id: int) -> bool:
     """True when no live session holds the upload's ingest lock (its worker died)."""
-    if not _try_lock(upload_id):
+    if not upload_rows.try_lock(upload_id):
         return False
-    _unlock(upload_id)
+    upload_rows.unlock(upload_id)
     return True
 
 
@@ -298,30 +268,19 @@ def upload_ingest(*, upload_id: int) -> list[int]:
     try:
         return _ingest(upload)
     finally:
-        _unlock(upload_id)
+        upload_rows.unlock(upload_id)
 
 
-def _mark_done(upload: Upload, outcome: WriteOutcome, warnings: list[str]) -> list[tuple[int, int]]:
+def _mark_done(upload_id: int, outcome: WriteOutcome, warnings: list[str]) -> list[tuple[int, int]]:
     """Record the ingest's outcome on the locked upload, with the regression check this
     commit owes (cleared by the check, swept if it is lost); returns the touched series."""
     series = sorted(outcome.touched_series)
-    upload.status = Upload.Status.DONE
-    upload.error = ""
-    upload.warnings = warnings + outcome.warnings
-    upload.run_ids = outcome.run_ids
-    upload.finished_at = timezone.now()
-    upload.detection_series = [list(s) for s in series]
-    upload.detection_due_at = timezone.now() + detection_deadline() if series else None
-    upload.save(
-        update_fields=[
-            "status",
-            "error",
-            "warnings",
-            "run_ids",
-            "finished_at",
-            "detection_series",
-            "detection_due_at",
-        ]
+    upload_rows.mark_done(
+        upload_id,
+        warnings=warnings + outcome.warnings,
+        run_ids=outcome.run_ids,
+        series=series,
+        due_at=timezone.now() + detection_deadline() if series else None,
     )
     return series
 
@@ -330,23 +289,24 @@ def _ingest(upload: Upload) -> list[int]:
     upload_id = upload.pk
 
     def progress(done: int, total: int) -> None:
-        Upload.objects.filter(pk=upload_id).update(files_done=done, files_total=total)
+        upload_rows.progress(upload_id, done, total)
 
     try:
         with bundle_path(upload.file) as path:  # local disk, or a copy from shared storage
             bundle = read_bundle(path)
         manifest, plan, warnings = bundle_parse(bundle, progress)
         with transaction.atomic():
-            locked = Upload.objects.select_for_update().get(pk=upload_id)
-            if locked.status != Upload.Status.PROCESSING:
-                return list(locked.run_ids)
+            status, run_ids, earlier_runs = upload_rows.lock_for_write(upload_id)
+            if status != Upload.Status.PROCESSING:
+                return run_ids
             pause_point("ingest-writing")
             # An upload holding runs here is being ingested again (re-ingest): they are
             # replaced, so a fixed parser's reading reaches them (same raw files, same
             # fingerprints, so they would otherwise count as already stored).
-            _runs_replace(upload_id)
-            outcome = bundle_write(manifest=manifest, plan=plan, files=bundle.files, upload=locked)
-            series = _mark_done(locked, outcome, warnings)
+            if earlier_runs:
+                _runs_replace(upload_id)
+            outcome = bundle_write(manifest=manifest, plan=plan, files=bundle.files, upload=upload)
+            series = _mark_done(upload_id, outcome, warnings)
     except DATA_ERRORS as exc:
         upload_fail(upload_id=upload_id, reason=str(exc))
         return []

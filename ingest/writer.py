@@ -164,7 +164,7 @@ def _runs_write(
     outcome = WriteOutcome()
     digests = FileDigests(files)
     fingerprints = [run_fingerprint(p.spec, digests) for p in plan]
-    stored = dict(Run.objects.filter(fingerprint__in=fingerprints).values_list("fingerprint", "pk"))
+    stored = _stored_fingerprints(fingerprints)
     new: dict[str, _NewRun] = {}
     repeated: list[tuple[PlannedRun, str]] = []
     for planned, fingerprint in zip(plan, fingerprints, strict=True):
@@ -197,6 +197,16 @@ def _runs_write(
         (n.run.setup_id, metric.pk) for n in new.values() for metric, _ in n.rows.results.values()
     }
     return outcome, created_by_index, {n.run.setup_id for n in new.values()}
+
+
+def _stored_fingerprints(fingerprints: list[str]) -> dict[str, int]:
+    """The runs already stored with these fingerprints, by fingerprint (one plain statement:
+    it is sent on every upload)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT fingerprint, id FROM perfdb_run WHERE fingerprint = ANY(%s)", [fingerprints]
+        )
+        return dict(cursor.fetchall())
 
 
 def runs_insert(new: list[_NewRun], files: Mapping[str, bytes], digests: Mapping[str, str]) -> None:
