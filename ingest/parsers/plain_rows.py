@@ -22,6 +22,8 @@ MAX_DIGITS = 15
 def split_lines(text: str) -> list[str]:
     """The lines as ingest.parsers.text.numbered_lines cuts them (CR LF and lone CR end a
     line), before any mail quote is stripped."""
+    if "\r" not in text:  # the usual file: no need for two passes copying it
+        return text.split("\n")
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
@@ -34,7 +36,8 @@ class PlainRows:
         newlines = np.flatnonzero(data == ord("\n"))
         digit = (data - np.uint8(ord("0"))) < 10
         edge = np.diff(digit.view(np.int8), prepend=np.int8(0), append=np.int8(0))
-        starts, ends = np.flatnonzero(edge == 1), np.flatnonzero(edge == -1)
+        bounds = np.flatnonzero(edge)  # each run's start (+1), then its end (-1), in turn
+        starts, ends = bounds[0::2], bounds[1::2]
         other = ~(digit | (data == ord(" ")) | (data == ord("\t")) | (data == ord("\n")))
 
         def per_line(positions: np.ndarray) -> np.ndarray:
