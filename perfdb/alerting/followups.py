@@ -51,12 +51,15 @@ def alerts_owing_email() -> QuerySet[Alert]:
 
 def detection_run(*, upload_id: int | None, series: list[tuple[int, int]]) -> int:
     """The regression check of an upload, one committed series at a time; clears the
-    upload's mark and queues its email. Returns the number of new alerts."""
+    upload's mark and queues its email, once, after the last series (an email queued after
+    each series would reach the email worker while later series are still being checked,
+    splitting the upload's regressions over several emails). Returns the number of new
+    alerts."""
     made = 0
     for i, pair in enumerate(series):
         if i:
             pause_point("detection-series")
-        made += regressions_check_upload(upload_id=upload_id, series=[pair])
+        made += regressions_check_upload(upload_id=upload_id, series=[pair], notify=False)
     if upload_id is None:
         return made
     Upload.objects.filter(pk=upload_id).update(detection_due_at=None)

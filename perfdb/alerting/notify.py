@@ -1,8 +1,11 @@
 """Email for new alerts, through an outbox: every message is a row before it is a send.
 
 ``outbox_fill_for_upload`` writes one OutboxMessage per matching immediate subscriber for
-an upload's new regressions (unique on subscription + upload, so running it twice adds
-nothing). ``outbox_send`` sends one message through Django's SMTP backend:
+an upload's new regressions (unique on subscription + upload; an alert is listed in one
+message per subscriber, so running it twice adds nothing). A regression confirmed with the
+upload after its message was made joins that message while it is pending, else goes in a
+message of its own: an alert is marked notified only once a message lists it.
+``outbox_send`` sends one message through Django's SMTP backend:
 
 1. claim: one short transaction (``SELECT … FOR UPDATE SKIP LOCKED``) marks the row
    ``sending`` with ``claimed_at`` and gives it its Message-ID once (``make_msgid``), commit;
@@ -32,10 +35,10 @@ from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
 from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
-from django.template.loader import render_to_string
-from django.urls import reverse
 from django.utils import timezone
 
+from perfdb.alerting.email_render import render as _render
+from perfdb.alerting.email_render import render_fallback as _render_fallback
 from perfdb.headers import header_text
 from perfdb.models import Alert, OutboxMessage, Subscription
 from perfdb.reference import emailable
@@ -72,64 +75,9 @@ def subscription_matches(sub: Subscription, alert: Alert) -> bool:
     )
 
 
-def _alert_rows(alerts: list[Alert]) -> list[dict[str, object]]:
-    site = settings.SITE_URL
-    rows = []
-    for alert in alerts:
-        baselines = list(alert.baseline_runs.all())
-        base_ids = ",".join(str(r.pk) for r in baselines)
-        rows.append(
-            {
-                "alert": alert,
-                "workload": str(alert.setup.workload),
-                "hardware": alert.setup.hardware.name,
-                "mode": alert.setup.mode,
-                "metric": f"{alert.metric.name} ({alert.metric.unit})",
-                "kernel": alert.candidate_run.kernel.version,
-                "patches": alert.candidate_run.patch_set.name or "stock",
-                "baseline": ", ".join(r.build for r in baselines),
-                "confidence": "single value"
-                if alert.p_value is None
-                else f"p = {alert.p_value:.3g}",
-                "alert_url": site + reverse("alert-detail", args=[alert.pk]),
-                "compare_url": f"{site}/compare/?base={base_ids}&new={alert.candidate_run_id}",
-            }
-        )
-    return rows
-
-
-def _render(alerts: list[Alert], *, heading: str) -> tuple[str, str, str]:
-    rows = _alert_rows(alerts)
-    worst = min(
-        alerts, key=lambda a: a.change_pct if a.metric.better == "higher" else -a.change_pct
-    )
-    # Names come from uploaded bundles: a CR/LF would make the send fail (BadHeaderError).
-    subject = header_text(
-        f"[perfdb] {len(alerts)} regression{'s' if len(alerts) > 1 else ''}: "
-        f"{worst.setup.workload.name} {worst.candidate_run.build} "
-        f"{worst.change_pct:+.1f}% {worst.metric.name}",
-        300,
-    )
-    context = {"rows": rows, "heading": heading, "site": settings.SITE_URL}
-    text = render_to_string("email/alerts.txt", context)
-    html = render_to_string("email/alerts.html", context)
-    return subject, text, html
-
-
-def _render_fallback(alerts: list[Alert], *, heading: str) -> tuple[str, str, str]:
-    """A plain message that needs no template and no names from bundles: ids and links."""
-    site = settings.SITE_URL
-    lines = [heading, ""] + [
-        f"- alert {a.pk}: {a.change_pct:+.1f}% {site}{reverse('alert-detail', args=[a.pk])}"
-        for a in alerts
-    ]
-    subject = f"[perfdb] {len(alerts)} regression{'s' if len(alerts) > 1 else ''}"
-    return subject, "\n".join(lines) + "\n", ""
-
-
-def _alerts_query() -> QuerySet[Alert]:
-    # Alerts shared with a reference build that moved too wait for triage (perfdb/reference.py).
-    return emailable(Alert.objects.all()).select_related(
+def _detailed(alerts: QuerySet[Alert]) -> QuerySet[Alert]:
+    """The alerts with what an email shows of them, read in a few queries."""
+    return alerts.select_related(
         "setup__workload",
         "setup__hardware",
         "metric",
@@ -138,41 +86,92 @@ def _alerts_query() -> QuerySet[Alert]:
     ).prefetch_related("baseline_runs__kernel", "baseline_runs__patch_set")
 
 
+def _alerts_query() -> QuerySet[Alert]:
+    # Alerts shared with a reference build that moved too wait for triage (perfdb/reference.py).
+    return _detailed(emailable(Alert.objects.all()))
+
+
+def _rendered(alerts: list[Alert], *, heading: str, to: str) -> tuple[str, str, str, str]:
+    """(subject, text, html, problem): the templates' email, or the plain fallback and why."""
+    try:
+        return (*_render(alerts, heading=heading), "")
+    except Exception as exc:  # a template or data bug must not silence the alerts
+        log.exception("email for %s: could not render; sending a plain fallback", to)
+        problem = f"the email template failed ({type(exc).__name__}: {exc}); sent a plain "
+        problem += "fallback listing the alerts"
+        return (*_render_fallback(alerts, heading=heading), problem)
+
+
+def _message(sub: Subscription, alerts: list[Alert], heading: str, key: dict[str, object]) -> int:
+    subject, text, html, problem = _rendered(alerts, heading=heading, to=sub.email)
+    message = OutboxMessage.objects.create(
+        subscription=sub,
+        to=sub.email,
+        subject=subject,
+        text=text,
+        html=html,
+        next_attempt_at=timezone.now(),
+        last_error=problem[:2000],
+        **key,
+    )
+    message.alerts.set(alerts)
+    return message.pk
+
+
+def _extend(message: OutboxMessage, owed: list[Alert], heading: str) -> int:
+    """Add alerts to a message not sent yet (its row locked): still one email."""
+    listed = message.alerts.values_list("pk", flat=True)
+    alerts = [*_detailed(Alert.objects.filter(pk__in=listed)), *owed]
+    message.subject, message.text, message.html, problem = _rendered(
+        alerts, heading=heading, to=message.to
+    )
+    message.last_error = problem[:2000] or message.last_error
+    message.save(update_fields=["subject", "text", "html", "last_error"])
+    message.alerts.add(*owed)
+    return message.pk
+
+
+def _fill_for(
+    sub: Subscription, mine: list[Alert], *, heading: str, key: dict[str, object]
+) -> list[int]:
+    """The subscriber's message for ``key`` with ``mine``; alerts it already has, or any
+    other message of the subscriber has, are not listed again."""
+    with transaction.atomic():
+        found = OutboxMessage.objects.select_for_update().filter(subscription=sub, **key)
+        message = found.first()
+        if message is None:
+            try:
+                with transaction.atomic():
+                    return [_message(sub, mine, heading, key)]
+            except IntegrityError:  # a concurrent fill made it: see what it listed
+                message = found.get()
+        emailed = OutboxMessage.alerts.through.objects.filter(
+            outboxmessage__subscription=sub, alert_id__in=[a.pk for a in mine]
+        ).values_list("alert_id", flat=True)
+        owed = [a for a in mine if a.pk not in set(emailed)]
+        if not owed:
+            return []
+        if message.status == OutboxMessage.Status.PENDING and not message.possible_resend:
+            return [_extend(message, owed, heading)]
+        # already sending, sent or failed: these alerts were confirmed after it was made
+        later = f"{heading} (confirmed after the first email about it)"
+        return [_message(sub, owed, later, {})]
+
+
 def _outbox_fill(
     alerts: list[Alert], *, delivery: str, heading: str, key: dict[str, object]
 ) -> list[int]:
-    """One message per matching subscriber; ``key`` (upload or digest day) makes it unique,
-    so running this twice adds nothing."""
-    created = []
+    """One message per matching subscriber and ``key`` (upload or digest day), each alert in
+    one message per subscriber, so running this twice adds nothing. An alert that reaches
+    a key after its message was made (an upload's check commits a series at a time, and a
+    check killed half-way is run again) joins that message while it is pending, else goes
+    in a message of its own: never marked emailed without being in one."""
+    made: list[int] = []
     for sub in Subscription.objects.filter(active=True, delivery=delivery):
         mine = [a for a in alerts if subscription_matches(sub, a)]
-        if not mine:
-            continue
-        problem = ""
-        try:
-            subject, text, html = _render(mine, heading=heading)
-        except Exception as exc:  # a template or data bug must not silence the alerts
-            log.exception("email for %s: could not render; sending a plain fallback", sub.email)
-            problem = f"the email template failed ({type(exc).__name__}: {exc}); sent a plain "
-            problem += "fallback listing the alerts"
-            subject, text, html = _render_fallback(mine, heading=heading)
-        try:
-            with transaction.atomic():
-                message = OutboxMessage.objects.create(
-                    subscription=sub,
-                    to=sub.email,
-                    subject=subject,
-                    text=text,
-                    html=html,
-                    next_attempt_at=timezone.now(),
-                    last_error=problem[:2000],
-                    **key,
-                )
-                message.alerts.set(mine)
-        except IntegrityError:  # already made by an earlier run
-            continue
-        created.append(message.pk)
-    return created
+        if mine:
+            made += _fill_for(sub, mine, heading=heading, key=key)
+    return made
 
 
 def outbox_fill_for_upload(*, upload_id: int) -> list[int]:

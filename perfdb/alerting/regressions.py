@@ -292,8 +292,12 @@ def _mark_recovered(data: CheckData, key: SeriesKey) -> int:
     return marked
 
 
-def regressions_check_upload(*, upload_id: int | None, series: Iterable[tuple[int, int]]) -> int:
+def regressions_check_upload(
+    *, upload_id: int | None, series: Iterable[tuple[int, int]], notify: bool = True
+) -> int:
     """Check every touched series for the upload's runs; returns the number of new alerts.
+    With ``notify``, the upload's email is queued when this commits a regression to email
+    (``followups.detection_run`` queues it once, after its last series, instead).
 
     Run again once, from a fresh read, if an alert written meanwhile by a writer that does
     not take the series lock (a worker of the previous release, the admin) collides with one
@@ -301,10 +305,10 @@ def regressions_check_upload(*, upload_id: int | None, series: Iterable[tuple[in
     pairs = list(series)
     with collector_paused():  # perfdb/gc_pause.py: a Point per run of every series
         try:
-            return _check_upload(upload_id, pairs)
+            return _check_upload(upload_id, pairs, notify)
         except IntegrityError as exc:
             log.warning("upload %s: regression check collided (%s); checking again", upload_id, exc)
-            return _check_upload(upload_id, pairs)
+            return _check_upload(upload_id, pairs, notify)
 
 
 def _check_series(
@@ -336,7 +340,7 @@ def _check_series(
     return created_ids, notify
 
 
-def _check_upload(upload_id: int | None, series: list[tuple[int, int]]) -> int:
+def _check_upload(upload_id: int | None, series: list[tuple[int, int]], email: bool) -> int:
     runs = Run.objects.filter(upload_id=upload_id) if upload_id else Run.objects.none()
     upload_runs = set(runs.values_list("pk", flat=True))
     metrics = Metric.objects.in_bulk({m for _, m in series})
@@ -353,7 +357,7 @@ def _check_upload(upload_id: int | None, series: list[tuple[int, int]]) -> int:
             created_ids += made
             notify = notify or owed
         hold_shared(alert_ids=created_ids)  # shared with a reference build that moved too
-        if notify and upload_id is not None:
+        if notify and email and upload_id is not None:
             transaction.on_commit(lambda: queue.notify_upload(upload_id=upload_id))
     log.info("upload %s: regression check made %d alerts", upload_id, len(created_ids))
     return len(created_ids)

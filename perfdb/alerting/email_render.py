@@ -1,0 +1,66 @@
+"""An alert email's subject, text and HTML, from the alerts it lists (``notify`` fills the
+outbox with them); and a plain fallback that needs no template and no names from bundles."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.template.loader import render_to_string
+from django.urls import reverse
+
+from perfdb.headers import header_text
+from perfdb.models import Alert
+
+
+def alert_rows(alerts: list[Alert]) -> list[dict[str, object]]:
+    site = settings.SITE_URL
+    rows = []
+    for alert in alerts:
+        baselines = list(alert.baseline_runs.all())
+        base_ids = ",".join(str(r.pk) for r in baselines)
+        rows.append(
+            {
+                "alert": alert,
+                "workload": str(alert.setup.workload),
+                "hardware": alert.setup.hardware.name,
+                "mode": alert.setup.mode,
+                "metric": f"{alert.metric.name} ({alert.metric.unit})",
+                "kernel": alert.candidate_run.kernel.version,
+                "patches": alert.candidate_run.patch_set.name or "stock",
+                "baseline": ", ".join(r.build for r in baselines),
+                "confidence": "single value"
+                if alert.p_value is None
+                else f"p = {alert.p_value:.3g}",
+                "alert_url": site + reverse("alert-detail", args=[alert.pk]),
+                "compare_url": f"{site}/compare/?base={base_ids}&new={alert.candidate_run_id}",
+            }
+        )
+    return rows
+
+
+def render(alerts: list[Alert], *, heading: str) -> tuple[str, str, str]:
+    rows = alert_rows(alerts)
+    worst = min(
+        alerts, key=lambda a: a.change_pct if a.metric.better == "higher" else -a.change_pct
+    )
+    # Names come from uploaded bundles: a CR/LF would make the send fail (BadHeaderError).
+    subject = header_text(
+        f"[perfdb] {len(alerts)} regression{'s' if len(alerts) > 1 else ''}: "
+        f"{worst.setup.workload.name} {worst.candidate_run.build} "
+        f"{worst.change_pct:+.1f}% {worst.metric.name}",
+        300,
+    )
+    context = {"rows": rows, "heading": heading, "site": settings.SITE_URL}
+    text = render_to_string("email/alerts.txt", context)
+    html = render_to_string("email/alerts.html", context)
+    return subject, text, html
+
+
+def render_fallback(alerts: list[Alert], *, heading: str) -> tuple[str, str, str]:
+    """A plain message that needs no template and no names from bundles: ids and links."""
+    site = settings.SITE_URL
+    lines = [heading, ""] + [
+        f"- alert {a.pk}: {a.change_pct:+.1f}% {site}{reverse('alert-detail', args=[a.pk])}"
+        for a in alerts
+    ]
+    subject = f"[perfdb] {len(alerts)} regression{'s' if len(alerts) > 1 else ''}"
+    return subject, "\n".join(lines) + "\n", ""
