@@ -85,10 +85,13 @@ def might_pass(
     t0: int,
     start: int,
     rule: Rule,
+    thresholds: np.ndarray | None = None,
 ) -> tuple[int, list[int]]:
     """(end, kernels t0 <= t < end at which some start j might pass), for a block of kernels
     from t0 on, assuming nothing is pending at t0 and nothing happens before the first of them
-    (no step, no outlier: every kernel is pushed as kept)."""
+    (no step, no outlier: every kernel is pushed as kept). ``thresholds``: per start j, the
+    |z| (with these variances) it must reach when each start has its own noise
+    (``stats.ScanRule.starts``); None: ``rule.critical`` for every start."""
     w, bw = rule.window, rule.baseline_window
     end = min(len(levels), t0 + BLOCK)
     base = max(start, t0 - w + 1 - bw, 0)  # the lowest kernel a baseline can start at
@@ -127,5 +130,6 @@ def might_pass(
         z = diff / np.sqrt(np.maximum(var * (1 - MARGIN), 0.0))
     valid &= diff >= rule.min_fraction * (np.abs(before) - MARGIN * scale) * (1 - MARGIN)
     valid &= diff > rule.min_absolute * (1 - MARGIN)
-    valid &= ~(z < rule.critical * (1 - MARGIN))  # NaN or inf (no noise): kept
+    critical = rule.critical if thresholds is None else thresholds[j]
+    valid &= ~(z < critical * (1 - MARGIN))  # NaN or inf (no noise): kept
     return end, [int(i) + t0 for i in np.flatnonzero(valid.any(axis=1))]

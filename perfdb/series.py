@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from scipy import stats as scipy_stats
 
-from perfdb import policy, stats
+from perfdb import policy, start_noise, stats
 from perfdb.kernels import parse_kernel
 from perfdb.policy import Settings
 
@@ -177,7 +177,12 @@ def analyse(points: tuple[Point, ...], settings: Settings) -> Series | None:
         min_absolute=resolution or 0.0,
         window=settings.confirm_window,
         baseline_window=settings.baseline_window,
+        location=settings.step_location,
     )
+    if settings.step_noise == "per_start":  # docs/detector.md, "fourth pass"
+        rule = start_noise.with_starts(
+            rule, levels, noise, centre, resolution, per_kernel, settings
+        )
     return Series(tuple(kernels), noise, stats.step_scan(levels, variances, rule))
 
 
@@ -208,7 +213,8 @@ def series_changes(series: Series, better: str, new_kernels: set[str]) -> list[C
     changes = []
     for step in steps:
         change = (step.after_mean - step.before_mean) / abs(step.before_mean) * 100.0
-        p_value = min(1.0, 2.0 * float(scipy_stats.t.sf(abs(step.z), series.noise.dof)))
+        dof = series.noise.dof if step.dof is None else step.dof
+        p_value = min(1.0, 2.0 * float(scipy_stats.t.sf(abs(step.z), dof)))
         changes.append(
             Change(
                 baseline_run_ids=tuple(

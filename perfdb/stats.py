@@ -10,6 +10,7 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 from scipy import stats as scipy_stats
@@ -134,6 +135,7 @@ class Step:
     before_mean: float
     after_mean: float
     confirmed: bool  # False: only the newest kernel has moved, a spike or a step
+    dof: float | None = None  # the start's own noise dof (``ScanRule.starts``); None: the series'
 
 
 @dataclass(frozen=True)
@@ -151,6 +153,24 @@ class ScanRule:
     min_absolute: float  # |after - before| must exceed this (the metric's resolution)
     window: int = 4  # kernels after a step that may confirm it
     baseline_window: int = 30  # kernels of the current segment used as its baseline
+    # per start j, its own noise (``perfdb.start_noise``): variances x starts.var[j], critical
+    # starts.critical[j]; None: the series' noise and ``critical`` for every start
+    starts: StartNoise | None = None
+    location: str = "ml"  # the strongest start: "ml" largest |z|; "map" ``_log_posterior``
+
+
+class StartNoise(Protocol):
+    """What the scan reads of ``perfdb.start_noise.StartNoise`` (which imports policy, and
+    so cannot be imported here)."""
+
+    @property
+    def var(self) -> Sequence[float]: ...
+
+    @property
+    def critical(self) -> Sequence[float]: ...
+
+    @property
+    def dof(self) -> Sequence[float]: ...
 
 
 _Prefix = scan_filter.Prefix
@@ -164,12 +184,14 @@ def _candidate(
     j: int,
     lo: int,
     rule: ScanRule,
-) -> tuple[float, float, float] | None:
+) -> tuple[float, float, float, float] | None:
     """The step "kernel j starts a new level", judged with the kernels after it (j..t, not
     outliers: ``after_levels``, ``after_vars``) against the baseline ``lo``..j-1.
 
-    (z, before mean, after mean) when it passes, else None. Sums are ``math.fsum``: exact, so
-    the order the kernels were gathered in does not change a bit of the answer.
+    (z, before mean, after mean, strength) when it passes, else None; strength ranks the
+    starts: |z|, or |z| / the start's critical value when each start has its own noise.
+    Sums are ``math.fsum``: exact, so the order the kernels were gathered in does not change
+    a bit of the answer.
     """
     b_sum, b_var, b_n = prefix.range(lo, j)
     if b_n < 2:
@@ -180,18 +202,39 @@ def _candidate(
     diff = after_mean - before_mean
     if abs(diff) < rule.min_fraction * abs(before_mean) or abs(diff) <= rule.min_absolute:
         return None
+    scale, critical = (1.0, rule.critical) if rule.starts is None else _own(rule.starts, j)
     se = math.sqrt(b_var / b_n**2 + math.fsum(after_vars) / count**2)
+    if rule.starts is not None:
+        se *= math.sqrt(scale)
     z = diff / se if se > 0 else math.copysign(math.inf, diff)
-    if abs(z) < rule.critical:
+    if abs(z) < critical:
         return None
     if count >= 2:
         spread = math.fsum(
             (level - after_mean) ** 2 / var
             for level, var in zip(after_levels, after_vars, strict=True)
         )
-        if spread > rule.homogeneity[min(count - 1, len(rule.homogeneity) - 1)]:
+        if spread / scale > rule.homogeneity[min(count - 1, len(rule.homogeneity) - 1)]:
             return None  # the kernels after it disagree: a spike and a return, not a step
-    return z, before_mean, after_mean
+    if rule.location == "map":
+        precision = b_n**2 / max(b_var, 1e-300)
+        return z, before_mean, after_mean, _log_posterior(z, precision, count, after_vars)
+    return z, before_mean, after_mean, abs(z) if rule.starts is None else abs(z) / critical
+
+
+def _log_posterior(z: float, before_precision: float, count: int, after_vars: list[float]) -> float:
+    """log P(the step starts at this kernel | the data), up to a constant shared by the
+    starts: a uniform prior on where it starts and flat priors on the two levels give
+    z^2 / 2 (the likelihood ratio, what ``|z|`` ranks by) less half the log of the two
+    means' precisions (integrating each level out). The second term is the Occam factor that
+    the maximum-likelihood split leaves out."""
+    after_precision = count**2 / max(math.fsum(after_vars), 1e-300)
+    return z * z / 2 - 0.5 * math.log(before_precision * after_precision)
+
+
+def _own(starts: StartNoise, j: int) -> tuple[float, float]:
+    """Start j's variance factor and critical |z| (``ScanRule.starts``)."""
+    return starts.var[j], starts.critical[j]
 
 
 def _best_step(
@@ -208,7 +251,7 @@ def _best_step(
     j runs from t down, so the kernels after j grow by one each time instead of being
     gathered again: O(window) per kernel, not O(window^2).
     """
-    best, best_z, best_lo = None, 0.0, 0
+    best, best_strength, best_lo = None, 0.0, 0
     after_levels: list[float] = []
     after_vars: list[float] = []
     for j in range(t, max(start + 1, t - rule.window + 1) - 1, -1):
@@ -218,13 +261,14 @@ def _best_step(
         after_vars.append(variances[j])
         lo = max(start, j - rule.baseline_window)
         found = _candidate(after_levels, after_vars, prefix, j, lo, rule)
-        if found is not None and (best is None or abs(found[0]) >= abs(best_z)):
-            best, best_z, best_lo = (j, len(after_levels), found), found[0], lo
+        if found is not None and (best is None or found[3] >= best_strength):
+            best, best_strength, best_lo = (j, len(after_levels), found), found[3], lo
     if best is None:
         return None
-    j, count, (z, before_mean, after_mean) = best
+    j, count, (z, before_mean, after_mean, _) = best
     before = tuple(i for i in range(best_lo, j) if not outlier[i])
-    return Step(j, t, z, before, before_mean, after_mean, count >= 2)
+    dof = None if rule.starts is None else rule.starts.dof[j]
+    return Step(j, t, z, before, before_mean, after_mean, count >= 2, dof)
 
 
 def step_scan(levels: Sequence[float], variances: Sequence[float], rule: ScanRule) -> Scan:
@@ -247,11 +291,12 @@ def step_scan(levels: Sequence[float], variances: Sequence[float], rule: ScanRul
     finite = all(map(math.isfinite, levels)) and all(map(math.isfinite, variances))
     if n >= _VECTOR_FROM and finite:  # only where NaN cannot compare unlike in the two
         arrays = (np.asarray(levels, float), np.asarray(variances, float))
+        thresholds = _thresholds(rule.starts)
     t, block = 0, None  # block: (end, kernels to test) while nothing has happened since
     while t < n:
         if pending is None and arrays is not None:
             if block is None or t >= block[0]:
-                block = scan_filter.might_pass(*arrays, outlier, prefix, t, start, rule)
+                block = scan_filter.might_pass(*arrays, outlier, prefix, t, start, rule, thresholds)
             upto = next((i for i in block[1] if i >= t), block[0])
             if upto > t:  # no start j can pass at these kernels: only push them
                 prefix.push_many(levels[t:upto], variances[t:upto])
@@ -272,6 +317,17 @@ def step_scan(levels: Sequence[float], variances: Sequence[float], rule: ScanRul
         block = None if happened or best is not None else block
         t += 1
     return Scan(tuple(steps), pending, frozenset(i for i in range(n) if outlier[i]))
+
+
+def _thresholds(starts: StartNoise | None) -> np.ndarray | None:
+    """Per start, the |z| with the series' variances it must reach (its critical value x its
+    noise's sd over the series'): what the numpy filter compares with; None: ``critical``."""
+    if starts is None:
+        return None
+    thresholds: np.ndarray = np.asarray(starts.critical, float) * np.sqrt(
+        np.asarray(starts.var, float)
+    )
+    return thresholds
 
 
 def _cleared(level: float, pending: Step) -> bool:

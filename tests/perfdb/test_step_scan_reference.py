@@ -13,6 +13,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 from perfdb import stats
+from perfdb.start_noise import StartNoise
 
 
 def _reference_candidate(levels, variances, outlier, prefix, j, t, start, rule):
@@ -26,16 +27,26 @@ def _reference_candidate(levels, variances, outlier, prefix, j, t, start, rule):
     diff = after_mean - before_mean
     if abs(diff) < rule.min_fraction * abs(before_mean) or abs(diff) <= rule.min_absolute:
         return None
+    scale, critical, dof = 1.0, rule.critical, None
+    if rule.starts is not None:  # each start with its own noise (perfdb/start_noise.py)
+        scale, critical = rule.starts.var[j], rule.starts.critical[j]
+        dof = rule.starts.dof[j]
     se = math.sqrt(b_var / b_n**2 + math.fsum(variances[i] for i in after) / len(after) ** 2)
+    if rule.starts is not None:
+        se *= math.sqrt(scale)
     z = diff / se if se > 0 else math.copysign(math.inf, diff)
-    if abs(z) < rule.critical:
+    if abs(z) < critical:
         return None
     if len(after) >= 2:
         spread = math.fsum((levels[i] - after_mean) ** 2 / variances[i] for i in after)
-        if spread > rule.homogeneity[min(len(after) - 1, len(rule.homogeneity) - 1)]:
+        if spread / scale > rule.homogeneity[min(len(after) - 1, len(rule.homogeneity) - 1)]:
             return None
     before = tuple(i for i in range(lo, j) if not outlier[i])
-    return stats.Step(j, t, z, before, before_mean, after_mean, len(after) >= 2)
+    step = stats.Step(j, t, z, before, before_mean, after_mean, len(after) >= 2, dof)
+    if rule.location == "map":  # the posterior of the start: z^2 / 2 less the Occam factor
+        precision = b_n**2 / b_var * len(after) ** 2 / math.fsum(variances[i] for i in after)
+        return step, z * z / 2 - 0.5 * math.log(precision)
+    return step, abs(z) if rule.starts is None else abs(z) / critical
 
 
 def reference_scan(levels, variances, rule):
@@ -47,13 +58,13 @@ def reference_scan(levels, variances, rule):
         if pending is not None and stats._cleared(levels[t], pending):
             outlier[t - 1] = True
             prefix.drop_last()
-        best = None
+        best, strongest = None, 0.0
         for j in range(max(start + 1, t - rule.window + 1), t + 1):
             if outlier[j]:
                 continue
             found = _reference_candidate(levels, variances, outlier, prefix, j, t, start, rule)
-            if found is not None and (best is None or abs(found.z) > abs(best.z)):
-                best = found
+            if found is not None and (best is None or found[1] > strongest):
+                best, strongest = found
         pending = None
         if best is not None and best.confirmed:
             steps.append(best)
@@ -64,8 +75,20 @@ def reference_scan(levels, variances, rule):
     return stats.Scan(tuple(steps), pending, frozenset(i for i in range(n) if outlier[i]))
 
 
-def _rule(rng: random.Random) -> stats.ScanRule:
+def _rule(rng: random.Random, kernels: int | None = None, location: str = "ml") -> stats.ScanRule:
+    """A random rule; given the series' length, each start with its own noise: a variance
+    factor of 0.4-2.5 (the move into it left out, as perfdb/start_noise.py reads it) and
+    one of two critical values (pooled with a prior or not), as StartNoise has them."""
     window = rng.choice([1, 2, 4, 10, 12])
+    starts = None
+    if kernels is not None:
+        critical = rng.choice([(4.5, 5.2), (2.0, 3.0)])
+        pick = [rng.randrange(2) for _ in range(kernels)]
+        starts = StartNoise(
+            var=[math.exp(rng.uniform(-0.9, 0.9)) for _ in range(kernels)],
+            critical=[critical[i] for i in pick],
+            dof=[(30.0, 12.0)[i] for i in pick],
+        )
     return stats.ScanRule(
         critical=rng.choice([2.0, 3.0, 4.5]),
         homogeneity=(math.inf, *(scipy_stats.chi2.isf(0.01, d) for d in range(1, window + 1))),
@@ -73,6 +96,8 @@ def _rule(rng: random.Random) -> stats.ScanRule:
         min_absolute=rng.choice([0.0, 0.5]),
         window=window,
         baseline_window=rng.choice([5, 30]),
+        starts=starts,
+        location=location,
     )
 
 
@@ -149,3 +174,50 @@ def test_series_longer_than_a_numpy_block_are_identical_to_the_reference(seed):
     levels = [v + offset for v in levels]
     rule = _rule(rng)
     assert stats.step_scan(levels, variances, rule) == reference_scan(levels, variances, rule)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_scan_with_each_starts_own_noise_is_identical_to_the_reference(seed):
+    # Settings.step_noise = "per_start": start j's variances x starts.var[j], its own critical
+    # value, the starts ranked by |z| / critical; short series kernel by kernel, long ones
+    # through the numpy filter (which compares with critical x sqrt(var) per start)
+    rng = random.Random(300 + seed)
+    found_steps = 0
+    for _ in range(120):
+        levels, variances = _series(rng)
+        rule = _rule(rng, kernels=len(levels))
+        fast = stats.step_scan(levels, variances, rule)
+        assert fast == reference_scan(levels, variances, rule)
+        found_steps += len(fast.steps)
+    for _ in range(3):
+        levels, variances = _series(rng)
+        while len(levels) < 700:
+            more, more_var = _series(rng)
+            levels, variances = levels + more, variances + more_var
+        rule = _rule(rng, kernels=len(levels))
+        fast = stats.step_scan(levels, variances, rule)
+        assert fast == reference_scan(levels, variances, rule)
+        found_steps += len(fast.steps)
+    assert found_steps > 40
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_scan_that_places_steps_by_their_posterior_is_identical_to_the_reference(seed):
+    # Settings.step_location = "map": the starts ranked by z^2 / 2 less half the log of the
+    # two levels' precisions; alone and with each start's own noise, short and long series
+    rng = random.Random(400 + seed)
+    found_steps = 0
+    for _ in range(100):
+        levels, variances = _series(rng)
+        own = rng.random() < 0.5
+        rule = _rule(rng, kernels=len(levels) if own else None, location="map")
+        fast = stats.step_scan(levels, variances, rule)
+        assert fast == reference_scan(levels, variances, rule)
+        found_steps += len(fast.steps)
+    levels, variances = _series(rng)
+    while len(levels) < 700:
+        more, more_var = _series(rng)
+        levels, variances = levels + more, variances + more_var
+    rule = _rule(rng, location="map")
+    assert stats.step_scan(levels, variances, rule) == reference_scan(levels, variances, rule)
+    assert found_steps > 30
