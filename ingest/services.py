@@ -173,19 +173,19 @@ def upload_retry(*, upload_id: int) -> Upload:
 
 def _claim(upload_id: int) -> Upload | None:
     """Lock the upload for this session and mark it processing; None when another live
-    worker holds it or it is already finished (a duplicate delivery). Two statements in
+    worker holds it or it is already finished (a duplicate delivery). One statement in
     autocommit (ingest/upload_rows.py): the session lock first, so two deliveries never both
-    count an attempt, then one UPDATE that moves only an upload not finished (under its row
+    count an attempt, then an UPDATE that moves only an upload not finished (under its row
     lock, as a retry or re-ingest takes it) and returns it."""
-    if not upload_rows.try_lock(upload_id):
-        log.info("upload %s: another worker is ingesting it", upload_id)
-        return None
-    upload = None
     try:
-        upload = upload_rows.claim(upload_id)
-    finally:
-        if upload is None:  # finished already, or an error: the lock is not kept
-            upload_rows.unlock(upload_id)
+        locked, upload = upload_rows.claim(upload_id)
+    except BaseException:  # the lock may have been taken: a session lock outlives an error
+        upload_rows.unlock(upload_id)
+        raise
+    if not locked:
+        log.info("upload %s: another worker is ingesting it", upload_id)
+    elif upload is None:  # finished already: the lock is not kept
+        upload_rows.unlock(upload_id)
     return upload
 
 

@@ -43,20 +43,27 @@ def unlock(upload_id: int) -> None:
         pass
 
 
-def claim(upload_id: int) -> Upload | None:
-    """Mark an unfinished upload processing and count its attempt, in autocommit, under the
-    session lock the caller holds; the upload (its id, file and attempts, the other fields
-    deferred) or None when it is finished already or gone."""
+def claim(upload_id: int) -> tuple[bool, Upload | None]:
+    """Take the upload's session lock and, only if it was free, mark the upload processing
+    and count its attempt unless it is finished: one statement in autocommit (the lock is
+    a materialized CTE the UPDATE's condition reads, so it is taken once, before any row
+    is moved). Returns whether the lock was taken, and the upload moved (its id, file and
+    attempts, the other fields deferred) or None when it is finished already or gone: the
+    caller then releases the lock."""
     with connection.cursor() as cursor:
         cursor.execute(
-            f"UPDATE {_TABLE} SET status = %s, started_at = %s, attempts = attempts + 1 "
-            "WHERE id = %s AND status NOT IN (%s, %s) RETURNING id, file, attempts",
-            (_PROCESSING, timezone.now(), upload_id, _DONE, _FAILED),
+            "WITH locked AS MATERIALIZED (SELECT pg_try_advisory_lock(%s, %s) AS got), "
+            f"moved AS (UPDATE {_TABLE} SET status = %s, started_at = %s, "
+            "attempts = attempts + 1 WHERE id = %s AND status NOT IN (%s, %s) "
+            "AND (SELECT got FROM locked) RETURNING id, file, attempts) "
+            "SELECT locked.got, moved.id, moved.file, moved.attempts "
+            "FROM locked LEFT JOIN moved ON true",
+            (INGEST_LOCK, upload_id, _PROCESSING, timezone.now(), upload_id, _DONE, _FAILED),
         )
-        row = cursor.fetchone()
-    if row is None:
-        return None
-    return Upload.from_db(connection.alias, ["id", "file", "attempts"], row)
+        got, *row = cursor.fetchone()
+    if not got or row[0] is None:
+        return bool(got), None
+    return True, Upload.from_db(connection.alias, ["id", "file", "attempts"], row)
 
 
 def progress(upload_id: int, done: int, total: int) -> None:

@@ -92,12 +92,14 @@ def test_a_claim_returns_the_upload_with_what_the_ingest_reads(tmp_path):
     path = volano_bundle(tmp_path / "a.tar.gz")
     with open(path, "rb") as stream:
         upload, _ = upload_create(stream=stream, filename=path.name)
-    claimed = upload_rows.claim(upload.pk)
-    assert claimed is not None
+    locked, claimed = upload_rows.claim(upload.pk)
+    assert locked and claimed is not None
     assert (claimed.pk, claimed.file.name, claimed.attempts) == (upload.pk, upload.file.name, 1)
     upload.refresh_from_db()
     assert upload.status == Upload.Status.PROCESSING and upload.attempts == 1
+    upload_rows.unlock(upload.pk)
     Upload.objects.filter(pk=upload.pk).update(status=Upload.Status.DONE)
-    assert upload_rows.claim(upload.pk) is None  # finished: left as it is
+    assert upload_rows.claim(upload.pk) == (True, None)  # finished: left as it is
+    upload_rows.unlock(upload.pk)
     upload.refresh_from_db()
     assert upload.attempts == 1
