@@ -239,3 +239,19 @@ def test_a_refusal_after_a_block_names_its_line():
         parse(text, {})
     assert caught.value.line == 12
     assert_same(text)
+
+
+def test_the_plain_lines_are_the_same_whatever_the_chunking(monkeypatch):
+    """PlainRows looks at CHUNK_LINES lines per numpy pass: a run of plain rows across a
+    chunk's edge, and every trap on either side of one, count as when looked at whole."""
+    from ingest.parsers import plain_rows
+
+    lines = split_lines("".join(generated(seed) for seed in range(60)))
+    assert len(lines) > 3 * plain_rows.CHUNK_LINES
+    seen = []
+    for chunk in (1, 7, plain_rows.CHUNK_LINES, len(lines) + 1):
+        monkeypatch.setattr(plain_rows, "CHUNK_LINES", chunk)
+        plain = PlainRows(lines)
+        seen.append((plain.counts, plain.run_end))
+    assert all(s == seen[-1] for s in seen)
+    assert sum(count > 0 for count in seen[-1][0]) > 1000
