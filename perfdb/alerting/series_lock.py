@@ -1,4 +1,4 @@
-"""One regression check of a series at a time: a transaction advisory lock per series.
+"""One regression check of a series at a time: a transaction advisory lock per setup.
 
 Two checks of one series can run at once: two uploads to the same setup handled by two
 detection workers, or a task delivered again (late acks, the follow-up sweep) while the
@@ -10,8 +10,12 @@ confirmed, or a second alert on one run, or an update colliding with the other's
 
 So a check takes this lock on each of its series before it reads anything and holds it to
 the end of its transaction; a second check of the series waits, then reads all the first
-one wrote. Locks are taken in key order, so two checks over overlapping sets of series
-cannot deadlock on them. A dead worker's lock goes with its connection.
+one wrote. The lock is the series' setup's: one lock per setup, not per series, so a check
+over thousands of series (``regressions_recheck_all``) holds a lock per setup, well within
+the server's lock table (``max_locks_per_transaction``), and checks of other metrics of
+the setup take turns too (an upload's check commits one series at a time, so the wait is
+one series' check). Locks are taken in setup order, so two checks over overlapping sets of
+setups cannot deadlock on them. A dead worker's lock goes with its connection.
 """
 
 from __future__ import annotations
@@ -25,9 +29,8 @@ CHECK_LOCK = 16
 
 
 def lock_keys(series: Iterable[tuple[int, int]]) -> list[int]:
-    """Each (setup, metric) series' lock key, sorted. Two series may share a key: that only
-    serialises their checks too."""
-    return sorted({(setup_id * 1_000_003 + metric_id) % 2**31 for setup_id, metric_id in series})
+    """The lock keys of (setup, metric) series: their setups, sorted."""
+    return sorted({setup_id for setup_id, _ in series})
 
 
 def hold(series: Iterable[tuple[int, int]]) -> None:
