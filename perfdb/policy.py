@@ -12,11 +12,12 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import mul
 from statistics import NormalDist
 
 from scipy import stats as scipy_stats
 
-from perfdb import resolution, stats
+from perfdb import order_stats, resolution, stats
 
 BETTER_CHOICES = ("higher", "lower", "none")
 NOISE_TRIM_MAX = 3  # largest kernel-to-kernel moves left out at most: one step and one spike
@@ -143,16 +144,18 @@ def level_noise_pct(
     moves (runs switching mode) are its noise, and leaving a fifth of them out read a long
     bimodal series as quiet and its second-mode runs as steps (peer suite, docs/detector.md).
     """
-    moves = sorted(stats.abs_moves(levels))
+    moves = order_stats.sorted_moves(levels)  # numpy's sort of a long series' moves
+    if moves is None:
+        moves = sorted(stats.abs_moves(levels))
     if not moves:
         return None, 0
-    centre = sorted(map(abs, levels))[len(levels) // 2]
+    centre = order_stats.middle_size(levels)  # = sorted(map(abs, levels))[len(levels) // 2]
     if centre == 0:
         return None, 0
     keep = max(1, math.ceil((1 - trim) * len(moves)), len(moves) - max_trimmed)
     kept = moves[:keep] if len(moves) >= 3 else moves
     factor = _truncated_square(len(kept) / len(moves))
-    sigma = math.sqrt(math.fsum(m * m for m in kept) / len(kept) / factor / 2)
+    sigma = math.sqrt(math.fsum(map(mul, kept, kept)) / len(kept) / factor / 2)
     return sigma / centre * 100.0, len(moves)
 
 
