@@ -78,10 +78,10 @@ def _counts(lines: list[str]) -> np.ndarray:
 
 def read_block(lines: list[str], start: int, end: int, width: int) -> np.ndarray:
     """Lines ``start:end`` (plain rows of ``width`` tokens, see PlainRows) as a rows x width
-    array of doubles."""
-    # Read as integers (numpy's integer reader is the cheaper one), each below 2**53, so
-    # exact as a double: the same double float(token) gives.
+    array of integers, each below 2**53: as a double (``astype(np.float64)``) exactly the
+    double float(token) gives. Left as integers here: numpy's integer reader is the cheaper
+    one, and the caller converts each column as it takes it (no whole second array)."""
     values = np.loadtxt(lines[start:end], dtype=np.int64, ndmin=2, comments=None)
     if values.shape != (end - start, width):  # cannot happen for rows PlainRows marked
         raise AssertionError(f"plain rows read as {values.shape}, not {(end - start, width)}")
-    return values.astype(np.float64)
+    return values

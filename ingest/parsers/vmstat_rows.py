@@ -22,7 +22,8 @@ Row = tuple[int, tuple[str, ...], tuple[float, ...], str | None]
 @dataclass(frozen=True, slots=True)
 class PlainBlock:
     """Consecutive plain rows read at once (ingest/parsers/plain_rows.py): what as many Rows
-    from line ``line`` on would hold, with no timestamps, their values a rows x columns array."""
+    from line ``line`` on would hold, with no timestamps, their values a rows x columns array
+    of integers below 2**53 (read_block), each exactly its double."""
 
     line: int
     columns: tuple[str, ...]
@@ -45,7 +46,7 @@ def series_columns(
             SeriesColumn(
                 "vmstat",
                 name,
-                tuple(column.tolist()),  # float64 to float: the same double
+                tuple(column.astype(np.float64).tolist()),  # exact doubles, as floats
                 first_is_since_boot=flag_first,
                 timestamps=stamps,
             )
@@ -61,7 +62,7 @@ def _expanded(rows: Rows) -> list[Row]:
         if isinstance(row, PlainBlock):
             out.extend(
                 (row.line + k, row.columns, tuple(values), None)
-                for k, values in enumerate(row.values.tolist())
+                for k, values in enumerate(row.values.astype(np.float64).tolist())
             )
         else:
             out.append(row)
@@ -76,8 +77,9 @@ def _stamps(rows: Rows) -> tuple[str, ...]:
 
 
 def _matrix(rows: Rows, width: int) -> np.ndarray:
-    """All the rows' values as one rows x columns array of doubles (exact: a Python float
-    is a double), plain blocks as read and the other rows in between in their order."""
+    """All the rows' values as one rows x columns array (exact: a Python float is a double,
+    a plain block's integers are below 2**53), plain blocks as read and the other rows in
+    between in their order: integers when it is one plain block, else doubles."""
     parts: list[np.ndarray] = []
     single: list[tuple[float, ...]] = []
     for row in rows:

@@ -228,9 +228,9 @@ def test_which_lines_are_plain(line, plain):
 
 def test_a_block_reads_the_doubles_float_reads():
     lines = ["0 1 999999999999999", "007 123456789012345 42", "4 5 6", "7\t8 9"]
-    values = read_block(lines, 0, 4, 3)
+    values = read_block(lines, 0, 4, 3)  # integers, each exactly its double
     expected = np.array([[float(t) for t in line.split()] for line in lines])
-    assert values.tobytes() == expected.tobytes()
+    assert values.astype(np.float64).tobytes() == expected.tobytes()
 
 
 def test_a_refusal_after_a_block_names_its_line():
