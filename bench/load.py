@@ -322,7 +322,7 @@ def _report_cpu(stats: Stats, pages: list[float]) -> None:
         f"this database's PostgreSQL backends {cpu['postgres']:.1f} s = "
         f"{cpu['postgres'] / max(requests, 1) * 1000:.1f} ms per request; Celery "
         f"{cpu['celery']:.1f} s = {cpu['celery'] / max(len(stats.upload_post), 1):.2f} s "
-        f"per upload"
+        f"per upload; the load generator (this process) {cpu['client']:.1f} s"
     )
 
 

@@ -151,6 +151,7 @@ def cpu_now(procs: list[subprocess.Popen], database: str) -> dict[str, float]:
     and this database's PostgreSQL backends: their difference over a run, divided by the
     requests served, is a cost per request that the machine's other load does not inflate."""
     return {
+        "client": time.process_time(),  # this bench's own threads: the load generator
         "web": _cpu_of_tree(procs[0].pid),
         "celery": sum(_cpu_of_tree(p.pid) for p in procs[1:]),
         "postgres": _cpu_of_database(database),

@@ -5,7 +5,8 @@ These pages read more than the data versions of perfdb/cache.py follow (alerts a
 triage, thresholds, a series' noise and baseline as runs arrive), so they cannot be keyed
 by a version that says when they change. Under gunicorn (``PAGE_CACHE_STALE_SECONDS`` > 0,
 config/gunicorn.conf.py) an anonymous GET is answered from a copy at most that many seconds
-old, keyed by the URL and the structure version: runs removed or edited, or vocabulary
+old (recomputed after the response once two thirds of its age: ``_kept``), keyed by the URL
+and the structure version: runs removed or edited, or vocabulary
 edited, are never served from an older copy. Elsewhere (0: tests, workers) every request
 computes, as before.
 
@@ -29,6 +30,7 @@ API's throttle (it computes nothing, like a static file; a miss is counted as be
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Callable
 from functools import wraps
 from typing import Any, TypeVar
@@ -39,7 +41,7 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.cache import patch_vary_headers
 
 from perfdb import cache_reads
-from perfdb.cache import STRUCTURE_KEY, TIMEOUT_SECONDS, cached_entries, stale_seconds
+from perfdb.cache import STRUCTURE_KEY, TIMEOUT_SECONDS, Compute, cached_entries, stale_seconds
 
 # Headers a kept page is sent with again (the middleware adds the rest on every request).
 KEPT_HEADERS = ("Content-Type", "Content-Disposition", "Content-Language")
@@ -91,16 +93,23 @@ def kept_data(request: HttpRequest, name: str, fn: Callable[[], T]) -> T:
     if seconds <= 0 or not shared_request(request):
         return fn()
     entry = _entry(name, request.build_absolute_uri())
-    return cached_entries({entry: (STRUCTURE_KEY,)}, lambda _: {entry: fn()}, timeout=seconds)[
-        entry
-    ]
+    return _kept({entry: (STRUCTURE_KEY,)}, lambda _: {entry: fn()}, seconds)[entry]
+
+
+def _kept(wanted: dict[str, tuple[str]], compute: Compute[T], seconds: int) -> dict[str, T]:
+    """Current for two thirds of ``seconds``; then served while a thread recomputes it
+    after the response, as long as it is younger than ``seconds`` or
+    ``PAGE_CACHE_STALE_SECONDS`` (perfdb/cache.py ``max_age``, ``stale``): a page read
+    steadily is never computed by a request. Stored ten times that long: a page read again
+    after a pause still has its copy, for its age to be judged."""
+    return cached_entries(wanted, compute, timeout=seconds * 10, stale=True, max_age=seconds)
 
 
 def kept_for_anonymous(
     name: str, part: int = 1
 ) -> Callable[[Callable[..., HttpResponse]], Callable[..., Any]]:
-    """Serve the view's page from a copy at most ``PAGE_CACHE_STALE_SECONDS / part`` old to
-    anonymous GETs (the module's docstring says what is never kept). ``part`` > 1 for a page
+    """Serve the view's page from a copy kept ``PAGE_CACHE_STALE_SECONDS / part`` (``_kept``)
+    to anonymous GETs (the module's docstring says what is never kept). ``part`` > 1 for a page
     built from entries that may themselves be served that stale (the overview)."""
 
     def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -111,16 +120,19 @@ def kept_for_anonymous(
                 return view(request, *args, **kwargs)
             entry = _entry(name, request.get_full_path())
             made: list[HttpResponse] = []
+            caller = threading.get_ident()
 
             def compute(_: list[str]) -> dict[str, tuple[bytes, dict[str, str]]]:
-                response = view(request, *args, **kwargs)
-                made.append(response)
+                with cache_reads.bounded_by_age():
+                    response = view(request, *args, **kwargs)
+                if threading.get_ident() == caller:  # not the refresh after the response
+                    made.append(response)
                 if not _keepable(request, response):
                     return {}
                 headers = {h: response[h] for h in KEPT_HEADERS if response.has_header(h)}
                 return {entry: (response.content, headers)}
 
-            got = cached_entries({entry: (STRUCTURE_KEY,)}, compute, timeout=seconds)
+            got = _kept({entry: (STRUCTURE_KEY,)}, compute, seconds)
             if made:  # computed by this request: its own response, cookies and all
                 return made[0]
             return _rebuilt(got[entry])

@@ -22,8 +22,9 @@ def home(request: HttpRequest) -> HttpResponse:
     """What the overview shows of the runs (the latest run per scope, the counts per workload
     and hardware, the recent runs) is rendered once per data version (``home_runs``); the
     uploads, alerts and demo uploads, which no data version follows, are index reads. For
-    anonymous readers under gunicorn the page is kept a third of PAGE_CACHE_STALE_SECONDS
-    (its run tables may be that stale already: at most 1.33 x behind in all)."""
+    anonymous readers under gunicorn the page is current for a third of
+    PAGE_CACHE_STALE_SECONDS, then served up to that old while it is recomputed (its run
+    tables may be that stale already: at most twice the setting behind in all)."""
     has_runs, runs_html = home_runs()
     return render(
         request,

@@ -10,15 +10,14 @@ version (only ``data_changed``: runs removed or edited, vocabulary edited), one 
 *setup* (``cached_in_setup``: a series). ``runs_added`` moves the data version and those of
 the scopes and setups the runs went to; every other scope's and setup's entries stay current.
 
-An entry is stored under one key, whatever the versions, with the versions it was computed
-under (its *stamp*) and when: one ``get_many`` reads versions and entries together. An entry
-whose stamp is old but whose structure version is current holds the previous value, served
-while another process computes the entry (it holds a short lock: a burst after an upload
-costs one computation) and, with ``stale=True`` and ``PAGE_CACHE_STALE_SECONDS`` > 0
-(gunicorn sets 30, config/gunicorn.conf.py; 0 elsewhere), when it is younger than that: it
-is recomputed by a background thread, at most once every third of that time (an older one
-is computed by the request). A scope chart read while uploads keep coming is then at most
-that far behind them. Runs removed or edited are never served stale.
+An entry is stored under one key with the versions it was computed under (its *stamp*) and
+when: one ``get_many`` reads versions and entries. An entry whose stamp is old but whose
+structure version is current holds the previous value, served while another process computes
+the entry (under a short lock: a burst after an upload costs one computation) and, with
+``stale=True`` and ``PAGE_CACHE_STALE_SECONDS`` > 0 (gunicorn: 30; 0 elsewhere), while
+younger than that, recomputed by a background thread at most once every third of that time
+(an older one by the request): a scope chart is at most that far behind the uploads. Runs
+removed or edited are never served stale.
 
 Every key carries the code version (settings.CACHE_VERSION, the KEY_PREFIX): a deploy never
 reads values of an older shape. Values are plain data, never ORM objects.
@@ -142,11 +141,13 @@ def cached_entries(
     timeout: int = TIMEOUT_SECONDS,
     stale: bool = False,
     found: Mapping[str, Any] | None = None,
+    max_age: float = 0.0,
 ) -> dict[str, T]:
     """For each entry name, the value ``compute([...names])[name]`` computed under the
     current values of its version keys (``STRUCTURE_KEY`` first), in one round trip when
     all are current (none if ``found`` holds ``read_ahead(wanted)``, read with a caller's
-    own keys); only the others are computed (in one call)."""
+    own keys); only the others are computed (in one call). ``max_age``: current until two
+    thirds of that age whatever the versions; then as a previous value (``stale``)."""
     version_keys = list(dict.fromkeys(k for keys in wanted.values() for k in keys))
     found = cache.get_many(read_ahead(wanted)) if found is None else found
     current = _versions(version_keys, found)
@@ -160,13 +161,15 @@ def cached_entries(
     previous: dict[str, Stored] = {}
     for name, stamp in stamps.items():
         entry = found.get(_entry_key(name))
-        if entry is not None and entry[0] == stamp:
+        renew = max_age > 0 and entry is not None and _age(entry) >= max_age * 2 / 3
+        if entry is not None and entry[0] == stamp and not renew:
             out[name] = _value(entry)
         elif entry is not None and entry[0][0] == stamp[0]:  # runs only added since
             previous[name] = entry
     missing = [n for n in wanted if n not in out]
+    limit = max(max_age, stale_seconds() if stale else 0.0)
     if missing:
-        out.update(_refresh(missing, previous, stamps, compute, timeout, stale))
+        out.update(_refresh(missing, previous, stamps, compute, timeout, limit))
     return out
 
 
@@ -176,10 +179,10 @@ def _refresh(
     stamps: Stamps,
     compute: Compute[T],
     timeout: int,
-    stale: bool,
+    limit: float,
 ) -> dict[str, T]:
     """The entries not current: the previous value of those another process is computing
-    (or, with ``stale``, of those young enough, recomputed in the background), the others
+    (or of those younger than ``limit`` seconds, recomputed in the background), the others
     computed here under a lock each."""
     out: dict[str, T] = {}
     if cache_reads.depth():
@@ -187,7 +190,6 @@ def _refresh(
     if previous:
         busy = cache.get_many([_lock_key(n, stamps[n]) for n in previous])
         out = {n: _value(e) for n, e in previous.items() if _lock_key(n, stamps[n]) in busy}
-    limit = stale_seconds() if stale else 0.0
     young = [n for n in missing if n not in out and n in previous and _age(previous[n]) < limit]
     out.update({n: _value(previous[n]) for n in young})
     if out:  # older than the versions: an answer made of them is not kept whole
@@ -355,10 +357,9 @@ def runs_added_on_commit(scopes: Iterable[str], setups: Iterable[int] = ()) -> N
 @receiver(post_save, sender="perfdb.Run")
 @receiver(post_delete, sender="perfdb.Run")
 def _run_saved_or_deleted(instance: Any, created: bool = False, **kwargs: object) -> None:
-    """Runs added, edited or deleted through the ORM one by one (the admin, a shell): a new
-    run touches its scope and setup only, an edit or a deletion anything. The bulk writers
-    call ``runs_added_on_commit`` (the ingest writer) or ``data_changed_on_commit`` (the
-    synthetic history) themselves."""
+    """Runs added, edited or deleted one by one (the admin, a shell): a new run touches its
+    scope and setup only, an edit or a deletion anything. The bulk writers call
+    ``runs_added_on_commit`` (ingest) or ``data_changed_on_commit`` (synthetic) themselves."""
     if created:
         setup = instance.setup  # the writer passed the Setup object: no query
         scope = scope_key(setup.workload_id, setup.hardware_id, setup.mode)
@@ -373,8 +374,7 @@ VOCABULARY = tuple(
 )
 
 
-# The pseudo-scope of values that depend only on which setups exist (the setups catalogue,
-# the scope picker's entries): moved when a setup is created, never by runs added.
+# The pseudo-scope of what depends only on which setups exist (catalogue, scope picker).
 CATALOG = "*catalog*"
 
 

@@ -36,6 +36,20 @@ def depth() -> int:
     return int(getattr(computing, "depth", 0))
 
 
+@contextmanager
+def bounded_by_age() -> Iterator[None]:
+    """A computation kept for a bounded time whatever the versions (a whole page kept a few
+    seconds, dashboards/page_cache.py), not under the versions it read: the entries it reads
+    may be served stale as for any reader, so it stays as old as they are allowed to be plus
+    its own age, and recomputing it recomputes only what is due."""
+    outer = depth()
+    computing.depth = 0
+    try:
+        yield
+    finally:
+        computing.depth = outer
+
+
 def found_versions(now: Mapping[str, int]) -> None:
     """The version keys' values a cached read took (perfdb/cache.py, every read)."""
     reads: Reads | None = getattr(_recording, "reads", None)

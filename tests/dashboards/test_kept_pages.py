@@ -4,6 +4,8 @@ sets a cookie, a POST; the CSP header on every response, kept or not."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from perfdb.models import Alert
@@ -117,3 +119,31 @@ def test_a_scope_chart_is_kept_and_its_download_never_is(kept_30s, client, alert
     with_session = rf.get("/alerts/")
     with_session.COOKIES["sessionid"] = "x"
     assert not shared_request(with_session)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_page_read_steadily_is_recomputed_after_the_response_not_by_it(kept_30s, client, alert):
+    """Two thirds of its age old, the kept copy is served and a thread of the web process
+    computes the page again (with its own connection: it sees what was committed); older
+    than its age, the request computes it."""
+    from django.core.cache import cache
+
+    from dashboards.page_cache import _entry
+    from perfdb.cache import _entry_key
+
+    def age_by(seconds: float) -> None:
+        key = _entry_key(_entry("alerts", "/alerts/"))
+        stamp, when, value = cache.get(key)
+        cache.set(key, (stamp, when - seconds, value))
+
+    first = client.get("/alerts/").content
+    Alert.objects.filter(pk=alert.pk).update(status="fixed")
+    age_by(21)
+    assert client.get("/alerts/").content == first, "served at once, not computed"
+    deadline = time.monotonic() + 20
+    while "fixed</td>" not in client.get("/alerts/").content.decode():
+        assert time.monotonic() < deadline, "the page was never recomputed"
+        time.sleep(0.1)
+    Alert.objects.filter(pk=alert.pk).update(status="open")
+    age_by(31)
+    assert "fixed</td>" not in client.get("/alerts/").content.decode(), "too old: computed"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import pickle
+import time
 
 import pytest
 from django.conf import settings
@@ -13,6 +14,7 @@ from django.core.cache import cache
 
 from config.cache_version import code_version
 from perfdb import cache as page_cache
+from perfdb import cache_reads
 from perfdb.models import Hardware, Kernel, Metric, Run, Setup
 from tests.dashboards.data import load
 
@@ -162,3 +164,89 @@ def test_an_entry_not_current_is_recomputed_without_unpickling_its_old_value():
     page_cache.runs_added(["1-1-SMP"])
     assert page_cache.cached_in_scope("t:lazy", "1-1-SMP", compute).n == 2  # computed again
     assert Unpickled.loads == 1
+
+
+@pytest.mark.parametrize("bounded", [True, False])
+def test_a_computation_kept_by_age_reads_stale_entries_as_any_reader(settings, bounded):
+    """A whole page kept a few seconds (``max_age``) may be made of entries served stale,
+    as any reader gets them; a computation kept under versions never is (it would be
+    stored as current)."""
+    settings.PAGE_CACHE_STALE_SECONDS = 30
+    computed: list[int] = []
+
+    def chart() -> int:
+        computed.append(1)
+        return len(computed)
+
+    assert page_cache.cached_in_scope("t:chart", "1-1-SMP", chart, stale=True) == 1
+    page_cache.runs_added(["1-1-SMP"])  # the chart's value is now the previous one
+
+    def page(_: list[str]) -> dict[str, int]:
+        if not bounded:
+            return {"page": page_cache.cached_in_scope("t:chart", "1-1-SMP", chart, stale=True)}
+        with cache_reads.bounded_by_age():
+            return {"page": page_cache.cached_in_scope("t:chart", "1-1-SMP", chart, stale=True)}
+
+    got = page_cache.cached_entries({"page": (page_cache.STRUCTURE_KEY,)}, page, max_age=10)
+    assert got["page"] == (1 if bounded else 2)
+    assert computed == ([1] if bounded else [1, 1])
+
+
+def test_an_entry_kept_by_age_is_served_then_recomputed_after_the_response():
+    """Younger than two thirds of ``max_age``: served. Older: served while a thread
+    recomputes it. Older than ``max_age``: computed by the reader."""
+    computed: list[int] = []
+
+    def page(_: list[str]) -> dict[str, int]:
+        computed.append(1)
+        return {"page": len(computed)}
+
+    wanted = {"page": (page_cache.STRUCTURE_KEY,)}
+
+    def read() -> int:
+        return page_cache.cached_entries(wanted, page, max_age=30)["page"]
+
+    def age_by(seconds: float) -> None:
+        key = page_cache._entry_key("page")
+        stamp, when, value = cache.get(key)
+        cache.set(key, (stamp, when - seconds, value))
+
+    assert read() == 1
+    assert read() == 1 and computed == [1]
+    age_by(21)
+    assert read() == 1, "two thirds old: the kept copy, at once"
+    deadline = time.monotonic() + 10
+    while read() != 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert read() == 2 and computed == [1, 1], "recomputed once, after the response"
+    age_by(31)
+    assert read() == 3, "older than its age: computed by the reader"
+
+
+def test_an_entry_kept_by_age_may_be_served_as_stale_as_any_previous_value(settings):
+    """A page kept 10 s (the scope charts', a third of the setting) is served up to
+    ``PAGE_CACHE_STALE_SECONDS`` old while a thread recomputes it, like any stale value."""
+    settings.PAGE_CACHE_STALE_SECONDS = 30
+    computed: list[int] = []
+
+    def page(_: list[str]) -> dict[str, int]:
+        computed.append(1)
+        return {"page": len(computed)}
+
+    wanted = {"page": (page_cache.STRUCTURE_KEY,)}
+    key = page_cache._entry_key("page")
+
+    def read() -> int:
+        return page_cache.cached_entries(wanted, page, stale=True, max_age=10)["page"]
+
+    assert read() == 1
+    stamp, when, value = cache.get(key)
+    cache.set(key, (stamp, when - 25, value))
+    assert read() == 1, "older than its 10 s, younger than 30 s: served"
+    deadline = time.monotonic() + 10
+    while read() != 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert computed == [1, 1]
+    stamp, when, value = cache.get(key)
+    cache.set(key, (stamp, when - 31, value))
+    assert read() == 3, "older than the setting: computed by the reader"
