@@ -80,7 +80,7 @@ def _record_rows(
                 trial=trial,
                 source=c.source,
                 column=c.column,
-                values=list(c.values),
+                values=c.values,
                 indexes=None,
                 first_is_since_boot=c.first_is_since_boot,
                 timestamps=list(c.timestamps),

@@ -8,7 +8,7 @@ log is then a few dozen rows rather than a million. Pure functions, no Django.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 # (trial, source, column, index, value, since_boot, timestamp)
@@ -22,12 +22,12 @@ class Column:
     trial: int
     source: str
     column: str
-    values: list[float]
+    values: Sequence[float]  # a parser's tuple as it is (a 100k-sample log: no 800 kB copy)
     indexes: list[int] | None  # None when the rows are 0, 1, 2, … with no gap
     first_is_since_boot: bool
     timestamps: list[str]  # [] when the tool printed none
 
-    def preview(self, max_points: int) -> tuple[list[float], list[str], int]:
+    def preview(self, max_points: int) -> tuple[Sequence[float], list[str], int]:
         """(values, timestamps, k): every k-th row, at most ``max_points`` of them, for charts.
 
         Row 0 is always kept, so a since-boot first row stays first.

@@ -103,3 +103,35 @@ def test_a_claim_returns_the_upload_with_what_the_ingest_reads(tmp_path):
     upload_rows.unlock(upload.pk)
     upload.refresh_from_db()
     assert upload.attempts == 1
+
+
+def test_runs_rows_insert_gives_each_run_its_row_and_id(tmp_path):
+    from ingest.writer import runs_rows_insert
+
+    upload = ingest(volano_bundle(tmp_path / "a.tar.gz"))
+    stored = Run.objects.get(pk=upload.run_ids[0])
+    runs = [
+        Run(
+            setup_id=stored.setup_id,
+            kernel_id=stored.kernel_id,
+            patch_set_id=stored.patch_set_id,
+            upload=upload,
+            label=f"copy {i}",
+            notes="n" * i,
+            discard_first_trial=bool(i % 2),
+            fingerprint=f"{i:064x}",
+        )
+        for i in range(5)
+    ]
+    runs_rows_insert(runs, batch=2)  # three statements
+    assert len({run.pk for run in runs}) == 5 and not any(run._state.adding for run in runs)
+    for run in runs:
+        row = Run.objects.get(fingerprint=run.fingerprint)
+        assert row.pk == run.pk and row.created_at == run.created_at
+        assert (row.label, row.notes, row.discard_first_trial, row.upload_id) == (
+            run.label,
+            run.notes,
+            run.discard_first_trial,
+            upload.pk,
+        )
+        assert row.baseline_id is None and row.synthetic is False
