@@ -57,7 +57,12 @@ def _decimals_vector(values: Sequence[float], max_decimals: int) -> int | None:
     skipped a block at a time; the first one that may not is tested exactly."""
     array = np.asarray(values, dtype=float)
     sure = 0.5e-9 * np.maximum(1.0, np.abs(array))  # half the exact test's tolerance
-    decimals, at = 0, 0
+    # the first value is where the loop starts: tested exactly at once (a pass at 0 decimals
+    # would only find it, unless every value is whole)
+    first = _fits(values[0], 0, max_decimals)
+    if first is None:
+        return None
+    decimals, at = first, 1
     while at < len(values):
         rest = array[at:]
         with np.errstate(all="ignore"):  # overflow or NaN: not sure, tested exactly

@@ -20,6 +20,8 @@ from collections import defaultdict
 from collections.abc import Collection, Sequence
 from dataclasses import replace
 from functools import partial
+from itertools import compress
+from operator import attrgetter, not_
 
 from django.db.models import Avg
 
@@ -30,6 +32,7 @@ from perfdb.kernels import kernel_sort_key
 from perfdb.models import Result, Setup
 
 SeriesKey = tuple[int, int]  # (setup id, metric id)
+_KERNEL, _PATCHES = attrgetter("kernel"), attrgetter("patches")
 
 
 def _levels_by_setup(workload_id: int, metric_id: int) -> dict[int, list[float]]:
@@ -97,14 +100,24 @@ def typical_noise(series: Collection[SeriesKey]) -> dict[SeriesKey, float]:
     return found
 
 
+def _stock_kernels_reach(points: Sequence[detection.Point], count: int) -> bool:
+    """Have the points ``count`` stock kernels? Counted until they do: a long series (which
+    every check asks about) answers after a few dozen points, not after all of them."""
+    seen: set[str] = set()
+    for kernel in compress(map(_KERNEL, points), map(not_, map(_PATCHES, points))):
+        seen.add(kernel)
+        if len(seen) >= count:
+            return True
+    return len(seen) >= count
+
+
 def with_prior(
     settings: policy.Settings, points: Sequence[detection.Point], key: SeriesKey
 ) -> policy.Settings:
     """``settings`` with the pooled prior, for a short series without a staff prior."""
     if settings.prior_noise_pct is not None:
         return settings
-    stock = {p.kernel for p in points if not p.patches}
-    if len(stock) >= settings.budget_kernels:
+    if _stock_kernels_reach(points, settings.budget_kernels):
         return settings
     prior = typical_noise([key]).get(key)
     return settings if prior is None else replace(settings, prior_noise_pct=prior)

@@ -19,6 +19,7 @@ import functools
 import logging
 from collections import defaultdict
 from collections.abc import Iterable
+from operator import attrgetter
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -37,6 +38,8 @@ log = logging.getLogger(__name__)
 
 # Kernel keys parsed once per kernel string: a check orders every point of long series.
 _kernel_key = functools.lru_cache(maxsize=65536)(kernel_sort_key)
+
+_RUN_ID = attrgetter("run_id")
 
 # An alert is "recovered" once its series is back within this share of the step it flagged.
 RECOVERY_SHARE = 0.25
@@ -81,13 +84,13 @@ def _changes(
 ) -> list[detection.Change]:
     points, settings = data.points[key], data.settings[key]
     settings = noise_prior.with_prior(settings, points, key)  # a short series: pooled prior
-    in_series = {p.run_id for p in points}
     pinned = data.pinned.get(key)
-    if pinned is not None and pinned not in in_series:
-        pinned = None
     # A run whose bundle names its baseline ("Base1") is compared with that run.
     declared = {r: data.declared[r] for r in sorted(candidates) if r in data.declared}
-    usable = data.usable(key)  # cleaned and sorted once for every call below
+    in_series = set(map(_RUN_ID, points)) if pinned is not None or declared else set()
+    if pinned is not None and pinned not in in_series:
+        pinned = None
+    usable = data.analysed(key, settings)  # cleaned, sorted, analysed once for every call
     changes = detection.detect(
         usable,
         better=metric.better,
@@ -106,7 +109,7 @@ def _changes(
     # Confirmed steps of the whole stock series. ``detect`` already returns them when a stock
     # run is among the candidates (not with a pinned baseline): a step that this upload's
     # kernel confirms lands on an earlier upload's run and is still raised (or updated).
-    stock_candidate = any(p.run_id in candidates and not p.patches for p in points)
+    stock_candidate = any(not p.patches for p in data.among(key, candidates))
     steps = detection.change_points(usable, better=metric.better, settings=settings)
     seen = {(c.candidate_run_id, c.method) for c in changes}
     changes += [
@@ -352,7 +355,7 @@ def _check_upload(upload_id: int | None, series: list[tuple[int, int]], email: b
         data = check_data.load(set(checked), metrics, upload_runs)
         pause_point("detection-loaded")
         for key in checked:
-            candidates = upload_runs & {p.run_id for p in data.points[key]}
+            candidates = {p.run_id for p in data.among(key, upload_runs)}
             made, owed = _check_series(data, key, metrics[key[1]], candidates, upload_id)
             created_ids += made
             notify = notify or owed

@@ -14,9 +14,10 @@ import gc
 import math
 import random
 
+import numpy as np
 import pytest
 
-from perfdb import detection
+from perfdb import detection, series
 from perfdb.alerting import check_data
 from perfdb.alerting.regressions import regressions_check_upload, series_points
 from perfdb.models import Result
@@ -104,3 +105,58 @@ def test_the_check_leaves_the_garbage_collector_as_it_found_it(tmp_path):
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_trials_grouped_per_run_from_the_packed_columns(seed):
+    """``check_data._by_run`` (numpy over the packed columns) against a plain grouping."""
+    rng = random.Random(seed)
+    run_ids, values = [], []
+    for run_id in sorted(rng.sample(range(1, 10**6), rng.choice([1, 2, 50, 400]))):
+        for _ in range(1 if seed % 2 else rng.choice([1, 1, 2, 3])):
+            run_ids.append(run_id)
+            values.append(rng.choice([rng.gauss(0, 1e6), -0.0, math.nan, math.inf, 1e-310]))
+    runs, trials = check_data._by_run(np.array(run_ids, dtype=">i8"), np.array(values, ">f8"))
+    plain: dict[int, list[float]] = {}
+    for run_id, value in zip(run_ids, values, strict=True):
+        plain.setdefault(run_id, []).append(value)
+    assert runs == list(plain) and all(type(r) is int for r in runs)
+    assert [repr(t) for t in trials] == [repr(tuple(v)) for v in plain.values()]
+    assert all(type(v) is float for t in trials for v in t)
+
+
+def test_among_finds_the_runs_a_pass_would_find():
+    points = [p for p in long_series(4) if p.run_id % 3]  # in run-id order, with gaps
+    data = check_data.CheckData({(1, 1): points}, {}, {}, {})
+    for wanted in ([], [points[0].run_id], [3, 6, 9], [p.run_id for p in points[::7]], [10**9]):
+        assert data.among((1, 1), set(wanted)) == [p for p in points if p.run_id in wanted]
+
+
+def test_the_analysis_the_check_puts_on_a_series_is_the_one_detect_uses():
+    """``CheckData.analysed``: ``series.analyse`` (uncached: no hash of every point) where
+    ``detect`` and ``change_points`` look first; their answers are those of the plain call."""
+    points = long_series(5)
+    settings = detection.Settings()
+    data = check_data.CheckData({(1, 1): points}, {(1, 1): settings}, {}, {})
+    series.analyse.cache_clear()
+    usable = data.analysed((1, 1), settings)
+    assert data.analysed((1, 1), settings) is usable  # analysed once
+    analysis = usable.analyses[settings]
+    assert analysis is not None and analysis == series.analyse(tuple(usable), settings)
+    series.analyse.cache_clear()
+    candidates = {p.run_id for p in points[-5:]}
+    changes = detection.detect(usable, better="higher", settings=settings, candidates=candidates)
+    steps = detection.change_points(usable, better="higher", settings=settings)
+    assert series.analyse.cache_info().currsize == 0  # the check's analysis was used
+    assert usable.analyses[settings] is analysis
+    assert steps and changes == detection.detect(
+        points, better="higher", settings=settings, candidates=candidates
+    )
+    assert steps == detection.change_points(points, better="higher", settings=settings)
+    # a short series goes through analyse's cache: a check run again finds it there
+    short = check_data.CheckData({(1, 2): points[:50]}, {}, {}, {})
+    series.analyse.cache_clear()
+    assert len(points[:50]) < check_data.UNCACHED_FROM <= len(points)
+    analysis = short.analysed((1, 2), settings).analyses[settings]
+    assert series.analyse.cache_info().currsize == 1
+    assert series.analyse(tuple(detection.ordered(points[:50])), settings) is analysis

@@ -8,7 +8,8 @@ import random
 import pytest
 
 from ingest.services import upload_create, upload_ingest
-from perfdb import policy
+from perfdb import detection, policy
+from perfdb.alerting import noise_prior
 from perfdb.alerting.noise_prior import typical_noise, with_prior
 from perfdb.alerting.regressions import series_points
 from perfdb.models import Metric, Run
@@ -95,3 +96,16 @@ def test_after_uploads_the_prior_follows_them_reading_only_the_setups_written_to
         policy.pooled_level_noise_pct(others.values())[0]
     )
     assert read == [[ids[40]]]
+
+
+@pytest.mark.parametrize("count", [0, 1, 3, 40])
+def test_stock_kernels_counted_until_enough(count):
+    """``_stock_kernels_reach`` stops early; it answers what counting every one answers."""
+    rng = random.Random(count)
+    for n in (0, 2, 39, 40, 41, 200):
+        points = [
+            detection.Point(i, f"2.6.{rng.randrange(60)}", rng.choice([(), (), ("x",)]), (1.0,))
+            for i in range(n)
+        ]
+        stock = {p.kernel for p in points if not p.patches}
+        assert noise_prior._stock_kernels_reach(points, count) is (len(stock) >= count)
