@@ -21,10 +21,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache, partial
 
 import numpy as np
 
-from perfdb import policy, stats
+from perfdb import policy, scan_glr, stats
 
 
 @dataclass(frozen=True)
@@ -46,10 +47,16 @@ def with_starts(
     per_kernel: float,
     settings: policy.Settings,
 ) -> stats.ScanRule:
-    """The scan's rule with each start's own noise (``start_noise``) at the series' typical
-    trials; the rule as it was when the series is too short to leave a move out."""
+    """The scan's rule with each start's own noise at the series' typical trials:
+    ``step_noise="per_start"``, the moves' estimate with the start's move left out
+    (``start_noise``; the rule as it was when the series is too short to leave a move out);
+    ``"glr"``, the residuals of the model each test tests (``perfdb/scan_glr.py``)."""
     trials = noise.typical_trials
     floor = max((resolution or 0.0) / 2 / math.sqrt(trials), 1e-9 * abs(centre))
+    if settings.step_noise == "glr":
+        return replace(
+            rule, residual=_residual(noise, floor / abs(centre) * 100, per_kernel, settings)
+        )
     starts = start_noise(
         levels,
         noise.within_pct,
@@ -128,3 +135,27 @@ def _pooled(
     shrunk = np.sqrt((count * own**2 + weight * prior**2) / (count + weight))
     gained = weight * settings.dof_per_difference
     return np.where(consistent, shrunk, own), np.where(consistent, dof + gained, dof)
+
+
+def _residual(
+    noise: policy.Noise, floor_pct: float, per_kernel: float, settings: policy.Settings
+) -> scan_glr.Residual:
+    """The prior in the scan's variance units (its level variance at the series' typical
+    trials over the series'), what it is worth in dof, and the critical values."""
+    trials = noise.typical_trials
+    series_level = max(noise.level_pct(trials), floor_pct)
+    prior = None
+    if settings.prior_noise_pct is not None:
+        least = (noise.within_pct or 0.0) / math.sqrt(trials)
+        prior = (max(settings.prior_noise_pct, least, floor_pct) / series_level) ** 2
+    return scan_glr.Residual(
+        prior=prior,
+        prior_dof=settings.prior_weight * settings.dof_per_difference,
+        tolerance_sq=partial(_tolerance_sq, settings),
+        critical=partial(policy.critical_t, per_kernel / 2),
+    )
+
+
+@lru_cache(maxsize=4096)
+def _tolerance_sq(settings: policy.Settings, dof: float) -> float:
+    return policy._tolerance(settings, dof) ** 2

@@ -15,7 +15,7 @@ from typing import Protocol
 import numpy as np
 from scipy import stats as scipy_stats
 
-from perfdb import scan_filter
+from perfdb import scan_filter, scan_glr
 
 
 def mean(values: Sequence[float]) -> float:
@@ -156,6 +156,7 @@ class ScanRule:
     # per start j, its own noise (``perfdb.start_noise``): variances x starts.var[j], critical
     # starts.critical[j]; None: the series' noise and ``critical`` for every start
     starts: StartNoise | None = None
+    residual: scan_glr.Residual | None = None  # or each test's noise from its residuals
     location: str = "ml"  # the strongest start: "ml" largest |z|; "map" ``_log_posterior``
 
 
@@ -184,12 +185,15 @@ def _candidate(
     j: int,
     lo: int,
     rule: ScanRule,
-) -> tuple[float, float, float, float] | None:
+    glr: tuple[scan_glr.Sums, int] | None = None,
+) -> tuple[float, float, float, float, float | None] | None:
     """The step "kernel j starts a new level", judged with the kernels after it (j..t, not
     outliers: ``after_levels``, ``after_vars``) against the baseline ``lo``..j-1.
 
-    (z, before mean, after mean, strength) when it passes, else None; strength ranks the
-    starts: |z|, or |z| / the start's critical value when each start has its own noise.
+    (z, before mean, after mean, strength, dof) when it passes, else None; strength ranks
+    the starts: |z|, or |z| / the start's critical value when each start has its own noise
+    (dof: that noise's; None: the series'). ``glr``: the residual sums and the segment's
+    start, for ``ScanRule.residual``.
     Sums are ``math.fsum``: exact, so the order the kernels were gathered in does not change
     a bit of the answer.
     """
@@ -202,9 +206,12 @@ def _candidate(
     diff = after_mean - before_mean
     if abs(diff) < rule.min_fraction * abs(before_mean) or abs(diff) <= rule.min_absolute:
         return None
-    scale, critical = (1.0, rule.critical) if rule.starts is None else _own(rule.starts, j)
+    own = _noise_at(rule, j, lo, glr, after_levels, after_vars, after_mean)
+    if own is None:
+        return None
+    scale, critical, dof = own
     se = math.sqrt(b_var / b_n**2 + math.fsum(after_vars) / count**2)
-    if rule.starts is not None:
+    if rule.starts is not None or rule.residual is not None:
         se *= math.sqrt(scale)
     z = diff / se if se > 0 else math.copysign(math.inf, diff)
     if abs(z) < critical:
@@ -217,9 +224,36 @@ def _candidate(
         if spread / scale > rule.homogeneity[min(count - 1, len(rule.homogeneity) - 1)]:
             return None  # the kernels after it disagree: a spike and a return, not a step
     if rule.location == "map":
-        precision = b_n**2 / max(b_var, 1e-300)
-        return z, before_mean, after_mean, _log_posterior(z, precision, count, after_vars)
-    return z, before_mean, after_mean, abs(z) if rule.starts is None else abs(z) / critical
+        precision = b_n**2 / max(b_var, 1e-300) / scale
+        strength = _log_posterior(z, precision, count, [v * scale for v in after_vars])
+        return z, before_mean, after_mean, strength, dof
+    own_noise = rule.starts is not None or rule.residual is not None
+    return z, before_mean, after_mean, abs(z) / critical if own_noise else abs(z), dof
+
+
+def _noise_at(
+    rule: ScanRule,
+    j: int,
+    lo: int,
+    glr: tuple[scan_glr.Sums, int] | None,
+    after_levels: list[float],
+    after_vars: list[float],
+    after_mean: float,
+) -> tuple[float, float, float | None] | None:
+    """(variance scale, critical |z|, dof) start j is tested with: the series' noise, the
+    start's own (``rule.starts``) or the residuals of the model under test
+    (``rule.residual``, ``perfdb/scan_glr.py``); None: no noise to test with."""
+    if rule.starts is not None:
+        return rule.starts.var[j], rule.starts.critical[j], rule.starts.dof[j]
+    if rule.residual is None or glr is None:
+        return 1.0, rule.critical, None
+    after_rss = math.fsum(
+        (level - after_mean) ** 2 / var for level, var in zip(after_levels, after_vars, strict=True)
+    )
+    found = scan_glr.scale(rule.residual, glr[0], glr[1], lo, j, after_rss, len(after_levels))
+    if found is None or found[0] <= 0:
+        return None
+    return found[0], scan_glr.critical(rule.residual, found[1]), found[1]
 
 
 def _log_posterior(z: float, before_precision: float, count: int, after_vars: list[float]) -> float:
@@ -232,11 +266,6 @@ def _log_posterior(z: float, before_precision: float, count: int, after_vars: li
     return z * z / 2 - 0.5 * math.log(before_precision * after_precision)
 
 
-def _own(starts: StartNoise, j: int) -> tuple[float, float]:
-    """Start j's variance factor and critical |z| (``ScanRule.starts``)."""
-    return starts.var[j], starts.critical[j]
-
-
 def _best_step(
     levels: Sequence[float],
     variances: Sequence[float],
@@ -245,6 +274,7 @@ def _best_step(
     t: int,
     start: int,
     rule: ScanRule,
+    sums: scan_glr.Sums | None = None,
 ) -> Step | None:
     """The strongest start j in the window before t (ties: the earliest j).
 
@@ -260,14 +290,14 @@ def _best_step(
         after_levels.append(levels[j])
         after_vars.append(variances[j])
         lo = max(start, j - rule.baseline_window)
-        found = _candidate(after_levels, after_vars, prefix, j, lo, rule)
+        glr = None if sums is None else (sums, start)
+        found = _candidate(after_levels, after_vars, prefix, j, lo, rule, glr)
         if found is not None and (best is None or found[3] >= best_strength):
             best, best_strength, best_lo = (j, len(after_levels), found), found[3], lo
     if best is None:
         return None
-    j, count, (z, before_mean, after_mean, _) = best
+    j, count, (z, before_mean, after_mean, _, dof) = best
     before = tuple(i for i in range(best_lo, j) if not outlier[i])
-    dof = None if rule.starts is None else rule.starts.dof[j]
     return Step(j, t, z, before, before_mean, after_mean, count >= 2, dof)
 
 
@@ -289,7 +319,8 @@ def step_scan(levels: Sequence[float], variances: Sequence[float], rule: ScanRul
     start, steps, pending = 0, [], None
     arrays = None  # numpy pays off from a few hundred kernels; it stands for the exact test
     finite = all(map(math.isfinite, levels)) and all(map(math.isfinite, variances))
-    if n >= _VECTOR_FROM and finite:  # only where NaN cannot compare unlike in the two
+    sums = None if rule.residual is None else scan_glr.Sums()  # no filter for it: None
+    if n >= _VECTOR_FROM and finite and sums is None:  # where NaN compares alike in the two
         arrays = (np.asarray(levels, float), np.asarray(variances, float))
         thresholds = _thresholds(rule.starts)
     t, block = 0, None  # block: (end, kernels to test) while nothing has happened since
@@ -306,14 +337,20 @@ def step_scan(levels: Sequence[float], variances: Sequence[float], rule: ScanRul
         if pending is not None and _cleared(levels[t], pending):
             outlier[t - 1] = True
             prefix.drop_last()
-        best = _best_step(levels, variances, outlier, prefix, t, start, rule)
+            if sums is not None:
+                sums.drop_last()
+        best = _best_step(levels, variances, outlier, prefix, t, start, rule, sums)
         pending = None
         if best is not None and best.confirmed:
             steps.append(best)
+            if sums is not None:
+                sums.close(start, best.index)
             start = best.index
         elif best is not None:
             pending = best
         prefix.push(levels[t], variances[t], True)
+        if sums is not None:
+            sums.push(levels[t], variances[t])
         block = None if happened or best is not None else block
         t += 1
     return Scan(tuple(steps), pending, frozenset(i for i in range(n) if outlier[i]))

@@ -6,17 +6,41 @@ down; both sum with ``math.fsum`` (exact), so every step, z and mean must be bit
 ties decided as before (the earliest j among equal |z|).
 """
 
+import dataclasses
 import math
 import random
 
 import pytest
 from scipy import stats as scipy_stats
 
-from perfdb import stats
+from perfdb import scan_glr, stats
 from perfdb.start_noise import StartNoise
 
 
-def _reference_candidate(levels, variances, outlier, prefix, j, t, start, rule):
+def _rss(levels, variances, kernels, mean=None):
+    """Sum of (x - mean)^2 / v over the kernels (their own mean unless given), and its dof."""
+    if len(kernels) < 2:
+        return 0.0, 0
+    if mean is None:
+        mean = math.fsum(levels[i] for i in kernels) / len(kernels)
+    return math.fsum((levels[i] - mean) ** 2 / variances[i] for i in kernels), len(kernels) - 1
+
+
+def _reference_residual(levels, variances, outlier, closed, start, lo, j, after, rule):
+    """perfdb/scan_glr.py's noise written out: every residual summed directly."""
+    kept = lambda a, b: [i for i in range(a, b) if not outlier[i]]  # noqa: E731
+    parts = [_rss(levels, variances, kept(a, b)) for a, b in closed]
+    parts += [_rss(levels, variances, kept(start, lo)), _rss(levels, variances, kept(lo, j))]
+    parts.append(_rss(levels, variances, after))
+    rss, dof = math.fsum(r for r, _ in parts), sum(d for _, d in parts)
+    prior = rule.residual.prior
+    if prior is None or (dof > 0 and rss / dof > prior * rule.residual.tolerance_sq(dof)):
+        return (rss / dof, dof) if dof > 0 else None
+    pooled = dof + rule.residual.prior_dof
+    return (rss + rule.residual.prior_dof * prior) / pooled, pooled
+
+
+def _reference_candidate(levels, variances, outlier, prefix, j, t, start, rule, closed=()):
     lo = max(start, j - rule.baseline_window)
     b_sum, b_var, b_n = prefix.range(lo, j)
     after = [i for i in range(j, t + 1) if not outlier[i]]
@@ -31,8 +55,14 @@ def _reference_candidate(levels, variances, outlier, prefix, j, t, start, rule):
     if rule.starts is not None:  # each start with its own noise (perfdb/start_noise.py)
         scale, critical = rule.starts.var[j], rule.starts.critical[j]
         dof = rule.starts.dof[j]
+    if rule.residual is not None:  # each test's noise from its residuals (scan_glr.py)
+        found = _reference_residual(levels, variances, outlier, closed, start, lo, j, after, rule)
+        if found is None or found[0] <= 0:
+            return None
+        scale, dof = found
+        critical = rule.residual.critical(dof) if dof > 0 else math.inf
     se = math.sqrt(b_var / b_n**2 + math.fsum(variances[i] for i in after) / len(after) ** 2)
-    if rule.starts is not None:
+    if rule.starts is not None or rule.residual is not None:
         se *= math.sqrt(scale)
     z = diff / se if se > 0 else math.copysign(math.inf, diff)
     if abs(z) < critical:
@@ -45,15 +75,16 @@ def _reference_candidate(levels, variances, outlier, prefix, j, t, start, rule):
     step = stats.Step(j, t, z, before, before_mean, after_mean, len(after) >= 2, dof)
     if rule.location == "map":  # the posterior of the start: z^2 / 2 less the Occam factor
         precision = b_n**2 / b_var * len(after) ** 2 / math.fsum(variances[i] for i in after)
-        return step, z * z / 2 - 0.5 * math.log(precision)
-    return step, abs(z) if rule.starts is None else abs(z) / critical
+        return step, z * z / 2 - 0.5 * math.log(precision / scale**2)
+    own = rule.starts is not None or rule.residual is not None
+    return step, abs(z) / critical if own else abs(z)
 
 
 def reference_scan(levels, variances, rule):
     n = len(levels)
     outlier = [False] * n
     prefix = stats._Prefix()
-    start, steps, pending = 0, [], None
+    start, steps, pending, closed = 0, [], None, []
     for t in range(n):
         if pending is not None and stats._cleared(levels[t], pending):
             outlier[t - 1] = True
@@ -62,12 +93,15 @@ def reference_scan(levels, variances, rule):
         for j in range(max(start + 1, t - rule.window + 1), t + 1):
             if outlier[j]:
                 continue
-            found = _reference_candidate(levels, variances, outlier, prefix, j, t, start, rule)
+            found = _reference_candidate(
+                levels, variances, outlier, prefix, j, t, start, rule, closed
+            )
             if found is not None and (best is None or found[1] > strongest):
                 best, strongest = found
         pending = None
         if best is not None and best.confirmed:
             steps.append(best)
+            closed.append((start, best.index))
             start = best.index
         elif best is not None:
             pending = best
@@ -221,3 +255,45 @@ def test_a_scan_that_places_steps_by_their_posterior_is_identical_to_the_referen
     rule = _rule(rng, location="map")
     assert stats.step_scan(levels, variances, rule) == reference_scan(levels, variances, rule)
     assert found_steps > 30
+
+
+def _same(fast, slow):
+    """Two scans alike but for the last bits of z and dof (the residual sums are formed
+    differently: running sums against every residual summed directly)."""
+    assert fast.outliers == slow.outliers
+    assert (fast.pending is None) == (slow.pending is None)
+    pairs = [*zip(fast.steps, slow.steps, strict=True)]
+    if fast.pending is not None:
+        pairs.append((fast.pending, slow.pending))
+    for a, b in pairs:
+        assert (a.index, a.seen_at, a.before, a.confirmed) == (
+            b.index,
+            b.seen_at,
+            b.before,
+            b.confirmed,
+        )
+        assert math.isclose(a.z, b.z, rel_tol=1e-9) and math.isclose(a.dof, b.dof, rel_tol=1e-9)
+        assert (a.before_mean, a.after_mean) == (b.before_mean, b.after_mean)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_scan_testing_with_the_residuals_of_each_model_agrees_with_the_reference(seed):
+    # Settings.step_noise = "glr": the noise of each (kernel, start) from the residuals of the
+    # segments closed so far, the segment before the baseline window, the baseline and the
+    # kernels after the start, pooled with a prior when consistent with it
+    rng = random.Random(500 + seed)
+    found_steps = 0
+    for _ in range(120):
+        levels, variances = _series(rng)
+        prior = rng.choice([None, 1.0, 0.5])
+        residual = scan_glr.Residual(
+            prior=prior,
+            prior_dof=8.4,
+            tolerance_sq=lambda dof: scipy_stats.chi2.isf(0.05, max(dof, 0.5)) / max(dof, 0.5),
+            critical=lambda dof: float(scipy_stats.t.isf(1e-3, dof)),
+        )
+        rule = dataclasses.replace(_rule(rng), residual=residual)
+        fast = stats.step_scan(levels, variances, rule)
+        _same(fast, reference_scan(levels, variances, rule))
+        found_steps += len(fast.steps)
+    assert found_steps > 40

@@ -9,6 +9,7 @@ import random
 import numpy as np
 
 from perfdb import policy
+from perfdb.detection import Point, Settings, change_points
 from perfdb.start_noise import _left_out_sd_pct, start_noise
 
 
@@ -96,3 +97,16 @@ def test_too_few_moves_to_leave_one_out_keeps_the_series_noise():
     levels = _series(4, None, 0.0, seed=1)
     noise = policy.Noise(None, 1.0, 2.1, 1)
     assert start_noise(levels, None, 1, noise, 0.0, 1e-4, policy.Settings()) is None
+
+
+def test_the_residual_test_finds_a_clear_step_at_its_kernel_and_nothing_in_noise():
+    # Settings.step_noise = "glr" (perfdb/scan_glr.py) through the detector's own path
+    settings = Settings(step_noise="glr", prior_noise_pct=1.0)
+    for seed in range(10):
+        stepped = _series(20, 12, 8.0, seed)
+        points = [Point(i + 1, f"2.6.{i}", (), (v,)) for i, v in enumerate(stepped)]
+        found = change_points(points, better="higher", settings=settings)
+        assert [c.candidate_run_id for c in found] == [13]
+        quiet = _series(20, None, 0.0, seed)
+        points = [Point(i + 1, f"2.6.{i}", (), (v,)) for i, v in enumerate(quiet)]
+        assert change_points(points, better="higher", settings=settings) == []
