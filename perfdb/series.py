@@ -9,26 +9,45 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import NamedTuple
+from functools import lru_cache, partial
+from itertools import chain, compress
+from operator import itemgetter, not_
+from typing import NamedTuple, cast, overload
 
 from scipy import stats as scipy_stats
 
-from perfdb import policy, start_noise, stats
+from perfdb import order_stats, policy, start_noise, stats
 from perfdb.kernels import parse_kernel
 from perfdb.policy import Settings
 
 
-@dataclass(frozen=True)
-class Point:
-    """One run in a series."""
+class Point(NamedTuple):
+    """One run in a series. A named tuple, not a dataclass: a check builds one per run of
+    every series it reads (60,000 for 60 series of 1,000 kernels), in bulk from C
+    (``points_from``), and ``analyse``'s cache hashes every point of a series."""
 
     run_id: int
     kernel: str
     patches: tuple[str, ...]  # () = stock
     values: tuple[float, ...]  # trial values used for statistics (warm-up already removed)
+
+
+_new_point = cast(
+    Callable[[tuple[int, str, tuple[str, ...], tuple[float, ...]]], Point],
+    partial(tuple.__new__, Point),
+)
+
+
+def points_from(
+    run_ids: Iterable[int],
+    kernels: Iterable[str],
+    patches: Iterable[tuple[str, ...]],
+    values: Iterable[tuple[float, ...]],
+) -> Iterator[Point]:
+    """``Point``s from parallel columns, made without a Python call per point."""
+    return map(_new_point, zip(run_ids, kernels, patches, values, strict=True))
 
 
 @dataclass(frozen=True)
@@ -142,9 +161,121 @@ def _kernel_runs(kernel: str, runs: list[Point]) -> KernelRuns:
     )
 
 
+class StockKernels(Sequence[KernelRuns]):
+    """``stock_by_kernel`` as columns, with each kernel's level: the analysis reads the
+    columns, and a ``KernelRuns`` is made only for a kernel a reported step names."""
+
+    __slots__ = ("names", "values", "levels", "_runs", "_only_runs")
+
+    def __init__(
+        self,
+        names: Sequence[str],
+        values: Sequence[Sequence[float]],
+        levels: list[float],
+        *,
+        runs: Sequence[tuple[int, ...]] = (),  # each kernel's runs, in run-id order
+        only_runs: Sequence[int] | None = None,  # or: each kernel's only run
+    ) -> None:
+        self.names, self.values, self.levels = names, values, levels
+        self._runs, self._only_runs = runs, only_runs
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __eq__(self, other: object) -> bool:  # as the tuple of ``KernelRuns`` it stands for
+        return isinstance(other, StockKernels) and list(self) == list(other)
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.names))
+
+    def run_ids(self, index: int) -> tuple[int, ...]:
+        """The kernel's runs, in run-id order."""
+        if self._only_runs is not None:
+            return (self._only_runs[index],)
+        return self._runs[index]
+
+    def run_counts(self) -> list[int]:
+        """How many runs each kernel has."""
+        if self._only_runs is not None:
+            return [1] * len(self.names)
+        return list(map(len, self._runs))
+
+    @overload
+    def __getitem__(self, index: int) -> KernelRuns: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[KernelRuns]: ...
+
+    def __getitem__(self, index: int | slice) -> KernelRuns | list[KernelRuns]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return KernelRuns(self.names[index], self.run_ids(index), tuple(self.values[index]))
+
+    def shapes(self) -> list[tuple[int, int]]:
+        """(runs, trials) of each kernel."""
+        return list(zip(self.run_counts(), map(len, self.values), strict=True))
+
+
+Columns = tuple[
+    Sequence[int], Sequence[str], Sequence[tuple[str, ...]], Sequence[tuple[float, ...]]
+]
+
+
+def columns(points: Sequence[Point]) -> Columns:
+    """The points' run ids, kernels, patch sets and trials, each as one tuple."""
+    found = tuple(zip(*points, strict=True))
+    return (found[0], found[1], found[2], found[3]) if found else ((), (), (), ())
+
+
+def stock_kernels(points: Sequence[Point], of: Columns | None = None) -> StockKernels:
+    """``stock_by_kernel`` with each kernel's level (``KernelRuns.level``), without a Python
+    call per point when each stock kernel has one run and the runs come in kernel order (a
+    long series as the check reads it): then the grouping is the points' own order, checked
+    once per sequence of kernels (``_one_run_each``), not once per series. ``of``: the
+    points' ``columns`` when the caller has them."""
+    run_ids, kernels, patches, values = of or columns(points)
+    if any(patches):  # the stock runs only
+        stock = list(map(not_, patches))
+        run_ids, kernels = tuple(compress(run_ids, stock)), tuple(compress(kernels, stock))
+        values = tuple(compress(values, stock))
+    names = _one_run_each(tuple(kernels))
+    if names is None:
+        found = stock_by_kernel(points)
+        return StockKernels(
+            [k.kernel for k in found],
+            [k.values for k in found],
+            [math.fsum(k.values) / len(k.values) for k in found],  # = k.level, inlined
+            runs=[k.run_ids for k in found],
+        )
+    return StockKernels(names, values, _levels(values), only_runs=run_ids)
+
+
+@lru_cache(maxsize=256)
+def _one_run_each(kernels: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The kernels as ``stock_by_kernel`` names them, if each names a kernel of its own and
+    they come in ``stock_by_kernel``'s order (strictly increasing keys); else None. A
+    setup's series share their runs, so a check over 60 of them asks once."""
+    names = tuple(parsed_kernel(k)[0] for k in kernels)
+    keys = [parsed_kernel(name)[1] for name in names]
+    if len(set(names)) != len(names) or not all(map(tuple.__lt__, keys, keys[1:])):
+        return None
+    return names
+
+
+def _levels(values: Sequence[Sequence[float]]) -> list[float]:
+    """Each kernel's level, ``math.fsum(trials) / len(trials)``: a lone float trial is its
+    own level (fsum of one float is that float; -0.0 comes back 0.0, a zero level either
+    way, and ``analyse`` gives up on a zero level)."""
+    if set(map(len, values)) == {1}:
+        firsts = list(map(itemgetter(0), values))
+        if set(map(type, firsts)) == {float}:
+            return firsts
+    return [math.fsum(v) / len(v) for v in values]
+
+
 @dataclass(frozen=True)
 class Series:
-    kernels: tuple[KernelRuns, ...]
+    kernels: Sequence[KernelRuns]
     noise: policy.Noise
     scan: stats.Scan
 
@@ -155,15 +286,17 @@ def analyse(points: tuple[Point, ...], settings: Settings) -> Series | None:
 
     Cached: the service calls ``detect`` and ``change_points`` on the same points.
     """
-    kernels = stock_by_kernel(points)
-    levels = [math.fsum(k.values) / len(k.values) for k in kernels]  # = k.level, inlined
-    if len(kernels) < settings.min_kernels or any(level == 0 for level in levels):
+    of = columns(points)
+    kernels = stock_kernels(points, of)
+    levels = kernels.levels
+    if len(kernels) < settings.min_kernels or 0 in levels:  # = any(level == 0 ...)
         return None
-    noise = policy.series_noise([p.values for p in points], levels, settings)
+    noise = policy.series_noise(of[3], levels, settings)
     if noise is None:
         return None
-    centre = sorted(map(abs, levels))[len(levels) // 2]
-    resolution = settings.resolution or policy.resolution_of(v for p in points for v in p.values)
+    centre = order_stats.middle_size(levels, floats=True)  # levels: fsum / n, or floats
+    trials = chain.from_iterable(of[3])  # every trial, in the points' order
+    resolution = settings.resolution or policy.resolution_of(trials)
     variances = _variances(kernels, noise, centre, resolution)
     per_kernel = settings.series_alpha / max(len(kernels), settings.budget_kernels)
     fixed = policy.usable_threshold_pct(settings.threshold_pct)
@@ -183,25 +316,27 @@ def analyse(points: tuple[Point, ...], settings: Settings) -> Series | None:
         rule = start_noise.with_starts(
             rule, levels, noise, centre, resolution, per_kernel, settings
         )
-    return Series(tuple(kernels), noise, stats.step_scan(levels, variances, rule))
+    return Series(kernels, noise, stats.step_scan(levels, variances, rule))
 
 
 def _variances(
-    kernels: Sequence[KernelRuns], noise: policy.Noise, centre: float, resolution: float | None
+    kernels: StockKernels, noise: policy.Noise, centre: float, resolution: float | None
 ) -> list[float]:
     """Each kernel's level variance: run-to-run over its runs plus within-run over its trials,
     at least half the resolution; one computation per (runs, trials) shape."""
-    by_shape: dict[tuple[int, int], float] = {}
-    variances = []
-    for k in kernels:
-        shape = (len(k.run_ids), len(k.values))
-        if shape not in by_shape:
-            within = (noise.within_pct or 0.0) ** 2 / len(k.values)
-            sd = math.sqrt(noise.between_pct**2 / len(k.run_ids) + within) / 100 * centre
-            floor = (resolution or 0.0) / 2 / math.sqrt(len(k.values))
-            by_shape[shape] = max(sd, floor, 1e-9 * centre) ** 2
-        variances.append(by_shape[shape])
-    return variances
+
+    def variance(runs: int, trials: int) -> float:
+        within = (noise.within_pct or 0.0) ** 2 / trials
+        sd = math.sqrt(noise.between_pct**2 / runs + within) / 100 * centre
+        floor = (resolution or 0.0) / 2 / math.sqrt(trials)
+        return max(sd, floor, 1e-9 * centre) ** 2
+
+    runs, trials = set(kernels.run_counts()), set(map(len, kernels.values))
+    if len(runs) == len(trials) == 1:  # one shape (a long series of single runs)
+        return [variance(runs.pop(), trials.pop())] * len(kernels)
+    shapes = kernels.shapes()
+    by_shape = {shape: variance(*shape) for shape in set(shapes)}
+    return list(map(by_shape.__getitem__, shapes))
 
 
 def series_changes(series: Series, better: str, new_kernels: set[str]) -> list[Change]:
