@@ -5,7 +5,7 @@ An upload moves the data version and the versions of the scopes it wrote to
 would then compute (the touched scopes' run summaries, the overview's counts, latest runs
 and run tables, the busiest setup, the profiled setups) is computed here instead, by the
 ``dashboards.tasks.warm_pages`` task the commit queues (``settings.PAGE_CACHE_WARM``), on
-the ingest workers. A page asking meanwhile is served the previous value, not a second
+the pages queue's worker. A page asking meanwhile is served the previous value, not a second
 computation (``perfdb.cache``: the lock held while computing).
 
 Of the scope charts, each touched scope's default scaling chart keeps its per-setup pieces
@@ -18,20 +18,47 @@ for (one scope's rows, 0.1-0.5 s of CPU at 10M results).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
+
+from django.core.cache import cache
 
 from dashboards import pages, scope_stats, views
 from dashboards.chart_queries.profiles import profiled_setups
+from perfdb.cache import SCOPE_VERSION_PREFIX, STRUCTURE_KEY, TIMEOUT_SECONDS, VERSION_KEY
+
+# The version each warm last finished under, per version key it follows.
+WARMED_PREFIX = "dashboards:warmed:"
 
 
 def pages_after_upload(scopes: Sequence[str] = ()) -> None:
     """Fill the cache entries every page reads that an upload to ``scopes`` made stale, then
     the default scaling chart of each of those scopes that someone had opened. The shared
-    entries are cached per scope underneath, so only the upload's scopes are read again;
-    entries still current (another warm got there first) cost a cache read."""
+    entries are cached per scope underneath, so only the upload's scopes are read again.
+    What an earlier warm already did under the current versions is skipped without reading
+    its entries: when uploads come faster than warms, the warms queued behind the first see
+    the versions it warmed and cost a cache read each (one warm per burst, not per upload)."""
+    _unless_warmed(VERSION_KEY, _shared)
+    for scope in scopes:
+        _unless_warmed(SCOPE_VERSION_PREFIX + scope, partial(pages.scaling_warm, scope))
+
+
+def _shared() -> None:
     scope_stats.overview_cached()
     views.home_runs()
     scope_stats.busiest_setup_cached()
     profiled_setups()
-    for scope in scopes:
-        pages.scaling_warm(scope)
+
+
+def _unless_warmed(version_key: str, warm: Callable[[], None]) -> None:
+    """``warm()`` unless a warm finished under the versions ``version_key`` and the
+    structure version have now (read before warming: runs added meanwhile move them, and
+    the next warm does those runs)."""
+    marker = WARMED_PREFIX + version_key
+    found = cache.get_many([STRUCTURE_KEY, version_key, marker])
+    versions = (found.get(STRUCTURE_KEY), found.get(version_key))
+    if None not in versions and found.get(marker) == versions:
+        return
+    warm()
+    if None not in versions:
+        cache.set(marker, versions, timeout=TIMEOUT_SECONDS)

@@ -4,6 +4,8 @@ or the kernels page after an upload reads the cache, and reads what the upload a
 from __future__ import annotations
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from dashboards import scope_stats, warm
 from perfdb import cache as page_cache
@@ -56,9 +58,6 @@ def test_runs_added_queues_the_warm_only_when_asked(settings):
 def test_a_scaling_chart_someone_opened_is_recomputed_by_the_warm_not_its_next_visitor(
     client, tmp_path, django_assert_num_queries
 ):
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
     from dashboards.pages import _scope_index
 
     load(tmp_path)
@@ -75,3 +74,30 @@ def test_a_scaling_chart_someone_opened_is_recomputed_by_the_warm_not_its_next_v
     warm.pages_after_upload([scope])
     with django_assert_num_queries(len(warm_page)):
         assert client.get(url).status_code == 200
+
+
+def test_warms_queued_behind_one_under_the_same_versions_read_nothing(
+    client, tmp_path, django_assert_num_queries, monkeypatch
+):
+    """Uploads faster than the warms: the warms queued behind the first find the versions
+    it warmed and skip, reading no entry (a scope's ~100 scaling pieces each, unpickled)
+    and making no query; runs added to a scope make its next warm work."""
+    from dashboards.pages import _scope_index
+
+    load(tmp_path)
+    scope = next(s.key for s in _scope_index().scopes if s.has_varying_params)
+    assert client.get(f"/scaling/?scope={scope}").status_code == 200  # someone opened it
+    page_cache.runs_added([scope])
+    warm.pages_after_upload([scope])
+    reads: list[int] = []
+    entries = page_cache.cached_entries
+    monkeypatch.setattr(
+        page_cache, "cached_entries", lambda *a, **k: reads.append(1) or entries(*a, **k)
+    )
+    with django_assert_num_queries(0):
+        warm.pages_after_upload([scope])
+    assert reads == []
+    page_cache.runs_added([scope])
+    with CaptureQueriesContext(connection) as again:
+        warm.pages_after_upload([scope])
+    assert len(again) > 0, "a new version of the scope (and of the data) is warmed"
