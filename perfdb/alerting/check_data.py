@@ -17,6 +17,7 @@ from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
+from typing import NamedTuple
 
 import numpy as np
 from django.contrib.postgres.aggregates.mixins import OrderableAggMixin
@@ -155,28 +156,65 @@ def _load_points(
         .order_by()
     )
     kernels, patches, rank = _runs_ranked({setup_id for setup_id, _ in series})
-    orders: dict[bytes, list[int] | None] = {}  # a setup's series share their runs
+    shared: dict[bytes, _Runs] = {}  # a setup's series share their runs: read once
     points: dict[SeriesKey, Sequence[detection.Point]] = {key: [] for key in series}
     ordered: dict[SeriesKey, detection.Ordered] = {}
     for setup_id, metric_id, packed_runs, packed_values in rows:
+        key = bytes(packed_runs)
+        if key not in shared:
+            shared[key] = _runs_of(np.frombuffer(key, dtype=">i8"), kernels, patches, rank)
+        runs = shared[key]
         values = np.frombuffer(packed_values, dtype=">f8")
-        runs, trials = _by_run(np.frombuffer(packed_runs, dtype=">i8"), values)
         found = tuple(  # a plain tuple: ``detection.ordered`` takes an Ordered as it is
-            points_from(
-                runs, map(kernels.__getitem__, runs), map(patches.__getitem__, runs), trials
-            )
+            points_from(runs.ids, runs.kernels, runs.patches, _trials(values, runs.bounds))
         )
         points[(setup_id, metric_id)] = found
         if np.isfinite(values).all():  # each point usable as it is
-            key = bytes(packed_runs)
-            if key not in orders:
-                orders[key] = _kernel_order(runs, rank)
-            in_order = orders[key]
             # in run-id order, the runs are most often in kernel order already
             ordered[(setup_id, metric_id)] = detection.Ordered(
-                found if in_order is None else map(found.__getitem__, in_order)
+                found if runs.order is None else map(found.__getitem__, runs.order)
             )
     return points, ordered
+
+
+class _Runs(NamedTuple):
+    """A series' runs, as every series over the same runs shares them."""
+
+    ids: list[int]  # in run-id order
+    kernels: list[str]
+    patches: list[tuple[str, ...]]
+    bounds: list[int] | None  # where each run's trials start (and the end); None: one each
+    order: list[int] | None  # their positions in kernel order; None: already in it
+
+
+def _runs_of(
+    run_ids: np.ndarray,
+    kernels: dict[int, str],
+    patches: dict[int, tuple[str, ...]],
+    rank: dict[int, int],
+) -> _Runs:
+    """The runs of a packed run-id column (one id per trial, ordered by run then trial)."""
+    starts = np.flatnonzero(np.diff(run_ids)) + 1  # where a run's trials begin, but the first
+    bounds = None
+    if len(starts) + 1 < len(run_ids):  # some run has several trials
+        bounds = [0, *starts.tolist(), len(run_ids)]
+        run_ids = run_ids[bounds[:-1]]
+    ids: list[int] = run_ids.tolist()
+    return _Runs(
+        ids,
+        list(map(kernels.__getitem__, ids)),
+        list(map(patches.__getitem__, ids)),
+        bounds,
+        _kernel_order(ids, rank),
+    )
+
+
+def _trials(values: np.ndarray, bounds: list[int] | None) -> list[tuple[float, ...]]:
+    """Each run's trials (Python floats, every bit as stored), from the packed values."""
+    floats: list[float] = values.tolist()
+    if bounds is None:  # one trial per run, the usual long series
+        return list(zip(floats))
+    return [tuple(floats[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]
 
 
 def _kernel_order(runs: list[int], rank: dict[int, int]) -> list[int] | None:
@@ -202,16 +240,12 @@ def _runs_ranked(
 
 
 def _by_run(run_ids: np.ndarray, values: np.ndarray) -> tuple[list[int], list[tuple[float, ...]]]:
-    """The runs and each run's trials (Python ints and floats, every bit as stored), from
-    the two columns ordered by run then trial."""
-    floats: list[float] = values.tolist()
-    starts = np.flatnonzero(np.diff(run_ids)) + 1  # where a run's trials begin, but the first
-    if len(starts) + 1 >= len(run_ids):  # one trial per run, the usual long series
-        runs: list[int] = run_ids.tolist()
-        return runs, list(zip(floats))
-    bounds = [0, *starts.tolist(), len(floats)]
-    grouped = [tuple(floats[a:b]) for a, b in zip(bounds, bounds[1:], strict=False)]
-    return run_ids[bounds[:-1]].tolist(), grouped
+    """The runs and each run's trials, from the two packed columns (as ``_load_points``
+    reads them)."""
+    ids = run_ids.tolist()
+    rank = {run_id: at for at, run_id in enumerate(ids)}
+    runs = _runs_of(run_ids, dict.fromkeys(ids, ""), dict.fromkeys(ids, ()), rank)
+    return runs.ids, _trials(values, runs.bounds)
 
 
 def load_settings(
