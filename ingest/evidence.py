@@ -122,6 +122,7 @@ def evidence_write(
     run_ids: Mapping[int, int],
     upload: Upload | None,
     setup_ids: Iterable[int],
+    claims_stored: bool | None = None,
 ) -> None:
     """References (hardware-wide, then per setup), then claims; the claims already stored on
     the setups this bundle touched are checked again with its runs."""
@@ -139,8 +140,8 @@ def evidence_write(
                 params_digest=params_digest(dict(spec.params)),
             )
             _reference(spec.reference, setup=setup, hardware=None)
-    setup_ids = list(setup_ids)
-    if setup_ids and _claims_on(setup_ids):
+    setup_ids = list(setup_ids)  # claims_stored: whether any is on the bundle's setups
+    if setup_ids and (_claims_on(setup_ids) if claims_stored is None else claims_stored):
         claims_recheck(setup_ids=setup_ids)
     labels = {s.label: run_ids[s.index] for s in specs if s.label and s.index in run_ids}
     claims_write(manifest, labels, upload)

@@ -47,6 +47,11 @@ def run_label(spec: RunSpec) -> str:
 M = TypeVar("M", bound=Model)
 
 
+# A query of stored rows: the model, a WHERE clause over its columns, its parameters, and
+# the fields left deferred (see stored_rows).
+Query = tuple[type[Model], str, Sequence[Any], Iterable[str]]
+
+
 def stored_rows(
     model: type[M], where: str, params: Sequence[Any], skip: Iterable[str] = ()
 ) -> list[M]:
@@ -55,14 +60,32 @@ def stored_rows(
     of such a query cost more CPU (0.4-0.6 ms) than the database's work. The fields in
     ``skip`` are left deferred (loaded on access); the others need no conversion from what
     psycopg returns (no JSON: a JSON field must be skipped)."""
-    skipped = set(skip)
-    fields = [f for f in model._meta.concrete_fields if f.name not in skipped]
-    columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
+    (rows,) = stored_rows_at_once([(model, where, params, skip)])
+    return rows  # type: ignore[return-value]  # the model asked for
+
+
+def stored_rows_at_once(queries: Sequence[Query]) -> list[list[Model]]:
+    """``stored_rows`` of each query, all sent in one round trip (the statements joined by
+    ';': Django's psycopg cursors bind parameters client-side, so one message carries them)
+    and their results read in turn."""
+    statements: list[str] = []
+    params: list[Any] = []
+    shapes: list[tuple[type[Model], list[str]]] = []
+    for model, where, query_params, skip in queries:
+        skipped = set(skip)
+        fields = [f for f in model._meta.concrete_fields if f.name not in skipped]
+        columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
+        statements.append(f"SELECT {columns} FROM {model._meta.db_table} WHERE {where}")
+        params.extend(query_params)
+        shapes.append((model, [f.attname for f in fields]))
+    out: list[list[Model]] = []
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {columns} FROM {model._meta.db_table} WHERE {where}", params)
-        rows = cursor.fetchall()
-    names = [f.attname for f in fields]
-    return [model.from_db(connection.alias, names, row) for row in rows]
+        cursor.execute("; ".join(statements), params)
+        for i, (model, names) in enumerate(shapes):
+            if i:
+                cursor.nextset()
+            out.append([model.from_db(connection.alias, names, row) for row in cursor.fetchall()])
+    return out
 
 
 def create_or_get(model: type[M], lookup: dict[str, object], **defaults: object) -> tuple[M, bool]:
@@ -90,10 +113,18 @@ def _hardware_fields(spec: HardwareSpec) -> dict[str, object]:
     }
 
 
-def hardware_resolve(manifest: Manifest, runs: list[RunSpec]) -> dict[str, Hardware]:
-    """Create the bundle's hardware definitions; refuse one that contradicts the stored one."""
-    names = set(manifest.hardware) | {run.hardware for run in runs}
-    stored = {hw.name: hw for hw in stored_rows(Hardware, "name = ANY(%s)", [sorted(names)])}
+def hardware_names(manifest: Manifest, runs: list[RunSpec]) -> list[str]:
+    return sorted(set(manifest.hardware) | {run.hardware for run in runs})
+
+
+def hardware_resolve(
+    manifest: Manifest, runs: list[RunSpec], rows: list[Hardware] | None = None
+) -> dict[str, Hardware]:
+    """Create the bundle's hardware definitions; refuse one that contradicts the stored one.
+    ``rows``: the stored ones, read already (ingest/bundle_keys.py)."""
+    if rows is None:
+        rows = stored_rows(Hardware, "name = ANY(%s)", [hardware_names(manifest, runs)])
+    stored = {hw.name: hw for hw in rows}
     errors = []
     for name, spec in manifest.hardware.items():
         wanted = _hardware_fields(spec)
@@ -120,18 +151,26 @@ def hardware_resolve(manifest: Manifest, runs: list[RunSpec]) -> dict[str, Hardw
     return stored
 
 
-def kernels_get(versions: Iterable[str]) -> dict[str, Kernel]:
-    """The kernels of these versions by their text, the missing ones created: one query to
-    read them and one INSERT for the new ones, not four round trips per new kernel (a
-    backfill bundle brings a new kernel with each run). A kernel another upload creates at
-    the same moment is skipped by the INSERT (ON CONFLICT DO NOTHING waits for that upload's
-    commit) and read back."""
+def kernel_rows(versions: Iterable[str]) -> dict[str, Kernel]:
+    """Unsaved Kernel rows of these versions, by their normalized text (as stored)."""
     rows: dict[str, Kernel] = {}
     for version in set(versions):
         row = Kernel(version=version)
         row.normalize()
         rows.setdefault(row.version, row)
-    found = {k.version: k for k in stored_rows(Kernel, "version = ANY(%s)", [list(rows)])}
+    return rows
+
+
+def kernels_get(versions: Iterable[str], stored: list[Kernel] | None = None) -> dict[str, Kernel]:
+    """The kernels of these versions by their text, the missing ones created: one query to
+    read them and one INSERT for the new ones, not four round trips per new kernel (a
+    backfill bundle brings a new kernel with each run). A kernel another upload creates at
+    the same moment is skipped by the INSERT (ON CONFLICT DO NOTHING waits for that upload's
+    commit) and read back."""
+    rows = kernel_rows(versions)
+    if stored is None:  # ``stored``: read already (ingest/bundle_keys.py)
+        stored = stored_rows(Kernel, "version = ANY(%s)", [list(rows)])
+    found = {k.version: k for k in stored if k.version in rows}
     missing = [row for text, row in rows.items() if text not in found]
     if missing:
         Kernel.objects.bulk_create(missing, ignore_conflicts=True)  # ids are read back
@@ -195,12 +234,18 @@ class MetricCache:
         self.rows: dict[tuple[str, str], Metric] = {}
         self.stored: dict[tuple[str, str], Metric] = {}
 
-    def prefetch(self, keys: Iterable[tuple[str, str]]) -> None:
-        """Read the stored rows of these (name, unit) pairs in one query, not one each;
-        ``get`` still checks each and creates the missing ones."""
+    def names(self, keys: Iterable[tuple[str, str]]) -> list[str]:
+        """The metric names ``prefetch`` reads for these (name, unit) pairs."""
+        return sorted({name for name, _ in keys} | set(self.declared))
+
+    def prefetch(self, keys: Iterable[tuple[str, str]], rows: list[Metric] | None = None) -> None:
+        """Read the stored rows of these (name, unit) pairs in one query, not one each (or
+        take ``rows``, those of ``names(keys)`` read already); ``get`` still checks each and
+        creates the missing ones."""
         wanted = set(keys) | {(name, spec.unit) for name, spec in self.declared.items()}
-        names = {name for name, _ in wanted}
-        for metric in stored_rows(Metric, "name = ANY(%s)", [sorted(names)]):
+        if rows is None:
+            rows = stored_rows(Metric, "name = ANY(%s)", [self.names(wanted)])
+        for metric in rows:
             if (metric.name, metric.unit) in wanted:
                 self.stored[(metric.name, metric.unit)] = metric
 

@@ -17,6 +17,7 @@ from django.db import connection
 from django.utils import timezone
 from psycopg.types.json import Jsonb
 
+from ingest.bundle_keys import SetupKey, setup_key, stored_keys
 from ingest.copy_rows import SAMPLE_COLUMNS, copy_rows, copy_rows_binary, sample_row
 from ingest.evidence import evidence_write
 from ingest.keys import (
@@ -44,7 +45,6 @@ from perfdb.models import (
     Setup,
     Trial,
     Upload,
-    params_digest,
 )
 from perfdb.timeseries import columns_from_samples
 
@@ -110,19 +110,32 @@ def bundle_write(
     """Write every run of the bundle. Must run inside one transaction (the caller's)."""
     if not connection.in_atomic_block:
         raise RuntimeError("bundle_write must run inside transaction.atomic()")
-    hardware = hardware_resolve(manifest, [p.spec for p in plan])
-    keys = _BundleKeys(hardware, kernels_get(p.spec.kernel for p in plan))
-    outcome, created_by_index, setup_ids = _runs_write(
-        plan, files, upload, keys, _metric_cache(manifest, plan)
+    specs = [p.spec for p in plan]
+    digests = FileDigests(files)
+    fingerprints = [run_fingerprint(spec, digests) for spec in specs]
+    metrics = MetricCache(manifest)
+    wanted = _metric_keys(plan)
+    stored = stored_keys(manifest, specs, fingerprints, metrics.names(wanted))
+    metrics.prefetch(wanted, stored.metrics)
+    hardware = hardware_resolve(manifest, specs, stored.hardware)
+    keys = _BundleKeys(
+        hardware,
+        kernels_get((spec.kernel for spec in specs), stored.kernels),
+        patch_sets=dict(stored.patch_sets),
+        setups=dict(stored.setups),
     )
-    _link_baselines([p.spec for p in plan], created_by_index)
+    outcome, created_by_index, setup_ids = _runs_write(
+        plan, files, upload, keys, metrics, digests, fingerprints, stored.fingerprints
+    )
+    _link_baselines(specs, created_by_index)
     evidence_write(  # reference builds and [[claim]]s (ingest/evidence.py)
         manifest=manifest,
-        specs=[p.spec for p in plan],
+        specs=specs,
         hardware=hardware,
         run_ids=created_by_index,
         upload=upload,
         setup_ids=setup_ids,
+        claims_stored=stored.claims,
     )
     return outcome
 
@@ -135,11 +148,10 @@ class _BundleKeys:
     hardware: Mapping[str, Hardware]
     kernels: dict[str, Kernel]
     patch_sets: dict[tuple[str, ...], PatchSet] = field(default_factory=dict)
-    setups: dict[tuple[object, ...], Setup] = field(default_factory=dict)
+    setups: dict[SetupKey, Setup] = field(default_factory=dict)
 
     def setup(self, spec: RunSpec) -> Setup:
-        digest = params_digest(dict(spec.params))
-        key = (spec.workload, spec.workload_version, spec.hardware, spec.mode, digest)
+        key = setup_key(spec)
         if key not in self.setups:
             self.setups[key] = setup_get(spec, self.hardware[spec.hardware])
         return self.setups[key]
@@ -160,13 +172,14 @@ def _runs_write(
     upload: Upload | None,
     keys: _BundleKeys,
     metrics: MetricCache,
+    digests: FileDigests,
+    fingerprints: list[str],
+    stored: dict[str, int],
 ) -> tuple[WriteOutcome, dict[int, int], set[int]]:
-    """Each planned run stored, unless an identical one is (stored before, or earlier in
-    this bundle); the outcome, run id by manifest index, and the setups written to."""
+    """Each planned run stored, unless an identical one is (``stored`` before: fingerprint
+    -> run id, or earlier in this bundle); the outcome, run id by manifest index, and the
+    setups written to."""
     outcome = WriteOutcome()
-    digests = FileDigests(files)
-    fingerprints = [run_fingerprint(p.spec, digests) for p in plan]
-    stored = _stored_fingerprints(fingerprints)
     new: dict[str, _NewRun] = {}
     repeated: list[tuple[PlannedRun, str]] = []
     for planned, fingerprint in zip(plan, fingerprints, strict=True):
@@ -199,16 +212,6 @@ def _runs_write(
         (n.run.setup_id, metric.pk) for n in new.values() for metric, _ in n.rows.results.values()
     }
     return outcome, created_by_index, {n.run.setup_id for n in new.values()}
-
-
-def _stored_fingerprints(fingerprints: list[str]) -> dict[str, int]:
-    """The runs already stored with these fingerprints, by fingerprint (one plain statement:
-    it is sent on every upload)."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT fingerprint, id FROM perfdb_run WHERE fingerprint = ANY(%s)", [fingerprints]
-        )
-        return dict(cursor.fetchall())
 
 
 def runs_insert(new: list[_NewRun], files: Mapping[str, bytes], digests: Mapping[str, str]) -> None:
@@ -341,17 +344,15 @@ RAW_FILE_COLUMNS = (
 )
 
 
-def _metric_cache(manifest: Manifest, plan: list[PlannedRun]) -> MetricCache:
-    """The bundle's metrics, the stored ones read in one query (not one per metric)."""
-    metrics = MetricCache(manifest)
-    metrics.prefetch(
+def _metric_keys(plan: list[PlannedRun]) -> set[tuple[str, str]]:
+    """The (name, unit) of every metric the bundle's files measure."""
+    return {
         (m.metric, m.unit)
         for planned in plan
         for part in planned.parts
         for _, record in part.trials
         for m in record.measurements
-    )
-    return metrics
+    }
 
 
 def _link_baselines(specs: list[RunSpec], run_ids: dict[int, int]) -> None:

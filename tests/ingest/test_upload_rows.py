@@ -135,3 +135,50 @@ def test_runs_rows_insert_gives_each_run_its_row_and_id(tmp_path):
             upload.pk,
         )
         assert row.baseline_id is None and row.synthetic is False
+
+
+def test_stored_keys_reads_in_one_round_trip_what_the_writer_looks_up(tmp_path):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from ingest.bundle import read_bundle
+    from ingest.bundle_keys import setup_key, stored_keys
+    from ingest.services import bundle_parse
+    from ingest.writer import FileDigests, run_fingerprint
+    from perfdb.models import Claim
+
+    path = volano_bundle(tmp_path / "a.tar.gz")
+    (run,) = Run.objects.filter(pk__in=ingest(path).run_ids)
+    bundle = read_bundle(path)
+    manifest, plan, _ = bundle_parse(bundle)
+    (spec,) = [p.spec for p in plan]
+    fingerprint = run_fingerprint(spec, FileDigests(bundle.files))
+
+    def read():
+        with CaptureQueriesContext(connection) as queries:
+            found = stored_keys(manifest, [spec], [fingerprint], ["throughput", "x"])
+        assert len(queries.captured_queries) == 1
+        return found
+
+    found = read()
+    assert [hw.pk for hw in found.hardware] == [run.setup.hardware_id]
+    assert [k.pk for k in found.kernels] == [run.kernel_id]
+    assert [m.name for m in found.metrics] == ["throughput"]
+    assert found.fingerprints == {fingerprint: run.pk}
+    assert {k: s.pk for k, s in found.setups.items()} == {setup_key(spec): run.setup_id}
+    assert {k: p.pk for k, p in found.patch_sets.items()} == {(): run.patch_set_id}
+    assert found.claims is False
+    Claim.objects.create(
+        fingerprint="c" * 64,
+        setup_id=run.setup_id,
+        setup_text="",
+        metric_name="throughput",
+        baseline="2.5.25",
+        candidate="2.5.25",
+        stated_change_pct=0.0,
+        tolerance_pct=0.5,
+        source="",
+    )
+    assert read().claims is True
+    empty = stored_keys(manifest, [], [], [])  # no runs: nothing asked of the setups
+    assert not empty.setups and not empty.fingerprints and empty.claims is False
