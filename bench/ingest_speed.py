@@ -319,8 +319,8 @@ def main() -> None:
                     f"{runs[0]['samples'] / seconds:,.0f}",
                     f"{copy:.2f}",
                     f"{seconds / copy:.1f}x",
-                    f"{cpu:.2f} / {copy_cpu:.2f}",
-                    f"{cpu / copy_cpu:.1f}x",
+                    f"{cpu:.3f} / {copy_cpu:.3f}",
+                    f"{cpu / copy_cpu:.2f}x",
                     f"{max(r['rss_mb'] for r in runs):.0f}",
                     f"{runs[0]['rss_start_mb']:.0f}",
                 )
