@@ -27,6 +27,9 @@ class Residual:
     prior_dof: float  # what the prior is worth in dof (weight x dof per move)
     tolerance_sq: Callable[[float], float]  # own/prior variance allowed at this own dof
     critical: Callable[[float], float]  # critical |t| at this dof
+    # pooled with the prior: decided per test from its residuals (None), or once for the
+    # series from its whole reading, as ``policy.series_noise`` decides it (True / False)
+    pool: bool | None = None
 
 
 class Sums:
@@ -79,16 +82,16 @@ def scale(
     """(variance scale, dof) for start j: the residuals of the segment's kernels before j
     (start..lo-1 and lo..j-1, each around its own mean: the baseline window's mean is the one
     tested), of the kernels j..t around theirs (``after_rss``), and of the closed segments;
-    pooled with the prior when the series' own reading is consistent with it. None: no
-    dof at all."""
+    pooled with the prior when consistent with it (``Residual.pool``). None: no dof at all."""
     early_rss, early_dof = sums.rss(start, lo)
     base_rss, base_dof = sums.rss(lo, j)
     rss = sums.closed_rss + early_rss + base_rss + after_rss
     dof = sums.closed_dof + early_dof + base_dof + max(after_n - 1, 0)
-    if residual.prior is None:
+    if residual.prior is None or residual.pool is False:
         return (rss / dof, float(dof)) if dof > 0 else None
     own_dof = float(dof)
-    if dof > 0 and rss / dof > residual.prior * residual.tolerance_sq(own_dof):
+    noisier = dof > 0 and rss / dof > residual.prior * residual.tolerance_sq(own_dof)
+    if residual.pool is None and noisier:  # decided by this test's own residuals
         return rss / dof, own_dof  # clearly noisier than the prior: its own noise
     pooled_dof = own_dof + residual.prior_dof
     return (rss + residual.prior_dof * residual.prior) / pooled_dof, pooled_dof

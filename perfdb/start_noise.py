@@ -53,10 +53,11 @@ def with_starts(
     ``"glr"``, the residuals of the model each test tests (``perfdb/scan_glr.py``)."""
     trials = noise.typical_trials
     floor = max((resolution or 0.0) / 2 / math.sqrt(trials), 1e-9 * abs(centre))
-    if settings.step_noise == "glr":
-        return replace(
-            rule, residual=_residual(noise, floor / abs(centre) * 100, per_kernel, settings)
-        )
+    if settings.step_noise in ("glr", "glr_whole"):
+        residual = _residual(noise, floor / abs(centre) * 100, per_kernel, settings)
+        if settings.step_noise == "glr_whole":  # pooled or not as the whole series reads
+            residual = replace(residual, pool=_consistent(levels, settings))
+        return replace(rule, residual=residual)
     starts = start_noise(
         levels,
         noise.within_pct,
@@ -154,6 +155,19 @@ def _residual(
         tolerance_sq=partial(_tolerance_sq, settings),
         critical=partial(policy.critical_t, per_kernel / 2),
     )
+
+
+def _consistent(levels: Sequence[float], settings: policy.Settings) -> bool:
+    """Is the series' noise, read on all its kernels, consistent with the prior? The test
+    ``policy.series_noise`` makes (a property of the series, not of one tested split, which
+    a split fitted to a bimodal series' mode switch would make look quiet)."""
+    level, moves = policy.level_noise_pct(levels, settings.noise_trim)
+    if level is None or settings.prior_noise_pct is None:
+        return False
+    step_free = policy._step_free_noise_pct(levels)
+    reading = level if step_free is None else min(level, step_free)
+    limit = policy._tolerance(settings, settings.dof_per_difference * moves)
+    return reading <= settings.prior_noise_pct * limit
 
 
 @lru_cache(maxsize=4096)

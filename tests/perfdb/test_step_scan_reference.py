@@ -33,9 +33,11 @@ def _reference_residual(levels, variances, outlier, closed, start, lo, j, after,
     parts += [_rss(levels, variances, kept(start, lo)), _rss(levels, variances, kept(lo, j))]
     parts.append(_rss(levels, variances, after))
     rss, dof = math.fsum(r for r, _ in parts), sum(d for _, d in parts)
-    prior = rule.residual.prior
-    if prior is None or (dof > 0 and rss / dof > prior * rule.residual.tolerance_sq(dof)):
+    prior, pool = rule.residual.prior, rule.residual.pool
+    if prior is None or pool is False:
         return (rss / dof, dof) if dof > 0 else None
+    if pool is None and dof > 0 and rss / dof > prior * rule.residual.tolerance_sq(dof):
+        return rss / dof, dof
     pooled = dof + rule.residual.prior_dof
     return (rss + rule.residual.prior_dof * prior) / pooled, pooled
 
@@ -291,6 +293,7 @@ def test_a_scan_testing_with_the_residuals_of_each_model_agrees_with_the_referen
             prior_dof=8.4,
             tolerance_sq=lambda dof: scipy_stats.chi2.isf(0.05, max(dof, 0.5)) / max(dof, 0.5),
             critical=lambda dof: float(scipy_stats.t.isf(1e-3, dof)),
+            pool=rng.choice([None, None, True, False]),  # per test, or once for the series
         )
         rule = dataclasses.replace(_rule(rng), residual=residual)
         fast = stats.step_scan(levels, variances, rule)

@@ -10,7 +10,7 @@ import numpy as np
 
 from perfdb import policy
 from perfdb.detection import Point, Settings, change_points
-from perfdb.start_noise import _left_out_sd_pct, start_noise
+from perfdb.start_noise import _consistent, _left_out_sd_pct, start_noise
 
 
 def _series(n: int, step_at: int | None, size: float, seed: int) -> list[float]:
@@ -110,3 +110,16 @@ def test_the_residual_test_finds_a_clear_step_at_its_kernel_and_nothing_in_noise
         quiet = _series(20, None, 0.0, seed)
         points = [Point(i + 1, f"2.6.{i}", (), (v,)) for i, v in enumerate(quiet)]
         assert change_points(points, better="higher", settings=settings) == []
+
+
+def test_glr_whole_pools_a_series_with_the_prior_as_its_whole_reading_decides():
+    # step_noise="glr_whole": a bimodal series (every other kernel 6 % up, 1 % noise) reads
+    # far noisier than a 1 % prior on all its kernels, so no test of it is pooled with the
+    # prior, however quiet the residuals of a split fitted to one mode switch look
+    settings = Settings(step_noise="glr_whole", prior_noise_pct=1.0)
+    rng = random.Random(5)
+    bimodal = [100.0 + rng.gauss(0, 1) + (6.0 if i % 3 == 0 else 0.0) for i in range(20)]
+    assert not _consistent(bimodal, settings)
+    assert _consistent(_series(20, 10, 5.0, seed=2), settings)  # 1 % noise and one step
+    points = [Point(i + 1, f"2.6.{i}", (), (v,)) for i, v in enumerate(bimodal)]
+    assert change_points(points, better="higher", settings=settings) == []
