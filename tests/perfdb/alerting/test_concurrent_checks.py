@@ -23,6 +23,7 @@ import time
 import pytest
 from django.db import connection, connections
 
+from ingest import queue as ingest_queue
 from ingest.services import upload_create, upload_ingest
 from perfdb.alerting import queue, series_lock
 from perfdb.models import Alert, OutboxMessage, Run
@@ -44,8 +45,9 @@ POINT = "detection-loaded"
 
 @pytest.fixture(autouse=True)
 def _checks_driven_here(monkeypatch):
-    """This test runs the checks itself: ingest queues none to a worker that may be running
-    for the session (it would check the same series at its own moment)."""
+    """This test ingests and checks itself: nothing is queued to a worker that may be running
+    for the session (it would ingest or check the same uploads at its own moment)."""
+    monkeypatch.setattr(ingest_queue, "ingest_upload", lambda **k: None)
     monkeypatch.setattr(queue, "regressions_check", lambda **k: None)
     monkeypatch.setattr(queue, "notify_upload", lambda **k: None)
 

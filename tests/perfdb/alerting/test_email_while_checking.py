@@ -20,6 +20,7 @@ import time
 import pytest
 from django.db import connections
 
+from ingest import queue as ingest_queue
 from perfdb.alerting import queue
 from perfdb.alerting.followups import detection_run
 from perfdb.alerting.notify import outbox_fill_for_upload, outbox_send
@@ -33,8 +34,10 @@ POINT = "detection-series"
 
 @pytest.fixture
 def queued(monkeypatch):
-    """What the check queues (this test is the worker): nothing goes to a session worker."""
+    """What the check queues (this test is the worker): nothing goes to a session worker,
+    which would ingest or check the same uploads at its own moment."""
     sent: dict[str, list] = {"checks": [], "emails": []}
+    monkeypatch.setattr(ingest_queue, "ingest_upload", lambda **k: None)
     monkeypatch.setattr(queue, "regressions_check", lambda **k: sent["checks"].append(k))
     monkeypatch.setattr(queue, "notify_upload", lambda **k: sent["emails"].append(k["upload_id"]))
     return sent
