@@ -220,6 +220,7 @@ def arguments() -> argparse.Namespace:
         help="Celery workers, queue:concurrency[:nice], comma-separated: docker-compose's "
         "split workers by default; 'all:2' = one worker on the default queue for every task",
     )
+    parser.add_argument("--logs", type=Path, help="keep the servers' logs in this directory")
     return parser.parse_args()
 
 
@@ -302,6 +303,10 @@ def main() -> None:
         finally:
             stop(procs)
             logs = {p.name: p.read_text()[-2000:] for p in tmp.glob("proc*.log")}
+            if args.logs:
+                args.logs.mkdir(parents=True, exist_ok=True)
+                for log in tmp.glob("proc*.log"):
+                    (args.logs / log.name).write_bytes(log.read_bytes())
     done = Upload.objects.filter(pk__in=stats.upload_ids, status="done")
     lost = len(stats.upload_ids) - done.count()
     Run.objects.filter(upload__in=stats.upload_ids).update(synthetic=True)
