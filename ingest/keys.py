@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
+import psycopg
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Model
 
@@ -67,25 +68,34 @@ def stored_rows(
 def stored_rows_at_once(queries: Sequence[Query]) -> list[list[Model]]:
     """``stored_rows`` of each query, all sent in one round trip (the statements joined by
     ';': Django's psycopg cursors bind parameters client-side, so one message carries them)
-    and their results read in turn."""
-    statements: list[str] = []
-    params: list[Any] = []
+    and their results read in turn; one statement at a time on a connection configured
+    for server-side binding (OPTIONS server_side_binding), which cannot send several."""
+    statements: list[tuple[str, Sequence[Any]]] = []
     shapes: list[tuple[type[Model], list[str]]] = []
     for model, where, query_params, skip in queries:
         skipped = set(skip)
         fields = [f for f in model._meta.concrete_fields if f.name not in skipped]
         columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
-        statements.append(f"SELECT {columns} FROM {model._meta.db_table} WHERE {where}")
-        params.extend(query_params)
+        sql = f"SELECT {columns} FROM {model._meta.db_table} WHERE {where}"
+        statements.append((sql, query_params))
         shapes.append((model, [f.attname for f in fields]))
-    out: list[list[Model]] = []
     with connection.cursor() as cursor:
-        cursor.execute("; ".join(statements), params)
-        for i, (model, names) in enumerate(shapes):
-            if i:
-                cursor.nextset()
-            out.append([model.from_db(connection.alias, names, row) for row in cursor.fetchall()])
-    return out
+        if isinstance(cursor.cursor, psycopg.ClientCursor):
+            cursor.execute(
+                "; ".join(sql for sql, _ in statements), [p for _, q in statements for p in q]
+            )
+            results = [cursor.fetchall()]
+            while cursor.nextset():
+                results.append(cursor.fetchall())
+        else:
+            results = []
+            for sql, query_params in statements:
+                cursor.execute(sql, query_params)
+                results.append(cursor.fetchall())
+    return [
+        [model.from_db(connection.alias, names, row) for row in rows]
+        for (model, names), rows in zip(shapes, results, strict=True)
+    ]
 
 
 def create_or_get(model: type[M], lookup: dict[str, object], **defaults: object) -> tuple[M, bool]:

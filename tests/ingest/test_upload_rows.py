@@ -182,3 +182,26 @@ def test_stored_keys_reads_in_one_round_trip_what_the_writer_looks_up(tmp_path):
     assert read().claims is True
     empty = stored_keys(manifest, [], [], [])  # no runs: nothing asked of the setups
     assert not empty.setups and not empty.fingerprints and empty.claims is False
+
+
+def test_stored_keys_one_statement_at_a_time_without_client_side_binding(tmp_path, monkeypatch):
+    """A connection that binds on the server cannot send several statements in one message:
+    the same rows, read one statement at a time."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from ingest import keys
+
+    ingest(volano_bundle(tmp_path / "a.tar.gz"))
+    queries = [
+        (Hardware, "name = ANY(%s)", [["P8"]], ()),
+        (Kernel, "version = ANY(%s)", [["2.5.25", "9.9"]], ()),
+        (Setup, "mode = %s", ["UP"], ["params"]),
+    ]
+    together = keys.stored_rows_at_once(queries)
+    monkeypatch.setattr(keys.psycopg, "ClientCursor", type("NotThisCursor", (), {}))
+    with CaptureQueriesContext(connection) as sent:
+        apart = keys.stored_rows_at_once(queries)
+    assert len(sent.captured_queries) == 3
+    assert [[r.pk for r in rows] for rows in apart] == [[r.pk for r in rows] for rows in together]
+    assert all(len(rows) == 1 for rows in together)
