@@ -3,10 +3,10 @@
 They are the same on every upload, whatever its size: the session lock, the claim, the
 progress, the row lock before writing, the outcome. Through the ORM each cost 0.4-0.8 ms of
 CPU to compile (a 100k-sample upload's whole ingest is about 45 ms, its raw COPY 22 ms);
-here each is one short statement, and the claim and the row lock read back what the ingest
-needs in the same statement (``UPDATE ... RETURNING``; the runs an earlier ingest left
-beside the row lock), two round trips fewer. The values stored are those the ORM stored:
-the same columns, timestamps from ``timezone.now()``, JSON through psycopg's ``Jsonb``.
+here each is one short statement: the claim takes the lock and moves the row in one (was
+three: lock, UPDATE, SELECT), and the row lock reads whether an earlier ingest's runs are
+stored in the same statement (was a second query). The values stored are those the ORM
+stored: the same columns, timestamps from ``timezone.now()``, JSON through ``Jsonb``.
 """
 
 from __future__ import annotations
