@@ -29,19 +29,19 @@ import hashlib
 import logging
 import os
 import pickle
-import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from typing import Any, TypeVar
 
 from celery import current_app
 from django.conf import settings
 from django.core.cache import cache
-from django.db import connections, transaction
+from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
-from perfdb import cache_reads
+from perfdb import cache_reads, cache_refresh
 
 log = logging.getLogger(__name__)
 
@@ -198,10 +198,9 @@ def _refresh(
     locks = _lock(due, stamps)
     if locks:
         todo = [n for n in due if _lock_key(n, stamps[n]) in locks]
-        worker = threading.Thread(
-            target=_in_background, args=(todo, stamps, compute, timeout, locks), daemon=True
-        )
-        worker.start()
+        job = partial(_compute_and_store, todo, stamps, compute, timeout, locks)
+        if not cache_refresh.submit(job):  # too many queued: a reader past the limit computes
+            cache.delete_many(locks)
     todo = [n for n in missing if n not in out]
     if todo:
         out.update(_compute_and_store(todo, stamps, compute, timeout, _lock(todo, stamps)))
@@ -237,19 +236,6 @@ def _compute_and_store(
         if locks:
             cache.delete_many(locks)
     return {n: computed[n] for n in todo if n in computed}
-
-
-def _in_background(
-    todo: list[str], stamps: Stamps, compute: Compute[Any], timeout: int, locks: list[str]
-) -> None:
-    """Recompute served-stale entries after the response; this thread's database
-    connection is closed at the end (Django opens one per thread)."""
-    try:
-        _compute_and_store(todo, stamps, compute, timeout, locks)
-    except Exception:  # the next reader computes instead
-        log.exception("recomputing %d cached entries failed", len(todo))
-    finally:
-        connections.close_all()
 
 
 def cached(key: str, fn: Callable[[], T], timeout: int = TIMEOUT_SECONDS, stale: bool = False) -> T:

@@ -11,6 +11,7 @@ import pytest
 
 from dashboards import scope_stats
 from perfdb import cache as page_cache
+from perfdb import cache_refresh
 from perfdb.models import Run, Setup
 from tests.dashboards.data import load
 from tests.dashboards.test_page_cache import ingest_on_hardware, scope_key
@@ -165,20 +166,13 @@ def test_the_scope_picker_survives_uploads_to_existing_setups(
 
 @pytest.fixture
 def stale_for_30s(settings, monkeypatch):
-    """Served stale up to 30 s; each previous value is ``age`` seconds old; the background
-    threads started are kept so that a test can wait for them."""
-    import threading
-
+    """Served stale up to 30 s; each previous value is ``age`` seconds old; the refreshes
+    queued for the background thread are kept so that a test can count them."""
     settings.PAGE_CACHE_STALE_SECONDS = 30
-    started: list[threading.Thread] = []
+    started: list[object] = []
     age = {"seconds": 15.0}
-
-    class Kept(threading.Thread):
-        def start(self) -> None:
-            started.append(self)
-            super().start()
-
-    monkeypatch.setattr(page_cache.threading, "Thread", Kept)
+    submit = cache_refresh.submit
+    monkeypatch.setattr(cache_refresh, "submit", lambda job: started.append(job) or submit(job))
     monkeypatch.setattr(page_cache, "_age", lambda entry: age["seconds"])
     return started, age
 
@@ -190,7 +184,7 @@ def test_a_young_previous_value_is_served_and_recomputed_in_the_background(stale
     page_cache.runs_added(["1-1-SMP"])
     assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute, stale=True) == 1
     assert len(started) == 1
-    started[0].join()
+    cache_refresh.wait_idle()
     assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute, stale=True) == 2
     assert len(started) == 1, "the value stored by the background is current"
 
