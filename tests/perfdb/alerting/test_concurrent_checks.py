@@ -18,19 +18,15 @@ fresh read instead of failing with everything it found.
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 from django.db import connection, connections
 
 from ingest import queue as ingest_queue
-from ingest.services import upload_create, upload_ingest
 from perfdb.alerting import queue, series_lock
 from perfdb.models import Alert, OutboxMessage, Run
-from tests.bundles import make_bundle, manifest_toml, volano_run
+from tests.perfdb.alerting.test_email_while_checking import wait_for
 from tests.perfdb.alerting.test_move_onto_pending import (
-    LATENCY,
-    METRIC,
     kernel,
     latency_alerts,
     upload_kernels,
@@ -54,18 +50,7 @@ def _checks_driven_here(monkeypatch):
 
 def ingest_kernels(tmp_path, first: int, end: int):
     """Kernels ``first``..``end - 1`` ingested, not checked."""
-    runs = [
-        volano_run(kernel(i), extra=f"metrics = {{ latency = {list(LATENCY[i])} }}")
-        for i in range(first, end)
-    ]
-    name = f"c{first}-{end}.tar.gz"
-    path = make_bundle(tmp_path / name, {"manifest.toml": manifest_toml(*runs) + METRIC})
-    with open(path, "rb") as stream:
-        made, _ = upload_create(stream=stream, filename=name)
-    upload_ingest(upload_id=made.pk)
-    made.refresh_from_db()
-    assert made.status == "done", made.error
-    return made
+    return upload_kernels(tmp_path, first, end, checked=False)
 
 
 class Check(threading.Thread):
@@ -103,15 +88,6 @@ def series_lock_waits() -> int:
             [series_lock.CHECK_LOCK],
         )
         return cursor.fetchone()[0]
-
-
-def wait_for(predicate, what: str, timeout: float = 30) -> None:
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if predicate():
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def test_a_second_check_waits_and_sees_the_first_ones_alerts(tmp_path, monkeypatch):
