@@ -98,6 +98,9 @@ class TriageForm(forms.Form):
 def alert_detail(request: HttpRequest, alert_id: int) -> HttpResponse:
     alert = queries.alert_with_history(alert_id=alert_id)
     if alert is None:
+        survivor = moves.merged_into(alert_id)
+        if survivor is not None:  # merged into a confirmed alert of the same step
+            return redirect("alert-detail", alert_id=survivor)
         raise Http404(f"no alert {alert_id}")
     form = TriageForm(
         request.POST or None,

@@ -124,6 +124,13 @@ def _merge(alert: Alert, other: Alert, kernels: dict[int, str], upload_id: int |
     other.delete()
 
 
+def merged_into(alert_id: int) -> int | None:
+    """The alert that absorbed alert ``alert_id`` (``_merge``), if one did: the merged
+    alert's page and the links to it lead there instead of to a 404."""
+    events = AlertEvent.objects.filter(field=MERGED, old__startswith=f"alert {alert_id}:")
+    return events.values_list("alert_id", flat=True).first()
+
+
 def kernel_moves(alert: Alert) -> list[AlertEvent]:
     """The alert's re-attributions, oldest first: prefetched by ``queries`` (``kernel_moves``)
     or read."""

@@ -16,6 +16,7 @@ the first alert on 2.6.191: two open alerts and two emails for one regression.
 from __future__ import annotations
 
 import pytest
+from django.test import Client
 
 from ingest.services import upload_create, upload_ingest
 from perfdb.alerting.notify import outbox_fill_for_upload
@@ -128,6 +129,10 @@ def test_the_confirmed_alert_moves_onto_a_cleared_one_and_is_emailed_once(tmp_pa
     assert merge.old.startswith(f"alert {other.pk}: cleared, on {kernel(20)} (run ")
     assert f"upload {last.pk}'s check" in merge.new and "not emailed" in merge.new
     assert other_history <= set(alert.events.values_list("pk", flat=True))
+    # the merged alert's page leads to the alert that absorbed it
+    gone = Client().get(f"/alerts/{other.pk}/")
+    assert gone.status_code == 302 and gone["Location"] == f"/alerts/{alert.pk}/"
+    assert Client().get(f"/alerts/{alert.pk + other.pk + 1000}/").status_code == 404
     # checking again changes nothing
     assert check(last) == 0
     assert latency_alerts().count() == 1 and alert.events.filter(field="merged").count() == 1
