@@ -167,8 +167,8 @@ def cached_entries(
         elif entry is not None and entry[0][0] == stamp[0]:  # runs only added since
             previous[name] = entry
     missing = [n for n in wanted if n not in out]
-    limit = max(max_age, stale_seconds() if stale else 0.0)
-    if missing:
+    if missing:  # a previous value may be served up to ``limit`` seconds old
+        limit = max(max_age, stale_seconds() if stale else 0.0)
         out.update(_refresh(missing, previous, stamps, compute, timeout, limit))
     return out
 
