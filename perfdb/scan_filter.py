@@ -5,24 +5,25 @@ pending, the scan only pushes the kernel onto its running sums. This module find
 block of kernels at once with numpy, so that only the others (a candidate that might pass)
 go through the exact pure-Python test. The answer stays bit-identical: the filter is
 conservative (it keeps every (t, j) that could pass, with a margin far above the rounding
-differences between its sums and the exact scan's), and the running sums the scan keeps are
-extended with the same float additions in the same order (``Prefix.push_many``).
+differences between its sums and the exact scan's), and the running sums the scan reads are
+the same float additions in the same order (``Whole``: numpy's cumsum is a sequential loop,
+the additions ``Prefix.push`` makes one by one).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import accumulate
 from typing import Protocol
 
 import numpy as np
 
-# Relative slack. The filter's sums differ from the exact scan's only in its running sums
-# over a block (``local``): k <= BLOCK + window + baseline_window additions, each off by at
-# most k x 2**-53 of the largest value, so a difference of two is within 2 k**2 2**-53 of it
-# (6.8e-11 for k = 552, the default windows; ~1e-13 typically): 15x below the slack.
+# Relative slack. The filter's means and variances differ from the exact scan's only in the
+# sums over the kernels after a start (at most ``window`` additions, each off by at most
+# window x 2**-53 of the largest value: 1.1e-14 of it for the default window of 10, 1.1e-10
+# for a window of 1,000) and in the last bit of a division: far below the slack. The
+# baseline's sums are the scan's own (``Whole``), bit for bit.
 MARGIN = 1e-9
-BLOCK = 512  # kernels judged per numpy pass: the pass is redone after each step or outlier
+BLOCK = 2048  # kernels judged per numpy pass: the pass is redone after each step or outlier
 
 
 class Rule(Protocol):
@@ -56,12 +57,6 @@ class Prefix:
         self.vars.append(self.vars[-1] + (variance if keep else 0.0))
         self.counts.append(self.counts[-1] + keep)
 
-    def push_many(self, levels: Sequence[float], variances: Sequence[float]) -> None:
-        """``push(level, variance, True)`` for each, the same additions in the same order."""
-        self.sums += list(accumulate(levels, initial=self.sums[-1]))[1:]
-        self.vars += list(accumulate(variances, initial=self.vars[-1]))[1:]
-        self.counts += range(self.counts[-1] + 1, self.counts[-1] + len(levels) + 1)
-
     def drop_last(self) -> None:
         self.sums[-1], self.vars[-1], self.counts[-1] = (
             self.sums[-2],
@@ -77,59 +72,111 @@ class Prefix:
         )
 
 
+class Whole(Prefix):
+    """``Prefix`` of a long series of finite floats, computed for every kernel at once as if
+    each kernel not yet pushed will be kept: the entries up to the kernels pushed are the
+    ones ``Prefix`` would hold, bit for bit (np.cumsum adds in order, as ``push`` does), and
+    an outlier (``drop_last``) computes the rest again. A push only counts; ``range`` reads
+    Python floats, as from ``Prefix``."""
+
+    def __init__(self, levels: np.ndarray, variances: np.ndarray) -> None:
+        self.levels, self.variances = levels, variances
+        self.outlier = np.zeros(len(levels), dtype=bool)
+        self.pushed = 0
+        self.sums_a = np.cumsum(np.concatenate(([0.0], levels)))
+        self.vars_a = np.cumsum(np.concatenate(([0.0], variances)))
+        self.counts_a = np.arange(len(levels) + 1)
+        self.sums, self.vars = self.sums_a.tolist(), self.vars_a.tolist()
+        self.counts = self.counts_a.tolist()
+
+    def push(self, level: float, variance: float, keep: bool) -> None:
+        assert keep  # the scan marks an outlier with drop_last
+        self.pushed += 1
+
+    def skip(self, count: int) -> None:
+        """``push`` the next ``count`` kernels, kept."""
+        self.pushed += count
+
+    def drop_last(self) -> None:
+        """The last kernel pushed is an outlier: left out of every sum from there on."""
+        t = self.pushed
+        self.outlier[t - 1] = True
+        for array, values in ((self.sums_a, self.levels), (self.vars_a, self.variances)):
+            array[t:] = np.cumsum(np.concatenate(([array[t - 1]], values[t:])))
+        self.counts_a[t:] -= 1
+        self.sums[t:], self.vars[t:] = self.sums_a[t:].tolist(), self.vars_a[t:].tolist()
+        self.counts[t:] = self.counts_a[t:].tolist()
+
+
 def might_pass(
-    levels: np.ndarray,
-    variances: np.ndarray,
-    outlier: Sequence[bool],
-    prefix: Prefix,
-    t0: int,
-    start: int,
-    rule: Rule,
-    thresholds: np.ndarray | None = None,
+    prefix: Whole, t0: int, start: int, rule: Rule, thresholds: np.ndarray | None = None
 ) -> tuple[int, list[int]]:
     """(end, kernels t0 <= t < end at which some start j might pass), for a block of kernels
     from t0 on, assuming nothing is pending at t0 and nothing happens before the first of them
     (no step, no outlier: every kernel is pushed as kept). ``thresholds``: per start j, the
     |z| (with these variances) it must reach when each start has its own noise
-    (``stats.ScanRule.starts``); None: ``rule.critical`` for every start."""
+    (``stats.ScanRule.starts``); None: ``rule.critical`` for every start. A comparison with
+    a NaN keeps the kernel, as the exact test lets a NaN through."""
     w, bw = rule.window, rule.baseline_window
+    levels, variances = prefix.levels, prefix.variances
     end = min(len(levels), t0 + BLOCK)
-    base = max(start, t0 - w + 1 - bw, 0)  # the lowest kernel a baseline can start at
-    # the exact scan's running sums for indices base..end-1 (pushes of t0..end-2 to come)
-    ahead = Prefix()
-    ahead.sums, ahead.vars, ahead.counts = (
-        prefix.sums[base:],
-        prefix.vars[base:],
-        prefix.counts[base:],
+    first = max(start + 1, t0 - w + 1, 0)  # the lowest start j tested at t0..end-1
+    if end <= first:
+        return end, []
+    # per start j = first..end-1, what the kernels after it do not change
+    js = np.arange(first, end)
+    lo = np.maximum(start, js - bw)
+    b_n = prefix.counts_a[js] - prefix.counts_a[lo]
+    bad = prefix.outlier[first:end] | (b_n < 2)  # as the exact test
+    b_n = np.maximum(b_n, 1)
+    before = (prefix.sums_a[js] - prefix.sums_a[lo]) / b_n  # the exact test's, bit for bit
+    before_var = (prefix.vars_a[js] - prefix.vars_a[lo]) / b_n**2
+    critical = np.full(end - first, rule.critical) if thresholds is None else thresholds[js]
+    # the same per (d, t): row d, column t - t0 is start j = t - d (padded below ``first``)
+    pad = first - (t0 - w + 1)
+    keep = np.concatenate((np.zeros(pad, dtype=bool), ~prefix.outlier[first:end]))
+    after_n = _sums(keep.astype(float), w)
+    after = _sums(np.where(keep, _padded(levels, first, end, pad), 0.0), w)
+    after_var = _sums(np.where(keep, _padded(variances, first, end, pad), 0.0), w)
+    bad, before, before_var, critical = (
+        _by_start(np.concatenate((np.full(pad, fill), x)), w)
+        for x, fill in ((bad, True), (before, 0.0), (before_var, 0.0), (critical, 0.0))
     )
-    # Python floats (tolist), not numpy scalars: the same additions, at a fraction of the cost
-    ahead.push_many(levels[t0 : end - 1].tolist(), variances[t0 : end - 1].tolist())
-    sums, var_sums, counts = (np.array(x) for x in (ahead.sums, ahead.vars, ahead.counts))
-    keep = ~np.array(list(outlier[base:t0]) + [False] * (end - t0), dtype=bool)
-    local = np.concatenate(([0.0], np.cumsum(np.where(keep, levels[base:end], 0.0))))
-    local_var = np.concatenate(([0.0], np.cumsum(np.where(keep, variances[base:end], 0.0))))
-    local_n = np.concatenate(([0], np.cumsum(keep)))
-    t = np.arange(t0, end)[:, None]
-    j = t - np.arange(w)[None, :]
-    valid = j >= max(start + 1, 0)
-    j = np.where(valid, j, t)  # any index in range; masked out below
-    valid &= keep[j - base]
-    lo = np.maximum(start, j - bw)
-    b_n = counts[j - base] - counts[lo - base]
-    a_n = local_n[t + 1 - base] - local_n[j - base]
-    valid &= (b_n >= 2) & (a_n >= 1)
-    b_n, a_n = np.maximum(b_n, 1), np.maximum(a_n, 1)
-    before = (sums[j - base] - sums[lo - base]) / b_n
-    after = (local[t + 1 - base] - local[j - base]) / a_n
-    scale = float(np.max(np.abs(levels[base:end]))) if end > base else 0.0
-    vscale = float(np.max(variances[base:end])) if end > base else 0.0
-    diff = np.abs(after - before) + MARGIN * (scale + 1e-300)
-    var = (var_sums[j - base] - var_sums[lo - base]) / b_n**2
-    var = var + (local_var[t + 1 - base] - local_var[j - base] - MARGIN * vscale * a_n) / a_n**2
+    base = max(start, t0 - w + 1 - bw, 0)  # the lowest kernel a baseline can start at
+    scale = float(np.max(np.abs(levels[base:end])))
+    vscale = float(np.max(variances[base:end]))
+    np.maximum(after_n, 1.0, out=after_n)
+    diff = np.abs(after / after_n - before) + MARGIN * (scale + 1e-300)
+    var = before_var + (after_var - MARGIN * vscale * after_n) / after_n**2
     with np.errstate(divide="ignore", invalid="ignore"):
         z = diff / np.sqrt(np.maximum(var * (1 - MARGIN), 0.0))
-    valid &= diff >= rule.min_fraction * (np.abs(before) - MARGIN * scale) * (1 - MARGIN)
-    valid &= diff > rule.min_absolute * (1 - MARGIN)
-    critical = rule.critical if thresholds is None else thresholds[j]
-    valid &= ~(z < critical * (1 - MARGIN))  # NaN or inf (no noise): kept
-    return end, [int(i) + t0 for i in np.flatnonzero(valid.any(axis=1))]
+    bad = bad | (diff < rule.min_fraction * (np.abs(before) - MARGIN * scale) * (1 - MARGIN))
+    bad |= diff <= rule.min_absolute * (1 - MARGIN)
+    bad |= z < critical * (1 - MARGIN)  # NaN or inf (no noise): kept
+    return end, (np.flatnonzero(~bad.all(axis=0)) + t0).tolist()
+
+
+def _padded(values: np.ndarray, first: int, end: int, pad: int) -> np.ndarray:
+    return np.concatenate((np.zeros(pad), values[first:end]))
+
+
+def _by_start(values: np.ndarray, w: int) -> np.ndarray:
+    """Row d, column i: ``values[i + w - 1 - d]`` (a view): per kernel t = t0 + i, the value
+    at start j = t - d, for ``values`` from kernel t0 - w + 1 on."""
+    step = values.itemsize  # a contiguous array, read through a view with a negative stride
+    return np.ndarray((w, len(values) - w + 1), values.dtype, values, (w - 1) * step, (-step, step))
+
+
+def _sums(values: np.ndarray, w: int) -> np.ndarray:
+    """Row d, column i: the sum of ``values[i + w - 1 - d .. i + w - 1]``, added from the
+    last down: per kernel t = t0 + i, the sum over the kernels j = t - d..t (w additions at
+    most, whatever the block's length)."""
+    sums = np.array(_by_start(values, w))
+    for d in range(1, w):
+        np.add(sums[d - 1], sums[d], out=sums[d])
+    return sums
+
+
+def kernels(values: Sequence[float]) -> np.ndarray:
+    """The levels or variances as the filter reads them."""
+    return np.asarray(values, dtype=float)

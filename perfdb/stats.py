@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import math
 import warnings
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import compress
 from typing import Protocol
 
 import numpy as np
@@ -186,6 +188,7 @@ def _candidate(
     lo: int,
     rule: ScanRule,
     glr: tuple[scan_glr.Sums, int] | None = None,
+    starts: int = 1,
 ) -> tuple[float, float, float, float, float | None] | None:
     """The step "kernel j starts a new level", judged with the kernels after it (j..t, not
     outliers: ``after_levels``, ``after_vars``) against the baseline ``lo``..j-1.
@@ -193,7 +196,7 @@ def _candidate(
     (z, before mean, after mean, strength, dof) when it passes, else None; strength ranks
     the starts: |z|, or |z| / the start's critical value when each start has its own noise
     (dof: that noise's; None: the series'). ``glr``: the residual sums and the segment's
-    start, for ``ScanRule.residual``.
+    start, for ``ScanRule.residual``; ``starts``: how many starts are tested at this kernel.
     Sums are ``math.fsum``: exact, so the order the kernels were gathered in does not change
     a bit of the answer.
     """
@@ -206,7 +209,7 @@ def _candidate(
     diff = after_mean - before_mean
     if abs(diff) < rule.min_fraction * abs(before_mean) or abs(diff) <= rule.min_absolute:
         return None
-    own = _noise_at(rule, j, lo, glr, after_levels, after_vars, after_mean)
+    own = _noise_at(rule, j, lo, glr, after_levels, after_vars, after_mean, starts)
     if own is None:
         return None
     scale, critical, dof = own
@@ -239,6 +242,7 @@ def _noise_at(
     after_levels: list[float],
     after_vars: list[float],
     after_mean: float,
+    starts: int = 1,
 ) -> tuple[float, float, float | None] | None:
     """(variance scale, critical |z|, dof) start j is tested with: the series' noise, the
     start's own (``rule.starts``) or the residuals of the model under test
@@ -253,7 +257,7 @@ def _noise_at(
     found = scan_glr.scale(rule.residual, glr[0], glr[1], lo, j, after_rss, len(after_levels))
     if found is None or found[0] <= 0:
         return None
-    return found[0], scan_glr.critical(rule.residual, found[1]), found[1]
+    return found[0], scan_glr.critical(rule.residual, found[1], starts), found[1]
 
 
 def _log_posterior(z: float, before_precision: float, count: int, after_vars: list[float]) -> float:
@@ -284,14 +288,16 @@ def _best_step(
     best, best_strength, best_lo = None, 0.0, 0
     after_levels: list[float] = []
     after_vars: list[float] = []
-    for j in range(t, max(start + 1, t - rule.window + 1) - 1, -1):
+    window = range(t, max(start + 1, t - rule.window + 1) - 1, -1)
+    tested = _tested(window, outlier, prefix, start, rule) if sums is not None else 1
+    for j in window:
         if outlier[j]:
             continue
         after_levels.append(levels[j])
         after_vars.append(variances[j])
         lo = max(start, j - rule.baseline_window)
         glr = None if sums is None else (sums, start)
-        found = _candidate(after_levels, after_vars, prefix, j, lo, rule, glr)
+        found = _candidate(after_levels, after_vars, prefix, j, lo, rule, glr, tested)
         if found is not None and (best is None or found[3] >= best_strength):
             best, best_strength, best_lo = (j, len(after_levels), found), found[3], lo
     if best is None:
@@ -299,6 +305,19 @@ def _best_step(
     j, count, (z, before_mean, after_mean, _, dof) = best
     before = tuple(i for i in range(best_lo, j) if not outlier[i])
     return Step(j, t, z, before, before_mean, after_mean, count >= 2, dof)
+
+
+def _tested(
+    window: range, outlier: Sequence[bool], prefix: _Prefix, start: int, rule: ScanRule
+) -> int:
+    """How many starts the scan tests at this kernel (kept, >= 2 kept kernels before them in
+    their baseline): what the residual test's critical value is raised for (``scan_max``)."""
+    if rule.residual is None or rule.residual.over_starts is None:
+        return 1
+    return sum(
+        not outlier[j] and prefix.range(max(start, j - rule.baseline_window), j)[2] >= 2
+        for j in window
+    )
 
 
 def step_scan(levels: Sequence[float], variances: Sequence[float], rule: ScanRule) -> Scan:
@@ -317,20 +336,22 @@ def step_scan(levels: Sequence[float], variances: Sequence[float], rule: ScanRul
     outlier = [False] * n
     prefix = _Prefix()
     start, steps, pending = 0, [], None
-    arrays = None  # numpy pays off from a few hundred kernels; it stands for the exact test
-    finite = all(map(math.isfinite, levels)) and all(map(math.isfinite, variances))
+    whole = None  # numpy pays off from a few hundred kernels; it stands for the exact test
     sums = None if rule.residual is None else scan_glr.Sums()  # no filter for it: None
-    if n >= _VECTOR_FROM and finite and sums is None:  # where NaN compares alike in the two
-        arrays = (np.asarray(levels, float), np.asarray(variances, float))
-        thresholds = _thresholds(rule.starts)
+    if n >= _VECTOR_FROM and sums is None:
+        arrays = scan_filter.kernels(levels), scan_filter.kernels(variances)
+        if all(np.isfinite(a).all() for a in arrays):  # where NaN compares alike in the two
+            prefix = whole = scan_filter.Whole(*arrays)
+            thresholds = _thresholds(rule.starts)
     t, block = 0, None  # block: (end, kernels to test) while nothing has happened since
     while t < n:
-        if pending is None and arrays is not None:
+        if pending is None and whole is not None:
             if block is None or t >= block[0]:
-                block = scan_filter.might_pass(*arrays, outlier, prefix, t, start, rule, thresholds)
-            upto = next((i for i in block[1] if i >= t), block[0])
+                block = scan_filter.might_pass(whole, t, start, rule, thresholds)
+            at = bisect_left(block[1], t)  # the next kernel to test, if any
+            upto = block[1][at] if at < len(block[1]) else block[0]
             if upto > t:  # no start j can pass at these kernels: only push them
-                prefix.push_many(levels[t:upto], variances[t:upto])
+                whole.skip(upto - t)
                 t = upto
                 continue
         happened = pending is not None
@@ -353,7 +374,7 @@ def step_scan(levels: Sequence[float], variances: Sequence[float], rule: ScanRul
             sums.push(levels[t], variances[t])
         block = None if happened or best is not None else block
         t += 1
-    return Scan(tuple(steps), pending, frozenset(i for i in range(n) if outlier[i]))
+    return Scan(tuple(steps), pending, frozenset(compress(range(n), outlier)))
 
 
 def _thresholds(starts: StartNoise | None) -> np.ndarray | None:
