@@ -19,9 +19,26 @@ import numpy as np
 VECTOR_FROM = 64  # values: below this the plain sort is as fast
 
 
+class Floats(list[float]):
+    """Python floats that carry their numpy array too (``array``, read-only), for a series'
+    levels that several statistics read: converted once, not once per statistic. Made from
+    the array (``tolist``: every element a Python float, the array's own); never changed
+    after (the array would no longer be the list)."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array: np.ndarray) -> None:
+        self.array = np.array(array, dtype=float)  # a native copy no one else holds
+        self.array.flags.writeable = False
+        super().__init__(self.array.tolist())
+
+
 def _floats(values: Sequence[float], *, floats: bool = False) -> np.ndarray | None:
     """The values as a float array, for a long sequence of finite floats (an infinite
     level makes a NaN move). ``floats``: the caller knows they are all floats."""
+    if type(values) is Floats and len(values) >= VECTOR_FROM:
+        array: np.ndarray = values.array
+        return array if np.isfinite(array).all() else None
     if len(values) < VECTOR_FROM or not (floats or set(map(type, values)) == {float}):
         return None
     array = np.asarray(values, dtype=float)

@@ -18,6 +18,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from perfdb.order_stats import Floats
+
 VECTOR_FROM = 64  # values: below this the plain loop is as fast
 
 
@@ -27,11 +29,12 @@ def resolution_of(values: Iterable[float], *, max_decimals: int = 6) -> float | 
     The number of decimals every value is written with (``time`` prints 10 ms steps, a
     profile whole ticks). Values needing more than ``max_decimals`` decimals are continuous.
     """
-    values = list(values)
-    if len(values) >= VECTOR_FROM and set(map(type, values)) == {float}:
-        decimals = _decimals_vector(values, max_decimals)
+    floats = isinstance(values, Floats)  # floats with their array
+    found = values if isinstance(values, Floats) else list(values)
+    if len(found) >= VECTOR_FROM and (floats or set(map(type, found)) == {float}):
+        decimals = _decimals_vector(found, max_decimals)
     else:
-        decimals = _decimals_loop(values, 0, max_decimals)
+        decimals = _decimals_loop(found, 0, max_decimals)
     return None if decimals is None else 10.0**-decimals
 
 
@@ -55,7 +58,7 @@ def _decimals_loop(values: Iterable[float], decimals: int, max_decimals: int) ->
 def _decimals_vector(values: Sequence[float], max_decimals: int) -> int | None:
     """``_decimals_loop`` over floats: the values that surely fit the current decimals are
     skipped a block at a time; the first one that may not is tested exactly."""
-    array = np.asarray(values, dtype=float)
+    array = values.array if isinstance(values, Floats) else np.asarray(values, dtype=float)
     sure = 0.5e-9 * np.maximum(1.0, np.abs(array))  # half the exact test's tolerance
     # the first value is where the loop starts: tested exactly at once (a pass at 0 decimals
     # would only find it, unless every value is whole)

@@ -17,6 +17,8 @@ from typing import Protocol
 
 import numpy as np
 
+from perfdb.order_stats import Floats
+
 # Relative slack. The filter's means and variances differ from the exact scan's only in the
 # sums over the kernels after a start (at most ``window`` additions, each off by at most
 # window x 2**-53 of the largest value: 1.1e-14 of it for the default window of 10, 1.1e-10
@@ -178,5 +180,8 @@ def _sums(values: np.ndarray, w: int) -> np.ndarray:
 
 
 def kernels(values: Sequence[float]) -> np.ndarray:
-    """The levels or variances as the filter reads them."""
+    """The levels or variances as the filter reads them (``Floats``: the array they carry)."""
+    if type(values) is Floats:
+        array: np.ndarray = values.array
+        return array
     return np.asarray(values, dtype=float)

@@ -20,6 +20,7 @@ from scipy import stats as scipy_stats
 
 from perfdb import order_stats, policy, start_noise, stats
 from perfdb.kernels import parse_kernel
+from perfdb.order_stats import Floats
 from perfdb.policy import Settings
 
 
@@ -227,14 +228,19 @@ def columns(points: Sequence[Point]) -> Columns:
     return (found[0], found[1], found[2], found[3]) if found else ((), (), (), ())
 
 
-def stock_kernels(points: Sequence[Point], of: Columns | None = None) -> StockKernels:
+def stock_kernels(
+    points: Sequence[Point], of: Columns | None = None, singles: Floats | None = None
+) -> StockKernels:
     """``stock_by_kernel`` with each kernel's level (``KernelRuns.level``), without a Python
     call per point when each stock kernel has one run and the runs come in kernel order (a
     long series as the check reads it): then the grouping is the points' own order, checked
     once per sequence of kernels (``_one_run_each``), not once per series. ``of``: the
-    points' ``columns`` when the caller has them."""
+    points' ``columns`` when the caller has them; ``singles``: when each point has one
+    trial, those trials in the points' order (made once with their array): the levels, when
+    the points are stock runs, one per kernel (``_levels`` gives them then)."""
     run_ids, kernels, patches, values = of or columns(points)
     if any(patches):  # the stock runs only
+        singles = None  # the trials of every run: not the stock levels
         stock = list(map(not_, patches))
         run_ids, kernels = tuple(compress(run_ids, stock)), tuple(compress(kernels, stock))
         values = tuple(compress(values, stock))
@@ -247,7 +253,9 @@ def stock_kernels(points: Sequence[Point], of: Columns | None = None) -> StockKe
             [math.fsum(k.values) / len(k.values) for k in found],  # = k.level, inlined
             runs=[k.run_ids for k in found],
         )
-    return StockKernels(names, values, _levels(values), only_runs=run_ids)
+    return StockKernels(
+        names, values, _levels(values) if singles is None else singles, only_runs=run_ids
+    )
 
 
 @lru_cache(maxsize=256)
@@ -286,8 +294,20 @@ def analyse(points: tuple[Point, ...], settings: Settings) -> Series | None:
 
     Cached: the service calls ``detect`` and ``change_points`` on the same points.
     """
-    of = columns(points)
-    kernels = stock_kernels(points, of)
+    return analyse_of(points, settings)
+
+
+def analyse_of(
+    points: Sequence[Point],
+    settings: Settings,
+    of: Columns | None = None,
+    singles: Floats | None = None,
+) -> Series | None:
+    """``analyse`` uncached, given the points' ``columns`` and, when each point has one
+    trial, those trials as ``Floats`` (``stock_kernels``), when the caller has them (a check
+    reads them so)."""
+    of = of or columns(points)
+    kernels = stock_kernels(points, of, singles)
     levels = kernels.levels
     if len(kernels) < settings.min_kernels or 0 in levels:  # = any(level == 0 ...)
         return None
@@ -295,7 +315,8 @@ def analyse(points: tuple[Point, ...], settings: Settings) -> Series | None:
     if noise is None:
         return None
     centre = order_stats.middle_size(levels, floats=True)  # levels: fsum / n, or floats
-    trials = chain.from_iterable(of[3])  # every trial, in the points' order
+    # every trial, in the points' order
+    trials = chain.from_iterable(of[3]) if singles is None else singles
     resolution = settings.resolution or policy.resolution_of(trials)
     variances = _variances(kernels, noise, centre, resolution)
     per_kernel = settings.series_alpha / max(len(kernels), settings.budget_kernels)

@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from django.contrib.postgres.aggregates.mixins import OrderableAggMixin
@@ -25,7 +25,8 @@ from django.db.models import Aggregate, BinaryField, F, Func, Q, Value
 
 from perfdb import detection, policy
 from perfdb.models import Alert, Metric, PinnedBaseline, Result, Run, Setup, Threshold
-from perfdb.series import analyse, points_from
+from perfdb.order_stats import Floats
+from perfdb.series import Columns, analyse, analyse_of, points_from
 
 SeriesKey = tuple[int, int]  # (setup id, metric id)
 _RUN_ID = attrgetter("run_id")
@@ -60,6 +61,9 @@ class CheckData:
     baselines: dict[int, list[int]] = field(default_factory=dict)
     # series -> its usable points in kernel order (``detection.ordered``), when known
     ordered: dict[SeriesKey, detection.Ordered] = field(default_factory=dict)
+    # series -> the columns of those points and their single trials (``series.analyse_of``),
+    # when the check read them so
+    columns: dict[SeriesKey, tuple[Columns, Floats]] = field(default_factory=dict)
 
     def usable(self, key: SeriesKey) -> detection.Ordered:
         return self.ordered[key] if key in self.ordered else detection.ordered(self.points[key])
@@ -85,8 +89,10 @@ class CheckData:
         if not hasattr(usable, "analyses"):
             usable.analyses = {}
         if settings not in usable.analyses:
-            compute = analyse.__wrapped__ if len(usable) >= UNCACHED_FROM else analyse
-            usable.analyses[settings] = compute(usable, settings)
+            if len(usable) < UNCACHED_FROM:
+                usable.analyses[settings] = analyse(usable, settings)
+            else:
+                usable.analyses[settings] = analyse_of(usable, settings, *self.columns.get(key, ()))
         return usable
 
     def add_alert(self, key: SeriesKey, alert: Alert) -> None:
@@ -139,14 +145,16 @@ class _Packed(OrderableAggMixin, Aggregate):  # type: ignore[misc]
 
 
 def _load_points(
-    series: Collection[SeriesKey],
+    series: Collection[SeriesKey], columns: dict[SeriesKey, tuple[Columns, Floats]] | None = None
 ) -> tuple[dict[SeriesKey, Sequence[detection.Point]], dict[SeriesKey, detection.Ordered]]:
     """The series' points, and ``detection.ordered`` of each series without a NaN or an
     infinite trial. Two queries for all series: each series as two packed columns (run ids
     and values, by run and trial) built by the database, so a 1,000-run series is one row,
     not 1,000; and each run's kernel and patch set once (a run is in many series), ranked
     once in the detector's order, so a series is put in kernel order without a key per
-    point. The points are made in bulk (``series.points_from``), not one call each."""
+    point. The points are made in bulk (``series.points_from``), not one call each.
+    ``columns``: filled with each ordered series' columns and levels (``_columns``), where
+    it has them."""
     if not series:
         return {}, {}
     rows = (
@@ -157,6 +165,7 @@ def _load_points(
     )
     kernels, patches, rank = _runs_ranked({setup_id for setup_id, _ in series})
     shared: dict[bytes, _Runs] = {}  # a setup's series share their runs: read once
+    shared_columns: dict[bytes, tuple[tuple[int, ...], tuple[str, ...], Any]] = {}
     points: dict[SeriesKey, Sequence[detection.Point]] = {key: [] for key in series}
     ordered: dict[SeriesKey, detection.Ordered] = {}
     for setup_id, metric_id, packed_runs, packed_values in rows:
@@ -165,16 +174,33 @@ def _load_points(
             shared[key] = _runs_of(np.frombuffer(key, dtype=">i8"), kernels, patches, rank)
         runs = shared[key]
         values = np.frombuffer(packed_values, dtype=">f8")
-        found = tuple(  # a plain tuple: ``detection.ordered`` takes an Ordered as it is
-            points_from(runs.ids, runs.kernels, runs.patches, _trials(values, runs.bounds))
-        )
+        finite = bool(np.isfinite(values).all())
+        singles = Floats(values) if finite and runs.bounds is None else None
+        trials = _trials(values, runs.bounds) if singles is None else list(zip(singles))
+        # a plain tuple: ``detection.ordered`` takes an Ordered as it is
+        found = tuple(points_from(runs.ids, runs.kernels, runs.patches, trials))
         points[(setup_id, metric_id)] = found
-        if np.isfinite(values).all():  # each point usable as it is
+        if singles is not None and runs.order is None and columns is not None:
+            columns[(setup_id, metric_id)] = (_columns(runs, shared_columns, key, trials), singles)
+        if finite:  # each point usable as it is
             # in run-id order, the runs are most often in kernel order already
             ordered[(setup_id, metric_id)] = detection.Ordered(
                 found if runs.order is None else map(found.__getitem__, runs.order)
             )
     return points, ordered
+
+
+def _columns(
+    runs: _Runs,
+    shared: dict[bytes, tuple[tuple[int, ...], tuple[str, ...], Any]],
+    key: bytes,
+    trials: list[tuple[float, ...]],
+) -> Columns:
+    """``series.columns`` of a series' points in run-id order (made of these columns): the
+    runs' columns shared by the series over the same runs."""
+    if key not in shared:
+        shared[key] = (tuple(runs.ids), tuple(runs.kernels), tuple(runs.patches))
+    return (*shared[key], tuple(trials))
 
 
 class _Runs(NamedTuple):
@@ -301,10 +327,12 @@ def load(
         )
     )
     alerts, baselines = load_alerts(series)
-    points, ordered = _load_points(series)
+    columns: dict[SeriesKey, tuple[Columns, Floats]] = {}
+    points, ordered = _load_points(series, columns)
     return CheckData(
         points=points,
         ordered=ordered,
+        columns=columns,
         settings=load_settings(series, metrics),
         pinned=pinned,
         declared=declared,
