@@ -48,7 +48,7 @@ class Settings:
     # a series whose noise is consistent with the prior (narrower or wider) is pooled with it
     prior_consistency: float | None = 0.05
     short_between_ratio: float = 1.0  # series < min_kernels, no prior: run-to-run / within
-    step_noise: str = "series"  # or "per_start", "glr", "glr_whole": own noise (start_noise.py)
+    step_noise: str = "series"  # or "per_start", "glr", "glr_whole", "glr_max", "glr_matched"
     step_location: str = "ml"  # or "map": a step's first kernel by its posterior, not its |z|
 
 

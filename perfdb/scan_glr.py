@@ -30,6 +30,10 @@ class Residual:
     # pooled with the prior: decided per test from its residuals (None), or once for the
     # series from its whole reading, as ``policy.series_noise`` decides it (True / False)
     pool: bool | None = None
+    # the critical value's factor for the strongest of this many starts at this dof
+    # (``perfdb/scan_max.py``, ``step_noise="glr_max"`` / ``"glr_matched"``); None: Student's
+    # t per start
+    over_starts: Callable[[int, float], float] | None = None
 
 
 class Sums:
@@ -97,5 +101,10 @@ def scale(
     return (rss + residual.prior_dof * residual.prior) / pooled_dof, pooled_dof
 
 
-def critical(residual: Residual, dof: float) -> float:
-    return residual.critical(dof) if dof > 0 else math.inf
+def critical(residual: Residual, dof: float, starts: int = 1) -> float:
+    """The |t| a start must reach; ``starts``: how many the scan tests at this kernel."""
+    if dof <= 0:
+        return math.inf
+    if residual.over_starts is None:
+        return residual.critical(dof)
+    return residual.critical(dof) * residual.over_starts(starts, dof)

@@ -25,7 +25,7 @@ from functools import lru_cache, partial
 
 import numpy as np
 
-from perfdb import policy, scan_glr, stats
+from perfdb import policy, scan_glr, scan_max, stats
 
 
 @dataclass(frozen=True)
@@ -50,14 +50,16 @@ def with_starts(
     """The scan's rule with each start's own noise at the series' typical trials:
     ``step_noise="per_start"``, the moves' estimate with the start's move left out
     (``start_noise``; the rule as it was when the series is too short to leave a move out);
-    ``"glr"``, the residuals of the model each test tests (``perfdb/scan_glr.py``)."""
+    ``"glr"``, the residuals of the model each test tests (``perfdb/scan_glr.py``);
+    ``"glr_max"`` / ``"glr_matched"``, the same pooled as the whole series reads, its
+    critical value for the strongest of the starts tested (``perfdb/scan_max.py``)."""
     trials = noise.typical_trials
     floor = max((resolution or 0.0) / 2 / math.sqrt(trials), 1e-9 * abs(centre))
-    if settings.step_noise in ("glr", "glr_whole"):
+    if settings.step_noise in ("glr", "glr_whole", "glr_max", "glr_matched"):
         residual = _residual(noise, floor / abs(centre) * 100, per_kernel, settings)
-        if settings.step_noise == "glr_whole":  # pooled or not as the whole series reads
+        if settings.step_noise != "glr":  # pooled or not as the whole series reads
             residual = replace(residual, pool=_consistent(levels, settings))
-        return replace(rule, residual=residual)
+        return replace(rule, residual=_over_starts(residual, settings.step_noise))
     starts = start_noise(
         levels,
         noise.within_pct,
@@ -68,6 +70,18 @@ def with_starts(
         settings,
     )
     return rule if starts is None else replace(rule, starts=starts)
+
+
+def _over_starts(residual: scan_glr.Residual, step_noise: str) -> scan_glr.Residual:
+    """The critical value for the strongest of the starts tested (``perfdb/scan_max.py``):
+    ``"glr_max"`` the adaptation to the start taken back, ``"glr_matched"`` as often passed
+    under no step as the series-wide test."""
+    if step_noise == "glr_max":
+        return replace(residual, over_starts=scan_max.factor)
+    if step_noise == "glr_matched":
+        prior_dof = residual.prior_dof if residual.pool and residual.prior is not None else 0.0
+        return replace(residual, over_starts=partial(scan_max.matched, prior_dof))
+    return residual
 
 
 def start_noise(

@@ -188,6 +188,7 @@ def _candidate(
     lo: int,
     rule: ScanRule,
     glr: tuple[scan_glr.Sums, int] | None = None,
+    starts: int = 1,
 ) -> tuple[float, float, float, float, float | None] | None:
     """The step "kernel j starts a new level", judged with the kernels after it (j..t, not
     outliers: ``after_levels``, ``after_vars``) against the baseline ``lo``..j-1.
@@ -195,7 +196,7 @@ def _candidate(
     (z, before mean, after mean, strength, dof) when it passes, else None; strength ranks
     the starts: |z|, or |z| / the start's critical value when each start has its own noise
     (dof: that noise's; None: the series'). ``glr``: the residual sums and the segment's
-    start, for ``ScanRule.residual``.
+    start, for ``ScanRule.residual``; ``starts``: how many starts are tested at this kernel.
     Sums are ``math.fsum``: exact, so the order the kernels were gathered in does not change
     a bit of the answer.
     """
@@ -208,7 +209,7 @@ def _candidate(
     diff = after_mean - before_mean
     if abs(diff) < rule.min_fraction * abs(before_mean) or abs(diff) <= rule.min_absolute:
         return None
-    own = _noise_at(rule, j, lo, glr, after_levels, after_vars, after_mean)
+    own = _noise_at(rule, j, lo, glr, after_levels, after_vars, after_mean, starts)
     if own is None:
         return None
     scale, critical, dof = own
@@ -241,6 +242,7 @@ def _noise_at(
     after_levels: list[float],
     after_vars: list[float],
     after_mean: float,
+    starts: int = 1,
 ) -> tuple[float, float, float | None] | None:
     """(variance scale, critical |z|, dof) start j is tested with: the series' noise, the
     start's own (``rule.starts``) or the residuals of the model under test
@@ -255,7 +257,7 @@ def _noise_at(
     found = scan_glr.scale(rule.residual, glr[0], glr[1], lo, j, after_rss, len(after_levels))
     if found is None or found[0] <= 0:
         return None
-    return found[0], scan_glr.critical(rule.residual, found[1]), found[1]
+    return found[0], scan_glr.critical(rule.residual, found[1], starts), found[1]
 
 
 def _log_posterior(z: float, before_precision: float, count: int, after_vars: list[float]) -> float:
@@ -286,14 +288,16 @@ def _best_step(
     best, best_strength, best_lo = None, 0.0, 0
     after_levels: list[float] = []
     after_vars: list[float] = []
-    for j in range(t, max(start + 1, t - rule.window + 1) - 1, -1):
+    window = range(t, max(start + 1, t - rule.window + 1) - 1, -1)
+    tested = _tested(window, outlier, prefix, start, rule) if sums is not None else 1
+    for j in window:
         if outlier[j]:
             continue
         after_levels.append(levels[j])
         after_vars.append(variances[j])
         lo = max(start, j - rule.baseline_window)
         glr = None if sums is None else (sums, start)
-        found = _candidate(after_levels, after_vars, prefix, j, lo, rule, glr)
+        found = _candidate(after_levels, after_vars, prefix, j, lo, rule, glr, tested)
         if found is not None and (best is None or found[3] >= best_strength):
             best, best_strength, best_lo = (j, len(after_levels), found), found[3], lo
     if best is None:
@@ -301,6 +305,19 @@ def _best_step(
     j, count, (z, before_mean, after_mean, _, dof) = best
     before = tuple(i for i in range(best_lo, j) if not outlier[i])
     return Step(j, t, z, before, before_mean, after_mean, count >= 2, dof)
+
+
+def _tested(
+    window: range, outlier: Sequence[bool], prefix: _Prefix, start: int, rule: ScanRule
+) -> int:
+    """How many starts the scan tests at this kernel (kept, >= 2 kept kernels before them in
+    their baseline): what the residual test's critical value is raised for (``scan_max``)."""
+    if rule.residual is None or rule.residual.over_starts is None:
+        return 1
+    return sum(
+        not outlier[j] and prefix.range(max(start, j - rule.baseline_window), j)[2] >= 2
+        for j in window
+    )
 
 
 def step_scan(levels: Sequence[float], variances: Sequence[float], rule: ScanRule) -> Scan:

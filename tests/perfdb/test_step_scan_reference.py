@@ -13,7 +13,7 @@ import random
 import pytest
 from scipy import stats as scipy_stats
 
-from perfdb import scan_glr, stats
+from perfdb import scan_glr, scan_max, stats
 from perfdb.start_noise import StartNoise
 
 
@@ -42,7 +42,9 @@ def _reference_residual(levels, variances, outlier, closed, start, lo, j, after,
     return (rss + rule.residual.prior_dof * prior) / pooled, pooled
 
 
-def _reference_candidate(levels, variances, outlier, prefix, j, t, start, rule, closed=()):
+def _reference_candidate(
+    levels, variances, outlier, prefix, j, t, start, rule, closed=(), tested=1
+):
     lo = max(start, j - rule.baseline_window)
     b_sum, b_var, b_n = prefix.range(lo, j)
     after = [i for i in range(j, t + 1) if not outlier[i]]
@@ -63,6 +65,8 @@ def _reference_candidate(levels, variances, outlier, prefix, j, t, start, rule, 
             return None
         scale, dof = found
         critical = rule.residual.critical(dof) if dof > 0 else math.inf
+        if rule.residual.over_starts is not None:  # for the strongest of the starts tested
+            critical *= rule.residual.over_starts(tested, dof)
     se = math.sqrt(b_var / b_n**2 + math.fsum(variances[i] for i in after) / len(after) ** 2)
     if rule.starts is not None or rule.residual is not None:
         se *= math.sqrt(scale)
@@ -92,11 +96,17 @@ def reference_scan(levels, variances, rule):
             outlier[t - 1] = True
             prefix.drop_last()
         best, strongest = None, 0.0
-        for j in range(max(start + 1, t - rule.window + 1), t + 1):
+        window = range(max(start + 1, t - rule.window + 1), t + 1)
+        # the starts tested: kept, with >= 2 kept kernels in their baseline
+        tested = sum(
+            not outlier[j] and prefix.range(max(start, j - rule.baseline_window), j)[2] >= 2
+            for j in window
+        )
+        for j in window:
             if outlier[j]:
                 continue
             found = _reference_candidate(
-                levels, variances, outlier, prefix, j, t, start, rule, closed
+                levels, variances, outlier, prefix, j, t, start, rule, closed, tested
             )
             if found is not None and (best is None or found[1] > strongest):
                 best, strongest = found
@@ -300,3 +310,34 @@ def test_a_scan_testing_with_the_residuals_of_each_model_agrees_with_the_referen
         _same(fast, reference_scan(levels, variances, rule))
         found_steps += len(fast.steps)
     assert found_steps > 40
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_residual_scan_with_a_critical_value_for_the_strongest_start_agrees(seed):
+    # step_noise="glr_max" / "glr_matched": the residual test's critical value raised for
+    # the number of starts tested at each kernel (perfdb/scan_max.py); the reference counts
+    # the starts itself, so a wrong count or factor changes which steps pass
+    rng = random.Random(900 + seed)
+    found_steps, raised = 0, 0
+    for _ in range(120):
+        levels, variances = _series(rng)
+        over = rng.choice([scan_max.factor, lambda m, dof: 1.0 + 0.05 * m])
+        residual = scan_glr.Residual(
+            prior=rng.choice([None, 1.0, 0.5]),
+            prior_dof=8.4,
+            tolerance_sq=lambda dof: scipy_stats.chi2.isf(0.05, max(dof, 0.5)) / max(dof, 0.5),
+            critical=lambda dof: float(scipy_stats.t.isf(1e-3, dof)),
+            pool=rng.choice([True, False]),
+            over_starts=over,
+        )
+        rule = dataclasses.replace(_rule(rng), residual=residual)
+        fast = stats.step_scan(levels, variances, rule)
+        _same(fast, reference_scan(levels, variances, rule))
+        plain = stats.step_scan(
+            levels,
+            variances,
+            dataclasses.replace(rule, residual=dataclasses.replace(residual, over_starts=None)),
+        )
+        found_steps += len(fast.steps)
+        raised += len(plain.steps) > len(fast.steps)
+    assert found_steps > 40 and raised > 0  # the raised critical value drops some steps
