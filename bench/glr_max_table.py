@@ -1,7 +1,7 @@
 """Compute ``perfdb/scan_max.py``'s table: how much higher the residual test's critical value
 must be for the strongest of the window's starts than for one start fixed in advance.
 
-    python bench/glr_max_table.py > /tmp/table.txt   # ~1 min; paste FACTORS into scan_max.py
+    python bench/glr_max_table.py > /tmp/table.txt   # ~7 min of CPU; paste into scan_max.py
 
 Under "no step", with equal level variances, the m starts' z statistics are projections of the
 levels onto m unit contrasts u_j (baseline kernels -1/b, kernels after +1/a) spanning a space U

@@ -2,7 +2,7 @@
 value for the strongest of the window's starts, set so that under "no step" it passes as
 often as the series-wide test does.
 
-    python bench/glr_null_table.py > /tmp/matched.txt   # a few minutes; paste into scan_max.py
+    python bench/glr_null_table.py > /tmp/matched.txt   # ~40 s of CPU; paste into scan_max.py
 
 Simulated, a fixed seed: ``SAMPLES`` clean series of n kernels (levels 100 + N(0, 1), one
 shape) and a prior drawn as what it is said to be worth (chi2 with ``prior_weight`` x
