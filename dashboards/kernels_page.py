@@ -56,8 +56,9 @@ def kernels(request: HttpRequest) -> HttpResponse:
         _check_baseline(series["values"], baseline_id)  # a 400 here, not in the figure's request
         if fmt:  # a download needs no picker
             return _download(request, fmt, setup, metric)
-    scope_key = f"{setup['workload_id']}-{setup['hardware_id']}-{setup['mode']}"
-    scope_options, setup_options = _picker_options(scope_key, setup)
+    scope_key = series_data.setup_scope(setup)
+    ids = (setup["workload_id"], setup["hardware_id"], setup["mode"])
+    scope_options, setup_options = _picker_options(scope_key, ids)
     context: dict[str, Any] = {
         "scope_options": _selected(scope_options, escape(scope_key)),
         "setup_options": _selected(setup_options, setup["id"]),
@@ -90,11 +91,19 @@ def kernels(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _picker_options(scope_key: str, setup: Mapping[str, Any]) -> tuple[str, str]:
+def picker_warm(scope_key: str) -> None:
+    """After an upload to the scope (dashboards/warm.py): its setup picker, with the run
+    counts the upload moved, so that the first visitor of one of its series, most likely
+    the one who uploaded, does not compute it."""
+    for scope in _scope_index().scopes:
+        if scope.key == scope_key:
+            _picker_options(scope.key, scope.ids)
+
+
+def _picker_options(scope_key: str, ids: tuple[int, int, str]) -> tuple[str, str]:
     """The scope picker's and the setup picker's ``<option>``s, rendered once (the scopes per
     setups catalogue, the scope's setups with their run counts per scope version) and read
     in one round trip: the template engine spent most of a warm page's CPU on these loops."""
-    ids = (setup["workload_id"], setup["hardware_id"], setup["mode"])
 
     def build(keys: list[str]) -> dict[str, str]:
         out = {}

@@ -23,7 +23,7 @@ from functools import partial
 
 from django.core.cache import cache
 
-from dashboards import pages, scope_stats, views
+from dashboards import kernels_page, pages, scope_stats, views
 from dashboards.chart_queries.profiles import profiled_setups
 from perfdb.cache import SCOPE_VERSION_PREFIX, STRUCTURE_KEY, TIMEOUT_SECONDS, VERSION_KEY
 
@@ -40,7 +40,12 @@ def pages_after_upload(scopes: Sequence[str] = ()) -> None:
     the versions it warmed and cost a cache read each (one warm per burst, not per upload)."""
     _unless_warmed(VERSION_KEY, _shared)
     for scope in scopes:
-        _unless_warmed(SCOPE_VERSION_PREFIX + scope, partial(pages.scaling_warm, scope))
+        _unless_warmed(SCOPE_VERSION_PREFIX + scope, partial(_scope, scope))
+
+
+def _scope(scope: str) -> None:
+    pages.scaling_warm(scope)
+    kernels_page.picker_warm(scope)
 
 
 def _shared() -> None:

@@ -26,7 +26,6 @@ reads values of an older shape. Values are plain data, never ORM objects.
 from __future__ import annotations
 
 import hashlib
-import logging
 import os
 import pickle
 import time
@@ -34,21 +33,15 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import Any, TypeVar
 
-from celery import current_app
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
-from perfdb import cache_reads, cache_refresh
-
-log = logging.getLogger(__name__)
+from perfdb import cache_reads, cache_refresh, cache_warm, cache_writes
 
 VERSION_KEY = "perfdb:data-version"
-# The task that recomputes the pages' shared entries after runs are added (by name: the
-# task lives in dashboards/tasks.py, above this layer).
-WARM_PAGES = "dashboards.tasks.warm_pages"
 STRUCTURE_KEY = "perfdb:structure-version"
 SCOPE_VERSION_PREFIX = "perfdb:scope-version:"
 SETUP_VERSION_PREFIX = "perfdb:setup-version:"
@@ -109,14 +102,15 @@ def _versions(keys: list[str], found: Mapping[str, Any] | None = None) -> list[i
     """Each version key's value (started when missing; ``found``: what was read already);
     None when the cache is unreachable, so nothing is reused."""
     found = cache.get_many(keys) if found is None else found
+    missing = [key for key in keys if found.get(key) is None]
+    if missing:  # all started in one round trip, then read back (another may have won)
+        cache_writes.add_many(missing, _fresh_version(), None)
+        found = {**found, **cache.get_many(missing)}
     out = []
     for key in keys:
         version = found.get(key)
         if version is None:
-            cache.add(key, _fresh_version(), timeout=None)
-            version = cache.get(key)
-            if version is None:
-                return None
+            return None
         out.append(int(version))
     return out
 
@@ -150,6 +144,7 @@ def cached_entries(
     thirds of that age whatever the versions; then as a previous value (``stale``)."""
     version_keys = list(dict.fromkeys(k for keys in wanted.values() for k in keys))
     found = cache.get_many(read_ahead(wanted)) if found is None else found
+    found = cache_writes.overlay(found, [_entry_key(n) for n in wanted])
     current = _versions(version_keys, found)
     if current is None:  # the cache is unreachable: nothing is reused
         cache_reads.served_previous()  # (nor kept: no versions to keep it under)
@@ -202,8 +197,9 @@ def _refresh(
         if not cache_refresh.submit(job):  # too many queued: a reader past the limit computes
             cache.delete_many(locks)
     todo = [n for n in missing if n not in out]
-    if todo:
-        out.update(_compute_and_store(todo, stamps, compute, timeout, _lock(todo, stamps)))
+    if todo:  # no lock inside a computation (perfdb/cache_writes.py)
+        locks = [] if cache_reads.depth() else _lock(todo, stamps)
+        out.update(_compute_and_store(todo, stamps, compute, timeout, locks))
     return out
 
 
@@ -216,25 +212,29 @@ def _age(entry: Stored) -> float:
 
 
 def _lock(names: list[str], stamps: Stamps) -> list[str]:
-    """The lock of each entry that nobody else holds now (taken here)."""
-    return [k for n in names if cache.add(k := _lock_key(n, stamps[n]), 1, LOCK_SECONDS)]
+    """The lock of each entry that nobody else holds now (taken here, in one round trip)."""
+    return cache_writes.add_many([_lock_key(n, stamps[n]) for n in names], 1, LOCK_SECONDS)
 
 
 def _compute_and_store(
     todo: list[str], stamps: Stamps, compute: Compute[T], timeout: int, locks: list[str]
 ) -> dict[str, T]:
     """``compute(todo)``, stored with each entry's stamp; the locks taken are released
-    (one another process took meanwhile is its own: both compute, rare)."""
+    (one another process took meanwhile is its own: both compute, rare). Inside another
+    computation the entries are stored with the outermost one (perfdb/cache_writes.py)."""
     started = time.time()
+    nested = cache_reads.depth() > 0
     cache_reads.computing.depth = cache_reads.depth() + 1
     try:
         computed = compute(todo)
         kept = {n: pickle.dumps(computed[n], -1) for n in todo if n in computed}  # -1: newest
-        cache.set_many({_entry_key(n): (stamps[n], started, v) for n, v in kept.items()}, timeout)
+        cache_writes.defer(
+            {_entry_key(n): (stamps[n], started, v) for n, v in kept.items()}, timeout
+        )
     finally:
         cache_reads.computing.depth -= 1
-        if locks:
-            cache.delete_many(locks)
+        if not nested:  # stored even if compute raised: what was computed is current
+            cache_writes.store(cache_writes.take(), locks)
     return {n: computed[n] for n in todo if n in computed}
 
 
@@ -322,16 +322,12 @@ def runs_added(scopes: Iterable[str], setups: Iterable[int] = ()) -> None:
     nowhere else: entries cached for other scopes and setups stay current; everything cached
     with ``cached`` (all runs) does not. With ``settings.PAGE_CACHE_WARM``, the pages' shared
     entries are then recomputed by a task (dashboards/warm.py) rather than by the next
-    browser."""
+    browser, one task per burst of uploads (perfdb/cache_warm.py)."""
     scopes = sorted(set(scopes))
     setup_keys = (SETUP_VERSION_PREFIX + str(s) for s in sorted(set(setups)))
     _bump(VERSION_KEY, *(SCOPE_VERSION_PREFIX + s for s in scopes), *setup_keys)
     if getattr(settings, "PAGE_CACHE_WARM", False):
-        try:
-            # on a queue of its own: it never holds the next upload back
-            current_app.send_task(WARM_PAGES, args=[scopes], queue=settings.CELERY_PAGES_QUEUE)
-        except Exception as exc:  # the broker is down: the next browser computes instead
-            log.warning("could not queue %s (%s)", WARM_PAGES, exc)
+        cache_warm.queue_warm(scopes)
 
 
 def runs_added_on_commit(scopes: Iterable[str], setups: Iterable[int] = ()) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import redis.exceptions
@@ -90,3 +90,76 @@ class FailSoftRedisCache(RedisCache):
             pipe.execute()
         except UNREACHABLE as exc:
             _warn("bump_many", exc)
+
+    def add_many(self, keys: list[str], value: Any, timeout: int | None) -> list[str]:
+        """``add`` each key (set it only where it is missing), in one round trip: the keys
+        added here. A page computing a hundred setups' pieces took a hundred round trips for
+        their locks, each a wait for the GIL again on a loaded web process."""
+        if not keys:
+            return []
+        try:
+            client = self._cache.get_client(write=True)  # type: ignore[attr-defined]  # no stub
+            dumped = self._cache._serializer.dumps(value)  # type: ignore[attr-defined]
+            pipe = client.pipeline(transaction=False)
+            seconds = self.get_backend_timeout(timeout)
+            if seconds == 0:  # ``add`` with 0 stores nothing: Django's own answer, key by key
+                return [key for key in keys if self.add(key, value, 0)]
+            for key in keys:
+                pipe.set(self.make_and_validate_key(key), dumped, nx=True, ex=seconds)
+            done = pipe.execute()
+        except UNREACHABLE as exc:
+            _warn("add_many", exc)
+            return []
+        return [key for key, added in zip(keys, done, strict=True) if added]
+
+    def write_many(self, entries: Mapping[str, tuple[Any, int | None]], delete: list[str]) -> None:
+        """Set each key to its value with its own timeout, then delete ``delete``, in one
+        round trip (entries stored and their locks released)."""
+        if not entries and not delete:
+            return
+        try:
+            client = self._cache.get_client(write=True)  # type: ignore[attr-defined]  # no stub
+            dumps = self._cache._serializer.dumps  # type: ignore[attr-defined]
+            pipe = client.pipeline(transaction=False)
+            for key, (value, timeout) in entries.items():
+                made, seconds = self.make_and_validate_key(key), self.get_backend_timeout(timeout)
+                if seconds == 0:  # as ``set``: a timeout of 0 or less removes the key
+                    pipe.delete(made)
+                else:
+                    pipe.set(made, dumps(value), ex=seconds)
+            if delete:
+                pipe.delete(*(self.make_and_validate_key(key) for key in delete))
+            pipe.execute()
+        except UNREACHABLE as exc:
+            _warn("write_many", exc)
+
+    def add_to_set(self, key: str, members: list[str], flag: str, flag_seconds: int) -> bool:
+        """Add ``members`` to the set ``key`` and set ``flag`` (for ``flag_seconds``) if it
+        was not set, in one round trip: whether the flag was set here (perfdb/cache_warm.py).
+        False when Redis does not answer."""
+        try:
+            client = self._cache.get_client(write=True)  # type: ignore[attr-defined]  # no stub
+            pipe = client.pipeline(transaction=False)
+            if members:
+                pipe.sadd(self.make_and_validate_key(key), *members)
+            pipe.set(self.make_and_validate_key(flag), 1, nx=True, ex=flag_seconds)
+            return bool(pipe.execute()[-1])
+        except UNREACHABLE as exc:
+            _warn("add_to_set", exc)
+            return False
+
+    def take_set(self, key: str, flag: str) -> list[str]:
+        """The members of the set ``key``, removed, and ``flag`` cleared, atomically (an add
+        after this one sets the flag again). Nothing when Redis does not answer."""
+        try:
+            client = self._cache.get_client(write=True)  # type: ignore[attr-defined]  # no stub
+            made = self.make_and_validate_key(key)
+            pipe = client.pipeline(transaction=True)
+            pipe.delete(self.make_and_validate_key(flag))
+            pipe.smembers(made)
+            pipe.delete(made)
+            members = pipe.execute()[1]
+        except UNREACHABLE as exc:
+            _warn("take_set", exc)
+            return []
+        return sorted(m.decode() if isinstance(m, bytes) else str(m) for m in members)

@@ -68,3 +68,55 @@ def test_bump_many_on_an_unreachable_redis_is_no_error():
     with override_settings(CACHES=dead, PAGE_CACHE_WARM=False):
         cache.bump_many(["a"], lambda: 1)
         page_cache.runs_added(["1-2-UP"], [7])
+
+
+def test_add_many_sets_only_the_missing_keys_with_their_timeout(redis_cache):
+    redis_cache.set("held", "theirs", timeout=60)
+    added = redis_cache.add_many(["held", "free", "other"], "mine", 30)
+    assert added == ["free", "other"]
+    assert redis_cache.get_many(["held", "free", "other"]) == {
+        "held": "theirs",
+        "free": "mine",
+        "other": "mine",
+    }
+    client = redis_cache._cache.get_client(write=True)
+    assert 0 < client.ttl(redis_cache.make_key("free")) <= 30
+    assert redis_cache.add_many(["forever"], 5, None) == ["forever"]
+    assert client.ttl(redis_cache.make_key("forever")) == -1
+
+
+def test_write_many_stores_each_with_its_timeout_and_removes_the_others(redis_cache):
+    redis_cache.set_many({"lock": 1, "old": 2}, timeout=60)
+    redis_cache.write_many({"entry": ((1, 2.0, b"x"), 40), "old": (3, None)}, ["lock"])
+    assert redis_cache.get_many(["entry", "old", "lock"]) == {"entry": (1, 2.0, b"x"), "old": 3}
+    client = redis_cache._cache.get_client(write=True)
+    assert 0 < client.ttl(redis_cache.make_key("entry")) <= 40
+    assert client.ttl(redis_cache.make_key("old")) == -1
+
+
+def test_a_cached_computation_on_redis_stores_every_entry_and_releases_its_locks(redis_cache):
+    """Many entries missing at once (a scope chart's hundred setups' pieces): their locks
+    are taken and released in one round trip each way, and every value is stored."""
+    names = [f"piece-{n}" for n in range(100)]
+    wanted = {n: (page_cache.STRUCTURE_KEY, page_cache.SETUP_VERSION_PREFIX + n) for n in names}
+    computed: list[list[str]] = []
+
+    def compute(todo: list[str]) -> dict[str, int]:
+        computed.append(todo)
+        return {n: len(n) for n in todo}
+
+    assert page_cache.cached_entries(wanted, compute) == {n: len(n) for n in names}
+    assert page_cache.cached_entries(wanted, compute) == {n: len(n) for n in names}
+    assert computed == [names]  # once, all together; the second read found them all
+    client = redis_cache._cache.get_client(write=True)
+    assert client.keys(redis_cache.make_key("perfdb:computing:*")) == []
+
+
+def test_add_many_and_write_many_on_an_unreachable_redis_are_no_error():
+    dead = redis_caches("redis://127.0.0.1:1/0")
+    with override_settings(CACHES=dead, PAGE_CACHE_WARM=False):
+        assert cache.add_many(["a"], 1, 30) == []
+        cache.write_many({"a": (1, 30)}, ["b"])
+        assert page_cache.cached_entries(
+            {"x": (page_cache.STRUCTURE_KEY,)}, lambda t: {"x": 1}
+        ) == {"x": 1}

@@ -1,0 +1,56 @@
+"""The pages' warm-up after uploads (dashboards/warm.py), queued once per burst of uploads.
+
+Each upload's commit used to queue a warm task of its own. Ten uploaders at once queue
+about one a second, more than the pages worker (one process at nice 10) finishes on a busy
+machine: bench/load.py found 550-675 warm tasks waiting on the pages queue, so no warm ran
+before the next visitor and every first request after an upload computed what the warm was
+for. Now an upload adds its scopes to a set in Redis and queues a task only when none is
+queued (a flag set with the set, in one round trip). The task takes the set and clears the
+flag atomically when it starts: at most one task waits, and it warms every scope added until
+it started; an upload after that queues the next one. The flag expires after
+``QUEUED_SECONDS``, so a task lost with a worker or a broker restart stops no later warm.
+
+On a cache without sets (the tests' LocMemCache) each upload queues its own task, as before.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+
+from celery import current_app
+from django.conf import settings
+from django.core.cache import cache
+
+log = logging.getLogger(__name__)
+
+# The task that recomputes the pages' shared entries after runs are added (by name: the
+# task lives in dashboards/tasks.py, above this layer).
+WARM_PAGES = "dashboards.tasks.warm_pages"
+SCOPES_KEY = "perfdb:warm:scopes"
+QUEUED_KEY = "perfdb:warm:queued"
+QUEUED_SECONDS = 120
+
+
+def queue_warm(scopes: list[str]) -> None:
+    """Have ``scopes`` warmed by the pages worker: added to the waiting set, and a task
+    queued unless one is waiting already (then it takes these scopes too)."""
+    if hasattr(cache, "add_to_set"):
+        if not cache.add_to_set(SCOPES_KEY, scopes, QUEUED_KEY, QUEUED_SECONDS):
+            return  # a queued task will take them (or Redis is down: no warm, as below)
+        args: list[list[str] | None] = [None]
+    else:
+        args = [scopes]
+    try:
+        # on a queue of its own: it never holds the next upload back
+        current_app.send_task(WARM_PAGES, args=args, queue=settings.CELERY_PAGES_QUEUE)
+    except Exception as exc:  # the broker is down: the next browser computes instead
+        log.warning("could not queue %s (%s)", WARM_PAGES, exc)
+
+
+def queued_scopes(scopes: Iterable[str] | None) -> list[str]:
+    """The scopes a warm task is to warm: those it was given (a task queued before the set,
+    or without one), and those waiting in the set, which it now takes (clearing the flag:
+    an upload after this queues a new task)."""
+    taken = cache.take_set(SCOPES_KEY, QUEUED_KEY) if hasattr(cache, "take_set") else []
+    return sorted({*(scopes or ()), *taken})
