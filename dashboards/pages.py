@@ -17,7 +17,7 @@ from django.shortcuts import render
 from django.utils.html import json_script
 
 from dashboards import chart_queries as cq
-from dashboards import exports, scope_stats
+from dashboards import exports, scope_stats, series_data
 from dashboards.chartdata import ScalingChart
 from dashboards.figures import scaling_figure
 from dashboards.page_cache import kept_for_anonymous
@@ -188,7 +188,7 @@ def _scaling_selection(q: Mapping[str, Any], scope: SetupScope) -> ScalingSelect
     rest = choice_param(q, "rest", tuple(groups), next(iter(groups)))
     ids = groups[rest]
     metrics = cached_in_scope(
-        f"scope-metrics:{ids}", scope.key, lambda: cq.metric_choices(setup_ids=ids), stale=True
+        f"scope-metrics:{ids}", scope.key, lambda: series_data.metrics_of_setups(ids), stale=True
     )
     metric, note = metric_param(q, metrics)
     return ScalingSelection(params, param, groups, rest, metrics, metric, note)

@@ -13,7 +13,7 @@ at all and renders nothing, in one cache round trip: a 1,000-point series costs 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from django.core.serializers.json import DjangoJSONEncoder
@@ -22,6 +22,7 @@ from dashboards import chart_queries as cq
 from dashboards.chartdata import Baseline
 from dashboards.figures import across_kernels_figure
 from perfdb.cache import cached_in_scope, cached_in_setup, read_ahead, scope_key, setup_entry
+from perfdb.cache_setups import cached_per_setup
 
 
 def setup_scope(setup: Mapping[str, Any]) -> str:
@@ -82,10 +83,21 @@ def figure_json(data: cq.KernelSeries, baseline: Baseline | None) -> bytes:
 
 
 def metric_choices(setup: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The setup's metrics (the page's picker), cached per setup: an EXISTS probe per
-    metric is a few milliseconds a request otherwise."""
+    """The setup's metrics (the page's picker), cached per setup."""
     key = f"series:metrics:{setup['id']}"
-    return cached_in_setup(key, setup["id"], lambda: cq.metric_choices(setup_ids=[setup["id"]]))
+    return cached_in_setup(key, setup["id"], lambda: metrics_of_setups([setup["id"]]))
+
+
+def metrics_of_setups(setup_ids: Sequence[int]) -> list[dict[str, Any]]:
+    """The metrics with results in any of these setups, as ``cq.metric_choices`` gives them;
+    which metrics each setup has is cached per setup version, so after an upload only the
+    setups it wrote to are read again (one index-only query), where an EXISTS probe per
+    metric over a scope's hundred setups had been the slowest read of a scope chart
+    computed after an upload (py-spy on bench/load.py)."""
+    per_setup = cached_per_setup(
+        "series:setup-metric-ids", setup_ids, lambda todo: cq.metrics_by_setup(setup_ids=todo)
+    )
+    return cq.metrics_ordered(m for ids in per_setup.values() for m in ids)
 
 
 def setup_choices(scope: tuple[int, int, str]) -> list[dict[str, Any]]:

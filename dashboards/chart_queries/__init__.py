@@ -31,6 +31,8 @@ from dashboards.chart_queries.overview import (
 )
 from dashboards.chart_queries.pickers import (
     metric_choices,
+    metrics_by_setup,
+    metrics_ordered,
     run_choices,
     sample_sources,
     setup_choices,
@@ -48,6 +50,8 @@ __all__ = [
     "kernel_time_points",
     "latest_runs_by_scope",
     "metric_choices",
+    "metrics_by_setup",
+    "metrics_ordered",
     "metric_data",
     "params_text",
     "run_baseline_id",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from django.db import connection
@@ -53,6 +53,29 @@ def metric_choices(*, setup_ids: Sequence[int]) -> list[dict[str, Any]]:
         .order_by("name", "unit", "id")
     )
     return [dict(r) for r in rows]
+
+
+def metrics_by_setup(*, setup_ids: Sequence[int]) -> dict[int, list[int]]:
+    """Each setup's metric ids (those with at least one result in it), every setup asked for
+    included (a setup without results: none).
+
+    One query, index-only on result_series_idx (setup, metric): about a millisecond for a
+    setup of a thousand results, so a scope's metrics are kept per setup and only the setups
+    an upload wrote to are read again (dashboards/series_data.py)."""
+    pairs = Result.objects.filter(setup_id__in=setup_ids).values_list("setup_id", "metric_id")
+    found: dict[int, set[int]] = {setup_id: set() for setup_id in setup_ids}
+    for setup_id, metric_id in pairs.distinct():
+        found[setup_id].add(metric_id)
+    return {setup_id: sorted(ids) for setup_id, ids in found.items()}
+
+
+def metrics_ordered(metric_ids: Iterable[int]) -> list[dict[str, Any]]:
+    """These metrics as picker choices, ordered as ``metric_choices`` (by the database's
+    collation). One primary-key query."""
+    rows = MetricRow.objects.filter(pk__in=set(metric_ids))
+    return [
+        dict(r) for r in rows.values("id", "name", "unit", "better").order_by("name", "unit", "id")
+    ]
 
 
 def run_choices(

@@ -150,3 +150,24 @@ def test_run_baseline_is_stock_of_the_same_kernel_or_the_previous_kernel(data):
     assert cq.run_baseline_id(run=patched) == stock.pk
     assert cq.run_baseline_id(run=stock) == data.run("2.4.20").pk
     assert cq.run_baseline_id(run=data.run("2.3.99-pre3")) is None
+
+
+def test_metrics_kept_per_setup_give_the_scopes_metric_choices(data):
+    """A scope's metrics made of each setup's (cached per setup) are metric_choices' own list,
+    order included, for any set of setups; a setup without results has none."""
+    from dashboards import series_data
+
+    ids = sorted(Setup.objects.values_list("pk", flat=True))
+    empty = Setup.objects.create(
+        workload=Setup.objects.get(pk=ids[0]).workload,
+        hardware=Setup.objects.get(pk=ids[0]).hardware,
+        params={"rooms": 999},
+    )
+    per_setup = cq.metrics_by_setup(setup_ids=[*ids, empty.pk])
+    assert per_setup[empty.pk] == []
+    for chosen in (ids, ids[:1], ids[::2], [empty.pk, *ids[1:3]]):
+        expected = cq.metric_choices(setup_ids=chosen)
+        assert series_data.metrics_of_setups(chosen) == expected
+        union = {m for s in chosen for m in per_setup[s]}
+        assert [m["id"] for m in expected] == [m["id"] for m in cq.metrics_ordered(union)]
+    assert len(cq.metric_choices(setup_ids=ids)) > 1  # more than one metric: the order matters
