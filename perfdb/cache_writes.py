@@ -3,7 +3,7 @@
 A page's data computed on a miss is made of nested cached values (the series page: its
 context, the setup's metrics, the series, its values, its baseline options, the scope's
 setups), each a cached computation of its own (perfdb/cache.py). Each used to take a lock and
-store itself as soon as it was computed: three round trips to Redis per value, 24 for the
+store itself as soon as it was computed: three round trips to Redis per value, 31 for the
 series page after an upload to its setup. On a loaded web process every round trip is also
 a wait for the GIL again (py-spy on bench/load.py: the Redis socket was 44 % of the samples
 of a scope chart computed after an upload). So a nested value is kept in this thread's
