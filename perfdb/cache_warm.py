@@ -8,7 +8,9 @@ for. Now an upload adds its scopes to a set in Redis and queues a task only when
 queued (a flag set with the set, in one round trip). The task takes the set and clears the
 flag atomically when it starts: at most one task waits, and it warms every scope added until
 it started; an upload after that queues the next one. The flag expires after
-``QUEUED_SECONDS``, so a task lost with a worker or a broker restart stops no later warm.
+``QUEUED_SECONDS``, so a task lost (a queue purged, a broker restarted) holds the warms
+back no longer than an upload's "done" waits for them: a task queued as well as a late
+one finds the set taken and has nothing to do.
 
 On a cache without sets (the tests' LocMemCache) each upload queues its own task, as before.
 """
@@ -29,7 +31,7 @@ log = logging.getLogger(__name__)
 WARM_PAGES = "dashboards.tasks.warm_pages"
 SCOPES_KEY = "perfdb:warm:scopes"
 QUEUED_KEY = "perfdb:warm:queued"
-QUEUED_SECONDS = 120
+QUEUED_SECONDS = 10
 # An upload's runs waiting for the warm (a member of the set), and how long at most an
 # upload's "done" waits for it.
 UPLOAD_MEMBER = "upload:"
