@@ -5,13 +5,11 @@ from __future__ import annotations
 from celery import shared_task
 
 from dashboards import warm
-from perfdb.cache_warm import WARM_PAGES, take_queued, warmed
+from perfdb.cache_warm import WARM_PAGES, queued_scopes
 
 
 @shared_task(name=WARM_PAGES, ignore_result=True)
 def warm_pages(scopes: list[str] | None = None) -> None:
     """Recompute the page data uploads to ``scopes`` and to the scopes waiting in the warm
     set made stale (perfdb/cache_warm.py, dashboards/warm.py)."""
-    scopes, uploads = take_queued(scopes)
-    warm.pages_after_upload(scopes)
-    warmed(uploads)
+    warm.pages_after_upload(queued_scopes(scopes))

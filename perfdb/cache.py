@@ -317,9 +317,7 @@ def cached_before(key: str, scope: str) -> bool:
     return versions is not None and entry is not None and entry[0][0] == versions[0]
 
 
-def runs_added(
-    scopes: Iterable[str], setups: Iterable[int] = (), uploads: Iterable[int] = ()
-) -> None:
+def runs_added(scopes: Iterable[str], setups: Iterable[int] = ()) -> None:
     """Runs were added to these scopes (and setups, when known: the ingest writer's runs),
     nowhere else: entries cached for other scopes and setups stay current; everything cached
     with ``cached`` (all runs) does not. With ``settings.PAGE_CACHE_WARM``, the pages' shared
@@ -329,15 +327,13 @@ def runs_added(
     setup_keys = (SETUP_VERSION_PREFIX + str(s) for s in sorted(set(setups)))
     _bump(VERSION_KEY, *(SCOPE_VERSION_PREFIX + s for s in scopes), *setup_keys)
     if getattr(settings, "PAGE_CACHE_WARM", False):
-        cache_warm.queue_warm(scopes, uploads)
+        cache_warm.queue_warm(scopes)
 
 
-def runs_added_on_commit(
-    scopes: Iterable[str], setups: Iterable[int] = (), uploads: Iterable[int] = ()
-) -> None:
+def runs_added_on_commit(scopes: Iterable[str], setups: Iterable[int] = ()) -> None:
     """``runs_added`` once the current transaction commits (at once outside one)."""
-    scopes, setups, uploads = tuple(scopes), tuple(setups), tuple(uploads)
-    transaction.on_commit(lambda: runs_added(scopes, setups, uploads))
+    scopes, setups = tuple(scopes), tuple(setups)
+    transaction.on_commit(lambda: runs_added(scopes, setups))
 
 
 @receiver(post_save, sender="perfdb.Run")

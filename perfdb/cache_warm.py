@@ -9,8 +9,8 @@ queued (a flag set with the set, in one round trip). The task takes the set and 
 flag atomically when it starts: at most one task waits, and it warms every scope added until
 it started; an upload after that queues the next one. The flag expires after
 ``QUEUED_SECONDS``, so a task lost (a queue purged, a broker restarted) holds the warms
-back no longer than an upload's "done" waits for them: a task queued as well as a late
-one finds the set taken and has nothing to do.
+back no longer than that: a task queued as well as a late one finds the set taken and has
+nothing to do.
 
 On a cache without sets (the tests' LocMemCache) each upload queues its own task, as before.
 """
@@ -32,27 +32,17 @@ WARM_PAGES = "dashboards.tasks.warm_pages"
 SCOPES_KEY = "perfdb:warm:scopes"
 QUEUED_KEY = "perfdb:warm:queued"
 QUEUED_SECONDS = 10
-# An upload's runs waiting for the warm (a member of the set), and how long at most an
-# upload's "done" waits for it.
-UPLOAD_MEMBER = "upload:"
-PENDING_PREFIX = "perfdb:warm:pending:"
-PENDING_SECONDS = 10
 
 
-def queue_warm(scopes: list[str], uploads: Iterable[int] = ()) -> None:
+def queue_warm(scopes: list[str]) -> None:
     """Have ``scopes`` warmed by the pages worker: added to the waiting set, and a task
-    queued unless one is waiting already (then it takes these scopes too). Each of
-    ``uploads`` (those whose runs these are) is marked as waiting for the warm meanwhile
-    (``pages_pending``), for at most ``PENDING_SECONDS``."""
-    members = [UPLOAD_MEMBER + str(u) for u in uploads]
-    if members:  # before the set: the task that takes them clears these marks
-        cache.set_many(dict.fromkeys((PENDING_PREFIX + m for m in members), 1), PENDING_SECONDS)
+    queued unless one is waiting already (then it takes these scopes too)."""
     if hasattr(cache, "add_to_set"):
-        if not cache.add_to_set(SCOPES_KEY, [*scopes, *members], QUEUED_KEY, QUEUED_SECONDS):
+        if not cache.add_to_set(SCOPES_KEY, scopes, QUEUED_KEY, QUEUED_SECONDS):
             return  # a queued task will take them (or Redis is down: no warm, as below)
         args: list[list[str] | None] = [None]
     else:
-        args = [[*scopes, *members]]
+        args = [scopes]
     try:
         # on a queue of its own: it never holds the next upload back
         current_app.send_task(WARM_PAGES, args=args, queue=settings.CELERY_PAGES_QUEUE)
@@ -60,25 +50,9 @@ def queue_warm(scopes: list[str], uploads: Iterable[int] = ()) -> None:
         log.warning("could not queue %s (%s)", WARM_PAGES, exc)
 
 
-def take_queued(given: Iterable[str] | None) -> tuple[list[str], list[str]]:
-    """What a warm task is to do: the scopes and upload marks it was given (a task queued
-    before the set, or without one) and those waiting in the set, which it now takes
-    (clearing the flag: an upload after this queues a new task)."""
+def queued_scopes(scopes: Iterable[str] | None) -> list[str]:
+    """The scopes a warm task is to warm: those it was given (a task queued before the set,
+    or without one), and those waiting in the set, which it now takes (clearing the flag:
+    an upload after this queues a new task)."""
     taken = cache.take_set(SCOPES_KEY, QUEUED_KEY) if hasattr(cache, "take_set") else []
-    members = sorted({*(given or ()), *taken})
-    uploads = [m for m in members if m.startswith(UPLOAD_MEMBER)]
-    return [m for m in members if not m.startswith(UPLOAD_MEMBER)], uploads
-
-
-def warmed(uploads: list[str]) -> None:
-    """The pages of these uploads' runs are warm: their marks cleared."""
-    if uploads:
-        cache.delete_many([PENDING_PREFIX + m for m in uploads])
-
-
-def pages_pending(upload_id: int) -> bool:
-    """Whether the upload's pages are still waiting for their warm (at most
-    ``PENDING_SECONDS`` after its runs were committed): the upload API says "processing"
-    meanwhile, so that a client opening the pages at "done" finds them computed, as it
-    waits for a replica (ingest/api.py)."""
-    return cache.get(PENDING_PREFIX + UPLOAD_MEMBER + str(upload_id)) is not None
+    return sorted({*(scopes or ()), *taken})

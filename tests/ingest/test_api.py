@@ -164,31 +164,3 @@ def test_preview_of_a_broken_bundle_is_a_400_listing_every_problem(client, token
 def test_preview_needs_a_token(client, tmp_path):
     with open(volano_bundle(tmp_path / "b.tar.gz"), "rb") as f:
         assert client.post("/api/uploads/preview/", {"bundle": f}).status_code in (401, 403)
-
-
-def test_done_waits_for_the_uploads_pages_while_they_are_warmed(
-    client, token, tmp_path, settings, django_capture_on_commit_callbacks
-):
-    """With the pages' warm on (perfdb/cache_warm.py), an upload whose runs are committed says
-    "processing" until the warm task queued for them has run, then "done"."""
-    import base64
-    import json
-
-    import redis
-
-    from dashboards import tasks
-    from tests.conftest import free_port
-
-    settings.PAGE_CACHE_WARM = True
-    queue = settings.CELERY_PAGES_QUEUE = f"warm-test-{free_port()}"  # nobody consumes it
-    broker = redis.Redis.from_url(settings.CELERY_BROKER_URL)
-    body = post(client, token, volano_bundle(tmp_path / "b.tar.gz")).json()
-    with django_capture_on_commit_callbacks(execute=True):
-        upload_ingest(upload_id=body["id"])  # what the worker does, commit included
-    url = f"/api/uploads/{body['id']}/"
-    assert client.get(url).json()["status"] == "processing"
-    message = json.loads(broker.lpop(queue))  # the task as a pages worker would receive it
-    args, kwargs, _ = json.loads(base64.b64decode(message["body"]))
-    tasks.warm_pages(*args, **kwargs)
-    assert client.get(url).json()["status"] == "done"
-    assert broker.llen(queue) == 0

@@ -34,10 +34,10 @@ def test_a_burst_of_uploads_queues_one_warm_that_takes_every_scope(
         page_cache.runs_added(["2-1-UP", "1-1-SMP"], [2])
         page_cache.runs_added(["3-1-UP"], [3])
         assert broker.llen(queue) == 1
-        assert cache_warm.take_queued(None) == (["1-1-SMP", "2-1-UP", "3-1-UP"], [])
+        assert cache_warm.queued_scopes(None) == ["1-1-SMP", "2-1-UP", "3-1-UP"]
         page_cache.runs_added(["4-1-UP"], [4])  # after the task started: a task of its own
         assert broker.llen(queue) == 2
-        assert cache_warm.take_queued(["9-9-UP"]) == (["4-1-UP", "9-9-UP"], [])
+        assert cache_warm.queued_scopes(["9-9-UP"]) == ["4-1-UP", "9-9-UP"]
     finally:
         broker.delete(queue)
 
@@ -49,25 +49,3 @@ def test_the_warm_task_takes_the_waiting_scopes(redis_cache, db):  # noqa: F811
     tasks.warm_pages(None)
     assert redis_cache.take_set(cache_warm.SCOPES_KEY, "-") == []
     assert redis_cache.add_to_set(cache_warm.SCOPES_KEY, [], cache_warm.QUEUED_KEY, 60)
-
-
-def test_an_uploads_pages_are_pending_until_the_warm_that_takes_them_is_done(
-    redis_cache,  # noqa: F811
-    settings,
-    db,
-):
-    settings.PAGE_CACHE_WARM = True
-    queue = settings.CELERY_PAGES_QUEUE = f"warm-test-{free_port()}"  # nobody consumes it
-    broker = redis.Redis.from_url(settings.CELERY_BROKER_URL)
-    try:
-        page_cache.runs_added(["6-1-UP"], [6], [41])
-        page_cache.runs_added(["7-1-UP"], [7], [42])
-        assert cache_warm.pages_pending(41) and cache_warm.pages_pending(42)
-        assert not cache_warm.pages_pending(43)  # no runs added: never held back
-        client = redis_cache._cache.get_client(write=True)
-        mark = redis_cache.make_key(cache_warm.PENDING_PREFIX + "upload:41")
-        assert 0 < client.ttl(mark) <= cache_warm.PENDING_SECONDS  # bounded if no warm runs
-        tasks.warm_pages(None)  # as the pages worker runs it
-        assert not cache_warm.pages_pending(41) and not cache_warm.pages_pending(42)
-    finally:
-        broker.delete(queue)
