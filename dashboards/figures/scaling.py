@@ -56,23 +56,24 @@ def scaling_figure(chart: ScalingChart) -> dict[str, Any]:
         axis_title(metric.name, metric.unit),
         n_legend=len(groups),
     )
-    fig = go.Figure(layout=layout)
+    traces = []
     for i, (build, points) in enumerate(groups.items()):
         points = sorted(points, key=lambda p: p.x)
-        fig.add_trace(
-            go.Scatter(
-                x=[p.x for p in points],
-                y=[p.value for p in points],
-                error_y={"type": "data", "array": [p.sd for p in points], "visible": True},
-                mode="lines+markers",
-                name=_legend_name(build, points, chart.param),
-                line={"color": colour(i)},
-                customdata=[p.run.run_id for p in points],
-                hovertext=[_scaling_hover(p, chart) for p in points],
-                hovertemplate=HOVER,
-            )
+        traces.append(
+            {  # what go.Scatter(...).to_plotly_json() gives, without its validation
+                "type": "scatter",
+                "x": [p.x for p in points],
+                "y": [p.value for p in points],
+                "error_y": {"type": "data", "array": [p.sd for p in points], "visible": True},
+                "mode": "lines+markers",
+                "name": _legend_name(build, points, chart.param),
+                "line": {"color": colour(i)},
+                "customdata": [p.run.run_id for p in points],
+                "hovertext": [_scaling_hover(p, chart) for p in points],
+                "hovertemplate": HOVER,
+            }
         )
-    return to_dict(fig)
+    return to_dict(go.Figure(layout=layout), traces)
 
 
 def _legend_name(build: str, points: list[ScalingPoint], param: str) -> str:

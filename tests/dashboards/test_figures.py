@@ -254,6 +254,55 @@ def test_scaling_one_trace_per_build_sorted_by_x_with_change_in_legend():
     assert fig["layout"]["yaxis"]["title"]["text"] == "VolanoMark throughput (msg/s)"
 
 
+def _scaling_by_graph_objects(chart: ScalingChart) -> dict:
+    """The scaling figure as Plotly's validating graph objects made it (before its traces
+    were written as plain dicts): what the plain traces must equal, value for value."""
+    import plotly.graph_objects as go
+
+    from dashboards.figures import _common, scaling
+
+    figure = scaling_figure(chart)
+    fig = go.Figure(layout=figure["layout"])
+    for i, (build, points) in enumerate(scaling.by_build(chart.points).items()):
+        points = sorted(points, key=lambda p: p.x)
+        fig.add_trace(
+            go.Scatter(
+                x=[p.x for p in points],
+                y=[p.value for p in points],
+                error_y={"type": "data", "array": [p.sd for p in points], "visible": True},
+                mode="lines+markers",
+                name=scaling._legend_name(build, points, chart.param),
+                line={"color": _common.colour(i)},
+                customdata=[p.run.run_id for p in points],
+                hovertext=[scaling._scaling_hover(p, chart) for p in points],
+                hovertemplate=_common.HOVER,
+            )
+        )
+    return _common.to_dict(fig)
+
+
+def test_scaling_traces_written_as_plain_dicts_are_what_plotly_made():
+    import random
+
+    rng = random.Random(5)
+    many = tuple(
+        ScalingPoint(
+            run(n, f"2.6.{n % 13}<b>", ("p",) if n % 5 == 0 else ()),
+            rng.choice((1, 2, 4, 8, 16)),
+            rng.uniform(0, 1e4) if n % 17 else float("nan"),
+            sd=rng.choice((None, rng.uniform(0, 50))),
+        )
+        for n in range(1, 200)
+    )
+    for points in (SCALING, many):
+        chart = ScalingChart(THROUGHPUT, "rooms", "", points)
+        plain = scaling_figure(chart)
+        assert plain == _scaling_by_graph_objects(chart)
+        assert json.dumps(plain, sort_keys=True) == json.dumps(
+            _scaling_by_graph_objects(chart), sort_keys=True
+        )
+
+
 def test_kernel_time_against_a_parameter_draws_kernel_and_scheduler_per_build():
     points = (
         KernelTimePoint(run(1, "2.3.28"), 62.0, 31.0, x=1200),
