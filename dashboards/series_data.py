@@ -89,7 +89,7 @@ def metric_choices(setup: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def metrics_of_setups(setup_ids: Sequence[int]) -> list[dict[str, Any]]:
-    """The metrics with results in any of these setups, as ``cq.metric_choices`` gives them;
+    """``cq.metric_choices`` of these setups (the metrics with results in any of them);
     which metrics each setup has is cached per setup version, so after an upload only the
     setups it wrote to are read again (one index-only query), where an EXISTS probe per
     metric over a scope's hundred setups had been the slowest read of a scope chart

@@ -9,7 +9,7 @@ from statistics import fmean, stdev
 import pytest
 
 from dashboards import chart_queries as cq
-from perfdb.models import Metric, Run, Setup
+from perfdb.models import Metric, Result, Run, Setup
 from tests.bundles import make_bundle
 from tests.dashboards.data import SERIES, WAKEUPS, dashboard_bundle, ingest, load
 
@@ -62,7 +62,8 @@ def test_query_counts_do_not_grow_with_runs(tmp_path, extra_copies, django_asser
     metric = throughput()
     counts = {
         "setup_choices": (lambda: cq.setup_choices(), 1),
-        "metric_choices": (lambda: cq.metric_choices(setup_ids=ids), 1),
+        # the setups' metric ids, then those metrics
+        "metric_choices": (lambda: cq.metric_choices(setup_ids=ids), 2),
         "run_choices": (lambda: cq.run_choices(vmstat_only=True), 1),
         # the values, then each run's keys once (not with every value)
         "scaling": (lambda: cq.scaling_points(setup_ids=ids, metric=metric, param="rooms"), 2),
@@ -163,11 +164,12 @@ def test_metrics_kept_per_setup_give_the_scopes_metric_choices(data):
         hardware=Setup.objects.get(pk=ids[0]).hardware,
         params={"rooms": 999},
     )
-    per_setup = cq.metrics_by_setup(setup_ids=[*ids, empty.pk])
-    assert per_setup[empty.pk] == []
+    assert cq.metrics_by_setup(setup_ids=[*ids, empty.pk])[empty.pk] == []
     for chosen in (ids, ids[:1], ids[::2], [empty.pk, *ids[1:3]]):
-        expected = cq.metric_choices(setup_ids=chosen)
-        assert series_data.metrics_of_setups(chosen) == expected
-        union = {m for s in chosen for m in per_setup[s]}
-        assert [m["id"] for m in expected] == [m["id"] for m in cq.metrics_ordered(union)]
+        used = Result.objects.filter(setup_id__in=chosen).values_list("metric_id", flat=True)
+        rows = Metric.objects.filter(pk__in=set(used)).order_by("name", "unit", "id")
+        expected = list(rows.values("id", "name", "unit", "better"))
+        assert cq.metric_choices(setup_ids=chosen) == expected
+        assert series_data.metrics_of_setups(chosen) == expected  # per setup, cached
+        assert series_data.metrics_of_setups(chosen) == expected  # read back from the cache
     assert len(cq.metric_choices(setup_ids=ids)) > 1  # more than one metric: the order matters
