@@ -164,3 +164,41 @@ def test_preview_of_a_broken_bundle_is_a_400_listing_every_problem(client, token
 def test_preview_needs_a_token(client, tmp_path):
     with open(volano_bundle(tmp_path / "b.tar.gz"), "rb") as f:
         assert client.post("/api/uploads/preview/", {"bundle": f}).status_code in (401, 403)
+
+
+def test_done_waits_for_the_uploads_series_pages_while_they_are_warmed(
+    client, token, tmp_path, settings, django_capture_on_commit_callbacks
+):
+    """With the pages' warm on (perfdb/cache_warm.py), an upload whose runs are stored says
+    "processing" until its commit's warm of the series it wrote to has run, then "done"; the
+    series page someone had opened is then current without reading the series again."""
+    import redis
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from perfdb.models import Result
+    from tests.conftest import free_port
+
+    settings.PAGE_CACHE_WARM = True
+    queue = settings.CELERY_PAGES_QUEUE = f"warm-test-{free_port()}"  # nobody consumes it
+    body = post(client, token, volano_bundle(tmp_path / "a.tar.gz")).json()
+    with django_capture_on_commit_callbacks(execute=True):
+        upload_ingest(upload_id=body["id"])
+    result = Result.objects.filter(run__upload_id=body["id"]).first()
+    page = f"/kernels/?setup={result.setup_id}&metric={result.metric_id}"
+    assert client.get(page).status_code == 200  # someone opens the series
+    body = post(client, token, volano_bundle(tmp_path / "b.tar.gz", kernel="2.6.1")).json()
+    url = f"/api/uploads/{body['id']}/"
+    with django_capture_on_commit_callbacks() as commits:
+        upload_ingest(upload_id=body["id"])  # what the worker does, up to its commit
+    assert client.get(url).json()["status"] == "processing"
+    for commit in commits:
+        commit()
+    assert client.get(url).json()["status"] == "done"
+    with CaptureQueriesContext(connection) as queries:
+        html = client.get(page).content.decode()
+    new_run = Result.objects.filter(run__upload_id=body["id"]).first().run_id
+    assert f'value="{new_run}">relative: #{new_run} 2.6.1 = 100' in html  # a baseline option
+    # the series is not read again (the scope's setup picker is the pages worker's warm)
+    assert not [q for q in queries.captured_queries if "perfdb_result" in q["sql"]]
+    redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(queue)
