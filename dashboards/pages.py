@@ -195,10 +195,13 @@ def _scaling_selection(q: Mapping[str, Any], scope: SetupScope) -> ScalingSelect
 
 
 def _scaling_chart(
-    scope: SetupScope, sel: ScalingSelection
+    scope: SetupScope,
+    sel: ScalingSelection,
+    read: Mapping[int, tuple[cq.PiecePoint, ...]] | None = None,
 ) -> tuple[str, Callable[[list[str]], ScalingChart], list[str]]:
     """The chart's cache key, the chart of some builds (made only for a download or a view
-    not cached yet) and every build in kernel order (cached).
+    not cached yet) and every build in kernel order (cached). ``read``: its pieces, when
+    the caller read them already (a scope's ~100 pieces unpickled once, not twice).
 
     A scope's chart reads every run of ~100 setups (~0.5 s at 10M results): it is made of
     one piece per setup, cached per setup version (``perfdb.cache_setups``), so after an
@@ -209,7 +212,7 @@ def _scaling_chart(
 
     @cache
     def pieces() -> list[tuple[cq.PiecePoint, ...]]:
-        return list(_scaling_pieces(sel).values())
+        return list((_scaling_pieces(sel) if read is None else read).values())
 
     def drawn(shown: list[str]) -> ScalingChart:
         title = f"{metric['name']} against {sel.param}"
@@ -246,10 +249,10 @@ def scaling_warm(scope_key: str) -> None:
     sel = _scaling_selection(QueryDict(), scope)
     if sel.metric is None:
         return
-    _scaling_pieces(sel)
+    read = _scaling_pieces(sel)
     if not cached_before(f"{_scaling_key(scope, sel)}:builds", scope.key):
         return
-    key, drawn, builds = _scaling_chart(scope, sel)
+    key, drawn, builds = _scaling_chart(scope, sel, read)
     shown = builds[-SCALING_MAX_BUILDS:]
     view = f"{key}:view:{'|'.join(shown)}"
     cached_in_scope(view, scope.key, lambda: _scaling_view(drawn(shown)))
