@@ -24,12 +24,11 @@ from _common import django_setup, result_count, table
 
 
 def _upload_then_warm(scope: str, setup_id: int) -> None:
-    from dashboards.warm import pages_after_upload, series_after_upload
+    from dashboards.warm import pages_after_upload
     from perfdb.cache import runs_added
 
     runs_added([scope], [setup_id])
     pages_after_upload([scope])
-    series_after_upload([setup_id])
 
 
 def _first_request(client: Any, url: str, bump: Callable[[], object], repeat: int) -> str:

@@ -11,11 +11,10 @@ served before the middleware stack runs (``dashboards/page_cache.py``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from functools import partial
+from collections.abc import Mapping
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse, QueryDict
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.html import escape
@@ -36,7 +35,7 @@ from dashboards.selection import (
     scope_param,
     setup_label,
 )
-from perfdb.cache import CATALOG, cached_before_in_setup, cached_in_setup, cached_per_scope
+from perfdb.cache import CATALOG, cached_in_setup, cached_per_scope
 
 
 def _title(metric: Mapping[str, Any]) -> str:
@@ -101,24 +100,6 @@ def picker_warm(scope_key: str) -> None:
             _picker_options(scope.key, scope.ids)
 
 
-def series_warm(setup_id: int) -> None:
-    """After an upload to the setup (dashboards/warm.py): its series pages and their figures
-    that someone had opened (cached under an earlier version of the setup), computed again
-    now so that their next visitor, most likely the one who uploaded, reads them finished.
-    The others are computed when first asked for."""
-    found = cq.setup_choices(setup_id=setup_id)
-    if not found:
-        return
-    queries: dict[str, Callable[[], object]] = {}
-    for metric in series_data.metric_choices(found[0]):
-        query = QueryDict(f"setup={setup_id}&metric={metric['id']}")
-        queries[_context_key(query)] = partial(_series_context_cached, query, setup_id)
-        figure = series_data.finished_name("figure-of-query", _figure_key(query))
-        queries[figure] = partial(kernels_figure_body, query, setup_id)
-    for key in cached_before_in_setup(list(queries), setup_id):
-        queries[key]()
-
-
 def _picker_options(scope_key: str, ids: tuple[int, int, str]) -> tuple[str, str]:
     """The scope picker's and the setup picker's ``<option>``s, rendered once (the scopes per
     setups catalogue, the scope's setups with their run counts per scope version) and read
@@ -152,11 +133,8 @@ def _selected(options: str, value: object) -> str:
 def _series_context_cached(q, setup_id: int) -> dict[str, Any] | None:
     """``_series_context`` of a page that names its setup, cached per setup version under
     the metric it asks for: a warm page reads it in one round trip, no query."""
-    return cached_in_setup(_context_key(q), setup_id, lambda: _series_context(q))
-
-
-def _context_key(q: QueryDict) -> str:
-    return f"series:page-context:{q.get('metric', '')}"
+    key = f"series:page-context:{q.get('metric', '')}"
+    return cached_in_setup(key, setup_id, lambda: _series_context(q))
 
 
 def _series_context(q) -> dict[str, Any] | None:
@@ -220,19 +198,12 @@ def kernels_figure(request: HttpRequest) -> HttpResponse:
     setup (what the page asks): a warm request is one cache round trip, no query."""
     q = request.GET
     setup_id = int_param(q, "setup")
-    body = _figure(q) if setup_id is None else kernels_figure_body(q, setup_id)
+    if setup_id is None:
+        body = _figure(q)
+    else:
+        key = f"{q.get('metric', '')}:{q.get('baseline', '')}"
+        body = series_data.finished("figure-of-query", setup_id, key, lambda: _figure(q))
     return HttpResponse(body, content_type="application/json")
-
-
-def kernels_figure_body(q: QueryDict, setup_id: int) -> bytes:
-    """The figure's JSON for a query naming its setup, cached per setup version under the
-    query's metric and baseline."""
-    key = _figure_key(q)
-    return series_data.finished("figure-of-query", setup_id, key, lambda: _figure(q))
-
-
-def _figure_key(q: QueryDict) -> str:
-    return f"{q.get('metric', '')}:{q.get('baseline', '')}"
 
 
 def _figure(q) -> bytes:

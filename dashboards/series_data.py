@@ -68,17 +68,12 @@ def finished(
     nothing else: no setup or metric query (``build`` reads them, and raises a 404 or 400
     for a setup or metric that does not exist, which is then not stored). ``found``: the
     cache's values of ``finished_keys(...)``, read by the caller with its own."""
-    return cached_in_setup(finished_name(kind, key), setup_id, build, found)
-
-
-def finished_name(kind: str, key: str) -> str:
-    """The ``cached_in_setup`` key of ``finished(kind, setup_id, key, ...)``."""
-    return f"series:{kind}:{key}"
+    return cached_in_setup(f"series:{kind}:{key}", setup_id, build, found)
 
 
 def finished_keys(kind: str, setup_id: int, key: str) -> list[str]:
     """The cache keys ``finished(kind, setup_id, key, ...)`` reads."""
-    return read_ahead(setup_entry(finished_name(kind, key), setup_id))
+    return read_ahead(setup_entry(f"series:{kind}:{key}", setup_id))
 
 
 def figure_json(data: cq.KernelSeries, baseline: Baseline | None) -> bytes:

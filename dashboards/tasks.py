@@ -13,4 +13,3 @@ def warm_pages(scopes: list[str] | None = None) -> None:
     """Recompute the page data uploads to ``scopes`` and to the scopes waiting in the warm
     set made stale (perfdb/cache_warm.py, dashboards/warm.py)."""
     warm.pages_after_upload(queued_scopes(scopes))
-

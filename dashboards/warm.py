@@ -25,13 +25,7 @@ from django.core.cache import cache
 
 from dashboards import kernels_page, pages, scope_stats, views
 from dashboards.chart_queries.profiles import profiled_setups
-from perfdb.cache import (
-    SCOPE_VERSION_PREFIX,
-    SETUP_VERSION_PREFIX,
-    STRUCTURE_KEY,
-    TIMEOUT_SECONDS,
-    VERSION_KEY,
-)
+from perfdb.cache import SCOPE_VERSION_PREFIX, STRUCTURE_KEY, TIMEOUT_SECONDS, VERSION_KEY
 
 # The version each warm last finished under, per version key it follows.
 WARMED_PREFIX = "dashboards:warmed:"
@@ -47,15 +41,6 @@ def pages_after_upload(scopes: Sequence[str] = ()) -> None:
     _unless_warmed(VERSION_KEY, _shared)
     for scope in scopes:
         _unless_warmed(SCOPE_VERSION_PREFIX + scope, partial(_scope, scope))
-
-
-def series_after_upload(setups: Sequence[int]) -> None:
-    """The series pages of ``setups`` that someone had opened, recomputed under the versions
-    the upload left (the upload's own series: its "done" waits for this)."""
-    for setup_id in setups:
-        _unless_warmed(
-            SETUP_VERSION_PREFIX + str(setup_id), partial(kernels_page.series_warm, setup_id)
-        )
 
 
 def _scope(scope: str) -> None:

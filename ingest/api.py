@@ -16,7 +16,6 @@ from rest_framework.views import APIView
 
 from ingest.preview import bundle_preview
 from ingest.services import UploadTooLarge, upload_create
-from perfdb.cache_warm import pages_pending
 from perfdb.db_router import replica_caught_up
 from perfdb.models import Upload
 
@@ -99,10 +98,6 @@ class UploadDetailView(APIView):
         if upload.status == Upload.Status.DONE and not replica_caught_up():
             # The replica pages read from has not replayed the upload yet: "done" now would
             # let a client open a run page that says the run does not exist.
-            doc["status"] = Upload.Status.PROCESSING
-        elif upload.status == Upload.Status.DONE and pages_pending(upload.pk):
-            # Its series pages are being recomputed (perfdb/cache_warm.py, at most a few
-            # seconds): "done" now would send the client to pages computed on its request.
             doc["status"] = Upload.Status.PROCESSING
         return Response(doc)
 

@@ -253,9 +253,7 @@ def runs_insert(new: list[_NewRun], files: Mapping[str, bytes], digests: Mapping
     _attached_write(new, files, digests)
     setups = {n.run.setup for n in new}
     runs_added_on_commit(
-        {scope_key(s.workload_id, s.hardware_id, s.mode) for s in setups},
-        {s.pk for s in setups},
-        {n.run.upload_id for n in new if n.run.upload_id is not None},
+        {scope_key(s.workload_id, s.hardware_id, s.mode) for s in setups}, {s.pk for s in setups}
     )
 
 

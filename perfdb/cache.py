@@ -310,48 +310,30 @@ def cached_before(key: str, scope: str) -> bool:
     """Whether ``cached_in_scope(key, scope, ...)`` was computed under an earlier (or the
     current) version with the current structure: someone looks at it, so it is worth
     recomputing ahead of them."""
-    return bool(_seen([_name(key, scope)]))
-
-
-def cached_before_in_setup(keys: Sequence[str], setup_id: int) -> list[str]:
-    """Those of ``keys`` that ``cached_in_setup(key, setup_id, ...)`` computed under an
-    earlier (or the current) version with the current structure, in one round trip."""
-    names = {_name(key, f"setup:{setup_id}"): key for key in keys}
-    return [names[n] for n in _seen(list(names))]
-
-
-def _seen(names: list[str]) -> list[str]:
-    """The entries of these names stored under the current structure version."""
-    found = cache.get_many([STRUCTURE_KEY, *(_entry_key(n) for n in names)])
+    entry_key = _entry_key(_name(key, scope))
+    found = cache.get_many([STRUCTURE_KEY, entry_key])
     versions = _versions([STRUCTURE_KEY], found)
-    entries = {n: found.get(_entry_key(n)) for n in names}
-    return [n for n, e in entries.items() if versions and e and e[0][0] == versions[0]]
+    entry = found.get(entry_key)
+    return versions is not None and entry is not None and entry[0][0] == versions[0]
 
 
-def runs_added(
-    scopes: Iterable[str], setups: Iterable[int] = (), uploads: Iterable[int] = ()
-) -> None:
+def runs_added(scopes: Iterable[str], setups: Iterable[int] = ()) -> None:
     """Runs were added to these scopes (and setups, when known: the ingest writer's runs),
     nowhere else: entries cached for other scopes and setups stay current; everything cached
     with ``cached`` (all runs) does not. With ``settings.PAGE_CACHE_WARM``, the pages' shared
     entries are then recomputed by a task (dashboards/warm.py) rather than by the next
     browser, one task per burst of uploads (perfdb/cache_warm.py)."""
-    scopes, setups = sorted(set(scopes)), sorted(set(setups))
-    setup_keys = (SETUP_VERSION_PREFIX + str(s) for s in setups)
+    scopes = sorted(set(scopes))
+    setup_keys = (SETUP_VERSION_PREFIX + str(s) for s in sorted(set(setups)))
     _bump(VERSION_KEY, *(SCOPE_VERSION_PREFIX + s for s in scopes), *setup_keys)
     if getattr(settings, "PAGE_CACHE_WARM", False):
-        cache_warm.queue_warm(scopes, uploads, setups)
+        cache_warm.queue_warm(scopes)
 
 
-def runs_added_on_commit(
-    scopes: Iterable[str], setups: Iterable[int] = (), uploads: Iterable[int] = ()
-) -> None:
-    """``runs_added`` once the current transaction commits (at once outside one); the
-    uploads are held back from "done" until then (perfdb/cache_warm.py)."""
-    scopes, setups, uploads = tuple(scopes), tuple(setups), tuple(uploads)
-    if getattr(settings, "PAGE_CACHE_WARM", False):
-        cache_warm.hold(uploads)
-    transaction.on_commit(lambda: runs_added(scopes, setups, uploads))
+def runs_added_on_commit(scopes: Iterable[str], setups: Iterable[int] = ()) -> None:
+    """``runs_added`` once the current transaction commits (at once outside one)."""
+    scopes, setups = tuple(scopes), tuple(setups)
+    transaction.on_commit(lambda: runs_added(scopes, setups))
 
 
 @receiver(post_save, sender="perfdb.Run")

@@ -9,8 +9,8 @@ queued (a flag set with the set, in one round trip). The task takes the set and 
 flag atomically when it starts: at most one task waits, and it warms every scope added until
 it started; an upload after that queues the next one. The flag expires after
 ``QUEUED_SECONDS``, so a task lost (a queue purged, a broker restarted) holds the warms
-back no longer than an upload's "done" waits for them: a task queued as well as a late
-one finds the set taken and has nothing to do.
+back no longer than that: a task queued as well as a late one finds the set taken and has
+nothing to do.
 
 On a cache without sets (the tests' LocMemCache) each upload queues its own task, as before.
 """
@@ -23,45 +23,20 @@ from collections.abc import Iterable
 from celery import current_app
 from django.conf import settings
 from django.core.cache import cache
-from django.dispatch import Signal
 
 log = logging.getLogger(__name__)
 
-# The task that recomputes the pages' shared entries and scope charts after runs are added
-# (by name: the task lives in dashboards/tasks.py, above this layer).
+# The task that recomputes the pages' shared entries after runs are added (by name: the
+# task lives in dashboards/tasks.py, above this layer).
 WARM_PAGES = "dashboards.tasks.warm_pages"
 SCOPES_KEY = "perfdb:warm:scopes"
 QUEUED_KEY = "perfdb:warm:queued"
 QUEUED_SECONDS = 10
-# An upload waiting for its series pages' warm, and how long at most its "done" waits for it.
-PENDING_PREFIX = "perfdb:warm:pending:"
-PENDING_SECONDS = 10
-
-# Sent with ``setups=[ids]`` in the process that committed runs to those setups, right after
-# the commit: dashboards/apps.py connects the series pages' warm (dashboards/warm.py).
-series_stale = Signal()
 
 
-def hold(uploads: Iterable[int]) -> None:
-    """Mark these uploads as waiting for their series pages' warm (``pages_pending``), at
-    most ``PENDING_SECONDS``: called before the commit that makes them done, so that no
-    client sees "done" before the warm that follows it."""
-    marks = dict.fromkeys((PENDING_PREFIX + str(u) for u in uploads), 1)
-    if marks:
-        cache.set_many(marks, PENDING_SECONDS)
-
-
-def queue_warm(scopes: list[str], uploads: Iterable[int] = (), setups: Iterable[int] = ()) -> None:
-    """After the commit of runs to ``setups`` (of ``uploads``, held until now): the series
-    pages of those setups are warmed here (a few ms a setup, in the writer's process, before
-    the uploads are released), and ``scopes`` by the pages worker: added to the waiting set
-    and a task queued unless one is waiting already (then it takes these scopes too)."""
-    try:
-        for receiver, error in series_stale.send_robust(sender=None, setups=list(setups)):
-            if isinstance(error, Exception):
-                log.warning("series warm %s failed (%s)", receiver, error)
-    finally:
-        warmed(uploads)
+def queue_warm(scopes: list[str]) -> None:
+    """Have ``scopes`` warmed by the pages worker: added to the waiting set, and a task
+    queued unless one is waiting already (then it takes these scopes too)."""
     if hasattr(cache, "add_to_set"):
         if not cache.add_to_set(SCOPES_KEY, scopes, QUEUED_KEY, QUEUED_SECONDS):
             return  # a queued task will take them (or Redis is down: no warm, as below)
@@ -81,18 +56,3 @@ def queued_scopes(scopes: Iterable[str] | None) -> list[str]:
     an upload after this queues a new task)."""
     taken = cache.take_set(SCOPES_KEY, QUEUED_KEY) if hasattr(cache, "take_set") else []
     return sorted({*(scopes or ()), *taken})
-
-
-def warmed(uploads: Iterable[int]) -> None:
-    """The series pages of these uploads' runs are warm (or failed to be): marks cleared."""
-    marks = [PENDING_PREFIX + str(u) for u in uploads]
-    if marks:
-        cache.delete_many(marks)
-
-
-def pages_pending(upload_id: int) -> bool:
-    """Whether the upload's series pages are still waiting for their warm (at most
-    ``PENDING_SECONDS`` after its runs were committed): the upload API says "processing"
-    meanwhile, so that a client opening its series at "done" finds them computed, as it
-    waits for a replica (ingest/api.py)."""
-    return cache.get(PENDING_PREFIX + str(upload_id)) is not None

@@ -143,8 +143,6 @@ def test_reads_go_to_the_replica_and_done_means_visible_there(clusters):
         "REDIS_URL": settings.REDIS_URL,
         "MEDIA_ROOT": str(Path(settings.MEDIA_ROOT) / "replica-test"),
         "AXES_ENABLED": "0",
-        # no pages worker here: "done" would wait for a warm-up nobody runs (cache_warm.py)
-        "PAGE_CACHE_WARM": "0",
     }
     out = subprocess.run(
         [sys.executable, "-c", CHILD], cwd=ROOT, env=env, capture_output=True, text=True,

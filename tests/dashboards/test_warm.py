@@ -101,36 +101,3 @@ def test_warms_queued_behind_one_under_the_same_versions_read_nothing(
     with CaptureQueriesContext(connection) as again:
         warm.pages_after_upload([scope])
     assert len(again) > 0, "a new version of the scope (and of the data) is warmed"
-
-
-def test_a_series_someone_opened_is_recomputed_by_the_series_warm_with_its_figure(
-    client, tmp_path, django_assert_num_queries
-):
-    """After runs are added to a setup, its series pages and figures that were opened are
-    computed by the series warm (what an upload's "done" waits for), under the new version:
-    the next visitor makes no query and sees the new run; a metric nobody opened is not."""
-    from perfdb.models import Result
-
-    load(tmp_path)
-    run = Run.objects.order_by("-id").first()
-    results = Result.objects.filter(setup_id=run.setup_id)
-    metrics = list(results.values_list("metric_id", flat=True).distinct())
-    assert len(metrics) > 1
-    opened, unopened = metrics[0], metrics[1]
-    page = f"/kernels/?setup={run.setup_id}&metric={opened}"
-    figure = f"/kernels/figure/?setup={run.setup_id}&metric={opened}"
-    assert client.get(page).status_code == 200 and client.get(figure).status_code == 200
-    newest_id = run.pk
-    run.pk = None  # a new run of the series, added as the writer adds them
-    run.label, run.fingerprint = "warm-test", "warm-test"
-    run.save()
-    Result.objects.create(run=run, setup_id=run.setup_id, metric_id=opened, trial=0, value=1.5)
-    page_cache.runs_added([], [run.setup_id])
-    warm.series_after_upload([run.setup_id])
-    with django_assert_num_queries(0):
-        assert f'value="{run.pk}"' in client.get(page).content.decode()
-        assert client.get(figure).status_code == 200
-    with CaptureQueriesContext(connection) as unopened_page:
-        client.get(f"/kernels/?setup={run.setup_id}&metric={unopened}")
-    assert len(unopened_page) > 0, "computed by its first visitor, not by the warm"
-    assert newest_id != run.pk

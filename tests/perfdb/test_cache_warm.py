@@ -1,7 +1,5 @@
-"""perfdb/cache_warm.py on the real Redis and broker: a burst of uploads queues one pages warm
-task, which takes every scope added before it started (an upload after that queues the next);
-each upload's series are warmed by a task of their own on the ingest queue, and the upload
-is pending until that task has run (at most PENDING_SECONDS)."""
+"""perfdb/cache_warm.py on the real Redis and broker: a burst of uploads queues one warm task,
+which takes every scope added before it started; an upload after that queues the next."""
 
 from __future__ import annotations
 
@@ -51,42 +49,3 @@ def test_the_warm_task_takes_the_waiting_scopes(redis_cache, db):  # noqa: F811
     tasks.warm_pages(None)
     assert redis_cache.take_set(cache_warm.SCOPES_KEY, "-") == []
     assert redis_cache.add_to_set(cache_warm.SCOPES_KEY, [], cache_warm.QUEUED_KEY, 60)
-
-
-def test_an_upload_is_pending_from_before_its_commit_until_its_series_are_warmed(
-    redis_cache,  # noqa: F811
-    settings,
-    django_capture_on_commit_callbacks,
-    db,
-):
-    """Held inside the writer's transaction, released by the commit's warm of its series (run
-    in the committing process: one call per connected receiver, its setups given), bounded
-    if the process dies in between; a receiver that raises does not keep it held."""
-    settings.PAGE_CACHE_WARM = True
-    queue = settings.CELERY_PAGES_QUEUE = f"warm-test-{free_port()}"  # nobody consumes it
-    broker = redis.Redis.from_url(settings.CELERY_BROKER_URL)
-    warmed: list[list[int]] = []
-
-    def broken(sender: object, setups: list[int], **kwargs: object) -> None:
-        warmed.append(setups)
-        raise RuntimeError("a warm that fails")
-
-    cache_warm.series_stale.connect(broken, weak=False, dispatch_uid="test-broken")
-    try:
-        with django_capture_on_commit_callbacks() as commits:
-            page_cache.runs_added_on_commit(["6-1-UP"], [6], [41])
-            page_cache.runs_added_on_commit(["7-1-UP"], [7, 8], [42])
-        assert cache_warm.pages_pending(41) and cache_warm.pages_pending(42)
-        assert not cache_warm.pages_pending(43)  # no runs added: never held back
-        client = redis_cache._cache.get_client(write=True)
-        mark = redis_cache.make_key(cache_warm.PENDING_PREFIX + "41")
-        assert 0 < client.ttl(mark) <= cache_warm.PENDING_SECONDS  # bounded if no warm runs
-        commits[0]()  # the first commit
-        assert warmed == [[6]]
-        assert not cache_warm.pages_pending(41) and cache_warm.pages_pending(42)
-        commits[1]()
-        assert warmed == [[6], [7, 8]] and not cache_warm.pages_pending(42)
-        assert broker.llen(queue) == 1  # the scopes: one pages task for the burst
-    finally:
-        cache_warm.series_stale.disconnect(dispatch_uid="test-broken")
-        broker.delete(queue)
