@@ -54,9 +54,10 @@ def _machine_warm(repeat: int) -> str:
     from perfdb.cache import runs_added, scope_key
     from perfdb.models import Setup
 
-    synthetic = Setup.objects.filter(workload__name__startswith=PREFIX)
-    one = {}
-    for s in synthetic.filter(hardware_id=synthetic.first().hardware_id).order_by("id"):
+    synthetic = Setup.objects.filter(workload__name__startswith=PREFIX).order_by("id")
+    machine = synthetic.values_list("hardware_id", flat=True)[0]
+    one: dict[str, int] = {}
+    for s in synthetic.filter(hardware_id=machine):
         one.setdefault(scope_key(s.workload_id, s.hardware_id, s.mode), s.pk)
     tries = []
     for _ in range(repeat + 1):  # the first fills what was not cached yet

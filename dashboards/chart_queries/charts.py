@@ -226,8 +226,7 @@ def scaling_pieces(
         values.setdefault(run_id, []).append(value)
     keys = _run_keys(setup_ids=setup_ids)
     pieces: dict[int, list[PiecePoint]] = {setup_id: [] for setup_id in setup_ids}
-    # RunInfo's fields as a tuple (dataclasses.fields() per point had been a tenth of a warm)
-    fields_of = attrgetter(*(f.name for f in dataclass_fields(RunInfo)))
+    fields_of = attrgetter(*(f.name for f in dataclass_fields(RunInfo)))  # one tuple a point
     for run_id, kept in values.items():
         run = RunValues(keys=keys[run_id], values=kept)
         x = _number(run.keys["params"].get(param))
