@@ -58,7 +58,7 @@ def kernels(request: HttpRequest) -> HttpResponse:
             return _download(request, fmt, setup, metric)
     scope_key = series_data.setup_scope(setup)
     ids = (setup["workload_id"], setup["hardware_id"], setup["mode"])
-    scope_options, setup_options = _picker_options(scope_key, ids, setup["id"])
+    scope_options, setup_options = _picker_options(scope_key, ids)
     context: dict[str, Any] = {
         "scope_options": _selected(scope_options, escape(scope_key)),
         "setup_options": _selected(setup_options, setup["id"]),
@@ -100,21 +100,10 @@ def picker_warm(scope_key: str) -> None:
             _picker_options(scope.key, scope.ids)
 
 
-PICKER_KEY = "kernels:picker-options"
-
-
-def _picker_options(
-    scope_key: str, ids: tuple[int, int, str], setup_id: int | None = None
-) -> tuple[str, str]:
+def _picker_options(scope_key: str, ids: tuple[int, int, str]) -> tuple[str, str]:
     """The scope picker's and the setup picker's ``<option>``s, rendered once (the scopes per
     setups catalogue, the scope's setups with their run counts per scope version) and read
-    in one round trip: the template engine spent most of a warm page's CPU on these loops.
-
-    A page (``setup_id`` given) may show them as far behind the uploads as a scope chart
-    (``PAGE_CACHE_STALE_SECONDS``): run counts a few seconds old, where recomputing them
-    after every upload to the scope (a count over its ~100 setups) had been a fifth of the
-    series page's time under bench/load.py (py-spy). Unless they lack the page's own scope
-    or setup (its first runs): then they are computed now. The warm computes them current."""
+    in one round trip: the template engine spent most of a warm page's CPU on these loops."""
 
     def build(keys: list[str]) -> dict[str, str]:
         out = {}
@@ -131,13 +120,7 @@ def _picker_options(
             )
         return out
 
-    keys = [CATALOG, scope_key]
-    found = cached_per_scope(PICKER_KEY, keys, build, stale=setup_id is not None)
-    if setup_id is not None and not (
-        f'<option value="{escape(scope_key)}">' in found[CATALOG]
-        and f'<option value="{setup_id}">' in found[scope_key]
-    ):
-        found = cached_per_scope(PICKER_KEY, keys, build)
+    found = cached_per_scope("kernels:picker-options", [CATALOG, scope_key], build)
     return found[CATALOG], found[scope_key]
 
 
