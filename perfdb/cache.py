@@ -15,10 +15,9 @@ when: one ``get_many`` reads versions and entries. An entry whose stamp is old b
 structure version is current holds the previous value, served while another process computes
 the entry (under a short lock: a burst after an upload costs one computation) and, with
 ``stale=True`` and ``PAGE_CACHE_STALE_SECONDS`` > 0 (gunicorn: 30; 0 elsewhere), while
-less than that behind the runs (since the first upload it lacks: perfdb/cache_versions.py,
-not since it was computed), recomputed by a background thread once it is a third of that
-behind (further behind, by the request): a scope chart is at most that far behind the
-uploads. Runs removed or edited are never served stale.
+younger than that, recomputed by a background thread at most once every third of that time
+(an older one by the request): a scope chart is at most that far behind the uploads. Runs
+removed or edited are never served stale.
 
 Every key carries the code version (settings.CACHE_VERSION, the KEY_PREFIX): a deploy never
 reads values of an older shape. Values are plain data, never ORM objects.
@@ -41,7 +40,6 @@ from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
 from perfdb import cache_reads, cache_refresh, cache_warm, cache_writes
-from perfdb.cache_versions import Stamps, Stored, behind, bump, fresh_version, versions_of
 
 VERSION_KEY = "perfdb:data-version"
 STRUCTURE_KEY = "perfdb:structure-version"
@@ -52,8 +50,18 @@ ENTRY_PREFIX = "perfdb:e:"
 TIMEOUT_SECONDS = 6 * 60 * 60
 # Longest a computation may keep others on the previous value before they compute too.
 LOCK_SECONDS = 60
+
 T = TypeVar("T")
+# An entry as stored: (stamp: the versions it was computed under, when, the value pickled on
+# its own: a stamp not current costs no unpickling of a value not served, ~40 ms per MB).
+Stored = tuple[tuple[int, ...], float, bytes]
+Stamps = Mapping[str, tuple[int, ...]]  # entry name -> the versions it is computed under
 Compute = Callable[[list[str]], Mapping[str, T]]  # entry names -> their values
+
+
+def _fresh_version() -> int:
+    """A start no earlier version used (if Redis lost the key, 1 could meet an old 1)."""
+    return time.time_ns()
 
 
 def stale_seconds() -> float:
@@ -63,19 +71,48 @@ def stale_seconds() -> float:
 
 
 def data_version() -> int:
-    versions = versions_of([VERSION_KEY])
-    return fresh_version() if versions is None else versions[0]
+    versions = _versions([VERSION_KEY])
+    return _fresh_version() if versions is None else versions[0]
+
+
+def _bump(*keys: str) -> None:
+    """Move each version key (a missing one starts fresh); on Redis in one round trip."""
+    if hasattr(cache, "bump_many"):  # perfdb.cache_backend; not the tests' LocMemCache
+        cache.bump_many(list(keys), _fresh_version)
+        return
+    for key in keys:
+        try:
+            cache.incr(key)
+        except ValueError:  # the key is missing: any new value invalidates
+            cache.set(key, _fresh_version(), timeout=None)
 
 
 def data_changed() -> None:
     """Runs were removed or edited (or anything else changed): nothing cached so far may be
     served again, whichever scope it is for."""
-    bump(VERSION_KEY, STRUCTURE_KEY)
+    _bump(VERSION_KEY, STRUCTURE_KEY)
 
 
 def data_changed_on_commit() -> None:
     """``data_changed`` at commit: a reader before it must not cache old data as new."""
     transaction.on_commit(data_changed)
+
+
+def _versions(keys: list[str], found: Mapping[str, Any] | None = None) -> list[int] | None:
+    """Each version key's value (started when missing; ``found``: what was read already);
+    None when the cache is unreachable, so nothing is reused."""
+    found = cache.get_many(keys) if found is None else found
+    missing = [key for key in keys if found.get(key) is None]
+    if missing:  # all started in one round trip, then read back (another may have won)
+        cache_writes.add_many(missing, _fresh_version(), None)
+        found = {**found, **cache.get_many(missing)}
+    out = []
+    for key in keys:
+        version = found.get(key)
+        if version is None:
+            return None
+        out.append(int(version))
+    return out
 
 
 def _name(key: str, scope: str) -> str:
@@ -108,7 +145,7 @@ def cached_entries(
     version_keys = list(dict.fromkeys(k for keys in wanted.values() for k in keys))
     found = cache.get_many(read_ahead(wanted)) if found is None else found
     found = cache_writes.overlay(found, [_entry_key(n) for n in wanted])
-    current = versions_of(version_keys, found)
+    current = _versions(version_keys, found)
     if current is None:  # the cache is unreachable: nothing is reused
         cache_reads.served_previous()  # (nor kept: no versions to keep it under)
         return dict(compute(list(wanted)))
@@ -127,8 +164,7 @@ def cached_entries(
     missing = [n for n in wanted if n not in out]
     if missing:  # a previous value may be served up to ``limit`` seconds old
         limit = max(max_age, stale_seconds() if stale else 0.0)
-        lag = partial(behind, previous, wanted, stamps)
-        out.update(_refresh(missing, previous, stamps, compute, timeout, limit, lag))
+        out.update(_refresh(missing, previous, stamps, compute, timeout, limit))
     return out
 
 
@@ -139,24 +175,21 @@ def _refresh(
     compute: Compute[T],
     timeout: int,
     limit: float,
-    lag: Callable[[], Mapping[str, float]],
 ) -> dict[str, T]:
     """The entries not current: the previous value of those another process is computing
-    (or of those less than ``limit`` seconds behind the runs by ``lag()``, recomputed in
-    the background), the others computed here under a lock each."""
+    (or of those younger than ``limit`` seconds, recomputed in the background), the others
+    computed here under a lock each."""
     out: dict[str, T] = {}
     if cache_reads.depth():
         previous = {}  # inside a computation: computed again here, never a stale copy
     if previous:
         busy = cache.get_many([_lock_key(n, stamps[n]) for n in previous])
         out = {n: _value(e) for n, e in previous.items() if _lock_key(n, stamps[n]) in busy}
-    waiting = [n for n in missing if n not in out and n in previous]
-    ages = lag() if waiting and limit > 0 else {}
-    young = [n for n in waiting if ages.get(n, limit) < limit]
+    young = [n for n in missing if n not in out and n in previous and _age(previous[n]) < limit]
     out.update({n: _value(previous[n]) for n in young})
     if out:  # older than the versions: an answer made of them is not kept whole
         cache_reads.served_previous()
-    due = [n for n in young if ages[n] >= limit / 3]
+    due = [n for n in young if _age(previous[n]) >= limit / 3]
     locks = _lock(due, stamps)
     if locks:
         todo = [n for n in due if _lock_key(n, stamps[n]) in locks]
@@ -279,7 +312,7 @@ def cached_before(key: str, scope: str) -> bool:
     recomputing ahead of them."""
     entry_key = _entry_key(_name(key, scope))
     found = cache.get_many([STRUCTURE_KEY, entry_key])
-    versions = versions_of([STRUCTURE_KEY], found)
+    versions = _versions([STRUCTURE_KEY], found)
     entry = found.get(entry_key)
     return versions is not None and entry is not None and entry[0][0] == versions[0]
 
@@ -292,7 +325,7 @@ def runs_added(scopes: Iterable[str], setups: Iterable[int] = ()) -> None:
     browser, one task per burst of uploads (perfdb/cache_warm.py)."""
     scopes = sorted(set(scopes))
     setup_keys = (SETUP_VERSION_PREFIX + str(s) for s in sorted(set(setups)))
-    bump(VERSION_KEY, *(SCOPE_VERSION_PREFIX + s for s in scopes), *setup_keys)
+    _bump(VERSION_KEY, *(SCOPE_VERSION_PREFIX + s for s in scopes), *setup_keys)
     if getattr(settings, "PAGE_CACHE_WARM", False):
         cache_warm.queue_warm(scopes)
 
@@ -332,7 +365,7 @@ def _setup_created(instance: Any, created: bool = False, **kwargs: object) -> No
     """A new setup (the ingest writer's get_or_create) is a new entry of the catalogue; an
     edit moves everything (``_vocabulary_changed``)."""
     if created:
-        transaction.on_commit(lambda: bump(SCOPE_VERSION_PREFIX + CATALOG))
+        transaction.on_commit(lambda: _bump(SCOPE_VERSION_PREFIX + CATALOG))
 
 
 def _vocabulary_changed(created: bool = False, **kwargs: object) -> None:

@@ -71,15 +71,15 @@ class FailSoftRedisCache(RedisCache):
             _warn("incr", exc)
             return 0
 
-    def bump_many(self, keys: list[str], start: Callable[[], int]) -> dict[str, int]:
+    def bump_many(self, keys: list[str], start: Callable[[], int]) -> None:
         """Move each version key, in one round trip: ``incr`` does two per key (EXISTS, then
         INCRBY), and an upload moves three or more. A missing key is first set to
         ``start()`` (never expiring), so it comes back as a value no earlier version used;
         ints are stored as plain integers (RedisSerializer), so INCR reads what ``set`` wrote
         and ``get`` reads what INCR left. Not a transaction: each key moves on its own, as
-        it did one by one. Returns each key's new version (none when Redis is down)."""
+        it did one by one."""
         if not keys:
-            return {}
+            return
         try:
             client = self._cache.get_client(write=True)  # type: ignore[attr-defined]  # no stub
             pipe = client.pipeline(transaction=False)
@@ -87,11 +87,9 @@ class FailSoftRedisCache(RedisCache):
                 made = self.make_and_validate_key(key)
                 pipe.set(made, start(), nx=True)
                 pipe.incr(made)
-            replies = pipe.execute()
+            pipe.execute()
         except UNREACHABLE as exc:
             _warn("bump_many", exc)
-            return {}
-        return {key: int(version) for key, version in zip(keys, replies[1::2], strict=True)}
 
     def add_many(self, keys: list[str], value: Any, timeout: int | None) -> list[str]:
         """``add`` each key (set it only where it is missing), in one round trip: the keys

@@ -96,7 +96,7 @@ def another_process_computes(key: str, scope: str) -> None:
     """Hold the lock ``cached_per_scope`` takes while it computes ``key`` of ``scope`` now."""
     from django.core.cache import cache
 
-    stamp = page_cache.versions_of([page_cache.STRUCTURE_KEY, "perfdb:scope-version:" + scope])
+    stamp = page_cache._versions([page_cache.STRUCTURE_KEY, "perfdb:scope-version:" + scope])
     lock = page_cache._lock_key(page_cache._name(key, scope), tuple(stamp))
     assert cache.add(lock, 1, 60)
 
@@ -126,7 +126,7 @@ def test_cached_serves_the_previous_value_while_another_process_computes():
     compute = counter()
     assert page_cache.cached("t:all", compute) == 1
     page_cache.runs_added(["1-1-SMP"])
-    stamp = page_cache.versions_of([page_cache.STRUCTURE_KEY, page_cache.VERSION_KEY])
+    stamp = page_cache._versions([page_cache.STRUCTURE_KEY, page_cache.VERSION_KEY])
     assert cache.add(page_cache._lock_key(page_cache._name("t:all", "*all*"), tuple(stamp)), 1)
     assert page_cache.cached("t:all", compute) == 1
     page_cache.data_changed()
@@ -166,16 +166,14 @@ def test_the_scope_picker_survives_uploads_to_existing_setups(
 
 @pytest.fixture
 def stale_for_30s(settings, monkeypatch):
-    """Served stale up to 30 s; each previous value is ``age`` seconds behind the runs; the
-    refreshes queued for the background thread are kept so that a test can count them."""
+    """Served stale up to 30 s; each previous value is ``age`` seconds old; the refreshes
+    queued for the background thread are kept so that a test can count them."""
     settings.PAGE_CACHE_STALE_SECONDS = 30
     started: list[object] = []
     age = {"seconds": 15.0}
     submit = cache_refresh.submit
     monkeypatch.setattr(cache_refresh, "submit", lambda job: started.append(job) or submit(job))
-    monkeypatch.setattr(
-        page_cache, "behind", lambda previous, *_: dict.fromkeys(previous, age["seconds"])
-    )
+    monkeypatch.setattr(page_cache, "_age", lambda entry: age["seconds"])
     return started, age
 
 
