@@ -26,7 +26,10 @@ and concurrency), all on 127.0.0.1 against this database and Redis db REDIS_URL.
 Prints per page kind and overall p50/p95, the first-after-upload times, upload-to-done,
 errors (must be 0) and uploads lost (accepted but not done by the end; must be 0), and the
 ratio of each to its goal. Every process started is stopped on the way out; runs made here
-are marked synthetic.
+are marked synthetic and stay: each run lengthens the uploaders' series (a 90 s run adds
+~15 runs to each of their setups; a session of 30 runs took them from 64 to ~500 runs), so
+figures drift upwards over many runs on one database: compare runs made in the same minutes
+(before and after alternated), or rebuild the database.
 """
 
 from __future__ import annotations
