@@ -113,10 +113,10 @@ def _picker_options(scope_key: str, ids: tuple[int, int, str]) -> tuple[str, str
                 f'<option value="{escape(s.key)}">{escape(s.label)}</option>' for s in scopes
             )
         if scope_key in keys:
-            out[scope_key] = "".join(
+            out[scope_key] = "".join(  # a query: this entry is itself cached per scope
                 f'<option value="{s["id"]}">'
                 f"{escape(setup_label(s))} ({s['run_count']} runs)</option>"
-                for s in series_data.setup_choices(ids)
+                for s in cq.setup_choices(scope=ids)
             )
         return out
 
@@ -140,7 +140,9 @@ def _series_context_cached(q, setup_id: int) -> dict[str, Any] | None:
 def _series_context(q) -> dict[str, Any] | None:
     """What the page shows of its series: the setup, its metrics, the metric chosen (and the
     note when the one asked for has no data here), each run's value (the baseline check) and
-    the baseline options. None when nothing has runs."""
+    the baseline options. None when nothing has runs. Cached whole per setup version
+    (``_series_context_cached``), so its parts are not cached again one by one: computed
+    after an upload, each nested cached read would be one more round trip to Redis."""
     setup = _kernels_setup(q)
     if setup is None:
         return None
@@ -149,8 +151,9 @@ def _series_context(q) -> dict[str, Any] | None:
     values: dict[int, float] = {}
     options = ""
     if metric is not None:
-        values = series_data.values(setup, metric, _title(metric))
-        options = _baseline_options(setup, metric)
+        data = series_data.series(setup, metric, _title(metric))
+        values = {p.run.run_id: p.value for p in data.series.points}
+        options = _baseline_options(data)
     metric_options = "".join(
         f'<option value="{m["id"]}">{escape(m["name"])} ({escape(m["unit"])})</option>'
         for m in metrics
@@ -159,20 +162,16 @@ def _series_context(q) -> dict[str, Any] | None:
     return {**context, "values": values, "options": options}
 
 
-def _baseline_options(setup, metric) -> str:
+def _baseline_options(data: cq.KernelSeries) -> str:
     """Every run of the series as a baseline ``<option>`` (a 1,000-run series: 1,000 of
-    them), rendered once per setup version: the template engine took tens of milliseconds
-    a request for them. Only the chosen one's ``selected`` is added per request."""
-
-    def build() -> bytes:
-        data = series_data.series(setup, metric, _title(metric))
-        return "".join(
-            f'<option value="{p.run.run_id}">relative: '
-            f"{escape(run_text(p.run, data.labels.get(p.run.run_id, '')))} = 100</option>"
-            for p in data.series.points
-        ).encode()
-
-    return series_data.finished("baseline-options", setup["id"], str(metric["id"]), build).decode()
+    them), rendered once per setup version with the page's context: the template engine
+    took tens of milliseconds a request for them. Only the chosen one's ``selected`` is
+    added per request."""
+    return "".join(
+        f'<option value="{p.run.run_id}">relative: '
+        f"{escape(run_text(p.run, data.labels.get(p.run.run_id, '')))} = 100</option>"
+        for p in data.series.points
+    )
 
 
 def _download(request: HttpRequest, fmt: str, setup, metric) -> HttpResponse:

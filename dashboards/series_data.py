@@ -44,18 +44,6 @@ def series(setup: Mapping[str, Any], metric: Mapping[str, Any], title: str) -> c
     )
 
 
-def values(setup: Mapping[str, Any], metric: Mapping[str, Any], title: str) -> dict[int, float]:
-    """Each run's value in the series (run id -> mean), cached per setup: what a warm page
-    checks its baseline against without reading back the whole series (a 1,000-point
-    series unpickled is ~3 ms a request)."""
-    key = f"series:values:{setup['id']}:{_metric_key(metric)}"
-    return cached_in_setup(
-        key,
-        setup["id"],
-        lambda: {p.run.run_id: p.value for p in series(setup, metric, title).series.points},
-    )
-
-
 def finished(
     kind: str,
     setup_id: int,
@@ -83,9 +71,9 @@ def figure_json(data: cq.KernelSeries, baseline: Baseline | None) -> bytes:
 
 
 def metric_choices(setup: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The setup's metrics (the page's picker), cached per setup."""
-    key = f"series:metrics:{setup['id']}"
-    return cached_in_setup(key, setup["id"], lambda: metrics_of_setups([setup["id"]]))
+    """The setup's metrics (the page's picker): its metric ids cached per setup, then one
+    query for their names. Called inside answers cached per setup version themselves."""
+    return metrics_of_setups([setup["id"]])
 
 
 def metrics_of_setups(setup_ids: Sequence[int]) -> list[dict[str, Any]]:

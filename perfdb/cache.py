@@ -176,30 +176,30 @@ def _refresh(
     timeout: int,
     limit: float,
 ) -> dict[str, T]:
-    """The entries not current: the previous value of those another process is computing
-    (or of those younger than ``limit`` seconds, recomputed in the background), the others
-    computed here under a lock each."""
-    out: dict[str, T] = {}
-    if cache_reads.depth():
-        previous = {}  # inside a computation: computed again here, never a stale copy
-    if previous:
-        busy = cache.get_many([_lock_key(n, stamps[n]) for n in previous])
-        out = {n: _value(e) for n, e in previous.items() if _lock_key(n, stamps[n]) in busy}
-    young = [n for n in missing if n not in out and n in previous and _age(previous[n]) < limit]
-    out.update({n: _value(previous[n]) for n in young})
+    """The entries not current: the previous value of those younger than ``limit`` seconds
+    (recomputed in the background when a third of that old) or of those another process is
+    computing, the others computed here under a lock each. Taking the locks is also how a
+    computation elsewhere is seen (a lock not taken is held): one round trip for both."""
+    if cache_reads.depth():  # inside a computation: computed again here, never a stale copy
+        return _compute_and_store(missing, stamps, compute, timeout, [])
+    young = [n for n in missing if n in previous and _age(previous[n]) < limit]
+    due = [n for n in young if _age(previous[n]) >= limit / 3]
+    rest = [n for n in missing if n not in young]
+    locks = set(_lock(due + rest, stamps))
+    busy = [n for n in rest if n in previous and _lock_key(n, stamps[n]) not in locks]
+    out: dict[str, T] = {n: _value(previous[n]) for n in young + busy}
     if out:  # older than the versions: an answer made of them is not kept whole
         cache_reads.served_previous()
-    due = [n for n in young if _age(previous[n]) >= limit / 3]
-    locks = _lock(due, stamps)
-    if locks:
-        todo = [n for n in due if _lock_key(n, stamps[n]) in locks]
-        job = partial(_compute_and_store, todo, stamps, compute, timeout, locks)
+    refresh = [n for n in due if _lock_key(n, stamps[n]) in locks]
+    if refresh:
+        mine = [_lock_key(n, stamps[n]) for n in refresh]
+        job = partial(_compute_and_store, refresh, stamps, compute, timeout, mine)
         if not cache_refresh.submit(job):  # too many queued: a reader past the limit computes
-            cache.delete_many(locks)
-    todo = [n for n in missing if n not in out]
-    if todo:  # no lock inside a computation (perfdb/cache_writes.py)
-        locks = [] if cache_reads.depth() else _lock(todo, stamps)
-        out.update(_compute_and_store(todo, stamps, compute, timeout, locks))
+            cache.delete_many(mine)
+    todo = [n for n in rest if n not in busy]
+    if todo:
+        mine = [_lock_key(n, stamps[n]) for n in todo if _lock_key(n, stamps[n]) in locks]
+        out.update(_compute_and_store(todo, stamps, compute, timeout, mine))
     return out
 
 

@@ -94,7 +94,8 @@ class FailSoftRedisCache(RedisCache):
     def add_many(self, keys: list[str], value: Any, timeout: int | None) -> list[str]:
         """``add`` each key (set it only where it is missing), in one round trip: the keys
         added here. A page computing a hundred setups' pieces took a hundred round trips for
-        their locks, each a wait for the GIL again on a loaded web process."""
+        their locks, each a wait for the GIL again on a loaded web process. On an unreachable
+        Redis every key: nobody else can be seen holding one, so the caller computes."""
         if not keys:
             return []
         try:
@@ -109,7 +110,7 @@ class FailSoftRedisCache(RedisCache):
             done = pipe.execute()
         except UNREACHABLE as exc:
             _warn("add_many", exc)
-            return []
+            return list(keys)
         return [key for key, added in zip(keys, done, strict=True) if added]
 
     def write_many(self, entries: Mapping[str, tuple[Any, int | None]], delete: list[str]) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.conf import settings
 
 from perfdb.models import Metric, Setup
 from tests.bundles import make_bundle
@@ -129,3 +130,48 @@ def test_a_bad_figure_request_is_a_400_naming_the_parameter(client, series, quer
     response = client.get("/kernels/figure/", params)
     assert response.status_code == 400
     assert param in response.content.decode()
+
+
+def test_the_series_page_after_an_upload_to_its_setup_takes_eight_redis_round_trips(
+    client, series, monkeypatch
+):
+    """On a loaded web process every round trip to Redis is a wait for the GIL again, so
+    the page computed after an upload reads and writes its parts together: its context and
+    its scope's setup picker each one read, one lock and one store, and the two parts its
+    context is made of (the setup's metric ids, the series) one read each (bench/load.py)."""
+    import redis.client
+    from django.core.cache import cache
+    from django.test import override_settings
+
+    from perfdb import cache as page_cache
+    from tests.perfdb.test_cache_backend import redis_caches
+
+    trips: list[str] = []
+    command, pipeline = redis.client.Redis.execute_command, redis.client.Pipeline.execute
+
+    def counted_command(self, *args, **options):
+        trips.append(str(args[0]))
+        return command(self, *args, **options)
+
+    def counted_pipeline(self, *args, **options):
+        trips.append("pipeline")
+        return pipeline(self, *args, **options)
+
+    setup, metric = series
+    url = f"/kernels/?setup={setup.pk}&metric={metric.pk}"
+    with override_settings(CACHES=redis_caches(settings.REDIS_URL), PAGE_CACHE_WARM=False):
+        try:
+            assert client.get(url).status_code == 200
+            scope = page_cache.scope_key(setup.workload_id, setup.hardware_id, setup.mode)
+            page_cache.runs_added([scope], [setup.pk])
+            monkeypatch.setattr(redis.client.Redis, "execute_command", counted_command)
+            monkeypatch.setattr(redis.client.Pipeline, "execute", counted_pipeline)
+            response = client.get(url)
+            monkeypatch.undo()
+            assert response.status_code == 200
+            context = ["MGET", "pipeline", "MGET", "MGET", "pipeline"]  # read, lock, parts, store
+            picker = ["MGET", "pipeline", "pipeline"]  # read, lock, store
+            assert trips == context + picker
+        finally:
+            redis_client = cache._cache.get_client(write=True)
+            redis_client.delete(*redis_client.keys(cache.make_key("*")) or ["-"])
