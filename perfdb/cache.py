@@ -40,6 +40,7 @@ from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
 from perfdb import cache_reads, cache_refresh, cache_warm, cache_writes
+from perfdb.gc_pause import collector_paused
 
 VERSION_KEY = "perfdb:data-version"
 STRUCTURE_KEY = "perfdb:structure-version"
@@ -142,6 +143,18 @@ def cached_entries(
     all are current (none if ``found`` holds ``read_ahead(wanted)``, read with a caller's
     own keys); only the others are computed (in one call). ``max_age``: current until two
     thirds of that age whatever the versions; then as a previous value (``stale``)."""
+    with collector_paused():  # perfdb/gc_pause.py: a scope chart unpickles ~100,000 objects
+        return _cached_entries(wanted, compute, timeout, stale, found, max_age)
+
+
+def _cached_entries(
+    wanted: Mapping[str, Sequence[str]],
+    compute: Callable[[list[str]], Mapping[str, T]],
+    timeout: int,
+    stale: bool,
+    found: Mapping[str, Any] | None,
+    max_age: float,
+) -> dict[str, T]:
     version_keys = list(dict.fromkeys(k for keys in wanted.values() for k in keys))
     found = cache.get_many(read_ahead(wanted)) if found is None else found
     found = cache_writes.overlay(found, [_entry_key(n) for n in wanted])
