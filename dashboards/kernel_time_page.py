@@ -14,7 +14,6 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils.html import json_script
 from django.utils.safestring import SafeString
 
 from dashboards import chart_queries as cq
@@ -22,7 +21,7 @@ from dashboards import exports
 from dashboards.chart_queries import profiles as profile_queries
 from dashboards.figures import kernel_time_figure, top_functions_figure
 from dashboards.page_cache import kept_for_anonymous
-from dashboards.page_tools import bad_params_are_400, download, links
+from dashboards.page_tools import bad_params_are_400, download, figure_script, links
 from dashboards.pages import ScopeChoice, _scope_index, _scope_setups
 from dashboards.scope_draw import (
     api_url,
@@ -132,8 +131,8 @@ def _scope_page(request, fmt, context, scope: SetupScope, param, subset) -> Http
 
 def _view(chart, profiles, top: int) -> dict[str, Any]:
     return {
-        "time_figure": json_script(kernel_time_figure(chart), "fig-kernel-time"),
-        "profile_figure": json_script(
+        "time_figure": figure_script(kernel_time_figure(chart), "fig-kernel-time"),
+        "profile_figure": figure_script(
             top_functions_figure(tuple(profiles), top_n=top), "fig-functions"
         ),
         "n_points": len(chart.points),

@@ -1,16 +1,20 @@
 """What every chart page shares: 400s for bad parameters, the links between pages, CSV/JSON
-downloads, and a run's one-line text."""
+downloads, a figure embedded in the page, and a run's one-line text."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from functools import wraps
 from typing import Any
 from urllib.parse import urlencode
 
+from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.safestring import SafeString, mark_safe
 
 from dashboards import exports
 from dashboards.selection import (
@@ -29,6 +33,17 @@ def bad_params_are_400(view: Callable[..., HttpResponse]) -> Callable[..., HttpR
             return render(request, "dashboards/bad_request.html", context, status=400)
 
     return wrapped
+
+
+def figure_script(figure: object, element_id: str) -> SafeString:
+    """Django's ``json_script(figure, element_id)``, the same bytes, made faster: its
+    ``str.translate`` looks each character of the JSON up in a dict, 11 ms for a scope's
+    0.5 MB scaling figure (a third of that chart's warm); three ``str.replace`` scan it in C.
+    tests/dashboards/test_figure_script.py compares the two."""
+    text = json.dumps(figure, cls=DjangoJSONEncoder)
+    text = text.replace("&", "\\u0026").replace("<", "\\u003C").replace(">", "\\u003E")
+    template = '<script id="{}" type="application/json">{}</script>'
+    return format_html(template, element_id, mark_safe(text))
 
 
 def links(view_name: str, selection: Mapping[str, object], charts: tuple[str, ...]) -> dict:

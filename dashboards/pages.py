@@ -14,14 +14,13 @@ from typing import Any, NamedTuple
 
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
-from django.utils.html import json_script
 
 from dashboards import chart_queries as cq
 from dashboards import exports, scope_stats, series_data
 from dashboards.chartdata import ScalingChart
 from dashboards.figures import scaling_figure
 from dashboards.page_cache import kept_for_anonymous
-from dashboards.page_tools import bad_params_are_400, download, links
+from dashboards.page_tools import bad_params_are_400, download, figure_script, links
 from dashboards.selection import Scope as SetupScope
 from dashboards.selection import (
     choice_param,
@@ -266,4 +265,4 @@ def _scaling_key(scope: SetupScope, sel: ScalingSelection) -> str:
 def _scaling_view(chart: ScalingChart) -> tuple[int, str]:
     """What the page draws of the shown builds: their number of points and the figure, as
     the page embeds it (json_script: escaping 0.5 MB had been most of a warm request)."""
-    return len(chart.points), json_script(scaling_figure(chart), "fig-scaling")
+    return len(chart.points), figure_script(scaling_figure(chart), "fig-scaling")

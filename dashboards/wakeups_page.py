@@ -14,14 +14,13 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.utils.html import json_script
 
 from dashboards import chart_queries as cq
 from dashboards import exports
 from dashboards.figures import wakeups_figures
 from dashboards.figures.wakeups import VALUES as WAKEUP_VALUES
 from dashboards.page_cache import kept_for_anonymous
-from dashboards.page_tools import bad_params_are_400, download, links
+from dashboards.page_tools import bad_params_are_400, download, figure_script, links
 from dashboards.pages import ScopeChoice, _scope_index, _scope_setups
 from dashboards.scope_draw import (
     api_url,
@@ -189,6 +188,6 @@ def _view(rows: list[Any], value: str) -> tuple[list[Any], list[dict[str, str]]]
     """The build's rows and its figures as the page embeds them (json_script's output)."""
     figures = wakeups_figures(tuple(rows), heatmap_value=value)
     return rows, [
-        {"id": f"fig-{name}", "html": json_script(fig, f"fig-{name}")}
+        {"id": f"fig-{name}", "html": figure_script(fig, f"fig-{name}")}
         for name, fig in figures.items()
     ]
