@@ -11,7 +11,7 @@ served before the middleware stack runs (``dashboards/page_cache.py``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
@@ -91,37 +91,44 @@ def kernels(request: HttpRequest) -> HttpResponse:
     )
 
 
-def picker_warm(scope_key: str) -> None:
-    """After an upload to the scope (dashboards/warm.py): its setup picker, with the run
-    counts the upload moved, so that the first visitor of one of its series, most likely
-    the one who uploaded, does not compute it."""
-    for scope in _scope_index().scopes:
-        if scope.key == scope_key:
-            _picker_options(scope.key, scope.ids)
+def pickers_warm(scope_keys: Collection[str]) -> None:
+    """After an upload to these scopes: their setup pickers, with the run counts it moved,
+    computed together (one lock, one store), so that the first visitor of one of their
+    series, most likely the uploader, does not compute one. Called in the writer's process
+    right after its commit (``dashboards.warm.after_commit``) and by the pages' warm."""
+    ids = {s.key: s.ids for s in _scope_index().scopes if s.key in scope_keys}
+    if ids:
+        _picker_entries(ids)
 
 
 def _picker_options(scope_key: str, ids: tuple[int, int, str]) -> tuple[str, str]:
-    """The scope picker's and the setup picker's ``<option>``s, rendered once (the scopes per
-    setups catalogue, the scope's setups with their run counts per scope version) and read
-    in one round trip: the template engine spent most of a warm page's CPU on these loops."""
+    """The scope picker's and the setup picker's ``<option>``s, read in one round trip."""
+    found = _picker_entries({scope_key: ids})
+    return found[CATALOG], found[scope_key]
+
+
+def _picker_entries(scopes: Mapping[str, tuple[int, int, str]]) -> dict[str, str]:
+    """The scope picker's ``<option>``s (under ``CATALOG``) and each scope's setup picker's,
+    rendered once (the scopes per setups catalogue, a scope's setups with their run counts
+    per scope version): the template engine spent most of a warm page's CPU on these loops."""
 
     def build(keys: list[str]) -> dict[str, str]:
         out = {}
         if CATALOG in keys:
-            scopes = _scope_index().scopes
             out[CATALOG] = "".join(
-                f'<option value="{escape(s.key)}">{escape(s.label)}</option>' for s in scopes
+                f'<option value="{escape(s.key)}">{escape(s.label)}</option>'
+                for s in _scope_index().scopes
             )
-        if scope_key in keys:
-            out[scope_key] = "".join(  # a query: this entry is itself cached per scope
-                f'<option value="{s["id"]}">'
-                f"{escape(setup_label(s))} ({s['run_count']} runs)</option>"
-                for s in cq.setup_choices(scope=ids)
-            )
+        for key in keys:
+            if key in scopes:  # a query: this entry is itself cached per scope
+                out[key] = "".join(
+                    f'<option value="{s["id"]}">'
+                    f"{escape(setup_label(s))} ({s['run_count']} runs)</option>"
+                    for s in cq.setup_choices(scope=scopes[key])
+                )
         return out
 
-    found = cached_per_scope("kernels:picker-options", [CATALOG, scope_key], build)
-    return found[CATALOG], found[scope_key]
+    return cached_per_scope("kernels:picker-options", [CATALOG, *scopes], build)
 
 
 def _selected(options: str, value: object) -> str:

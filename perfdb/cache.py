@@ -335,12 +335,14 @@ def runs_added(scopes: Iterable[str], setups: Iterable[int] = ()) -> None:
     nowhere else: entries cached for other scopes and setups stay current; everything cached
     with ``cached`` (all runs) does not. With ``settings.PAGE_CACHE_WARM``, the pages' shared
     entries are then recomputed by a task (dashboards/warm.py) rather than by the next
-    browser, one task per burst of uploads (perfdb/cache_warm.py)."""
+    browser, one task per burst of uploads (perfdb/cache_warm.py), and the cheapest of them
+    here and now (``cache_warm.runs_committed``)."""
     scopes = sorted(set(scopes))
     setup_keys = (SETUP_VERSION_PREFIX + str(s) for s in sorted(set(setups)))
     _bump(VERSION_KEY, *(SCOPE_VERSION_PREFIX + s for s in scopes), *setup_keys)
     if getattr(settings, "PAGE_CACHE_WARM", False):
         cache_warm.queue_warm(scopes)
+        cache_warm.warm_now(scopes)
 
 
 def runs_added_on_commit(scopes: Iterable[str], setups: Iterable[int] = ()) -> None:

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from celery import current_app
 from django.conf import settings
 from django.core.cache import cache
+from django.dispatch import Signal
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +33,11 @@ WARM_PAGES = "dashboards.tasks.warm_pages"
 SCOPES_KEY = "perfdb:warm:scopes"
 QUEUED_KEY = "perfdb:warm:queued"
 QUEUED_SECONDS = 10
+
+# Sent in the writer's process right after its commit moved the versions (``runs_added``,
+# with ``settings.PAGE_CACHE_WARM``), with ``scopes``: a receiver recomputes there what is
+# cheap and read first after an upload (dashboards/warm.py ``after_commit``).
+runs_committed = Signal()
 
 
 def queue_warm(scopes: list[str]) -> None:
@@ -48,6 +54,14 @@ def queue_warm(scopes: list[str]) -> None:
         current_app.send_task(WARM_PAGES, args=args, queue=settings.CELERY_PAGES_QUEUE)
     except Exception as exc:  # the broker is down: the next browser computes instead
         log.warning("could not queue %s (%s)", WARM_PAGES, exc)
+
+
+def warm_now(scopes: list[str]) -> None:
+    """``runs_committed``'s receivers, here and now; one that fails is logged, never raised:
+    the upload is committed, and the pages' warm recomputes the same later."""
+    for receiver, result in runs_committed.send_robust(sender=None, scopes=scopes):
+        if isinstance(result, Exception):
+            log.warning("%s after an upload failed: %r", receiver, result)
 
 
 def queued_scopes(scopes: Iterable[str] | None) -> list[str]:

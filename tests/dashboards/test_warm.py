@@ -101,3 +101,41 @@ def test_warms_queued_behind_one_under_the_same_versions_read_nothing(
     with CaptureQueriesContext(connection) as again:
         warm.pages_after_upload([scope])
     assert len(again) > 0, "a new version of the scope (and of the data) is warmed"
+
+
+def test_the_writers_commit_recomputes_the_uploaded_scopes_setup_picker(
+    client, tmp_path, settings, django_capture_on_commit_callbacks
+):
+    """The uploader's first series page finds its scope's setup picker computed, with the
+    run count the upload moved: the writer's process did it right after its commit."""
+    import redis
+    from django.test.utils import CaptureQueriesContext
+
+    from dashboards import kernels_page
+    from perfdb.models import Metric, Setup
+    from tests.bundles import make_bundle
+    from tests.conftest import free_port
+    from tests.dashboards.data import ingest
+    from tests.dashboards.test_series_cache import NEW_RUN
+
+    load(tmp_path)
+    setup = Setup.objects.get(params={"rooms": 10, "messages": 1000})
+    metric = Metric.objects.get(name="throughput")
+    assert client.get(f"/kernels/?setup={setup.pk}&metric={metric.pk}").status_code == 200
+    runs = Run.objects.filter(setup=setup).count()
+    scope = page_cache.scope_key(setup.workload_id, setup.hardware_id, setup.mode)
+    settings.PAGE_CACHE_WARM = True
+    queue = settings.CELERY_PAGES_QUEUE = f"warm-test-{free_port()}"  # the warm task's
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            ingest(make_bundle(tmp_path / "new.tar.gz", {"manifest.toml": NEW_RUN}))
+    finally:
+        redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(queue)
+    assert Run.objects.filter(setup=setup).count() == runs + 1
+    with CaptureQueriesContext(connection) as queries:
+        options = kernels_page._picker_entries(
+            {scope: (setup.workload_id, setup.hardware_id, setup.mode)}
+        )
+    assert len(queries) == 0  # current: nothing computed
+    assert f'<option value="{setup.pk}">' in options[scope]
+    assert f"({runs + 1} runs)</option>" in options[scope]
