@@ -196,37 +196,42 @@ def _scaling_selection(q: Mapping[str, Any], scope: SetupScope) -> ScalingSelect
 def _scaling_chart(
     scope: SetupScope,
     sel: ScalingSelection,
-    read: Mapping[int, tuple[cq.PiecePoint, ...]] | None = None,
+    read: Mapping[int, cq.RecentPiece] | None = None,
 ) -> tuple[str, Callable[[list[str]], ScalingChart], list[str]]:
     """The chart's cache key, the chart of some builds (made only for a download or a view
-    not cached yet) and every build in kernel order (cached). ``read``: its pieces, when
-    the caller read them already (a scope's ~100 pieces unpickled once, not twice).
+    not cached yet) and every build in kernel order (cached). ``read``: its recent pieces,
+    when the caller read them already (a scope's ~100 pieces unpickled once, not twice).
 
     A scope's chart reads every run of ~100 setups (~0.5 s at 10M results): it is made of
     one piece per setup, cached per setup version (``perfdb.cache_setups``), so after an
-    upload only the pieces of the setups it wrote to are read again."""
+    upload only the pieces of the setups it wrote to are read again. The pieces read for
+    the newest builds (every default view) are cut to each setup's newest builds
+    (``cq.recent_piece``): their size does not grow with the series' history."""
     metric = sel.metric
     assert metric is not None
     key = _scaling_key(scope, sel)
 
     @cache
-    def pieces() -> list[tuple[cq.PiecePoint, ...]]:
-        return list((_scaling_pieces(sel) if read is None else read).values())
+    def recent() -> list[cq.RecentPiece]:
+        return list((_recent_pieces(sel) if read is None else read).values())
 
     def drawn(shown: list[str]) -> ScalingChart:
         title = f"{metric['name']} against {sel.param}"
+        if set(shown) <= cq.newest_builds(recent(), SCALING_MAX_BUILDS):
+            pieces = [points for _, points in recent()]  # every point of those builds
+        else:
+            pieces = list(_scaling_pieces(sel).values())
         return cq.scaling_chart(
-            pieces(), metric=metric, param=sel.param, title=title, builds=set(shown)
+            pieces, metric=metric, param=sel.param, title=title, builds=set(shown)
         )
 
-    builds = cached_in_scope(
-        f"{key}:builds", scope.key, lambda: cq.scaling_builds(pieces()), stale=True
-    )
+    builds = cached_in_scope(f"{key}:builds", scope.key, lambda: cq.builds_of(recent()), stale=True)
     return key, drawn, builds
 
 
 def _scaling_pieces(sel: ScalingSelection) -> dict[int, tuple[cq.PiecePoint, ...]]:
-    """Each drawn setup's points (``cq.scaling_pieces``), cached per setup version."""
+    """Each drawn setup's points (``cq.scaling_pieces``), cached per setup version: for a
+    view of older builds, or a download of them."""
     metric = sel.metric
     assert metric is not None
     return cached_per_setup(
@@ -236,11 +241,25 @@ def _scaling_pieces(sel: ScalingSelection) -> dict[int, tuple[cq.PiecePoint, ...
     )
 
 
+def _recent_pieces(sel: ScalingSelection) -> dict[int, cq.RecentPiece]:
+    """Each drawn setup's builds and the points of its newest ``SCALING_MAX_BUILDS``
+    (``cq.recent_piece``), cached per setup version."""
+    metric = sel.metric
+    assert metric is not None
+
+    def compute(todo: list[int]) -> dict[int, cq.RecentPiece]:
+        pieces = cq.scaling_pieces(setup_ids=todo, metric=metric, param=sel.param)
+        return {s: cq.recent_piece(points, SCALING_MAX_BUILDS) for s, points in pieces.items()}
+
+    key = f"scaling-recent:{SCALING_MAX_BUILDS}:{sel.param}:{metric['id']}"
+    return cached_per_setup(key, sel.groups[sel.rest], compute)
+
+
 def scaling_warm(scope_key: str) -> None:
-    """After an upload (dashboards/warm.py), the pieces of a scope's default scaling chart
-    (what its links open): kept current for every scope an upload writes to, read again only
-    for the setups it wrote to, so that a first visitor reads no runs. Its builds and view
-    are computed too if they were cached for an earlier version (someone opens it)."""
+    """After an upload (dashboards/warm.py), the recent pieces of a scope's default scaling
+    chart (what its links open): kept current for every scope an upload writes to, read
+    again only for the setups it wrote to, so that a first visitor reads no runs. Its builds
+    and view are computed too if they were cached for an earlier version (someone opens it)."""
     choices = [s for s in _scope_index().scopes if s.key == scope_key and s.has_varying_params]
     scope = _scope_setups(choices[0] if choices else None)
     if scope is None:
@@ -248,7 +267,7 @@ def scaling_warm(scope_key: str) -> None:
     sel = _scaling_selection(QueryDict(), scope)
     if sel.metric is None:
         return
-    read = _scaling_pieces(sel)
+    read = _recent_pieces(sel)
     if not cached_before(f"{_scaling_key(scope, sel)}:builds", scope.key):
         return
     key, drawn, builds = _scaling_chart(scope, sel, read)

@@ -12,7 +12,6 @@ from dashboards.chart_queries.charts import (
     kernel_time_points,
     metric_data,
     params_text,
-    scaling_builds,
     scaling_chart,
     scaling_pieces,
     scaling_points,
@@ -37,6 +36,13 @@ from dashboards.chart_queries.pickers import (
     sample_sources,
     setup_choices,
 )
+from dashboards.chart_queries.scaling_recent import (
+    RecentPiece,
+    builds_of,
+    newest_builds,
+    recent_piece,
+    scaling_builds,
+)
 from dashboards.chart_queries.timeseries import vmstat_runs
 
 __all__ = [
@@ -59,6 +65,10 @@ __all__ = [
     "run_infos",
     "sample_sources",
     "scaling_builds",
+    "RecentPiece",
+    "builds_of",
+    "recent_piece",
+    "newest_builds",
     "scaling_chart",
     "scaling_pieces",
     "scaling_points",

@@ -30,7 +30,6 @@ from dashboards.chartdata import (
     Series,
     WakeupRow,
 )
-from perfdb.kernels import kernel_sort_key
 from perfdb.models import Better, ProfileEntry, Result, Run
 
 # The run keys every chart needs, reached from a Result / ProfileEntry / Sample row.
@@ -257,15 +256,6 @@ def scaling_chart(
         points=tuple(ScalingPoint(run=RunInfo(*p[5]), x=p[2], value=p[3], sd=p[4]) for p in kept),
         title=title,
     )
-
-
-def scaling_builds(pieces: Iterable[Sequence[PiecePoint]]) -> list[str]:
-    """The pieces' kernel builds (kernel+patches), in kernel order, stock before patched."""
-    runs: dict[str, tuple[str, tuple[str, ...]]] = {}
-    for piece in pieces:
-        for point in piece:
-            runs.setdefault(point[1], (point[5][1], point[5][2]))  # its kernel and patches
-    return sorted(runs, key=lambda b: (kernel_sort_key(runs[b][0]), runs[b][1]))
 
 
 def scaling_points(
