@@ -164,23 +164,23 @@ def to_dict(fig: go.Figure, traces: list[dict[str, Any]] | None = None) -> dict[
     ``to_plotly_json`` gives them (``type`` included), for a figure of many traces: Plotly's
     validating graph objects cost ~1 ms a trace, most of a scope's scaling chart.
     """
-    figure = _plain(fig.to_plotly_json())
+    figure = plain(fig.to_plotly_json())
     if traces is not None:
-        figure["data"] = _plain(traces)
+        figure["data"] = plain(traces)
     return figure
 
 
-def _plain(obj: Any) -> Any:
+def plain(obj: Any) -> Any:
     if isinstance(obj, dict):
         if "bdata" in obj and "dtype" in obj:
-            return _plain(_decode_typed_array(obj))
-        return {key: _plain(value) for key, value in obj.items()}
+            return plain(_decode_typed_array(obj))
+        return {key: plain(value) for key, value in obj.items()}
     if isinstance(obj, list | tuple):
-        return [_plain(item) for item in obj]
+        return [plain(item) for item in obj]
     if isinstance(obj, np.ndarray):
-        return _plain(obj.tolist())
+        return plain(obj.tolist())
     if isinstance(obj, np.generic):
-        return _plain(obj.item())
+        return plain(obj.item())
     if isinstance(obj, float) and not math.isfinite(obj):
         return None
     return obj

@@ -4,11 +4,18 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any, TypeVar
 
 import plotly.graph_objects as go
 
-from dashboards.chartdata import KernelTimeChart, KernelTimePoint, ScalingChart, ScalingPoint
+from dashboards.chartdata import (
+    KernelTimeChart,
+    KernelTimePoint,
+    Metric,
+    ScalingChart,
+    ScalingPoint,
+)
 from dashboards.figures._common import (
     HOVER,
     axis_title,
@@ -17,6 +24,7 @@ from dashboards.figures._common import (
     empty_figure,
     esc,
     fmt,
+    plain,
     run_hover,
     run_label,
     to_dict,
@@ -56,24 +64,38 @@ def scaling_figure(chart: ScalingChart) -> dict[str, Any]:
         axis_title(metric.name, metric.unit),
         n_legend=len(groups),
     )
-    traces = []
-    for i, (build, points) in enumerate(groups.items()):
-        points = sorted(points, key=lambda p: p.x)
-        traces.append(
-            {  # what go.Scatter(...).to_plotly_json() gives, without its validation
-                "type": "scatter",
-                "x": [p.x for p in points],
-                "y": [p.value for p in points],
-                "error_y": {"type": "data", "array": [p.sd for p in points], "visible": True},
-                "mode": "lines+markers",
-                "name": _legend_name(build, points, chart.param),
-                "line": {"color": colour(i)},
-                "customdata": [p.run.run_id for p in points],
-                "hovertext": [_scaling_hover(p, chart) for p in points],
-                "hovertemplate": HOVER,
-            }
-        )
-    return to_dict(go.Figure(layout=layout), traces)
+    traces = [
+        {**_build_trace(build, tuple(points), chart.param, metric), "line": {"color": colour(i)}}
+        for i, (build, points) in enumerate(groups.items())
+    ]
+    figure = to_dict(go.Figure(layout=layout))
+    figure["data"] = traces
+    return figure
+
+
+@lru_cache(maxsize=1024)
+def _build_trace(
+    build: str, points: tuple[ScalingPoint, ...], param: str, metric: Metric
+) -> dict[str, Any]:
+    """One build's line without its colour (its place among the chart's builds), as plain
+    data; never changed by a caller. Remembered by its points: an upload to a scope changes
+    one or two of the ~12 builds its chart shows, and the others' lines (hover text for each
+    point, most of the chart's CPU) are not made again in this process."""
+    points = tuple(sorted(points, key=lambda p: p.x))
+    trace = {  # what go.Scatter(...).to_plotly_json() gives, without its validation
+        "type": "scatter",
+        "x": [p.x for p in points],
+        "y": [p.value for p in points],
+        "error_y": {"type": "data", "array": [p.sd for p in points], "visible": True},
+        "mode": "lines+markers",
+        "name": _legend_name(build, list(points), param),
+        "line": None,  # the chart's colour for it goes here
+        "customdata": [p.run.run_id for p in points],
+        "hovertext": [_scaling_hover(p, param, metric) for p in points],
+        "hovertemplate": HOVER,
+    }
+    made: dict[str, Any] = plain(trace)
+    return made
 
 
 def _legend_name(build: str, points: list[ScalingPoint], param: str) -> str:
@@ -84,15 +106,12 @@ def _legend_name(build: str, points: list[ScalingPoint], param: str) -> str:
     return f"{esc(build)}: {change:+.1f}% ({span})"
 
 
-def _scaling_hover(point: ScalingPoint, chart: ScalingChart) -> str:
-    unit = chart.metric.unit
+def _scaling_hover(point: ScalingPoint, param: str, metric: Metric) -> str:
+    unit = metric.unit
     value = fmt(point.value, unit)
     if point.sd is not None:
         value += f" ± {fmt(point.sd, unit)}"
-    return (
-        f"{esc(chart.param)} = {point.x:g}<br>{esc(chart.metric.name)}: {value}<br>"
-        f"{run_hover(point.run)}"
-    )
+    return f"{esc(param)} = {point.x:g}<br>{esc(metric.name)}: {value}<br>{run_hover(point.run)}"
 
 
 def kernel_time_figure(chart: KernelTimeChart) -> dict[str, Any]:

@@ -274,7 +274,7 @@ def _scaling_by_graph_objects(chart: ScalingChart) -> dict:
                 name=scaling._legend_name(build, points, chart.param),
                 line={"color": _common.colour(i)},
                 customdata=[p.run.run_id for p in points],
-                hovertext=[scaling._scaling_hover(p, chart) for p in points],
+                hovertext=[scaling._scaling_hover(p, chart.param, chart.metric) for p in points],
                 hovertemplate=_common.HOVER,
             )
         )
@@ -560,3 +560,18 @@ def test_numpy_arrays_come_out_as_plain_lists():
     assert fig["data"][0]["z"] == [[1.5, 2.0], [None, 4.0]]
     assert fig["data"][0]["x"] == [1, 2]
     json.dumps(fig, allow_nan=False)
+
+
+def test_a_scaling_line_remembered_from_another_chart_takes_its_place_and_colour_here():
+    """Lines are remembered by their points (dashboards/figures/scaling.py): a chart where a
+    build was added before them is drawn as if nothing were remembered."""
+    from dashboards.figures import scaling
+
+    older = tuple(p for p in SCALING if p.run.build != SCALING[0].run.build)
+    scaling_figure(ScalingChart(THROUGHPUT, "rooms", "", older))  # its lines remembered
+    chart = ScalingChart(THROUGHPUT, "rooms", "", SCALING)
+    remembered = scaling_figure(chart)
+    scaling._build_trace.cache_clear()
+    assert remembered == scaling_figure(chart) == _scaling_by_graph_objects(chart)
+    colours = [trace["line"]["color"] for trace in remembered["data"]]
+    assert len(set(colours)) == len(colours) == len(scaling.by_build(SCALING))
