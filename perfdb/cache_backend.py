@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import redis.exceptions
-from django.core.cache.backends.redis import RedisCache
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,31 @@ def _soft(fallback: object) -> Callable[[Method], Method]:
     return wrap
 
 
+class ReusedClients(RedisCacheClient):
+    """Django's Redis cache client, keeping one ``redis.Redis`` per connection pool. Django
+    makes a new one for every command, copying its ~170 response callbacks each time:
+    0.07-0.14 ms of CPU per round trip, ~10 of them a page (cProfile of the pages' warm).
+    A ``redis.Redis`` is safe to share (each command takes a connection from the pool),
+    and every thread has its own cache object anyway (django.core.cache.caches)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._clients: dict[int, Any] = {}
+
+    def get_client(self, key: Any = None, *, write: bool = False) -> Any:
+        pool = self._get_connection_pool(write)  # type: ignore[attr-defined]  # no stub
+        client = self._clients.get(id(pool))
+        if client is None:
+            made = self._client(connection_pool=pool)  # type: ignore[attr-defined]  # no stub
+            client = self._clients[id(pool)] = made
+        return client
+
+
 class FailSoftRedisCache(RedisCache):
+    def __init__(self, server: Any, params: dict[str, Any]) -> None:
+        super().__init__(server, params)
+        self._class = ReusedClients
+
     get = _soft(None)(RedisCache.get)
     add = _soft(False)(RedisCache.add)
     set = _soft(None)(RedisCache.set)

@@ -120,3 +120,12 @@ def test_add_many_and_write_many_on_an_unreachable_redis_are_no_error():
         assert page_cache.cached_entries(
             {"x": (page_cache.STRUCTURE_KEY,)}, lambda t: {"x": 1}
         ) == {"x": 1}
+
+
+def test_one_redis_client_serves_every_command_of_a_cache(redis_cache):
+    """Django made a new redis.Redis per command (0.07-0.14 ms of CPU each)."""
+    first = redis_cache._cache.get_client(write=True)
+    redis_cache.set_many({"a": 1, "b": 2})
+    assert redis_cache.get_many(["a", "b"]) == {"a": 1, "b": 2}
+    assert redis_cache._cache.get_client(write=True) is first
+    assert redis_cache._cache.get_client(write=False) is redis_cache._cache.get_client()
