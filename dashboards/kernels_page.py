@@ -36,6 +36,7 @@ from dashboards.selection import (
     setup_label,
 )
 from perfdb.cache import CATALOG, cached_in_setup, cached_per_scope
+from perfdb.cache_reads import read_together
 
 
 def _title(metric: Mapping[str, Any]) -> str:
@@ -139,9 +140,13 @@ def _selected(options: str, value: object) -> str:
 
 def _series_context_cached(q, setup_id: int) -> dict[str, Any] | None:
     """``_series_context`` of a page that names its setup, cached per setup version under
-    the metric it asks for: a warm page reads it in one round trip, no query."""
-    key = f"series:page-context:{q.get('metric', '')}"
-    return cached_in_setup(key, setup_id, lambda: _series_context(q))
+    the metric it asks for: a warm page reads it in one round trip, no query, and one
+    computed after an upload reads its parts in the same round trip."""
+    asked = q.get("metric", "")
+    key = f"series:page-context:{asked}"
+    metric_id = int(asked) if asked.isascii() and asked.isdigit() else None
+    with read_together(series_data.page_keys(setup_id, key, metric_id)):
+        return cached_in_setup(key, setup_id, lambda: _series_context(q))
 
 
 def _series_context(q) -> dict[str, Any] | None:

@@ -22,7 +22,10 @@ from dashboards import chart_queries as cq
 from dashboards.chartdata import Baseline
 from dashboards.figures import across_kernels_figure
 from perfdb.cache import cached_in_scope, cached_in_setup, read_ahead, scope_key, setup_entry
-from perfdb.cache_setups import cached_per_setup
+from perfdb.cache_setups import cached_per_setup, setup_keys
+
+# Each setup's metric ids, cached per setup (``metrics_of_setups``).
+METRIC_IDS = "series:setup-metric-ids"
 
 
 def setup_scope(setup: Mapping[str, Any]) -> str:
@@ -30,18 +33,30 @@ def setup_scope(setup: Mapping[str, Any]) -> str:
     return scope_key(setup["workload_id"], setup["hardware_id"], setup["mode"])
 
 
-def _metric_key(metric: Mapping[str, Any]) -> str:
-    return f"{metric['id']}|{metric['name']}|{metric['unit']}|{metric['better']}"
-
-
 def series(setup: Mapping[str, Any], metric: Mapping[str, Any], title: str) -> cq.KernelSeries:
-    """``series_points`` of the setup and metric (with the page's title), cached per setup."""
-    key = f"series:points:{setup['id']}:{_metric_key(metric)}:{title}"
+    """``series_points`` of the setup and metric (with the page's title), cached per setup.
+    Keyed by the metric's id alone (its name and unit are vocabulary: editing them moves
+    every version), so that a page can read it before it knows them (``page_keys``)."""
     return cached_in_setup(
-        key,
+        _series_key(metric["id"]),
         setup["id"],
         lambda: cq.series_points(setup_id=setup["id"], metric=metric, title=title),
     )
+
+
+def _series_key(metric_id: int) -> str:
+    return f"series:points:{metric_id}"
+
+
+def page_keys(setup_id: int, context_key: str, metric_id: int | None) -> list[str]:
+    """The cache keys of a series page's context (``context_key``, cached per setup) and of
+    the parts it is made of: the setup's metric ids and, when the page names its metric,
+    the series. Read together (perfdb.cache_reads ``read_together``), a context computed
+    after an upload costs one read for all three, not one each."""
+    keys = read_ahead(setup_entry(context_key, setup_id)) + setup_keys(METRIC_IDS, [setup_id])
+    if metric_id is not None:
+        keys += read_ahead(setup_entry(_series_key(metric_id), setup_id))
+    return keys
 
 
 def finished(
@@ -83,7 +98,7 @@ def metrics_of_setups(setup_ids: Sequence[int]) -> list[dict[str, Any]]:
     metric over a scope's hundred setups had been the slowest read of a scope chart
     computed after an upload (py-spy on bench/load.py)."""
     per_setup = cached_per_setup(
-        "series:setup-metric-ids", setup_ids, lambda todo: cq.metrics_by_setup(setup_ids=todo)
+        METRIC_IDS, setup_ids, lambda todo: cq.metrics_by_setup(setup_ids=todo)
     )
     return cq.metrics_ordered(m for ids in per_setup.values() for m in ids)
 

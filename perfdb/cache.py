@@ -156,7 +156,7 @@ def _cached_entries(
     max_age: float,
 ) -> dict[str, T]:
     version_keys = list(dict.fromkeys(k for keys in wanted.values() for k in keys))
-    found = cache.get_many(read_ahead(wanted)) if found is None else found
+    found = cache_reads.get_many(read_ahead(wanted)) if found is None else found
     found = cache_writes.overlay(found, [_entry_key(n) for n in wanted])
     current = _versions(version_keys, found)
     if current is None:  # the cache is unreachable: nothing is reused
@@ -270,12 +270,11 @@ def cached_per_scope(
     compute: Callable[[list[str]], Mapping[str, T]],
     timeout: int = TIMEOUT_SECONDS,
     stale: bool = False,
-    version_prefix: str = SCOPE_VERSION_PREFIX,
 ) -> dict[str, T]:
-    """For each scope, ``compute([...scopes])[scope]``, cached per scope (or setup) version:
-    only those moved since are computed again, in one call. ``key`` names all else it reads."""
+    """For each scope, ``compute([...scopes])[scope]``, cached per scope version: only those
+    moved since are computed again, in one call. ``key`` names all else it reads."""
     names = {_name(key, s): s for s in dict.fromkeys(scopes)}
-    wanted = {n: (STRUCTURE_KEY, version_prefix + s) for n, s in names.items()}
+    wanted = {n: (STRUCTURE_KEY, SCOPE_VERSION_PREFIX + s) for n, s in names.items()}
 
     def compute_named(todo: list[str]) -> dict[str, T]:
         computed = compute([names[n] for n in todo])

@@ -13,11 +13,12 @@ database outside a cached computation (a read no version follows).
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.core.cache import cache
 from django.db import connections
 
 # Depth of the cached computations running in this thread (perfdb/cache.py): what they read
@@ -85,3 +86,31 @@ def recorded() -> Iterator[Reads]:
             yield reads
     finally:
         _recording.reads = None
+
+
+_ahead = threading.local()
+
+
+@contextmanager
+def read_together(keys: Sequence[str]) -> Iterator[None]:
+    """Read ``keys`` now, in one round trip, for the cached reads inside: one whose keys are
+    all among them (perfdb.cache ``read_ahead``) reads nothing more. A page computed after
+    an upload reads its nested parts (the series page: the setup's metric ids, the series)
+    with its own entry, not one round trip each: on a loaded web process each is a wait
+    for a core and the GIL again."""
+    found = cache.get_many(list(keys))
+    outer = getattr(_ahead, "read", None)
+    _ahead.read = (set(keys), found)
+    try:
+        yield
+    finally:
+        _ahead.read = outer
+
+
+def get_many(keys: Sequence[str]) -> Mapping[str, Any]:
+    """``cache.get_many(keys)``, or what ``read_together`` read of them if it read them all."""
+    read: tuple[set[str], Mapping[str, Any]] | None = getattr(_ahead, "read", None)
+    if read is None or not read[0].issuperset(keys):
+        found: Mapping[str, Any] = cache.get_many(list(keys))
+        return found
+    return {key: read[1][key] for key in keys if key in read[1]}

@@ -3,9 +3,9 @@
 A scope's scaling chart draws every run of its ~100 setups (at 10M results, ~0.4 s of CPU
 and as much again in PostgreSQL). Cached per scope version, every upload to the scope
 recomputed all of it, though a nightly upload adds one run to one setup there. Cached per
-setup version (``cached_per_scope`` over the setup versions ``runs_added`` moves), the pieces
-of the setups an upload did not write to stay current and only the others are read again,
-in one call.
+setup version (``cached_in_setup``'s entries, under the setup versions ``runs_added``
+moves), the pieces of the setups an upload did not write to stay current and only the
+others are read again, in one call.
 """
 
 from __future__ import annotations
@@ -13,9 +13,22 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
-from perfdb.cache import SETUP_VERSION_PREFIX, cached_per_scope
+from perfdb.cache import cached_entries, read_ahead, setup_entry
 
 T = TypeVar("T")
+Wanted = dict[str, tuple[str, str]]  # entry name -> its version keys
+
+
+def _wanted(key: str, setup_ids: Sequence[int]) -> tuple[Wanted, dict[str, int]]:
+    """Each setup's entry (``cached_in_setup``'s: its name and version keys), and the setup
+    of each entry name."""
+    wanted: Wanted = {}
+    setups: dict[str, int] = {}
+    for setup_id in dict.fromkeys(setup_ids):
+        entry = setup_entry(key, setup_id)
+        wanted.update(entry)
+        setups.update(dict.fromkeys(entry, setup_id))
+    return wanted, setups
 
 
 def cached_per_setup(
@@ -26,11 +39,17 @@ def cached_per_setup(
     """For each setup, ``compute([...setups])[setup]``, cached per setup version: only the
     setups written to since their entry was cached are computed again (in one call).
     ``key`` must name everything ``compute`` reads besides the setup's runs."""
+    wanted, setups = _wanted(key, setup_ids)
 
-    def compute_by_text(todo: list[str]) -> dict[str, T]:
-        computed = compute([int(s) for s in todo])
-        return {str(setup_id): value for setup_id, value in computed.items()}
+    def compute_named(todo: list[str]) -> dict[str, T]:
+        computed = compute([setups[name] for name in todo])
+        return {name: computed[setups[name]] for name in todo if setups[name] in computed}
 
-    texts = [str(setup_id) for setup_id in setup_ids]
-    got = cached_per_scope(key, texts, compute_by_text, version_prefix=SETUP_VERSION_PREFIX)
-    return {int(text): value for text, value in got.items()}
+    got = cached_entries(wanted, compute_named)
+    return {setups[name]: value for name, value in got.items()}
+
+
+def setup_keys(key: str, setup_ids: Sequence[int]) -> list[str]:
+    """The cache keys ``cached_per_setup(key, setup_ids, ...)`` reads (to read them with
+    others: perfdb.cache_reads ``read_together``)."""
+    return read_ahead(_wanted(key, setup_ids)[0])

@@ -9,6 +9,7 @@ from django.core.cache import cache
 from django.db import connection
 
 from perfdb import cache as page_cache
+from perfdb import cache_reads
 from perfdb.cache_reads import recorded
 
 pytestmark = pytest.mark.django_db
@@ -55,3 +56,12 @@ def test_a_query_outside_a_computation_is_not_current_inside_one_is():
     with recorded() as reads:
         compute()
     assert not reads.current
+
+
+def test_reads_inside_read_together_take_what_it_read_others_read_the_cache():
+    cache.set_many({"a": 1, "b": 2})
+    with cache_reads.read_together(["a", "b", "absent"]):
+        cache.set("a", 10)  # after the read: what it read is what the reads inside see
+        assert cache_reads.get_many(["a", "absent"]) == {"a": 1}
+        assert cache_reads.get_many(["a", "c"]) == {"a": 10}  # "c" not read: the cache
+    assert cache_reads.get_many(["a", "b"]) == {"a": 10, "b": 2}
