@@ -29,7 +29,9 @@ ratio of each to its goal. Every process started is stopped on the way out; runs
 are marked synthetic and stay: each run lengthens the uploaders' series (a 90 s run adds
 ~15 runs to each of their setups; a session of 30 runs took them from 64 to ~500 runs), so
 figures drift upwards over many runs on one database: compare runs made in the same minutes
-(before and after alternated), or rebuild the database.
+(before and after alternated), or rebuild the database. The tasks a run leaves queued (the
+regression checks above all: ~1,500 after twenty runs) are worked through during the next
+one: empty the queues first (``redis-cli -n <REDIS_URL's db> del pages celery detection``).
 """
 
 from __future__ import annotations
