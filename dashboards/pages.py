@@ -283,5 +283,6 @@ def _scaling_key(scope: SetupScope, sel: ScalingSelection) -> str:
 
 def _scaling_view(chart: ScalingChart) -> tuple[int, str]:
     """What the page draws of the shown builds: their number of points and the figure, as
-    the page embeds it (json_script: escaping 0.5 MB had been most of a warm request)."""
+    the page embeds it, escaped once here (``figure_script``: escaping 0.5 MB on every
+    request had been most of a warm one)."""
     return len(chart.points), figure_script(scaling_figure(chart), "fig-scaling")

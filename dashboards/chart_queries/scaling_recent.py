@@ -34,12 +34,14 @@ def build_order(build: Build) -> tuple[Any, ...]:
     return (kernel_sort_key(kernel), patches, name)
 
 
+def _ordered(builds: Iterable[Build]) -> list[Build]:
+    """Each build once, in build order."""
+    return sorted({build[0]: build for build in builds}.values(), key=build_order)
+
+
 def _builds(points: Iterable[PiecePoint]) -> list[Build]:
     """The points' builds (the build name; the RunInfo's kernel and patches), in order."""
-    found: dict[str, Build] = {}
-    for point in points:
-        found.setdefault(point[1], (point[1], point[5][1], point[5][2]))
-    return sorted(found.values(), key=build_order)
+    return _ordered((point[1], point[5][1], point[5][2]) for point in points)
 
 
 def recent_piece(points: Sequence[PiecePoint], newest: int) -> RecentPiece:
@@ -58,15 +60,11 @@ def newest_builds(pieces: Iterable[RecentPiece], newest: int) -> set[str]:
     """The scope's ``newest`` newest builds, from the pieces as they are now: the views
     their points are enough for (each is among every setup's newest, so only those are
     merged)."""
-    found = {build for builds, _ in pieces for build in builds[-newest:]}
-    return {name for name, _, _ in sorted(found, key=build_order)[-newest:]}
+    newer = _ordered(build for builds, _ in pieces for build in builds[-newest:])
+    return {name for name, _, _ in newer[-newest:]}
 
 
 def builds_of(pieces: Iterable[RecentPiece]) -> list[str]:
     """Every build of the pieces' setups, in build order: ``scaling_builds`` of the whole
     pieces they were cut from."""
-    found: dict[str, Build] = {}
-    for builds, _ in pieces:
-        for build in builds:
-            found.setdefault(build[0], build)
-    return [name for name, _, _ in sorted(found.values(), key=build_order)]
+    return [name for name, _, _ in _ordered(build for builds, _ in pieces for build in builds)]

@@ -155,22 +155,16 @@ def empty_figure(title: str, message: str = EMPTY_MESSAGE) -> dict[str, Any]:
     return to_dict(go.Figure(layout=layout))
 
 
-def to_dict(fig: go.Figure, traces: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """The figure as plain JSON-ready data.
-
-    Plotly 7 stores numpy arrays as base64 typed arrays (``{"dtype", "bdata"}``), which older
-    plotly.js builds and our tests cannot read; turn them, numpy scalars, tuples and NaN into
-    lists, Python numbers and None. ``traces``: the figure's traces as plain dicts, as
-    ``to_plotly_json`` gives them (``type`` included), for a figure of many traces: Plotly's
-    validating graph objects cost ~1 ms a trace, most of a scope's scaling chart.
-    """
-    figure = plain(fig.to_plotly_json())
-    if traces is not None:
-        figure["data"] = plain(traces)
-    return figure
+def to_dict(fig: go.Figure) -> dict[str, Any]:
+    """The figure as plain JSON-ready data (``plain``)."""
+    result: dict[str, Any] = plain(fig.to_plotly_json())
+    return result
 
 
 def plain(obj: Any) -> Any:
+    """``obj`` as JSON-ready data. Plotly 7 stores numpy arrays as base64 typed arrays
+    (``{"dtype", "bdata"}``), which older plotly.js builds and our tests cannot read; they,
+    numpy scalars, tuples and NaN become lists, Python numbers and None."""
     if isinstance(obj, dict):
         if "bdata" in obj and "dtype" in obj:
             return plain(_decode_typed_array(obj))

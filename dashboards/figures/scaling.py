@@ -68,9 +68,7 @@ def scaling_figure(chart: ScalingChart) -> dict[str, Any]:
         {**_build_trace(build, tuple(points), chart.param, metric), "line": {"color": colour(i)}}
         for i, (build, points) in enumerate(groups.items())
     ]
-    figure = to_dict(go.Figure(layout=layout))
-    figure["data"] = traces
-    return figure
+    return {**to_dict(go.Figure(layout=layout)), "data": traces}
 
 
 @lru_cache(maxsize=1024)
@@ -78,11 +76,12 @@ def _build_trace(
     build: str, points: tuple[ScalingPoint, ...], param: str, metric: Metric
 ) -> dict[str, Any]:
     """One build's line without its colour (its place among the chart's builds), as plain
-    data; never changed by a caller. Remembered by its points: an upload to a scope changes
+    data, as ``go.Scatter(...).to_plotly_json()`` gives it without Plotly's validation (~1 ms
+    a trace); never changed by a caller. Remembered by its points: an upload to a scope changes
     one or two of the ~12 builds its chart shows, and the others' lines (hover text for each
     point, most of the chart's CPU) are not made again in this process."""
     points = tuple(sorted(points, key=lambda p: p.x))
-    trace = {  # what go.Scatter(...).to_plotly_json() gives, without its validation
+    trace = {
         "type": "scatter",
         "x": [p.x for p in points],
         "y": [p.value for p in points],
