@@ -16,6 +16,7 @@ from dashboards.figures._common import (
     empty_figure,
     esc,
     fmt,
+    plain,
     run_hover,
     to_dict,
 )
@@ -33,7 +34,7 @@ def across_kernels_figure(series: Series, baseline: Baseline | None = None) -> d
     title = _title(series)
     if not series.points:
         return empty_figure(title)
-    return to_dict(_across_kernels(series, baseline))
+    return _across_kernels(series, baseline)
 
 
 def alert_figure(
@@ -51,7 +52,7 @@ def alert_figure(
     for run_id in (baseline_run_id, candidate_run_id):
         if run_id not in points:
             raise ValueError(f"run #{run_id} is not in this series")
-    fig = _across_kernels(series, baseline)
+    fig = go.Figure(_across_kernels(series, baseline))
     marks = (
         ("baseline", points[baseline_run_id], "diamond-open", "#000000", -48),
         ("candidate", points[candidate_run_id], "star", "#D55E00", 48),
@@ -113,7 +114,11 @@ def _groups(series: Series) -> list[tuple[str, list[Point]]]:
     return stock + list(groups.items())
 
 
-def _across_kernels(series: Series, baseline: Baseline | None) -> go.Figure:
+def _across_kernels(series: Series, baseline: Baseline | None) -> dict[str, Any]:
+    """The figure as plain data: its lines written as ``go.Scatter(...).to_plotly_json()``
+    gives them, without Plotly's validation, which was most of the CPU of a 1,000-point
+    series' figure computed after an upload (tests/dashboards/test_figures.py compares the
+    two value for value)."""
     if baseline is not None and baseline.value == 0:
         raise ValueError("a relative chart needs a non-zero baseline value")
     metric = series.metric
@@ -124,33 +129,44 @@ def _across_kernels(series: Series, baseline: Baseline | None) -> go.Figure:
         y_title = f"{esc(metric.name)}, % of {label} ({label} = 100)"
     groups = _groups(series)
     layout = base_layout(_title(series), "kernel version", y_title, n_legend=len(groups))
-    layout["xaxis"].update(
-        type="category",
-        categoryorder="array",
-        categoryarray=[esc(k) for k in series.kernels],
-        tickangle=-30,
-    )
+    layout["xaxis"].update(type="category", categoryorder="array", tickangle=-30)
     fig = go.Figure(layout=layout)
-    for i, (patches, points) in enumerate(groups):
-        is_stock = patches == ""
-        sds = [None if p.sd is None else _scaled(p.sd, baseline) for p in points]
-        fig.add_trace(
-            go.Scatter(
-                x=[esc(p.run.kernel) for p in points],
-                y=[_scaled(p.value, baseline) for p in points],
-                error_y={"type": "data", "array": sds, "visible": True},
-                mode="lines+markers",
-                name="stock kernels" if is_stock else f"+{esc(patches)}",
-                line={
-                    "color": STOCK_COLOUR if is_stock else colour(i),
-                    "width": 3 if is_stock else 2,
-                },
-                marker={"size": 8},
-                customdata=[p.run.run_id for p in points],
-                hovertext=[_point_hover(p, series, baseline) for p in points],
-                hovertemplate=HOVER,
-            )
-        )
     if baseline is not None:
         fig.add_hline(y=100, line={"dash": "dot", "color": "#888888", "width": 1})
-    return fig
+    figure = to_dict(fig)
+    # Set after the validation: a 1,000-kernel axis is checked string by string.
+    figure["layout"]["xaxis"]["categoryarray"] = [esc(k) for k in series.kernels]
+    figure["data"] = [
+        _line(i, patches, points, series, baseline) for i, (patches, points) in enumerate(groups)
+    ]
+    return figure
+
+
+def _line(
+    i: int, patches: str, points: list[Point], series: Series, baseline: Baseline | None
+) -> dict[str, Any]:
+    """One patch set's line (the stock kernels' when ``patches`` is empty) as plain data."""
+    is_stock = patches == ""
+    line: dict[str, Any] = plain(
+        {
+            "type": "scatter",
+            "x": [esc(p.run.kernel) for p in points],
+            "y": [_scaled(p.value, baseline) for p in points],
+            "error_y": {
+                "type": "data",
+                "array": [None if p.sd is None else _scaled(p.sd, baseline) for p in points],
+                "visible": True,
+            },
+            "mode": "lines+markers",
+            "name": "stock kernels" if is_stock else f"+{esc(patches)}",
+            "line": {
+                "color": STOCK_COLOUR if is_stock else colour(i),
+                "width": 3 if is_stock else 2,
+            },
+            "marker": {"size": 8},
+            "customdata": [p.run.run_id for p in points],
+            "hovertext": [_point_hover(p, series, baseline) for p in points],
+            "hovertemplate": HOVER,
+        }
+    )
+    return line

@@ -51,6 +51,46 @@ def test_series_points_are_in_kernel_order_with_warmups_left_out(data, django_as
     assert series.metric.higher_is_better
 
 
+def _series_points_per_row(setup_id: int, metric: dict) -> cq.KernelSeries:
+    """``series_points`` as it read before its rows came as tuples: a dict per row with every
+    run key joined (the setup's params decoded per row), grouped by ``RunValues``."""
+    from dashboards.chart_queries import charts
+    from dashboards.chartdata import Point, Series
+
+    rows = (
+        Result.objects.filter(setup_id=setup_id, metric_id=metric["id"], discarded=False)
+        .values("run_id", "value", **charts.RUN_EXPRESSIONS)
+        .order_by(*charts.KERNEL_ORDER, "trial")
+    )
+    runs: dict[int, charts.RunValues] = {}
+    for row in rows:
+        runs.setdefault(row["run_id"], charts.RunValues(keys=row)).values.append(row["value"])
+    series = Series(
+        metric=charts.metric_data(metric),
+        kernels=tuple(dict.fromkeys(r.keys["kernel"] for r in runs.values())),
+        points=tuple(Point(run=r.info(), value=r.mean, sd=r.sd) for r in runs.values()),
+    )
+    return cq.KernelSeries(series, {rid: r.keys["label"] for rid, r in runs.items()})
+
+
+def test_series_points_read_what_a_row_per_dict_read(data):
+    """Every series of the dashboard data, its setups' params made awkward (floats, big
+    integers, nesting, markup, non-ASCII keys): the same points, labels and kernels."""
+    odd = {"ratio": 0.1, "big": 2**60, "nested": {"a": [1, 2.5]}, "ü<b>": "x&y", "e": 1e-7}
+    base_id = base_setup_id()
+    Setup.objects.filter(pk=base_id).update(params=odd)
+    pairs = Result.objects.values_list("setup_id", "metric_id").distinct()
+    assert len(pairs) > 5
+    for setup_id, metric_id in pairs:
+        m = Metric.objects.get(pk=metric_id)
+        metric = {"id": m.pk, "name": m.name, "unit": m.unit, "better": m.better}
+        assert cq.series_points(setup_id=setup_id, metric=metric) == _series_points_per_row(
+            setup_id, metric
+        )
+    base = cq.series_points(setup_id=base_id, metric=throughput()).series.points
+    assert dict(base[0].run.params)["ratio"] == "0.1"
+
+
 @pytest.mark.parametrize("extra_copies", [0, 2])
 def test_query_counts_do_not_grow_with_runs(tmp_path, extra_copies, django_assert_num_queries):
     """Loading more data must not add queries (no N+1)."""
@@ -173,3 +213,27 @@ def test_metrics_kept_per_setup_give_the_scopes_metric_choices(data):
         assert series_data.metrics_of_setups(chosen) == expected  # per setup, cached
         assert series_data.metrics_of_setups(chosen) == expected  # read back from the cache
     assert len(cq.metric_choices(setup_ids=ids)) > 1  # more than one metric: the order matters
+
+
+def test_metrics_by_setup_loose_scan_and_distinct_agree(data, django_assert_num_queries):
+    """A few setups are read by a loose index scan each, more by one DISTINCT: both are one
+    query and give each setup exactly the metrics it has results for."""
+    from dashboards.chart_queries import pickers
+
+    ids = sorted(Setup.objects.values_list("pk", flat=True))
+    empty = Setup.objects.create(
+        workload=Setup.objects.get(pk=ids[0]).workload,
+        hardware=Setup.objects.get(pk=ids[0]).hardware,
+        params={"rooms": 998},
+    )
+    every = [*ids, empty.pk]
+    assert len(every) > pickers.LOOSE_SCAN_SETUPS
+    expected = {
+        s: sorted(set(Result.objects.filter(setup_id=s).values_list("metric_id", flat=True)))
+        for s in every
+    }
+    assert any(len(m) > 1 for m in expected.values()) and expected[empty.pk] == []
+    for chosen in (every, every[: pickers.LOOSE_SCAN_SETUPS], every[-2:], [ids[0]], []):
+        with django_assert_num_queries(1 if chosen else 0):
+            found = cq.metrics_by_setup(setup_ids=chosen)
+        assert found == {s: expected[s] for s in chosen}
