@@ -174,7 +174,7 @@ class SeriesView(APIView):
 
     @staticmethod
     def _series(setup: Setup, metric: Metric) -> dict[str, Any]:
-        data = cq.series_points(setup_id=setup.pk, metric=_metric_dict(metric))
+        data = series_data.series({"id": setup.pk}, _metric_dict(metric))
         return {
             "setup": setup.pk,
             "workload": setup.workload.name,

@@ -109,6 +109,41 @@ def test_a_warm_series_page_reads_nothing_after_an_upload_to_another_setup_of_it
     assert f'value="{other.pk}"' in html and "(2 runs)" in html
 
 
+def _series_reads(queries) -> int:
+    """The series' own reads among captured queries: its rows with their values."""
+    return sum('"perfdb_result"."value"' in q["sql"] for q in queries)
+
+
+def test_after_an_upload_the_api_and_the_page_read_the_series_once(client, series):
+    """/api/series/, the page, its figure and its download share the series computed after
+    an upload to its setup, whichever is asked first: its rows are read once."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from perfdb.cache import runs_added
+
+    setup, metric = series
+    query = f"setup={setup.pk}&metric={metric.pk}"
+    urls = [
+        f"/api/series/?{query}",
+        f"/kernels/?{query}",
+        f"/kernels/figure/?{query}",
+        f"/kernels/?{query}&format=csv",
+    ]
+    before = [client.get(url).content for url in urls]
+    for first in range(len(urls)):
+        runs_added([f"{setup.workload_id}-{setup.hardware_id}-{setup.mode}"], [setup.pk])
+        order = urls[first:] + urls[:first]
+        reads = []
+        for url in order:
+            with CaptureQueriesContext(connection) as captured:
+                response = client.get(url)
+            assert response.status_code == 200, url
+            reads.append(_series_reads(captured.captured_queries))
+        assert reads == [1, 0, 0, 0], (order, reads)
+    assert [client.get(url).content for url in urls] == before
+
+
 def test_the_page_fetches_its_figure_instead_of_embedding_it(client, series):
     setup, metric = series
     html = client.get(f"/kernels/?setup={setup.pk}&metric={metric.pk}").content.decode()
