@@ -191,6 +191,7 @@ def long_series() -> None:
             timed(regressions.regressions_check_upload, upload_id=upload.pk, series=series)[0]
         )
         again_cpu.append(time.process_time() - cpu)
+    task, task_cpu = _task_check(upload.pk, series)
     metrics = Metric.objects.in_bulk({m for _, m in series})
     loads, load_cpu = [], []
     # as the check reads: in a transaction (it locks the series' alerts), collector paused
@@ -206,6 +207,7 @@ def long_series() -> None:
     rows = [
         ("check, first (goal <= 100 ms)", ms(first), "-", ms(first_cpu)),
         ("check, again (5 times)", ms(p50(again)), ms(max(again)), ms(p50(again_cpu))),
+        ("the task's check, again (detection_run)", ms(task), "-", ms(task_cpu)),
         (
             "what the check reads (check_data.load)",
             ms(p50(loads)),
@@ -217,6 +219,17 @@ def long_series() -> None:
     print(f"load average: {Path('/proc/loadavg').read_text().split()[0]}")
 
 
+def _task_check(upload_id: int, series: list[tuple[int, int]]) -> tuple[float, float]:
+    """Wall and CPU seconds of the check as the detection worker runs it: through
+    ``followups.detection_run``, a transaction per DETECTION_SERIES_PER_TRANSACTION series
+    (the rows above check every series in one call)."""
+    from perfdb.alerting.followups import detection_run
+
+    cpu = time.process_time()
+    wall = timed(detection_run, upload_id=upload_id, series=series)[0]
+    return wall, time.process_time() - cpu
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--only", choices=["upload", "long"], help="one of the two cases")
@@ -225,6 +238,7 @@ def main() -> None:
     from perfdb.alerting import queue as alerting_queue
 
     mock.patch.object(alerting_queue, "regressions_check").start()  # timed here instead
+    mock.patch.object(alerting_queue, "notify_upload").start()  # no email worker here
     if args.only != "long":
         hundred_runs()
     if args.only != "upload":
@@ -246,6 +260,7 @@ def hundred_runs() -> None:
         regressions.regressions_check_upload, upload_id=upload.pk, series=series
     )
     cpu_again = time.process_time() - cpu
+    task, task_cpu = _task_check(upload.pk, series)
     per_series = [
         timed(regressions.regressions_check_upload, upload_id=upload.pk, series=[s])[0]
         for s in series
@@ -260,6 +275,7 @@ def hundred_runs() -> None:
     rows = [
         ("whole upload, first check (alerts written)", ms(first), "-", "-"),
         ("whole upload, second check (nothing new)", ms(again), "-", "-"),
+        (f"the task's check again (detection_run), CPU {ms(task_cpu)} ms", ms(task), "-", "-"),
         ("per series (first check / series)", ms(first / len(series)), "-", "-"),
         ("per series, checked alone", "-", ms(p50(per_series)), ms(p95(per_series))),
         ("series query alone (series_points)", "-", ms(p50(queries)), ms(p95(queries))),

@@ -226,6 +226,9 @@ CELERY_TASK_ROUTES = {
 PAGE_CACHE_WARM = env_bool("PAGE_CACHE_WARM", True)
 # Follow-up work (README "Operations"): owed work past this many seconds is queued again.
 FOLLOWUP_DEADLINE_SECONDS = int(os.environ.get("FOLLOWUP_DEADLINE_SECONDS", 30))
+# An upload's regression check commits this many series at a time (perfdb/alerting/
+# followups.py): each batch reads its series' data once; 1 commits every series on its own.
+DETECTION_SERIES_PER_TRANSACTION = int(os.environ.get("DETECTION_SERIES_PER_TRANSACTION", 64))
 # Email retries: backoff cap; a message left "sending" this long by a dead sender is sent
 # again (same Message-ID); a message failing this long is given up (and shown to staff).
 OUTBOX_RETRY_MAX_SECONDS = int(os.environ.get("OUTBOX_RETRY_MAX_SECONDS", 45))

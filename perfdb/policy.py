@@ -17,7 +17,7 @@ from statistics import NormalDist
 
 from scipy import stats as scipy_stats
 
-from perfdb import order_stats, resolution, stats
+from perfdb import order_stats, resolution, stats, trial_spread
 
 BETTER_CHOICES = ("higher", "lower", "none")
 NOISE_TRIM_MAX = 3  # largest kernel-to-kernel moves left out at most: one step and one spike
@@ -117,10 +117,8 @@ def within_run_pct(groups: Sequence[Sequence[float]]) -> tuple[float | None, int
     whose two trials happen to agree is one vote among many, not the whole answer.
     """
     votes = []
-    for group in groups:
-        if len(group) < 2:  # no spread to read (cv is None): most runs of a long series
-            continue
-        cv = stats.coefficient_of_variation_pct(group)
+    # None for a run without spread to read: most runs of a long series have one trial
+    for group, cv in zip(groups, trial_spread.cv_pcts(groups), strict=True):
         if cv is not None:
             votes.append(cv * cv / _chi2_median_ratio(len(group) - 1))
     if not votes:

@@ -136,7 +136,11 @@ def test_broker_and_worker_killed_mid_detection(
     """The worker pauses between two committed series of the regression check; the broker
     (holding the check's unacknowledged message) and the worker die together."""
     upload = baseline_and_regression(tmp_path, user)
-    victim = workers.start(REDIS_URL=broker.url, PERFDB_PAUSE_AT="detection-series")
+    victim = workers.start(
+        REDIS_URL=broker.url,
+        PERFDB_PAUSE_AT="detection-series",
+        DETECTION_SERIES_PER_TRANSACTION="1",  # a commit between the two series
+    )
     sender(broker).send_task("ingest.tasks.ingest_upload", args=[upload.pk], queue=QUEUE)
     reached = tmp_path / "detection-series.reached"
     deadline = time.time() + 30

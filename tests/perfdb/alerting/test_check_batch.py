@@ -119,3 +119,31 @@ def test_checking_an_uploads_series_together_writes_what_checking_each_alone_wri
     assert any(a[6] == "cleared" for a in expected)  # pending, then cleared
     assert any(e.startswith("untriaged (confirmed by the next kernel") for e in events)
     assert any(a[8] for a in expected)  # confirmed, then recovered
+
+
+def test_the_task_checks_an_uploads_series_in_batches_and_writes_the_same(tmp_path, settings):
+    """``detection_run`` (what the task runs) commits a batch of series per transaction: in
+    batches of 64 or of 3 it writes what it writes one series per transaction, reading each
+    batch's data once (a fraction of the queries)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from perfdb.alerting.followups import detection_run
+
+    families: dict[str, list[Upload]] = {"one": [], "three": [], "all": []}
+    queries: dict[str, int] = dict.fromkeys(families, 0)
+    for n, runs in enumerate(UPLOADS):
+        for family, size in (("one", 1), ("three", 3), ("all", 64)):
+            upload = ingest(tmp_path, family, n, runs)
+            families[family].append(upload)
+            settings.DETECTION_SERIES_PER_TRANSACTION = size
+            with CaptureQueriesContext(connection) as captured:
+                detection_run(upload_id=upload.pk, series=touched(upload))
+            queries[family] += len(captured.captured_queries)
+            upload.refresh_from_db()
+            assert upload.detection_due_at is None
+    expected = outcome("one", families["one"])
+    assert expected and outcome("three", families["three"]) == expected
+    assert outcome("all", families["all"]) == expected
+    assert queries["all"] < queries["three"] < queries["one"]
+    assert queries["all"] * 3 < queries["one"]

@@ -1,7 +1,9 @@
 """An upload's regressions are all emailed, once, even when its email is filled while its
 check is still running.
 
-An upload's check commits one series at a time (``followups.detection_run``). In production
+An upload's check commits a batch of series at a time (``followups.detection_run``); here a
+batch is one series (``DETECTION_SERIES_PER_TRANSACTION``), so that a batch ends between
+the upload's two regressions, as it does between batches of a large upload. In production
 the email worker is another process: an email filled after the first series committed, and
 before the second did, used to hold the first series' alert only; the second series' alert,
 confirmed a moment later with the same upload, found the subscriber's message for that
@@ -30,6 +32,11 @@ from tests.perfdb.alerting.test_regressions import check, ingest_runs
 pytestmark = pytest.mark.django_db(transaction=True)
 
 POINT = "detection-series"
+
+
+@pytest.fixture(autouse=True)
+def one_series_per_transaction(settings):
+    settings.DETECTION_SERIES_PER_TRANSACTION = 1
 
 
 @pytest.fixture
