@@ -1,12 +1,12 @@
 """Selectors for the chart pages: database rows in, ``dashboards.chartdata`` out.
 
-``charts`` reads the series every chart draws; ``pickers`` the choice lists; ``compare`` and
-``overview`` the reads of those pages. Pages import this package as ``cq``.
+``charts`` reads the series every chart draws (``kernel_series`` the one across kernels);
+``pickers`` the choice lists; ``compare`` and ``overview`` the reads of those pages. Pages
+import this package as ``cq``.
 """
 
 from dashboards.chart_queries.charts import (
     WAKEUP_PARAMS,
-    KernelSeries,
     PiecePoint,
     kernel_profiles,
     kernel_time_points,
@@ -15,13 +15,13 @@ from dashboards.chart_queries.charts import (
     scaling_chart,
     scaling_pieces,
     scaling_points,
-    series_points,
     wakeup_rows,
 )
 from dashboards.chart_queries.compare import (
     compare_values,
     run_infos,
 )
+from dashboards.chart_queries.kernel_series import KernelSeries, series_points
 from dashboards.chart_queries.overview import (
     OPEN_ALERT_STATUSES,
     alerts_open,

@@ -8,29 +8,24 @@ Each function names the index it relies on, so a schema change can be checked ag
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from dataclasses import fields as dataclass_fields
-from itertools import groupby
 from math import fsum, sqrt
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from statistics import fmean
 from typing import Any, cast
 
-from django.db.models import Exists, F, OuterRef, QuerySet, TextField
-from django.db.models.functions import Cast
+from django.db.models import Exists, F, OuterRef, QuerySet
 
 from dashboards.chartdata import (
     KernelProfile,
     KernelTimeChart,
     KernelTimePoint,
     Metric,
-    Point,
     RunInfo,
     ScalingChart,
     ScalingPoint,
-    Series,
     WakeupRow,
 )
 from perfdb.models import Better, ProfileEntry, Result, Run
@@ -57,7 +52,7 @@ WAKEUP_PARAMS = ("server_nice", "client_nice", "preempt_threshold")
 # --- shaping helpers (no queries) ----------------------------------------------------------
 
 
-def _sd(values: list[float]) -> float:
+def sample_sd(values: list[float]) -> float:
     """Sample standard deviation in floats: ``statistics.stdev`` computes in exact fractions,
     which took 1.8 s of a 2 s scaling chart (30,000 values) and half of a series query."""
     mean = fsum(values) / len(values)
@@ -100,7 +95,7 @@ class RunValues:
 
     @property
     def sd(self) -> float | None:
-        return _sd(self.values) if len(self.values) > 1 else None
+        return sample_sd(self.values) if len(self.values) > 1 else None
 
 
 def _number(value: Any) -> float | None:
@@ -115,72 +110,6 @@ def _number(value: Any) -> float | None:
 
 
 # --- charts -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class KernelSeries:
-    """A series plus the run labels ("Base1") that the baseline picker shows."""
-
-    series: Series
-    labels: dict[int, str]
-
-
-# A series' columns: the run keys that differ per run, then the setup's, which are the same
-# on every row (its params as their JSON text, decoded once: Django decodes a JSONField per
-# row, a third of a 1,000-point series' read).
-SERIES_COLUMNS = (
-    "run_id",
-    "value",
-    "run__kernel__version",
-    "run__patch_set__name",
-    "run__notes",
-    "run__label",
-    "run__setup__hardware__name",
-    "run__setup__mode",
-)
-
-
-def series_points(*, setup_id: int, metric: Mapping[str, Any], title: str = "") -> KernelSeries:
-    """One series: every run of the setup for this metric, one point per run, kernel order.
-
-    One query; served by result_series_idx (setup, metric), then kernel_order_idx's columns
-    for the sort. Rows come as tuples, a run's trials adjacent (the order ends in run, trial).
-    """
-    rows = (
-        Result.objects.filter(setup_id=setup_id, metric_id=metric["id"], discarded=False)
-        .annotate(params_json=Cast("run__setup__params", TextField()))
-        .values_list(*SERIES_COLUMNS, "params_json")
-        .order_by(*KERNEL_ORDER, "trial")
-    )
-    points: list[Point] = []
-    labels: dict[int, str] = {}
-    params: dict[str, tuple[tuple[str, str], ...]] = {}
-    for run_id, trials in groupby(rows, key=itemgetter(0)):
-        first, *rest = trials
-        values = [first[1], *(row[1] for row in rest)]
-        _, _, kernel, patches, notes, label, hardware, mode, params_json = first
-        if params_json not in params:
-            params[params_json] = params_text(json.loads(params_json))
-        run = RunInfo(
-            run_id=run_id,
-            kernel=kernel,
-            patches=tuple(p for p in patches.split("+") if p),
-            hardware=hardware,
-            mode=mode,
-            n_trials=len(values),
-            params=params[params_json],
-            notes=notes,
-        )
-        sd = _sd(values) if len(values) > 1 else None
-        points.append(Point(run=run, value=fmean(values), sd=sd))
-        labels[run_id] = label
-    series = Series(
-        metric=metric_data(metric),
-        kernels=tuple(dict.fromkeys(p.run.kernel for p in points)),
-        points=tuple(points),
-        title=title,
-    )
-    return KernelSeries(series, labels)
 
 
 def _run_keys(
