@@ -174,7 +174,7 @@ class SeriesView(APIView):
 
     @staticmethod
     def _series(setup: Setup, metric: Metric) -> dict[str, Any]:
-        data = series_data.series({"id": setup.pk}, _metric_dict(metric))
+        data = series_data.series(setup.pk, _metric_dict(metric))
         return {
             "setup": setup.pk,
             "workload": setup.workload.name,

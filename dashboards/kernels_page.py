@@ -159,7 +159,7 @@ def _series_context(q) -> dict[str, Any] | None:
     values: dict[int, float] = {}
     options = ""
     if metric is not None:
-        data = series_data.series(setup, metric)
+        data = series_data.series(setup["id"], metric)
         values = {p.run.run_id: p.value for p in data.series.points}
         options = _baseline_options(data)
     metric_options = "".join(
@@ -188,7 +188,7 @@ def _download(request: HttpRequest, fmt: str, setup, metric) -> HttpResponse:
     content_type = "text/csv; charset=utf-8" if fmt == "csv" else "application/json"
 
     def build() -> bytes:
-        table = exports.series_table(series_data.series(setup, metric).series)
+        table = exports.series_table(series_data.series(setup["id"], metric).series)
         return exports.export_response(table, fmt).content
 
     body = series_data.finished(f"download-{fmt}", setup["id"], str(metric["id"]), build)
@@ -223,7 +223,7 @@ def _figure(q) -> bytes:
     baseline_id = int_param(q, "baseline")
 
     def build() -> bytes:
-        data = series_data.series(setup, metric)
+        data = series_data.series(setup["id"], metric)
         return series_data.figure_json(data, _baseline(data, baseline_id))
 
     return series_data.finished("figure", setup["id"], f"{metric['id']}:{baseline_id}", build)

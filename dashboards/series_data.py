@@ -33,18 +33,16 @@ def setup_scope(setup: Mapping[str, Any]) -> str:
     return scope_key(setup["workload_id"], setup["hardware_id"], setup["mode"])
 
 
-def series(setup: Mapping[str, Any], metric: Mapping[str, Any]) -> cq.KernelSeries:
-    """``series_points`` of the setup and metric, titled as the page shows it, cached per
-    setup. Keyed by the metric's id alone (its name and unit are vocabulary: editing them
-    moves every version), so that a page can read it before it knows them (``page_keys``);
-    the page, its figure, its downloads and /api/series/ share it, so an upload's series is
-    read once whichever of them is asked first."""
+def series(setup_id: int, metric: Mapping[str, Any]) -> cq.KernelSeries:
+    """``series_points`` of the setup and metric, cached per setup. Keyed by the metric's id
+    alone (its name and unit are vocabulary: editing them moves every version), so that a
+    page can read it before it knows them (``page_keys``); the page, its figure, its
+    downloads and /api/series/ share it, so an upload's series is read once whichever of
+    them is asked first. Untitled: the figure names it "<metric> across kernels"."""
     return cached_in_setup(
         _series_key(metric["id"]),
-        setup["id"],
-        lambda: cq.series_points(
-            setup_id=setup["id"], metric=metric, title=f"{metric['name']} across kernels"
-        ),
+        setup_id,
+        lambda: cq.series_points(setup_id=setup_id, metric=metric),
     )
 
 

@@ -52,7 +52,7 @@ WAKEUP_PARAMS = ("server_nice", "client_nice", "preempt_threshold")
 # --- shaping helpers (no queries) ----------------------------------------------------------
 
 
-def sample_sd(values: list[float]) -> float:
+def _sd(values: list[float]) -> float:
     """Sample standard deviation in floats: ``statistics.stdev`` computes in exact fractions,
     which took 1.8 s of a 2 s scaling chart (30,000 values) and half of a series query."""
     mean = fsum(values) / len(values)
@@ -95,7 +95,7 @@ class RunValues:
 
     @property
     def sd(self) -> float | None:
-        return sample_sd(self.values) if len(self.values) > 1 else None
+        return _sd(self.values) if len(self.values) > 1 else None
 
 
 def _number(value: Any) -> float | None:

@@ -8,14 +8,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import groupby
 from operator import itemgetter
-from statistics import fmean
 from typing import Any
 
 from django.db.models import TextField
 from django.db.models.functions import Cast
 
-from dashboards.chart_queries.charts import KERNEL_ORDER, metric_data, params_text, sample_sd
-from dashboards.chartdata import Point, RunInfo, Series
+from dashboards.chart_queries.charts import KERNEL_ORDER, RunValues, metric_data, params_text
+from dashboards.chartdata import Point, Series
 from perfdb.models import Result
 
 
@@ -59,22 +58,20 @@ def series_points(*, setup_id: int, metric: Mapping[str, Any], title: str = "") 
     params: dict[str, tuple[tuple[str, str], ...]] = {}
     for run_id, trials in groupby(rows, key=itemgetter(0)):
         first, *rest = trials
-        values = [first[1], *(row[1] for row in rest)]
         _, _, kernel, patches, notes, label, hardware, mode, params_json = first
         if params_json not in params:
             params[params_json] = params_text(json.loads(params_json))
-        run = RunInfo(
-            run_id=run_id,
-            kernel=kernel,
-            patches=tuple(p for p in patches.split("+") if p),
-            hardware=hardware,
-            mode=mode,
-            n_trials=len(values),
-            params=params[params_json],
-            notes=notes,
-        )
-        sd = sample_sd(values) if len(values) > 1 else None
-        points.append(Point(run=run, value=fmean(values), sd=sd))
+        keys = {
+            "run_id": run_id,
+            "kernel": kernel,
+            "patches": patches,
+            "hardware": hardware,
+            "mode": mode,
+            "params_text": params[params_json],
+            "notes": notes,
+        }
+        run = RunValues(keys=keys, values=[first[1], *(row[1] for row in rest)])
+        points.append(Point(run=run.info(), value=run.mean, sd=run.sd))
         labels[run_id] = label
     series = Series(
         metric=metric_data(metric),
