@@ -35,6 +35,7 @@ class Series:
     within: float = 0.0  # within-run sd of one trial (fraction)
     between: float = 0.0  # run-to-run sd (fraction)
     steps: tuple[tuple[int, bool], ...] = ()  # peer suite: (first kernel, up) of each step
+    base: float = 0.0  # the value of level 1.0 (the true level before a step)
 
 
 def make_series(rng: random.Random, kind: str, trials: int, sigma_steps: int) -> Series:
@@ -75,7 +76,9 @@ def generate(
         values = tuple(base * (run_level + rng.gauss(0.0, within)) for _ in range(trials))
         points.append(Point(run_id=i + 1, kernel=f"2.6.{first + i}", patches=(), values=values))
     level = math.sqrt(between**2 + within**2 / trials) * 100
-    return Series(kind, tuple(points), better, trials, sigma_steps, at, up, level, within, between)
+    return Series(
+        kind, tuple(points), better, trials, sigma_steps, at, up, level, within, between, (), base
+    )
 
 
 def lab_prior(seed: int, series: Series, siblings: int = 4) -> float | None:
@@ -116,6 +119,29 @@ def score(series: Series, alerts: list[tuple[int, str]]) -> tuple[bool, int, int
     true = [(i, d) for i, d in alerts if d == want and abs(i - series.step_at) <= 1]
     exact = sum(1 for i, _ in true if i == series.step_at)
     return bool(true), len(true), exact, len(alerts) - len(true)
+
+
+def placed_exactly_by_oracle(series: Series) -> bool:
+    """Would a placement that knows the true levels put this step on its own kernel?
+
+    The best any rule can do with the data (for the step's kernel against either
+    neighbour): with the levels before and after the step known, splitting at the step's
+    kernel j is more likely than at j + 1 when kernel j's mean is on the new level's side of
+    the midpoint, and more likely than at j - 1 when kernel j - 1's is on the old side. Every
+    kernel's mean has the same noise, so that is the maximum-likelihood (and, with the
+    step's kernel drawn uniformly, the most probable) placement. Over any set of caught
+    steps no placement rule is exact more often in expectation, so the share of caught
+    steps this returns True for is the ceiling of the bench's "exact kernel" on that set.
+    """
+    if series.kind != "step":
+        raise ValueError("only a step series has a kernel to place")
+    sign = 1.0 if series.step_up else -1.0
+    sigma = math.hypot(series.within, series.between)
+    midpoint = series.base * (1.0 + sign * series.sigma_steps * sigma / 2)
+    before, first = (
+        statistics.fmean(series.points[i].values) for i in (series.step_at - 1, series.step_at)
+    )
+    return (before - midpoint) * sign < 0 < (first - midpoint) * sign
 
 
 def peer_series(rng: random.Random, noisy: bool) -> Series:
