@@ -63,6 +63,7 @@ from detector_suite import (  # noqa: E402
     service_check,
     sibling_levels,
     status,
+    true_direction,
 )
 
 from perfdb import policy  # noqa: E402
@@ -76,6 +77,9 @@ class Outcome:
     moved: int = 0  # alerts re-attributed to a neighbouring kernel by a later check
     check_ms: list[float] = field(default_factory=list)
     whole: list[tuple[int, str]] = field(default_factory=list)
+    # each step alert as its email states it: (location share, kernel index, direction,
+    # the runner-up's kernel index or -1)
+    stated: list[tuple[float, int, str, int]] = field(default_factory=list)
     peers: dict[str, tuple[Alerts, Alerts]] = field(default_factory=dict)  # (online, whole)
 
 
@@ -95,16 +99,30 @@ def replay(series: Series, settings: Settings) -> Outcome:
     out = Outcome()
     book = AlertBook()
     pending: set[int] = set()
+    stated_keys: set[tuple[int, str]] = set()
     for t in range(len(series.points)):
         started = time.process_time()
         changes = service_check(series.points[: t + 1], {t + 1}, series.better, settings)
         out.check_ms.append((time.process_time() - started) * 1000)
         pending |= {c.candidate_run_id for c in changes if status(c) == "unconfirmed"}
+        _state(out.stated, stated_keys, changes)
         book.record(series.points[: t + 1], changes)
     out.alerts, out.moved, out.pending = book.alerts(), book.moved, len(pending)
     every = {p.run_id for p in series.points}
     _record(out.whole, set(), service_check(series.points, every, series.better, settings))
     return out
+
+
+def _state(
+    into: list[tuple[float, int, str, int]], seen: set[tuple[int, str]], changes: list[Change]
+) -> None:
+    """The share each step alert states when it is first confirmed (what its email says)."""
+    for c in changes:
+        key = (c.candidate_run_id, c.direction)
+        if status(c) != "unconfirmed" and c.location_share is not None and key not in seen:
+            seen.add(key)
+            other = c.runner_up[0] - 1 if c.runner_up is not None else -1
+            into.append((c.location_share, c.candidate_run_id - 1, c.direction, other))
 
 
 def _work(job: tuple[int, str, int, int, dict[str, str]]) -> tuple[Series, Outcome]:
@@ -278,8 +296,42 @@ def main() -> None:
     detector_peers.peer_suite(args.seed, max(round(200 * scale), 10), settings, args.workers)
 
 
+SHARE_BINS = (0.0, 0.5, 0.8, 0.95, 0.99)
+
+
+def calibration(results: list[tuple[Series, Outcome]]) -> None:
+    """Is the location share an alert states right? For the step series' true alerts at
+    first confirmation: the share stated against how often the kernel named was the step's."""
+    bins: dict[float, list[float]] = defaultdict(list)
+    exact: Counter[float] = Counter()
+    either: Counter[float] = Counter()  # the step's kernel is the one named or the runner-up
+    for series, outcome in results:
+        if series.kind != "step":
+            continue
+        want = true_direction(series)
+        for share, kernel, direction, other in outcome.stated:
+            if direction == want and abs(kernel - series.step_at) <= 1:
+                low = max(b for b in SHARE_BINS if b <= share)
+                bins[low].append(share)
+                exact[low] += kernel == series.step_at
+                either[low] += series.step_at in (kernel, other)
+    print(
+        "\n| location share stated (online, at confirmation) | alerts | mean stated | exact "
+        "| named or runner-up |"
+    )
+    print("|---|---|---|---|---|")
+    for low in sorted(bins):
+        shares = bins[low]
+        high = SHARE_BINS[SHARE_BINS.index(low) + 1] if low != SHARE_BINS[-1] else 1.0
+        print(
+            f"| {low:.2f}-{high:.2f} | {len(shares)} | {statistics.fmean(shares):.3f} | "
+            f"{pct(exact[low], len(shares))} | {pct(either[low], len(shares))} |"
+        )
+
+
 def _figures(results: list[tuple[Series, Outcome]], cost: str) -> None:
     report(results, "online")
+    calibration(results)
     pending = Counter[str]()
     for series, outcome in results:
         pending[series.kind] += outcome.pending

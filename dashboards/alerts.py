@@ -25,7 +25,7 @@ from dashboards.figures.reference import reference_figure
 from dashboards.page_cache import kept_for_anonymous
 from dashboards.selection import choice_param, ids_param, int_param, text_param
 from perfdb.accounts import AuthenticatedHttpRequest
-from perfdb.alerting import moves, queries
+from perfdb.alerting import location, moves, queries
 from perfdb.alerting.triage import (
     alert_triage,
     alerts_bulk_triage,
@@ -129,6 +129,7 @@ def alert_detail(request: HttpRequest, alert_id: int) -> HttpResponse:
             "form": form,
             "compare_url": f"/compare/?base={base_ids}&new={alert.candidate_run_id}",
             "kernel_moves": moves.kernel_moves(alert),
+            "placed": location.text(alert),
             "figure": alert_chart(alert),
             "attribution": alert_attribution(alert),
             "reference": alert_reference(alert),
@@ -278,6 +279,8 @@ def alert_json(alert: Alert, request: Request) -> dict[str, object]:
         "created_at": alert.created_at,
         "page": request.build_absolute_uri(f"/alerts/{alert.pk}/"),
         "reattributed": moves.moves_json(alert),
+        "location_share": alert.location_share,
+        "runner_up": location.runner_up_json(alert),
     }
 
 

@@ -7,7 +7,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 
-from perfdb.alerting import moves
+from perfdb.alerting import location, moves
 from perfdb.models import (
     Alert,
     Better,
@@ -221,6 +221,16 @@ class AlertSerializer(serializers.ModelSerializer):
         help_text="the step re-placed on a neighbouring kernel by a later check, oldest first: "
         "at, from (kernel, run, change), to (the same, and why); not emailed again"
     )
+    location_share = serializers.FloatField(
+        allow_null=True,
+        help_text="a step's alert: how likely it is that the step starts at this kernel (0-1), "
+        "as the detector read it when it confirmed or moved the alert; null for a pairwise "
+        "change (its kernel is the one compared)",
+    )
+    runner_up = serializers.SerializerMethodField(
+        help_text="a step's alert: the next likeliest first kernel of the step (its run, "
+        "kernel and share), null if none or for a pairwise change"
+    )
 
     class Meta:
         model = Alert
@@ -245,6 +255,8 @@ class AlertSerializer(serializers.ModelSerializer):
             "created_at",
             "page",
             "reattributed",
+            "location_share",
+            "runner_up",
         ]
 
     @extend_schema_field(SeriesMetaSerializer)
@@ -275,6 +287,20 @@ class AlertSerializer(serializers.ModelSerializer):
     )
     def get_reattributed(self, alert: Alert) -> list[dict[str, object]]:
         return moves.moves_json(alert)
+
+    @extend_schema_field(
+        inline_serializer(
+            "AlertRunnerUp",
+            {
+                "run": serializers.IntegerField(),
+                "kernel": serializers.CharField(),
+                "share": serializers.FloatField(),
+            },
+            allow_null=True,
+        )
+    )
+    def get_runner_up(self, alert: Alert) -> dict[str, object] | None:
+        return location.runner_up_json(alert)
 
     def get_patches(self, alert: Alert) -> list[str]:
         return [p for p in alert.candidate_run.patch_set.name.split("+") if p]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from itertools import chain, compress
 from operator import itemgetter, not_
@@ -18,7 +18,7 @@ from typing import NamedTuple, cast, overload
 
 from scipy import stats as scipy_stats
 
-from perfdb import order_stats, policy, start_noise, stats
+from perfdb import order_stats, placement, policy, start_noise, stats
 from perfdb.kernels import parse_kernel
 from perfdb.order_stats import Floats
 from perfdb.policy import Settings
@@ -64,6 +64,19 @@ class Change:
     # confirms it (a later check returns it "confirmed") or clears it (it is never returned
     # again): store it, show it, do not email it yet. See docs/detector.md, "For the service".
     status: str = "confirmed"
+    # A step's placement (``perfdb.placement``), worked out when read; None for a pairwise
+    # change, whose kernel is the one compared.
+    placement: Placement | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def location_share(self) -> float | None:
+        """How likely it is that the step starts at the candidate run's kernel (0..1)."""
+        return None if self.placement is None else self.placement.found()[0]
+
+    @property
+    def runner_up(self) -> tuple[int, float] | None:
+        """The next likeliest first kernel's run and its share."""
+        return None if self.placement is None else self.placement.found()[1]
 
 
 # --- kernels, parsed once per kernel string ---
@@ -286,6 +299,8 @@ class Series:
     kernels: Sequence[KernelRuns]
     noise: policy.Noise
     scan: stats.Scan
+    levels: Sequence[float] = ()  # each kernel's level, as the scan read them
+    variances: Sequence[float] = ()  # and its variance
 
 
 @lru_cache(maxsize=32)
@@ -337,7 +352,7 @@ def analyse_of(
         rule = start_noise.with_starts(
             rule, levels, noise, centre, resolution, per_kernel, settings
         )
-    return Series(kernels, noise, stats.step_scan(levels, variances, rule))
+    return Series(kernels, noise, stats.step_scan(levels, variances, rule), levels, variances)
 
 
 def _variances(
@@ -367,7 +382,7 @@ def series_changes(series: Series, better: str, new_kernels: set[str]) -> list[C
     if pending is not None and series.kernels[pending.index].kernel in new_kernels:
         steps.append(pending)
     changes = []
-    for step in steps:
+    for number, step in enumerate(steps):
         change = (step.after_mean - step.before_mean) / abs(step.before_mean) * 100.0
         dof = series.noise.dof if step.dof is None else step.dof
         p_value = min(1.0, 2.0 * float(scipy_stats.t.sf(abs(step.z), dof)))
@@ -383,6 +398,51 @@ def series_changes(series: Series, better: str, new_kernels: set[str]) -> list[C
                 direction=policy.direction(change, better),
                 confidence=1.0 - p_value,
                 status="confirmed" if step.confirmed else "unconfirmed",
+                placement=Placement(series, steps, number),
             )
         )
     return changes
+
+
+class Placement:
+    """Where a step starts, as likely as the data say (``_placement``), worked out the first
+    time it is read: a check returns every step of a series at each upload but stores only
+    the few that are new, confirmed or moved."""
+
+    __slots__ = ("_series", "_steps", "_number", "_found")
+
+    def __init__(self, series: Series, steps: Sequence[stats.Step], number: int) -> None:
+        self._series, self._steps, self._number = series, steps, number
+        self._found: tuple[float | None, tuple[int, float] | None] | None = None
+
+    def found(self) -> tuple[float | None, tuple[int, float] | None]:
+        if self._found is None:
+            self._found = _placement(self._series, self._steps, self._number)
+        return self._found
+
+
+def _placement(
+    series: Series, steps: Sequence[stats.Step], number: int
+) -> tuple[float | None, tuple[int, float] | None]:
+    """(share of the step's first kernel, (run, share) of the next likeliest one) from its
+    baseline and the kernels of its level up to the next step or the newest kernel, no more
+    of them than its baseline has: a check's cost does not grow with the series."""
+    step = steps[number]
+    if not series.variances:
+        return None, None
+    end = steps[number + 1].index if number + 1 < len(steps) else len(series.kernels)
+    if number + 1 == len(steps) and series.scan.pending is not None and step.confirmed:
+        end = max(step.index + 1, series.scan.pending.index)  # the pending kernel: not yet
+    end = min(end, step.index + max(len(step.before), 2))
+    outliers = series.scan.outliers
+    kept = [*step.before, *(i for i in range(step.index, end) if i not in outliers)]
+    if step.index not in kept:
+        return None, None
+    found = dict(
+        placement.shares(series.levels, series.variances, kept, step.index, series.noise.dof)
+    )
+    share = found.pop(step.index)
+    if not found:
+        return share, None
+    other = max(found, key=lambda i: (found[i], -i))
+    return share, (series.kernels[other].run_ids[0], found[other])

@@ -7,6 +7,7 @@ from django.conf import settings
 from django.template.loader import render_to_string
 from django.urls import reverse
 
+from perfdb.alerting import location
 from perfdb.headers import header_text
 from perfdb.models import Alert
 
@@ -30,6 +31,7 @@ def alert_rows(alerts: list[Alert]) -> list[dict[str, object]]:
                 "confidence": "single value"
                 if alert.p_value is None
                 else f"p = {alert.p_value:.3g}",
+                "placed": location.text(alert),
                 "alert_url": site + reverse("alert-detail", args=[alert.pk]),
                 "compare_url": f"{site}/compare/?base={base_ids}&new={alert.candidate_run_id}",
             }

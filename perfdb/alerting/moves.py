@@ -15,6 +15,7 @@ never emailed, and confirming it instead would email the step a second time.
 from __future__ import annotations
 
 from perfdb import alert_moves, detection
+from perfdb.alerting import location
 from perfdb.alerting.check_data import CheckData, SeriesKey
 from perfdb.models import Alert, AlertEvent
 
@@ -68,8 +69,17 @@ def move(
     alert.candidate_run_id = change.candidate_run_id
     alert.change_pct, alert.p_value = change.change_pct, change.p_value
     alert.confidence = change.confidence
+    location.apply(alert, change)
     alert.save(
-        update_fields=["candidate_run", "change_pct", "p_value", "confidence", "notes", "assignee"]
+        update_fields=[
+            "candidate_run",
+            "change_pct",
+            "p_value",
+            "confidence",
+            "notes",
+            "assignee",
+            *location.FIELDS,
+        ]
     )
     alert.baseline_runs.set(change.baseline_run_ids)
     data.baselines_changed(alert)

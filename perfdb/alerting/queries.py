@@ -16,6 +16,7 @@ ROW_RELATED = (
     "metric",
     "candidate_run__kernel",
     "candidate_run__patch_set",
+    "runner_up_run__kernel",
     "assignee",
 )
 ROW_PREFETCHED = ("baseline_runs__kernel", "baseline_runs__patch_set")

@@ -25,7 +25,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from perfdb import detection, policy
-from perfdb.alerting import check_data, moves, noise_prior, queue, series_lock
+from perfdb.alerting import check_data, location, moves, noise_prior, queue, series_lock
 from perfdb.alerting.check_data import CheckData, SeriesKey
 from perfdb.alerting.check_data import detector_settings as detector_settings
 from perfdb.faults import pause_point
@@ -155,6 +155,7 @@ def _alert_record(
                 else (Alert.Status.UNTRIAGED if confirmed else Alert.Status.PENDING),
                 "confirmed_at": timezone.now() if confirmed else None,
                 "notify_upload_id": upload_id if confirmed else None,
+                **location.values(change),
             },
         )
         data.add_alert(key, alert)
@@ -203,6 +204,7 @@ def _alert_confirm(alert: Alert, change: detection.Change, *, upload_id: int | N
         change.method,
     )
     alert.confirmed_at, alert.notify_upload_id = timezone.now(), upload_id
+    location.apply(alert, change)
     alert.save()
     alert.baseline_runs.set(change.baseline_run_ids)
     AlertEvent.objects.create(

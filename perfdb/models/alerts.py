@@ -135,6 +135,14 @@ class Alert(models.Model):
         Upload, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     notified_at = models.DateTimeField(null=True, blank=True)
+    # A step's first kernel is uncertain when the step is small next to the noise: how likely
+    # the candidate's kernel is (0..1), and the next likeliest first kernel's run and share
+    # (perfdb/placement.py). None for a pairwise change, whose kernel is the one compared.
+    location_share = models.FloatField(null=True, blank=True)
+    runner_up_run = models.ForeignKey(
+        Run, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    runner_up_share = models.FloatField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
