@@ -68,5 +68,11 @@ def result_count() -> int:
     from django.db import connection
 
     with connection.cursor() as cursor:
-        cursor.execute("SELECT reltuples::bigint FROM pg_class WHERE relname = 'perfdb_result'")
+        # a partitioned table's own row has no count: its partitions' add up to it
+        cursor.execute(
+            "SELECT coalesce((SELECT sum(greatest(reltuples, 0)) FROM pg_class WHERE oid IN "
+            "(SELECT inhrelid FROM pg_inherits WHERE inhparent = 'perfdb_result'::regclass)), "
+            "(SELECT greatest(reltuples, 0) FROM pg_class WHERE oid = 'perfdb_result'::regclass)"
+            ")::bigint"
+        )
         return int(cursor.fetchone()[0])

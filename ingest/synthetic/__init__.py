@@ -26,7 +26,7 @@ from ingest.synthetic.generator import (
     setup_spec,
     setups_of_unit,
 )
-from ingest.synthetic.store import history_remove, history_write
+from ingest.synthetic.store import history_remove, history_write, statistics_refresh
 
 __all__ = [
     "BENCH_KERNELS",
@@ -39,6 +39,7 @@ __all__ = [
     "counts",
     "history_remove",
     "history_write",
+    "statistics_refresh",
     "metric_defs",
     "results_per_unit",
     "runs_of_setup",

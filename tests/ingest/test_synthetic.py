@@ -6,6 +6,7 @@ from statistics import fmean
 
 import pytest
 from django.core.management import call_command
+from django.db import connection
 
 from ingest import synthetic
 from ingest.services import upload_create, upload_ingest
@@ -177,3 +178,33 @@ def test_remove_leaves_real_data_untouched(tmp_path):
         set(Kernel.objects.values_list("version", flat=True)),
         set(Metric.objects.values_list("name", "unit")),
     ) == real_names
+
+
+def _planned_results() -> int:
+    """The planner's row count of the results: its partitions' statistics added up."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT sum(reltuples)::bigint FROM pg_class WHERE oid IN "
+            "(SELECT inhrelid FROM pg_inherits WHERE inhparent = 'perfdb_result'::regclass)"
+        )
+        return int(cursor.fetchone()[0])
+
+
+@pytestmark_db
+def test_the_command_leaves_the_planner_statistics_of_what_it_wrote():
+    # a benchmark run right after a build must not plan on the empty tables' statistics
+    call_command("synth_history", "--scale", "1", "--seed", "2")
+    assert _planned_results() == Result.objects.count() == synthetic.results_per_unit()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_outside_a_transaction_the_refresh_vacuums_too():
+    synthetic.history_write(scale=1, seed=2)
+    synthetic.statistics_refresh()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_user_tables WHERE relname LIKE 'perfdb_result_p%%' "
+            "AND last_vacuum IS NOT NULL AND last_analyze IS NOT NULL"
+        )
+        assert cursor.fetchone()[0] > 0
+    assert _planned_results() == Result.objects.count()
