@@ -71,7 +71,7 @@ def alert_list(request: HttpRequest) -> HttpResponse:
             messages.success(request, f"{count} alert(s) set to {status}.")
         return redirect(request.get_full_path())
     page = Paginator(queries.alerts_filtered(**filters), 50).get_page(request.GET.get("page"))
-    rows = [(a, baseline_label(a)) for a in page]
+    rows = [(a, baseline_label(a), location.doubt(a)) for a in page]
     return render(
         request,
         "dashboards/alerts.html",

@@ -34,10 +34,17 @@ def text(alert: Alert) -> str:
     if alert.location_share is None:
         return ""
     said = f"{alert.candidate_run.kernel.version} ({alert.location_share * 100:.0f} %)"
-    other, other_share = alert.runner_up_run, alert.runner_up_share
-    if alert.location_share >= SURE or other is None or other_share is None:
-        return said
-    return f"{said} or {other.kernel.version} ({other_share * 100:.0f} %): rerun both to tell"
+    other = doubt(alert)
+    return f"{said} {other}: rerun both to tell" if other else said
+
+
+def doubt(alert: Alert) -> str:
+    """The other kernel the step may start at, when the alert is not sure of its own (below
+    ``SURE``): "or 2.6.11 (24 %)"; else ""."""
+    share, other, other_share = alert.location_share, alert.runner_up_run, alert.runner_up_share
+    if share is None or share >= SURE or other is None or other_share is None:
+        return ""
+    return f"or {other.kernel.version} ({other_share * 100:.0f} %)"
 
 
 def runner_up_json(alert: Alert) -> dict[str, object] | None:

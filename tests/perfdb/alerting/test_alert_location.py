@@ -51,6 +51,8 @@ def test_a_moved_alert_takes_the_new_placement_shown_on_its_page_and_in_the_api(
     assert alert.runner_up_run.kernel.version == "2.5.8"  # the kernel between the levels
     page = client.get(f"/alerts/{alert.pk}/").content.decode()
     assert 'id="alert-placed"' in page and "2.5.9 (" in page and "or 2.5.8 (" in page
+    listing = client.get("/alerts/").content.decode()  # the list names the other kernel too
+    assert f'class="muted alert-doubt">(or 2.5.8 ({step.runner_up[1] * 100:.0f} %))' in listing
     (row,) = [a for a in client.get("/api/alerts/").json()["results"] if a["id"] == alert.pk]
     assert row["location_share"] == pytest.approx(step.location_share)
     assert row["runner_up"] == {
