@@ -2,17 +2,17 @@
 
 The step scan names one first kernel. When the step is small next to the noise, the data
 often cannot tell that kernel from its neighbour: the kernel just before it may read like the
-new level, or the first one like the old. No rule places such steps better (the accuracy
-bench's ceiling, a placement that knows the true levels, is exact on 95 % of the caught
-steps, the detector on 93-95 %: docs/detector.md, "Where a step starts"), so an alert says
-instead how likely its kernel is, and which neighbour is the next likeliest: an engineer
-reruns or bisects those two before blaming one.
+new level, or the first one like the old. No rule places such steps much better (in the
+accuracy bench a placement that knows the true levels is exact on 94.6-95.4 % of the caught
+steps, the detector on 93.3-94.5 %: docs/detector.md, "Where a step starts"), so an alert
+says instead how likely its kernel is, and which neighbour is the next likeliest: an
+engineer reruns or bisects those two before blaming one.
 
 ``shares``: the posterior of the step's first kernel among the kernels within ``REACH`` of
 the scan's, from the same two-level model the scan tests (each kernel's level with its
-variance from the series' noise model), a uniform prior on where the step starts and flat
-priors on the two levels (integrated out: the log-precision term below). Pure, O(kernels of
-the step's two segments).
+variance from the series' noise model, its distance from its level weighed as Student's t),
+a uniform prior on where the step starts and flat priors on the two levels (integrated out:
+the log-precision term below). Pure, O(kernels of the step's two segments).
 """
 
 from __future__ import annotations
