@@ -241,7 +241,9 @@ class AlertBook:
     def record(self, points: Sequence[Point], changes: Sequence[Change]) -> None:
         """One check's changes, as the service stores them: moves first (a moving alert
         absorbs the pending/cleared ones on its new run, ``alert_moves.merged``)."""
-        moving = alert_moves.moves(alert_moves.kernel_positions(points), self.book, changes)
+        positions = alert_moves.kernel_positions(points)
+        moving = alert_moves.moves(positions, self.book, changes)
+        staying = alert_moves.stays(positions, self.book, changes)  # raise nothing either
         for index, alert in moving.items():
             gone = alert_moves.merged(self.book, changes[index])
             self.book = [a for a in self.book if a not in gone]
@@ -250,7 +252,7 @@ class AlertBook:
             self.moved += 1
         for index, change in enumerate(changes):
             confirmed = status(change) != "unconfirmed"
-            if index in moving:
+            if index in moving or index in staying:
                 continue
             at = self._same_run(change)
             if at is None:

@@ -23,20 +23,23 @@ FIELD = "kernel"  # AlertEvent.field of a re-attribution
 MERGED = "merged"  # AlertEvent.field of a pending/cleared alert folded into a moved one
 
 
-def planned(data: CheckData, key: SeriesKey, changes: list[detection.Change]) -> dict[int, Alert]:
-    """Change index -> the series' alert it re-attributes (``alert_moves.moves``)."""
+def planned(
+    data: CheckData, key: SeriesKey, changes: list[detection.Change]
+) -> tuple[dict[int, Alert], dict[int, Alert]]:
+    """(change index -> the series' alert it re-attributes, change index -> the alert that
+    stays where it is instead: ``alert_moves.moves`` and ``alert_moves.stays``)."""
     alerts = data.alerts.get(key, [])
     if not alerts:
-        return {}
-    held = [
-        alert_moves.Held(
-            a.pk, a.candidate_run_id, a.direction, a.method, a.confirmed_at is not None
-        )
-        for a in alerts
-    ]
+        return {}, {}
+    held = [_held(a) for a in alerts]
     by_id = {a.pk: a for a in alerts}
-    found = alert_moves.moves(alert_moves.kernel_positions(data.points[key]), held, changes)
-    return {index: by_id[h.key] for index, h in found.items()}
+    positions = alert_moves.kernel_positions(data.points[key])
+    moving = alert_moves.moves(positions, held, changes)
+    staying = alert_moves.stays(positions, held, changes)
+    return (
+        {index: by_id[h.key] for index, h in moving.items()},
+        {index: by_id[h.key] for index, h in staying.items()},
+    )
 
 
 def _described(kernel: str, run_id: int, change_pct: float) -> str:

@@ -10,7 +10,8 @@ A change the detector calls ``unconfirmed`` (the newest kernel moved) is stored 
 alert is confirmed and emailed with that upload (``Alert.notify_upload``), and if the next
 kernel does not confirm it, it is marked *cleared* (docs/detector.md). A confirmed step that a
 later check places on the neighbouring kernel moves its alert there (``moves``: recorded on
-the alert, not emailed again) instead of raising a second one.
+the alert, not emailed again) instead of raising a second one, or leaves it where it is when
+the step's placement favours the alert's kernel (``alert_moves.stays``).
 """
 
 from __future__ import annotations
@@ -327,12 +328,14 @@ def _check_series(
     notify = False
     kept: set[int] = set()
     changes = _changes(data, key, metric, candidates)
-    moving = moves.planned(data, key, changes)  # a step placed anew: no new alert
+    # a step placed anew: its alert moves, or stays where the evidence puts it; no new alert
+    moving, staying = moves.planned(data, key, changes)
     for index, alert_moving in moving.items():
         moves.move(alert_moving, changes[index], data, key, upload_id)
         kept.add(alert_moving.pk)
+    kept.update(alert.pk for alert in staying.values())
     for index, change in enumerate(changes):
-        if index in moving:
+        if index in moving or index in staying:
             continue
         alert, outcome = _alert_record(change, data, key, upload_id)
         kept.add(alert.pk)

@@ -1,6 +1,6 @@
 """An open alert re-attributed when a later check places its step on the neighbouring kernel:
 the same alert (id, triage, email) on the new kernel, the move recorded and shown, no second
-email and no second alert."""
+email and no second alert; or left where it is when the step's placement favours its kernel."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from perfdb.alerting.notify import outbox_fill_for_upload
 from perfdb.models import Alert, OutboxMessage, Subscription
 from tests.perfdb.alerting.test_pending_alerts import throughput_regression, upload
 from tests.perfdb.alerting.test_regressions import check
-from tests.perfdb.test_alert_moves import TRIALS
+from tests.perfdb.test_alert_moves import STEP_DOWN, TRIALS
 
 pytestmark = pytest.mark.django_db
 
@@ -20,32 +20,33 @@ def subscriber(user):
     return Subscription.objects.create(user=user, email="lab@lab.example", metric_pattern="thr*")
 
 
-def upload_all(tmp_path, count: int) -> list:
+def upload_all(tmp_path, count: int, trials=TRIALS) -> list:
     return [
-        upload(tmp_path, f"u{i}", f"2.5.{i + 1}", values) for i, values in enumerate(TRIALS[:count])
+        upload(tmp_path, f"u{i}", f"2.5.{i + 1}", values) for i, values in enumerate(trials[:count])
     ]
 
 
 def test_a_step_placed_anew_moves_its_alert_without_a_second_email(tmp_path, subscriber):
-    uploads = upload_all(tmp_path, 10)
+    uploads = upload_all(tmp_path, 11, STEP_DOWN)
     alert = throughput_regression()
-    assert alert.candidate_run.kernel.version == "2.5.8" and alert.status == "untriaged"
-    assert alert.notify_upload_id == uploads[9].pk
-    assert len(outbox_fill_for_upload(upload_id=uploads[9].pk)) == 1
+    assert alert.candidate_run.kernel.version == "2.5.10" and alert.status == "untriaged"
+    confirming = alert.notify_upload_id
+    assert confirming in {u.pk for u in uploads}
+    assert len(outbox_fill_for_upload(upload_id=confirming)) == 1
     alert.status = Alert.Status.ACKNOWLEDGED  # triaged before the move: kept
     alert.save()
     before = alert.change_pct
-    last = upload(tmp_path, "u10", "2.5.11", TRIALS[10])
+    last = upload(tmp_path, "u11", "2.5.12", STEP_DOWN[11])
     moved = throughput_regression()
     assert moved.pk == alert.pk and Alert.objects.filter(metric__name="throughput").count() == 1
     assert moved.candidate_run.kernel.version == "2.5.9"
-    assert moved.status == "acknowledged" and moved.notify_upload_id == uploads[9].pk
+    assert moved.status == "acknowledged" and moved.notify_upload_id == confirming
     assert moved.change_pct != before
     assert {r.kernel.version for r in moved.baseline_runs.all()} >= {"2.5.7", "2.5.8"}
     (event,) = moved.events.filter(field="kernel")
-    assert event.old.startswith("2.5.8 (run ") and f"{before:+.1f} %" in event.old
+    assert event.old.startswith("2.5.10 (run ") and f"{before:+.1f} %" in event.old
     assert event.new.startswith("2.5.9 (run ")
-    assert f"upload {last.pk}'s check places the step one kernel later" in event.new
+    assert f"upload {last.pk}'s check places the step one kernel earlier" in event.new
     # emailed once: the confirming upload's message only
     assert outbox_fill_for_upload(upload_id=last.pk) == []
     assert OutboxMessage.objects.count() == 1
@@ -55,13 +56,29 @@ def test_a_step_placed_anew_moves_its_alert_without_a_second_email(tmp_path, sub
 
 
 def test_the_move_is_shown_on_the_alert_page_the_list_and_the_api(tmp_path, client):
-    upload_all(tmp_path, 11)
+    upload_all(tmp_path, 12, STEP_DOWN)
     alert = throughput_regression()
     page = client.get(f"/alerts/{alert.pk}/").content.decode()
-    assert 'id="alert-moved"' in page and "was 2.5.8 (run " in page
+    assert 'id="alert-moved"' in page and "was 2.5.10 (run " in page
     listing = client.get("/alerts/").content.decode()
-    assert "(first placed on 2.5.8 (run " in listing
+    assert "(first placed on 2.5.10 (run " in listing
     (row,) = [a for a in client.get("/api/alerts/").json()["results"] if a["id"] == alert.pk]
     assert row["kernel"] == "2.5.9"
     (move,) = row["reattributed"]
-    assert move["from"].startswith("2.5.8") and move["to"].startswith("2.5.9")
+    assert move["from"].startswith("2.5.10") and move["to"].startswith("2.5.9")
+
+
+def test_the_alert_stays_where_the_placement_puts_the_step(tmp_path, subscriber):
+    """The scan re-places the step at 2.5.9, but 2.5.8 reads nearer the new level: the alert
+    (emailed on 2.5.8) stays there, and the re-placed step raises no second alert or email."""
+    uploads = upload_all(tmp_path, 10)
+    alert = throughput_regression()
+    assert alert.candidate_run.kernel.version == "2.5.8"
+    assert len(outbox_fill_for_upload(upload_id=uploads[9].pk)) == 1
+    last = upload(tmp_path, "u10", "2.5.11", TRIALS[10])
+    (kept,) = Alert.objects.filter(metric__name="throughput")
+    assert kept.pk == alert.pk and kept.candidate_run.kernel.version == "2.5.8"
+    assert not kept.events.filter(field="kernel").exists()
+    assert outbox_fill_for_upload(upload_id=last.pk) == []
+    assert OutboxMessage.objects.count() == 1
+    assert check(last) == 0

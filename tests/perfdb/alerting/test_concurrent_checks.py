@@ -32,7 +32,7 @@ from tests.perfdb.alerting.test_move_onto_pending import (
     upload_kernels,
 )
 from tests.perfdb.alerting.test_regressions import check, ingest_runs
-from tests.perfdb.test_alert_moves import TRIALS
+from tests.perfdb.test_alert_moves import STEP_DOWN
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -122,15 +122,16 @@ def test_a_second_check_waits_and_sees_the_first_ones_alerts(tmp_path, monkeypat
 
 
 def test_a_check_colliding_with_an_alert_written_meanwhile_runs_again(tmp_path, monkeypatch):
-    """test_alert_moves' series: the 11th kernel's check moves the alert from 2.5.8 to 2.5.9.
-    While it is stopped after reading, another writer puts a pending alert on 2.5.9 with the
-    step scan's method: the move's update collides with it (alerts are unique per run and
-    method). The check runs again, sees that alert and merges it: one alert, moved."""
-    for i, values in enumerate(TRIALS[:10]):
+    """test_alert_moves' STEP_DOWN series: the 12th kernel's check moves the alert from
+    2.5.10 to 2.5.9. While it is stopped after reading, another writer puts a pending alert on
+    2.5.9 with the step scan's method: the move's update collides with it (alerts are unique
+    per run and method). The check runs again, sees that alert and merges it: one alert,
+    moved."""
+    for i, values in enumerate(STEP_DOWN[:11]):
         check(ingest_runs(tmp_path, f"u{i}.tar.gz", [(f"2.5.{i + 1}", "[]", values)]))
     alert = Alert.objects.get(metric__name="throughput", direction="regression")
-    assert alert.candidate_run.kernel.version == "2.5.8" and alert.status == "untriaged"
-    last = ingest_runs(tmp_path, "u10.tar.gz", [("2.5.11", "[]", TRIALS[10])])
+    assert alert.candidate_run.kernel.version == "2.5.10" and alert.status == "untriaged"
+    last = ingest_runs(tmp_path, "u11.tar.gz", [("2.5.12", "[]", STEP_DOWN[11])])
     monkeypatch.setenv("PERFDB_PAUSE_AT", POINT)
     monkeypatch.setenv("PERFDB_PAUSE_DIR", str(tmp_path))
     a = Check(last)

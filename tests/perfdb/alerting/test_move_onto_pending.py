@@ -1,16 +1,21 @@
 """A confirmed step placed anew on a kernel that already holds a pending or cleared alert of
-its direction: one alert (the confirmed one, moved), emailed once, the other's history kept.
+its direction: one alert (the confirmed one, moved), emailed once, the other's history kept;
+and a step the scan re-places against its placement's evidence, whose alert stays.
 
-The series is the accuracy bench's (``detector_suite.make_series``, seed 1058, a 5-trial
-step, values rounded): 2.6.191 jumps, 2.6.192 sits a little lower. Uploaded as the lab
-would (2.6.172-191 together, then 192, 193, 194-199 together, then 200), the checks go:
+The latency series is the accuracy bench's (``detector_suite.make_series``, seed 1058, a
+5-trial step, values rounded): 2.6.191 jumps, 2.6.192 sits a little lower. Uploaded as the
+lab would (2.6.172-191 together, then 192, 193, 194-199 together, then 200), the checks go:
 
 - 2.6.191 newest: a pending alert there; 2.6.192 newest: a second pending alert there;
 - 2.6.193 confirms the step at 2.6.191 (emailed with that upload) and clears 2.6.192's;
-- 2.6.200: the step scan now places the step at 2.6.192, where the cleared alert sits.
+- 2.6.200: the step scan now places the step at 2.6.192, where the cleared alert sits, but
+  the step's placement gives 2.6.191 the larger share: the alert stays (``alert_moves.stays``).
 
 Before, that confirmed the cleared alert and emailed the same step a second time, leaving
-the first alert on 2.6.191: two open alerts and two emails for one regression.
+the first alert on 2.6.191: two open alerts and two emails for one regression; then the
+alert moved onto 2.6.192 and absorbed the cleared one. The merge itself is tested on
+STEP_DOWN (tests/perfdb/test_alert_moves.py), whose move the placement agrees with, with an
+unconfirmed alert put on the new kernel as such a check leaves it.
 """
 
 from __future__ import annotations
@@ -20,9 +25,12 @@ from django.test import Client
 
 from ingest.services import upload_create, upload_ingest
 from perfdb.alerting.notify import outbox_fill_for_upload
-from perfdb.models import Alert, AlertEvent, OutboxMessage, Subscription
+from perfdb.models import Alert, AlertEvent, OutboxMessage, Run, Subscription
 from tests.bundles import make_bundle, manifest_toml, volano_run
+from tests.perfdb.alerting.test_alert_moves import upload_all
+from tests.perfdb.alerting.test_pending_alerts import throughput_regression, upload
 from tests.perfdb.alerting.test_regressions import check
+from tests.perfdb.test_alert_moves import STEP_DOWN
 
 pytestmark = pytest.mark.django_db
 
@@ -89,7 +97,7 @@ def latency_alerts():
 
 @pytest.fixture
 def subscriber(user):
-    return Subscription.objects.create(user=user, email="lab@lab.example", metric_pattern="lat*")
+    return Subscription.objects.create(user=user, email="lab@lab.example", metric_pattern="*")
 
 
 def replay_to_the_cleared_alert(tmp_path):
@@ -107,48 +115,88 @@ def replay_to_the_cleared_alert(tmp_path):
     return confirming, first, other
 
 
-def test_the_confirmed_alert_moves_onto_a_cleared_one_and_is_emailed_once(tmp_path, subscriber):
+def test_the_confirmed_alert_stays_beside_the_cleared_one_and_is_emailed_once(
+    tmp_path, subscriber
+):
+    """At 2.6.200 the scan re-places the step at 2.6.192, where the cleared alert sits, but
+    the step's placement favours 2.6.191 (it jumped the whole way, 2.6.192 a little less):
+    the emailed alert stays, the cleared one stays cleared, nothing is emailed again."""
     confirming, first, other = replay_to_the_cleared_alert(tmp_path)
     assert len(outbox_fill_for_upload(upload_id=confirming.pk)) == 1
+    last = upload_kernels(tmp_path, 28, 29)
+    alerts = {a.pk: a for a in latency_alerts()}
+    assert set(alerts) == {first.pk, other.pk}
+    assert alerts[first.pk].candidate_run.kernel.version == kernel(19)
+    assert alerts[first.pk].status == "untriaged"
+    assert alerts[other.pk].status == "cleared" and alerts[other.pk].confirmed_at is None
+    assert not AlertEvent.objects.filter(field__in=["kernel", "merged"]).exists()
+    assert outbox_fill_for_upload(upload_id=last.pk) == []
+    assert OutboxMessage.objects.count() == 1
+    assert check(last) == 0
+
+
+def step_down_before_the_move(tmp_path, status: str, method: str):
+    """STEP_DOWN up to its 11th kernel (the step confirmed one kernel late, at 2.5.10, and
+    emailed) with an unconfirmed alert of the same step on 2.5.9, as a check that flagged it
+    there while it was the newest would have left it. Returns (alert, the other, upload)."""
+    uploads = upload_all(tmp_path, 11, STEP_DOWN)
+    first = throughput_regression()
+    assert first.candidate_run.kernel.version == "2.5.10" and first.confirmed_at is not None
+    run = Run.objects.get(kernel__version="2.5.9")
+    other = Alert.objects.create(
+        setup=first.setup,
+        metric=first.metric,
+        candidate_run=run,
+        change_pct=first.change_pct,
+        confidence=0.99,
+        method=method,
+        direction="regression",
+        status=status,
+        notes="seen",
+    )
+    AlertEvent.objects.create(alert=other, field="status", old="pending", new=status)
+    confirming = next(u for u in uploads if u.pk == first.notify_upload_id)
+    assert len(outbox_fill_for_upload(upload_id=confirming.pk)) == 1
+    return first, other, confirming
+
+
+def test_the_moving_alert_absorbs_a_cleared_one_on_its_new_kernel_and_is_emailed_once(
+    tmp_path, subscriber
+):
+    first, other, confirming = step_down_before_the_move(tmp_path, "cleared", "changepoint")
     first.status = Alert.Status.ACKNOWLEDGED  # triaged before the move: kept
     first.save()
     other_history = set(other.events.values_list("pk", flat=True))
-    assert other_history  # "cleared (the next kernel did not confirm it ...)"
-    last = upload_kernels(tmp_path, 28, 29)
-    (alert,) = latency_alerts()  # one alert for one step
-    assert alert.pk == first.pk and alert.candidate_run.kernel.version == kernel(20)
+    last = upload(tmp_path, "u11", "2.5.12", STEP_DOWN[11])
+    (alert,) = Alert.objects.filter(metric__name="throughput", direction="regression")
+    assert alert.pk == first.pk and alert.candidate_run.kernel.version == "2.5.9"
     assert alert.status == "acknowledged" and alert.notify_upload_id == confirming.pk
     assert not Alert.objects.filter(pk=other.pk).exists()
-    # emailed once: nothing for the last upload, one message in all
     assert outbox_fill_for_upload(upload_id=last.pk) == []
     assert OutboxMessage.objects.count() == 1
-    # history: the move, the merge, and the merged alert's own events, on the alert
     (move,) = alert.events.filter(field="kernel")
-    assert move.old.startswith(f"{kernel(19)} (run ") and move.new.startswith(f"{kernel(20)} (")
+    assert move.old.startswith("2.5.10 (run ") and move.new.startswith("2.5.9 (")
     (merge,) = alert.events.filter(field="merged")
-    assert merge.old.startswith(f"alert {other.pk}: cleared, on {kernel(20)} (run ")
+    assert merge.old.startswith(f"alert {other.pk}: cleared, on 2.5.9 (run ")
     assert f"upload {last.pk}'s check" in merge.new and "not emailed" in merge.new
     assert other_history <= set(alert.events.values_list("pk", flat=True))
+    assert "seen" in alert.notes
     # the merged alert's page leads to the alert that absorbed it
     gone = Client().get(f"/alerts/{other.pk}/")
     assert gone.status_code == 302 and gone["Location"] == f"/alerts/{alert.pk}/"
     assert Client().get(f"/alerts/{alert.pk + other.pk + 1000}/").status_code == 404
     # checking again changes nothing
     assert check(last) == 0
-    assert latency_alerts().count() == 1 and alert.events.filter(field="merged").count() == 1
+    assert alert.events.filter(field="merged").count() == 1
 
 
 def test_a_pending_alert_on_the_new_kernel_is_merged_too(tmp_path, subscriber):
-    """The same with the other alert still pending (a check that has not cleared it yet,
-    or a pairwise one): merged, never emailed, its notes kept."""
-    confirming, first, other = replay_to_the_cleared_alert(tmp_path)
-    Alert.objects.filter(pk=other.pk).update(status="pending", method="welch", notes="seen")
-    AlertEvent.objects.create(alert=other, field="notes", old="", new="seen")
-    last = upload_kernels(tmp_path, 28, 29)
-    (alert,) = latency_alerts()
-    assert alert.pk == first.pk and alert.candidate_run.kernel.version == kernel(20)
+    """The same with the other alert still pending (a pairwise one): merged, never emailed."""
+    first, other, confirming = step_down_before_the_move(tmp_path, "pending", "welch")
+    last = upload(tmp_path, "u11", "2.5.12", STEP_DOWN[11])
+    (alert,) = Alert.objects.filter(metric__name="throughput", direction="regression")
+    assert alert.pk == first.pk and alert.candidate_run.kernel.version == "2.5.9"
     assert alert.status == "untriaged" and alert.notify_upload_id == confirming.pk
     assert "seen" in alert.notes
-    assert alert.events.filter(field="notes", new="seen").exists()
     assert alert.events.get(field="merged").old.startswith(f"alert {other.pk}: pending, ")
     assert outbox_fill_for_upload(upload_id=last.pk) == []
