@@ -242,8 +242,7 @@ class AlertBook:
         """One check's changes, as the service stores them: moves first (a moving alert
         absorbs the pending/cleared ones on its new run, ``alert_moves.merged``)."""
         positions = alert_moves.kernel_positions(points)
-        moving = alert_moves.moves(positions, self.book, changes)
-        staying = alert_moves.stays(positions, self.book, changes)  # raise nothing either
+        moving, staying = alert_moves.placed_anew(positions, self.book, changes)
         for index, alert in moving.items():
             gone = alert_moves.merged(self.book, changes[index])
             self.book = [a for a in self.book if a not in gone]

@@ -56,9 +56,7 @@ def moves(
     check; with one on either side, the older (lower key) moves. Unless the step's placement
     says its first kernel is more likely the alert's own (``stays``).
     """
-    return {
-        i: a for i, a in _same_step(positions, held, changes).items() if not _stays(a, changes[i])
-    }
+    return placed_anew(positions, held, changes)[0]
 
 
 def stays(
@@ -70,7 +68,18 @@ def stays(
     In the accuracy bench the placement was right in 17 of the 25 such moves whose old or new
     kernel was the step's (seeds 2003 and 7), and the scan's new kernel in 8
     (docs/detector.md, "Re-attributed")."""
-    return {i: a for i, a in _same_step(positions, held, changes).items() if _stays(a, changes[i])}
+    return placed_anew(positions, held, changes)[1]
+
+
+def placed_anew(
+    positions: Mapping[int, int], held: Sequence[Held], changes: Sequence[Change]
+) -> tuple[dict[int, Held], dict[int, Held]]:
+    """(``moves``, ``stays``) in one pass: what the service and the bench apply."""
+    moving: dict[int, Held] = {}
+    staying: dict[int, Held] = {}
+    for index, alert in _same_step(positions, held, changes).items():
+        (staying if _stays(alert, changes[index]) else moving)[index] = alert
+    return moving, staying
 
 
 def _stays(alert: Held, change: Change) -> bool:

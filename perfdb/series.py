@@ -299,8 +299,8 @@ class Series:
     kernels: Sequence[KernelRuns]
     noise: policy.Noise
     scan: stats.Scan
-    levels: Sequence[float] = ()  # each kernel's level, as the scan read them
-    variances: Sequence[float] = ()  # and its variance
+    levels: Sequence[float]  # each kernel's level, as the scan read them
+    variances: Sequence[float]  # and its variance
 
 
 @lru_cache(maxsize=32)
@@ -428,8 +428,6 @@ def _placement(
     baseline and the kernels of its level up to the next step or the newest kernel, no more
     of them than its baseline has: a check's cost does not grow with the series."""
     step = steps[number]
-    if not series.variances:
-        return None, None
     end = steps[number + 1].index if number + 1 < len(steps) else len(series.kernels)
     if number + 1 == len(steps) and series.scan.pending is not None and step.confirmed:
         end = max(step.index + 1, series.scan.pending.index)  # the pending kernel: not yet

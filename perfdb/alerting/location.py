@@ -6,17 +6,13 @@ from __future__ import annotations
 from perfdb import detection
 from perfdb.models import Alert
 
-FIELDS = ("location_share", "runner_up_run", "runner_up_share")
+FIELDS = ("location_share", "runner_up_run_id", "runner_up_share")  # for save(update_fields)
 
 
 def values(change: detection.Change) -> dict[str, object]:
     """The alert's placement fields for ``change`` (None for a pairwise change)."""
     runner_up = change.runner_up or (None, None)
-    return {
-        "location_share": change.location_share,
-        "runner_up_run_id": runner_up[0],
-        "runner_up_share": runner_up[1],
-    }
+    return dict(zip(FIELDS, (change.location_share, *runner_up), strict=True))
 
 
 def apply(alert: Alert, change: detection.Change) -> None:

@@ -27,15 +27,14 @@ def planned(
     data: CheckData, key: SeriesKey, changes: list[detection.Change]
 ) -> tuple[dict[int, Alert], dict[int, Alert]]:
     """(change index -> the series' alert it re-attributes, change index -> the alert that
-    stays where it is instead: ``alert_moves.moves`` and ``alert_moves.stays``)."""
+    stays where it is instead: ``alert_moves.placed_anew``)."""
     alerts = data.alerts.get(key, [])
     if not alerts:
         return {}, {}
     held = [_held(a) for a in alerts]
     by_id = {a.pk: a for a in alerts}
     positions = alert_moves.kernel_positions(data.points[key])
-    moving = alert_moves.moves(positions, held, changes)
-    staying = alert_moves.stays(positions, held, changes)
+    moving, staying = alert_moves.placed_anew(positions, held, changes)
     return (
         {index: by_id[h.key] for index, h in moving.items()},
         {index: by_id[h.key] for index, h in staying.items()},
