@@ -248,7 +248,6 @@ def database_ready() -> int:
 def drive(args, base, pool, token, units, stats: Stats, procs) -> tuple[float, float, float]:
     """Warm the pool, run the users and uploaders, wait for the uploads still queued.
     Returns (warm-up, elapsed, drained) seconds."""
-    from django.db import connection
 
     from perfdb.models import Upload
 
@@ -257,8 +256,7 @@ def drive(args, base, pool, token, units, stats: Stats, procs) -> tuple[float, f
         for url in urls:
             fetch(base, url, Stats(), kind)
     warm = time.time() - warm
-    database = connection.settings_dict["NAME"]
-    cpu_start = cpu_now(procs, database)
+    cpu_start = cpu_now(procs)
     start = time.time()
     until = start + args.seconds
     threads = [
@@ -275,7 +273,7 @@ def drive(args, base, pool, token, units, stats: Stats, procs) -> tuple[float, f
     for thread in threads:
         thread.join()
     elapsed = time.time() - start
-    stats.cpu = {k: v - cpu_start[k] for k, v in cpu_now(procs, database).items()}
+    stats.cpu = {k: v - cpu_start[k] for k, v in cpu_now(procs).items()}
     deadline = time.time() + args.drain
     pending = Upload.objects.filter(pk__in=stats.upload_ids).exclude(status__in=("done", "failed"))
     while pending.exists() and time.time() < deadline:
@@ -329,10 +327,12 @@ def _report_cpu(stats: Stats, pages: list[float]) -> None:
     print(
         f"CPU over the run: web {cpu['web']:.1f} s = {cpu['web'] / max(requests, 1) * 1000:.1f}"
         f" ms per HTTP request ({requests}: pages, first-after, upload POSTs, status polls); "
-        f"this database's PostgreSQL backends {cpu['postgres']:.1f} s = "
+        f"PostgreSQL {cpu['postgres']:.1f} s = "
         f"{cpu['postgres'] / max(requests, 1) * 1000:.1f} ms per request; Celery "
         f"{cpu['celery']:.1f} s = {cpu['celery'] / max(len(stats.upload_post), 1):.2f} s "
-        f"per upload; the load generator (this process) {cpu['client']:.1f} s"
+        f"per upload; the load generator (this process) {cpu['client']:.1f} s; the machine "
+        f"busy {cpu['machine busy']:.1f} of {cpu['machine']:.1f} CPU seconds "
+        f"({cpu['machine busy'] / max(cpu['machine'], 1e-9):.0%})"
     )
 
 

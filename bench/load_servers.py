@@ -110,49 +110,71 @@ def wait_until_up(base: str, limit: float = 240) -> None:
 # --- what the users open ----------------------------------------------------------------
 
 
-def _cpu_of_tree(root: int) -> float:
-    """CPU seconds (user + system) of a process and its descendants alive now, from /proc."""
+def _proc_stats() -> dict[int, list[str]]:
+    """Each live process's /proc/PID/stat fields after its name (state, ppid, ...)."""
+    out = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                out[int(entry.name)] = (entry / "stat").read_text().rpartition(")")[2].split()
+            except OSError:
+                continue
+    return out
+
+
+def _cpu_of_tree(root: int, stats: dict[int, list[str]]) -> float:
+    """CPU seconds (user + system) of a process and its descendants, those alive now and
+    those already reaped (each process's cutime and cstime): gunicorn replaces a worker
+    after GUNICORN_MAX_REQUESTS, PostgreSQL's backends end with their connections, and
+    counting only the live ones had left most of a run's CPU out."""
     ticks = os.sysconf("SC_CLK_TCK")
     children: dict[int, list[int]] = {}
-    cpu: dict[int, float] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rpartition(")")[2].split()
-        except OSError:
-            continue
-        children.setdefault(int(fields[1]), []).append(int(entry.name))
-        cpu[int(entry.name)] = (int(fields[11]) + int(fields[12])) / ticks
+    for pid, fields in stats.items():
+        children.setdefault(int(fields[1]), []).append(pid)
     total, todo = 0.0, [root]
     while todo:
         pid = todo.pop()
-        total += cpu.get(pid, 0.0)
+        if pid in stats:
+            total += sum(int(f) for f in stats[pid][11:15]) / ticks
         todo += children.get(pid, [])
     return total
 
 
-def _cpu_of_database(name: str) -> float:
-    """CPU seconds of the PostgreSQL backends connected to database ``name`` now."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    total = 0.0
-    for entry in Path("/proc").iterdir():
+def _postmaster(stats: dict[int, list[str]]) -> int:
+    """The PostgreSQL server's main process (a ``postgres`` whose parent is not one), or 0."""
+
+    def is_postgres(pid: int) -> bool:
         try:
-            if entry.name.isdigit() and f" {name} " in (entry / "cmdline").read_text():
-                fields = (entry / "stat").read_text().rpartition(")")[2].split()
-                total += (int(fields[11]) + int(fields[12])) / ticks
+            return Path(f"/proc/{pid}/comm").read_text().strip() in ("postgres", "postmaster")
         except OSError:
-            continue
-    return total
+            return False
+
+    for pid, fields in stats.items():
+        if is_postgres(pid) and not is_postgres(int(fields[1])):
+            return pid
+    return 0
 
 
-def cpu_now(procs: list[subprocess.Popen], database: str) -> dict[str, float]:
-    """CPU seconds so far of the web server (gunicorn and its workers), the Celery workers
-    and this database's PostgreSQL backends: their difference over a run, divided by the
-    requests served, is a cost per request that the machine's other load does not inflate."""
+def machine_cpu() -> tuple[float, float]:
+    """Busy and total CPU seconds of the whole machine so far (/proc/stat, all cores)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    values = [int(v) for v in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+    idle = values[3] + values[4]  # idle + iowait
+    return (sum(values[:8]) - idle) / ticks, sum(values[:8]) / ticks
+
+
+def cpu_now(procs: list[subprocess.Popen]) -> dict[str, float]:
+    """CPU seconds so far of the web server (gunicorn and its workers), the Celery workers,
+    the PostgreSQL server (every backend, of any database), this load generator and the
+    whole machine: their difference over a run, divided by the requests served, is a cost
+    per request that the machine's other load does not inflate."""
+    stats = _proc_stats()
+    busy, total = machine_cpu()
     return {
         "client": time.process_time(),  # this bench's own threads: the load generator
-        "web": _cpu_of_tree(procs[0].pid),
-        "celery": sum(_cpu_of_tree(p.pid) for p in procs[1:]),
-        "postgres": _cpu_of_database(database),
+        "web": _cpu_of_tree(procs[0].pid, stats),
+        "celery": sum(_cpu_of_tree(p.pid, stats) for p in procs[1:]),
+        "postgres": _cpu_of_tree(_postmaster(stats), stats),
+        "machine busy": busy,
+        "machine": total,
     }

@@ -19,7 +19,7 @@ from dashboards.chart_queries.summaries import (
 from perfdb.cache import CATALOG, cached, cached_in_scope, cached_per_scope, scope_key
 from perfdb.models import Hardware, Run, Workload
 
-# Past this many scopes to read again, one query over every run beats one per scope.
+# Past this many scopes, one query over every setup's summary beats a list of scopes.
 BULK_SCOPES = 20
 
 Scope = tuple[int, int, str]

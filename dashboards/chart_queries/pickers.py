@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from django.db import connection
-from django.db.models import Count
+from django.db.models import F
 
 from dashboards.chart_queries.summaries import SETUP_FIELDS, SETUP_ORDER, setup_dict
 from perfdb.models import Metric as MetricRow
@@ -22,18 +22,17 @@ def setup_choices(
 
     ``scope`` (workload id, hardware id, mode) or ``setup_id`` narrows it to one scope or one
     setup, which is what a page needs per request (all setups is ~10,000 at lab scale). One
-    query; served by setup_natural_uniq (workload, hardware, mode, ...) for a scope, the
-    primary keys for the names, and run_series_idx's leading setup column for the count.
+    query; served by setup_natural_uniq (workload, hardware, mode, ...) for a scope, and the
+    primary keys for the names and the run count (``perfdb.models.SetupSummary``).
     """
-    setups = Setup.objects.all()
+    setups = Setup.objects.filter(summary__isnull=False)
     if scope is not None:
         workload_id, hardware_id, mode = scope
         setups = setups.filter(workload_id=workload_id, hardware_id=hardware_id, mode=mode)
     if setup_id is not None:
         setups = setups.filter(pk=setup_id)
     rows = (
-        setups.annotate(run_count=Count("runs"))
-        .filter(run_count__gt=0)
+        setups.annotate(run_count=F("summary__run_count"))
         .values(*SETUP_FIELDS, "run_count")
         .order_by(*SETUP_ORDER)
     )

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from statistics import fmean
 from typing import Any
 
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Count, Exists, OuterRef
 
-from perfdb.cache import cached, cached_per_scope, scope_key
-from perfdb.models import ProfileEntry, Result, Run
+from perfdb.cache import cached
+from perfdb.models import ProfileEntry, Result, Run, SetupSummary
 from perfdb.profile_diff import ProfileSide
 
 # Metrics a profile produces about itself: never the unit of work.
@@ -82,43 +82,17 @@ def profile_builds(*, setup_id: int) -> list[str]:
 
 def profiled_setups() -> list[dict[str, Any]]:
     """Setups with profiled runs (id, label, scope key, number of profiled runs), busiest
-    first. Cached once per data version (warmed after each upload, dashboards/warm.py) and
-    underneath per scope version (perfdb/cache.py): the EXISTS probe (profile_uniq's leading
-    run column) runs once per stored run of a scope, so after an upload only the scopes it
-    wrote to are read again, not every run (0.5 s at 3M results); reading the ~200 scopes'
-    entries had cost 0.1-0.3 s of each kernel-time page at 10M results."""
-    return cached("profiled-setups", _profiled_setups_per_scope)
+    first. Cached once per data version (warmed after each upload, dashboards/warm.py). One
+    query on the summaries PostgreSQL keeps (``perfdb.models.SetupSummary``): counting them
+    from the runs (an EXISTS probe on profile_uniq per stored run) had cost 13 ms per scope
+    an upload touched and 0.5-1.6 s for all, most of the database's CPU under load."""
+    return cached("profiled-setups", _profiled_setups)
 
 
-def _profiled_setups_per_scope() -> list[dict[str, Any]]:
-    from dashboards import scope_stats  # built on chart_queries.summaries: import when used
-
-    scopes = {scope_key(*s): s for s in scope_stats.scopes_all()}
-
-    def compute(missing: list[str]) -> dict[str, list[dict[str, Any]]]:
-        wanted = [scopes[k] for k in missing]
-        out: dict[str, list[dict[str, Any]]] = {k: [] for k in missing}
-        for row in _profiled_setups(None if len(wanted) > scope_stats.BULK_SCOPES else wanted):
-            if row["scope"] in out:
-                out[row["scope"]].append(row)
-        return out
-
-    per_scope = cached_per_scope("profile-diff:setups", list(scopes), compute)
-    rows = [row for found in per_scope.values() for row in found]
-    return sorted(rows, key=lambda r: (-r["n"], r["id"]))
-
-
-def _profiled_setups(scopes: Sequence[tuple[int, int, str]] | None) -> list[dict[str, Any]]:
-    runs = Run.objects.filter(Exists(ProfileEntry.objects.filter(run_id=OuterRef("pk"))))
-    if scopes is not None:
-        wanted = Q(pk__in=[])
-        for workload_id, hardware_id, mode in scopes:
-            wanted |= Q(
-                setup__workload_id=workload_id, setup__hardware_id=hardware_id, setup__mode=mode
-            )
-        runs = runs.filter(wanted)
+def _profiled_setups() -> list[dict[str, Any]]:
     rows = (
-        runs.values(
+        SetupSummary.objects.filter(profiled_runs__gt=0)
+        .values(
             "setup_id",
             "setup__workload_id",
             "setup__hardware_id",
@@ -127,9 +101,9 @@ def _profiled_setups(scopes: Sequence[tuple[int, int, str]] | None) -> list[dict
             "setup__hardware__name",
             "setup__mode",
             "setup__params",
+            "profiled_runs",
         )
-        .annotate(n=Count("id"))
-        .order_by("-n", "setup_id")
+        .order_by("-profiled_runs", "setup_id")
     )
     out = []
     for r in rows:
@@ -138,7 +112,7 @@ def _profiled_setups(scopes: Sequence[tuple[int, int, str]] | None) -> list[dict
         label = f"{workload} on {r['setup__hardware__name']}, {r['setup__mode']}"
         scope = f"{r['setup__workload_id']}-{r['setup__hardware_id']}-{r['setup__mode']}"
         text = label + (f" ({params})" if params else "")
-        out.append({"id": r["setup_id"], "text": text, "n": r["n"], "scope": scope})
+        out.append({"id": r["setup_id"], "text": text, "n": r["profiled_runs"], "scope": scope})
     return out
 
 

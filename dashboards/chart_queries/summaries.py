@@ -1,6 +1,7 @@
 """Per-setup run summaries, read per scope (workload x hardware x UP/SMP): what the overview
-and the scope picker are built from, so that an upload recomputes only the scopes it wrote to
-(``dashboards.scope_stats`` caches them per scope version)."""
+and the scope picker are built from. PostgreSQL keeps them as runs are written
+(``perfdb.models.SetupSummary``), so reading a scope's is an index range scan of its setups,
+not of its runs; ``dashboards.scope_stats`` still caches them per scope version."""
 
 from __future__ import annotations
 
@@ -8,9 +9,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from django.db import connection
-from django.db.models import Exists, OuterRef
 
-from perfdb.models import Run, Setup
+from perfdb.models import Setup
 
 
 class SetupRuns(NamedTuple):
@@ -55,10 +55,9 @@ def setup_dict(row: Mapping[str, Any]) -> dict[str, Any]:
 
 def setups_with_runs() -> list[dict[str, Any]]:
     """Every setup with at least one run, with its workload and hardware names, in picker
-    order; no counts (a count reads every run). One query: an EXISTS probe per setup on
-    run_series_idx (setup, ...)."""
+    order. One query: a setup has runs when it has a summary row."""
     rows = (
-        Setup.objects.filter(Exists(Run.objects.filter(setup_id=OuterRef("pk"))))
+        Setup.objects.filter(summary__isnull=False)
         .values(*SETUP_FIELDS)
         .order_by(*SETUP_ORDER)
     )
@@ -66,11 +65,9 @@ def setups_with_runs() -> list[dict[str, Any]]:
 
 
 _RUNS_PER_SETUP = """
-SELECT s.workload_id, s.hardware_id, s.mode, r.setup_id, count(*),
-       (array_agg(r.id ORDER BY r.created_at DESC, r.id DESC))[1], max(r.created_at)
-FROM perfdb_run r JOIN perfdb_setup s ON s.id = r.setup_id
+SELECT s.workload_id, s.hardware_id, s.mode, m.setup_id, m.run_count, m.newest_run_id, m.newest_at
+FROM perfdb_setupsummary m JOIN perfdb_setup s ON s.id = m.setup_id
 {where}
-GROUP BY s.workload_id, s.hardware_id, s.mode, r.setup_id
 """
 
 
@@ -78,9 +75,9 @@ def runs_per_setup(
     scopes: Sequence[tuple[int, int, str]] | None,
 ) -> dict[tuple[int, int, str], list[SetupRuns]]:
     """Each setup's run count and newest run, grouped by scope (workload id, hardware id,
-    mode); ``None`` for every scope. One query: for a few scopes the setups come from
-    setup_natural_uniq (workload, hardware, mode, ...) and their runs from run_series_idx
-    (setup, ...); for every scope it reads every run once (a cold start only)."""
+    mode); ``None`` for every scope. One query on the summaries (~10,000 rows for every
+    scope at 10M results); for a few scopes the setups come from setup_natural_uniq
+    (workload, hardware, mode, ...)."""
     params: list[Any] = []
     where = ""
     if scopes is not None:

@@ -25,6 +25,7 @@ from perfdb.models.runs import (
     Trial,
     Upload,
 )
+from perfdb.models.summaries import SetupSummary
 from perfdb.models.vocabulary import (
     Better,
     Hardware,
@@ -63,6 +64,7 @@ __all__ = [
     "Run",
     "Sample",
     "Setup",
+    "SetupSummary",
     "Subscription",
     "Threshold",
     "Trial",
