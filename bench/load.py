@@ -319,7 +319,7 @@ def main() -> None:
             print(f"\n--- {name} (tail) ---\n{text}")
 
 
-def _report_cpu(stats: Stats, pages: list[float]) -> None:
+def _report_cpu(stats: Stats, pages: list[float], celery: str) -> None:
     """CPU per request of the servers over the run: what the machine's other load does not
     inflate (wall times on a shared machine are mostly waiting for a core)."""
     requests = len(pages) + len(stats.first_after) + len(stats.upload_post) + stats.polls
@@ -333,6 +333,11 @@ def _report_cpu(stats: Stats, pages: list[float]) -> None:
         f"per upload; the load generator (this process) {cpu['client']:.1f} s; the machine "
         f"busy {cpu['machine busy']:.1f} of {cpu['machine']:.1f} CPU seconds "
         f"({cpu['machine busy'] / max(cpu['machine'], 1e-9):.0%})"
+    )
+    queues = [part.split(":")[0] for part in celery.split(",")]
+    print(
+        "Celery per worker: "
+        + ", ".join(f"{q} {cpu.get(f'celery {n}', 0.0):.1f} s" for n, q in enumerate(queues))
     )
 
 
@@ -387,7 +392,7 @@ def report(args, stats: Stats, elapsed, drained, warm, lost, units) -> None:
         f"{first / GOAL_FIRST_AFTER_UPLOAD:.2f}x the 300 ms goal; upload-to-done p95 "
         f"{done:.1f} s = {done / GOAL_UPLOAD_DONE_P95:.2f}x the 30 s goal"
     )
-    _report_cpu(stats, everything)
+    _report_cpu(stats, everything, args.celery)
     print(
         f"errors: {len(stats.errors)}; uploads accepted {len(stats.upload_ids)}, done "
         f"{len(stats.upload_ids) - lost}, lost {lost}; status polls {stats.polls}"

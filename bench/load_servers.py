@@ -174,6 +174,7 @@ def cpu_now(procs: list[subprocess.Popen]) -> dict[str, float]:
         "client": time.process_time(),  # this bench's own threads: the load generator
         "web": _cpu_of_tree(procs[0].pid, stats),
         "celery": sum(_cpu_of_tree(p.pid, stats) for p in procs[1:]),
+        **{f"celery {n}": _cpu_of_tree(p.pid, stats) for n, p in enumerate(procs[1:])},
         "postgres": _cpu_of_tree(_postmaster(stats), stats),
         "machine busy": busy,
         "machine": total,
