@@ -44,8 +44,8 @@ from perfdb.cache_reads import read_together
 def kernels(request: HttpRequest) -> HttpResponse:
     q = request.GET
     fmt = format_param(q)
-    setup_id = int_param(q, "setup")
-    series = _series_context(q) if setup_id is None else _series_context_cached(q, setup_id)
+    setup_id = _kernels_setup_id(q)
+    series = None if setup_id is None else _series_context_cached(q, setup_id)
     if series is None:
         return render(request, "dashboards/kernels.html", {})
     setup, metric, baseline_id = series["setup"], series["metric"], int_param(q, "baseline")
@@ -142,18 +142,16 @@ def _series_context_cached(q, setup_id: int) -> dict[str, Any] | None:
     key = f"series:page-context:{asked}"
     metric_id = int(asked) if asked.isascii() and asked.isdigit() else None
     with read_together(series_data.page_keys(setup_id, key, metric_id)):
-        return cached_in_setup(key, setup_id, lambda: _series_context(q))
+        return cached_in_setup(key, setup_id, lambda: _series_context(q, setup_id))
 
 
-def _series_context(q) -> dict[str, Any] | None:
-    """What the page shows of its series: the setup, its metrics, the metric chosen (and the
-    note when the one asked for has no data here), each run's value (the baseline check) and
-    the baseline options. None when nothing has runs. Cached whole per setup version
+def _series_context(q, setup_id: int) -> dict[str, Any]:
+    """What the page shows of the setup's series: the setup, its metrics, the metric chosen
+    (and the note when the one asked for has no data here), each run's value (the baseline
+    check) and the baseline options. Cached whole per setup version
     (``_series_context_cached``), so its parts are not cached again one by one: computed
     after an upload, each nested cached read would be one more round trip to Redis."""
-    setup = _kernels_setup(q)
-    if setup is None:
-        return None
+    setup = _setup_with_runs(setup_id)
     metrics = series_data.metric_choices(setup)
     metric, note = metric_param(q, metrics)
     values: dict[int, float] = {}
@@ -214,9 +212,10 @@ def kernels_figure(request: HttpRequest) -> HttpResponse:
 
 
 def _figure(q) -> bytes:
-    setup = _kernels_setup(q)
-    if setup is None:
+    setup_id = _kernels_setup_id(q)
+    if setup_id is None:
         raise BadParam("setup", "no setup with runs")
+    setup = _setup_with_runs(setup_id)
     metric, _ = metric_param(q, series_data.metric_choices(setup))
     if metric is None:
         raise BadParam("metric", "this setup has no results")
@@ -229,22 +228,27 @@ def _figure(q) -> bytes:
     return series_data.finished("figure", setup["id"], f"{metric['id']}:{baseline_id}", build)
 
 
-def _kernels_setup(q) -> dict[str, Any] | None:
+def _kernels_setup_id(q) -> int | None:
     """The setup to chart: ``setup`` (old permalinks name only it), else the busiest setup
-    of ``scope``, else the busiest of all. None when nothing has runs."""
+    of ``scope``, else the busiest of all. None when nothing has runs. Its context is read
+    per setup version (``_series_context_cached``), the default page's too: computed on
+    every request, the busiest setup's (the one uploads lengthen) had been 14 % of the web
+    server's CPU under a lab's load (bench/load.py)."""
     wanted = int_param(q, "setup")
     if wanted is not None:
-        found = cq.setup_choices(setup_id=wanted)
-        if not found:
-            raise BadParam("setup", f"no setup {wanted} with runs")
-        return found[0]
+        return wanted
     index = _scope_index()
     scope = scope_param(q, index.scopes) if q.get("scope") else None
     if scope is None:
-        if index.busiest_setup_id is None:
-            return None
-        return cq.setup_choices(setup_id=index.busiest_setup_id)[0]
-    return max(series_data.setup_choices(scope.ids), key=lambda s: s["run_count"])
+        return index.busiest_setup_id
+    return int(max(series_data.setup_choices(scope.ids), key=lambda s: s["run_count"])["id"])
+
+
+def _setup_with_runs(setup_id: int) -> dict[str, Any]:
+    found = cq.setup_choices(setup_id=setup_id)
+    if not found:
+        raise BadParam("setup", f"no setup {setup_id} with runs")
+    return found[0]
 
 
 def _check_baseline(values: Mapping[int, float], run_id: int | None) -> None:

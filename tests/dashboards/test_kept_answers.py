@@ -128,10 +128,28 @@ def test_only_gets_without_a_body_are_answered(kept_30s, client, urls):
     assert middleware(factory.get(url)) is not COMPUTED
 
 
-def test_an_answer_with_uncached_reads_is_not_kept(kept_30s, client, urls):
-    """/kernels/ without a setup picks the busiest one with a query no version follows."""
-    assert client.get("/kernels/").status_code == 200
-    assert early("/kernels/") is COMPUTED
+def test_an_answer_with_uncached_reads_is_not_kept(kept_30s, client, urls, monkeypatch):
+    """A query no version follows (one added to how the page picks its setup) keeps the
+    answer from being kept."""
+    from dashboards import kernels_page
+    from perfdb.models import Setup
+
+    chosen = kernels_page._kernels_setup_id
+    monkeypatch.setattr(
+        kernels_page, "_kernels_setup_id", lambda q: Setup.objects.count() and chosen(q)
+    )
+    url = urls[1]
+    assert client.get(url).status_code == 200
+    assert early(url) is COMPUTED
+
+
+def test_the_default_series_page_is_kept(kept_30s, client, urls):
+    """/kernels/ without a setup charts the busiest one, read from the cached scope index,
+    and its context cached per setup version: nothing uncached, so its answer is kept."""
+    page = client.get("/kernels/")
+    assert page.status_code == 200
+    kept = early("/kernels/")
+    assert kept is not COMPUTED and kept.content == page.content
 
 
 def test_nothing_is_kept_when_the_setting_is_zero(settings, client, urls):
