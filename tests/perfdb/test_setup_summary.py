@@ -156,3 +156,22 @@ def test_two_writers_to_one_setup_at_once():
     assert not errors
     assert kept()[setup][0] == start + 5
     assert kept() == counted()
+
+
+def test_the_product_write_paths_keep_it(db, tmp_path):
+    """A real upload (runs with readprofile files: profiled runs), its re-ingest (runs
+    replaced in one transaction) and its deletion: the summary follows each."""
+    from ingest.recovery import upload_delete, upload_reingest
+    from ingest.services import upload_ingest
+    from tests.dashboards.data import load
+
+    upload = load(tmp_path).upload
+    summary = kept()
+    assert summary == counted() and summary
+    assert sum(row[3] for row in summary.values()) > 0, "the bundle's profiles count"
+    upload_reingest(upload_id=upload.pk, queue_it=False)
+    upload_ingest(upload_id=upload.pk)
+    assert {k: v[0] for k, v in kept().items()} == {k: v[0] for k, v in summary.items()}
+    assert kept() == counted()
+    upload_delete(upload_id=upload.pk)
+    assert kept() == counted() == {}
