@@ -55,6 +55,21 @@ def test_filters_and_their_errors(client, alert):
     assert client.get("/api/patch-sets/?patch=O(1)").json()["results"][0]["patches"] == ["O(1)"]
 
 
+def test_a_setups_run_count_is_its_runs(client, alert):
+    """From the summaries PostgreSQL keeps: each setup's runs, 0 for one without."""
+    bare = Setup.objects.create(
+        workload=Setup.objects.first().workload,
+        hardware=Setup.objects.first().hardware,
+        params={"rooms": 999},
+    )
+    counts = {s["id"]: s["run_count"] for s in client.get("/api/setups/").json()["results"]}
+    assert counts.pop(bare.pk) == 0
+    assert counts and counts == {
+        pk: Run.objects.filter(setup_id=pk).count() for pk in counts
+    }
+    assert client.get(f"/api/setups/{bare.pk}/").json()["run_count"] == 0
+
+
 def test_run_parts(client, alert):
     run = alert.candidate_run_id
     results = client.get(f"/api/runs/{run}/results/").json()
