@@ -149,9 +149,9 @@ def overview() -> Overview:
 
 
 def workload_counts(every: dict[Scope, list[SetupRuns]]) -> list[WorkloadCount]:
-    """Every workload that has runs, with its ``run_count``, as
-    ``queries.workloads_with_counts``: one whose runs are all gone (a ``probe-…`` experiment
-    whose upload was deleted) is left out, as it is from every picker."""
+    """Every workload that has runs, with its ``run_count``: one whose runs are all gone (a
+    ``probe-…`` experiment whose upload was deleted) is left out, as it is from every
+    picker."""
     totals: dict[int, int] = {}
     for rows in every.values():
         for r in rows:
@@ -161,8 +161,7 @@ def workload_counts(every: dict[Scope, list[SetupRuns]]) -> list[WorkloadCount]:
 
 
 def hardware_counts(every: dict[Scope, list[SetupRuns]]) -> list[HardwareCount]:
-    """Every hardware configuration that has runs, with its ``run_count``, as
-    ``queries.hardware_with_counts``."""
+    """Every hardware configuration that has runs, with its ``run_count``."""
     totals: dict[int, int] = {}
     for rows in every.values():
         for r in rows:

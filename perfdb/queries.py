@@ -2,28 +2,9 @@
 
 from __future__ import annotations
 
-from django.db.models import Count, QuerySet
+from django.db.models import QuerySet
 
-from perfdb.models import Hardware, Run, Upload, Workload
-
-
-def workloads_with_counts() -> QuerySet[Workload]:
-    """Workloads that have runs: one whose runs were all deleted (a ``probe-…`` experiment
-    after its upload was deleted) is left out, as it is from every picker."""
-    return (
-        Workload.objects.annotate(run_count=Count("setup__runs"))
-        .filter(run_count__gt=0)
-        .order_by("name", "version")
-    )
-
-
-def hardware_with_counts() -> QuerySet[Hardware]:
-    """Hardware that has runs (as for workloads)."""
-    return (
-        Hardware.objects.annotate(run_count=Count("setup__runs"))
-        .filter(run_count__gt=0)
-        .order_by("name")
-    )
+from perfdb.models import Run, Upload
 
 
 def runs_recent(*, limit: int = 20) -> QuerySet[Run]:
