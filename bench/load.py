@@ -248,7 +248,6 @@ def database_ready() -> int:
 def drive(args, base, pool, token, units, stats: Stats, procs) -> tuple[float, float, float]:
     """Warm the pool, run the users and uploaders, wait for the uploads still queued.
     Returns (warm-up, elapsed, drained) seconds."""
-
     from perfdb.models import Upload
 
     warm = time.time()

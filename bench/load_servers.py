@@ -170,12 +170,14 @@ def cpu_now(procs: list[subprocess.Popen]) -> dict[str, float]:
     per request that the machine's other load does not inflate."""
     stats = _proc_stats()
     busy, total = machine_cpu()
+    workers = {f"celery {n}": _cpu_of_tree(p.pid, stats) for n, p in enumerate(procs[1:])}
+    postmaster = _postmaster(stats)
     return {
         "client": time.process_time(),  # this bench's own threads: the load generator
         "web": _cpu_of_tree(procs[0].pid, stats),
-        "celery": sum(_cpu_of_tree(p.pid, stats) for p in procs[1:]),
-        **{f"celery {n}": _cpu_of_tree(p.pid, stats) for n, p in enumerate(procs[1:])},
-        "postgres": _cpu_of_tree(_postmaster(stats), stats),
+        "celery": sum(workers.values()),
+        **workers,
+        "postgres": _cpu_of_tree(postmaster, stats) if postmaster else 0.0,
         "machine busy": busy,
         "machine": total,
     }

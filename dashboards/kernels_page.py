@@ -45,9 +45,9 @@ def kernels(request: HttpRequest) -> HttpResponse:
     q = request.GET
     fmt = format_param(q)
     setup_id = _kernels_setup_id(q)
-    series = None if setup_id is None else _series_context_cached(q, setup_id)
-    if series is None:
+    if setup_id is None:
         return render(request, "dashboards/kernels.html", {})
+    series = _series_context_cached(q, setup_id)
     setup, metric, baseline_id = series["setup"], series["metric"], int_param(q, "baseline")
     if metric is not None:
         _check_baseline(series["values"], baseline_id)  # a 400 here, not in the figure's request
@@ -134,7 +134,7 @@ def _selected(options: str, value: object) -> str:
     return mark_safe(options.replace(f"{chosen}>", f"{chosen} selected>", 1))
 
 
-def _series_context_cached(q, setup_id: int) -> dict[str, Any] | None:
+def _series_context_cached(q, setup_id: int) -> dict[str, Any]:
     """``_series_context`` of a page that names its setup, cached per setup version under
     the metric it asks for: a warm page reads it in one round trip, no query, and one
     computed after an upload reads its parts in the same round trip."""

@@ -16,7 +16,7 @@ from typing import Any
 
 from django.db.models import Count, Exists, OuterRef
 
-from perfdb.cache import cached
+from perfdb.cache import cached, scope_key
 from perfdb.models import ProfileEntry, Result, Run, SetupSummary
 from perfdb.profile_diff import ProfileSide
 
@@ -110,7 +110,7 @@ def _profiled_setups() -> list[dict[str, Any]]:
         workload = f"{r['setup__workload__name']} {r['setup__workload__version']}".strip()
         params = ", ".join(f"{k}={v}" for k, v in sorted(r["setup__params"].items()))
         label = f"{workload} on {r['setup__hardware__name']}, {r['setup__mode']}"
-        scope = f"{r['setup__workload_id']}-{r['setup__hardware_id']}-{r['setup__mode']}"
+        scope = scope_key(r["setup__workload_id"], r["setup__hardware_id"], r["setup__mode"])
         text = label + (f" ({params})" if params else "")
         out.append({"id": r["setup_id"], "text": text, "n": r["profiled_runs"], "scope": scope})
     return out
