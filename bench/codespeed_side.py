@@ -22,8 +22,10 @@ PYTHON37 = "/root/.pyenv/versions/3.7.16/bin/python"
 PACKAGES = ("codespeed==0.13.0", "Django==2.1.15", "psycopg2-binary==2.8.6", "gunicorn==20.1.0")
 # Codespeed's setup.py turns its README into reST with setuptools-markdown, which calls a
 # pypandoc.convert() that pypandoc 1.8 removed: given beforehand, and the sdist built without
-# isolation, pip uses these instead of fetching the newest.
-BUILD_PACKAGES = ("pypandoc==1.4", "setuptools-markdown==0.4.1", "wheel", "setuptools<58")
+# isolation, pip uses these instead of fetching the newest. wheel 0.40 and later parse each
+# requirement strictly and reject Codespeed's ``django>=1.11<2.2`` (no comma): 0.37.1 is
+# the last that builds it.
+BUILD_PACKAGES = ("pypandoc==1.4", "setuptools-markdown==0.4.1", "wheel==0.37.1", "setuptools<58")
 
 SETTINGS = """\
 import os
