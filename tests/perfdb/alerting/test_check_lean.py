@@ -16,6 +16,7 @@ import random
 
 import numpy as np
 import pytest
+from django.db.models import F
 
 from perfdb import detection, series
 from perfdb.alerting import check_data
@@ -34,6 +35,13 @@ def test_load_points_reads_what_the_per_trial_query_reads(tmp_path):
     first = Result.objects.filter(setup_id=series[0][0], metric_id=series[0][1]).order_by("pk")
     Result.objects.filter(pk=first[0].pk).update(discarded=True)
     Result.objects.filter(pk=first[5].pk).update(value=math.nan)
+    # rows no longer stored in run and trial order: an update writes a row anew at the end
+    # of its table, so the database reads these after the rest (the columns come unordered)
+    second = Result.objects.filter(setup_id=series[1][0], metric_id=series[1][1])
+    Result.objects.filter(pk__in=second.filter(trial=0).values("pk")).update(value=F("value"))
+    Result.objects.filter(pk__in=second.order_by("run_id")[:2].values("pk")).update(
+        value=F("value")
+    )
     loaded = check_data.load_points(series)
     assert len(series) > 2 and set(loaded) == set(series)
     for setup_id, metric_id in series:
@@ -123,6 +131,27 @@ def test_trials_grouped_per_run_from_the_packed_columns(seed):
     assert runs == list(plain) and all(type(r) is int for r in runs)
     assert [repr(t) for t in trials] == [repr(tuple(v)) for v in plain.values()]
     assert all(type(v) is float for t in trials for v in t)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_packed_columns_are_put_in_run_and_trial_order(seed):
+    """``check_data._in_run_order``: the three aligned columns, in whatever order the
+    database packed them, come out by run then trial, each value with its own row."""
+    rng = random.Random(seed)
+    rows = [
+        (run_id, trial, rng.gauss(0, 1e6))
+        for run_id in rng.sample(range(1, 10**6), rng.choice([1, 3, 200]))
+        for trial in range(rng.choice([1, 1, 2, 5]))
+    ]
+    shuffled = rng.sample(rows, len(rows))
+    run_ids, values = check_data._in_run_order(
+        np.array([r[0] for r in shuffled], ">i8").tobytes(),
+        np.array([r[1] for r in shuffled], ">i2").tobytes(),
+        np.array([r[2] for r in shuffled], ">f8").tobytes(),
+    )
+    expected = sorted(rows)
+    assert run_ids.tolist() == [r[0] for r in expected]
+    assert values.tolist() == [r[2] for r in expected]
 
 
 def test_among_finds_the_runs_a_pass_would_find():
