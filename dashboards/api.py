@@ -97,14 +97,15 @@ class RunListView(APIView):
     def _page(self, request: Request) -> dict:
         q = request.query_params  # BadParam: a JSON 400 naming it (dashboards/api_errors.py)
         mode = strict_choice_param(q, "mode", Mode.values)
-        runs = queries.runs_filtered(
-            workload=text_param(q, "workload"),
-            kernel=text_param(q, "kernel"),
-            patches=(text_param(q, "patches") or "") if "patches" in q else None,
-            hardware=text_param(q, "hardware"),
-            mode=mode or None,
-        )
-        paginator = Pagination()
+        filters = {
+            "workload": text_param(q, "workload"),
+            "kernel": text_param(q, "kernel"),
+            "patches": (text_param(q, "patches") or "") if "patches" in q else None,
+            "hardware": text_param(q, "hardware"),
+            "mode": mode or None,
+        }
+        runs = queries.runs_filtered(**filters)
+        paginator = Pagination(count=queries.runs_filtered_count(**filters))
         page = paginator.paginate_queryset(runs, request, view=self) or []
         return dict(
             paginator.get_paginated_response([run_keys_json(r, request) for r in page]).data
