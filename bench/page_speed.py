@@ -16,11 +16,10 @@ the browser, and not counted).
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import time
 
-from _common import django_setup, ms, p50, p95, result_count, table, timed
+from _common import as_a_gunicorn_worker, django_setup, ms, p50, p95, result_count, table, timed
 
 
 def page_urls() -> list[tuple[str, str]]:
@@ -93,13 +92,8 @@ def main() -> None:
     os.environ["PAGE_CACHE_STALE_SECONDS"] = str(args.stale)
     django_setup()
     from django.test import Client
-    from django.urls import get_resolver
 
-    # As config/gunicorn.conf.py's pre_fork does before a worker forks: every view imported,
-    # then frozen out of the cycle collector's reach (unfrozen, one request in ten or twenty
-    # paid a full collection over them: 90-150 ms p95 tails on 5 ms pages).
-    get_resolver().url_patterns  # noqa: B018
-    gc.freeze()
+    as_a_gunicorn_worker()
     client = Client()
     rows = []
     for name, url in page_urls():

@@ -16,7 +16,7 @@ import argparse
 import json
 import random
 
-from _common import django_setup, ms, p50, p95, result_count, table, timed
+from _common import as_a_gunicorn_worker, django_setup, ms, p50, p95, result_count, table, timed
 
 
 def figure_json(series) -> str:
@@ -31,6 +31,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     django_setup()
+    as_a_gunicorn_worker()
     from django.test import Client
 
     from dashboards import chart_queries as cq

@@ -18,7 +18,7 @@ import random
 import time
 from pathlib import Path
 
-from _common import django_setup, ms, p50, p95, result_count, table
+from _common import as_a_gunicorn_worker, django_setup, ms, p50, p95, result_count, table
 
 
 def pick_series(n: int, min_points: int, seed: int) -> list[tuple[int, int, int]]:
@@ -103,6 +103,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     django_setup()
+    as_a_gunicorn_worker()
     from django.test import Client
 
     series = pick_series(args.series, args.min_points, args.seed)

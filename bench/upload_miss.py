@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from _common import django_setup, result_count, table
+from _common import as_a_gunicorn_worker, django_setup, result_count, table
 
 
 def _upload_then_warm(scope: str, setup_id: int) -> None:
@@ -75,6 +75,7 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("PAGE_CACHE_WARM", "0")  # no worker here: the bench runs the warm-up
     django_setup()
+    as_a_gunicorn_worker()
     from django.test import Client
 
     from ingest.synthetic import PREFIX
