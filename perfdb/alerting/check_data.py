@@ -20,6 +20,7 @@ from operator import attrgetter
 from typing import Any, NamedTuple
 
 import numpy as np
+from django.db import connection
 from django.db.models import Aggregate, BinaryField, F, Func, Q, Value
 
 from perfdb import detection, policy
@@ -146,6 +147,19 @@ class _Packed(Aggregate):
         super().__init__(packed, Value(b""))
 
 
+# Memory the points query may take to group its rows in a hash table (for the rest of the
+# check's transaction): at PostgreSQL's default 4 MB it sorted 60,000 rows on disk instead
+# (60 series of 1,000 runs: 36 -> 22 ms). The table holds one packed row per series
+# (~2 MB for those 60).
+POINTS_WORK_MEM = "64MB"
+
+
+def _room_to_hash() -> None:
+    """``work_mem`` for the points query, until the transaction ends (nothing outside one)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT set_config('work_mem', %s, true)", [POINTS_WORK_MEM])
+
+
 def _in_run_order(
     packed_runs: bytes, packed_trials: bytes, packed_values: bytes
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -181,6 +195,7 @@ def _load_points(
         .order_by()
     )
     kernels, patches, rank = _runs_ranked({setup_id for setup_id, _ in series})
+    _room_to_hash()
     shared: dict[bytes, _Runs] = {}  # a setup's series share their runs: read once
     shared_columns: dict[bytes, tuple[tuple[int, ...], tuple[str, ...], Any]] = {}
     points: dict[SeriesKey, Sequence[detection.Point]] = {key: [] for key in series}

@@ -16,6 +16,7 @@ import random
 
 import numpy as np
 import pytest
+from django.db import connection, transaction
 from django.db.models import F
 
 from perfdb import detection, series
@@ -63,6 +64,27 @@ def test_load_points_reads_what_the_per_trial_query_reads(tmp_path):
         assert data.usable(key) == detection.ordered(points[key])
         assert [p.run_id for p in data.usable(key)] != [p.run_id for p in points[key]]
     assert check_data.load_points([(series[0][0], 10**9)]) == {(series[0][0], 10**9): []}
+
+
+def work_mem() -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW work_mem")
+        return str(cursor.fetchone()[0])
+
+
+@pytest.mark.django_db(transaction=True)  # the check's own transaction, not the test's
+def test_the_points_query_memory_lasts_only_for_the_checks_transaction(tmp_path):
+    """The room the points query is given to hash its rows is the check's transaction's: the
+    next user of the connection has the server's setting again."""
+    upload = ingest(tmp_path, "room", 0, UPLOADS[0])
+    before = work_mem()
+    assert before != check_data.POINTS_WORK_MEM
+    with transaction.atomic():
+        check_data._load_points(touched(upload))
+        assert work_mem() == check_data.POINTS_WORK_MEM
+    assert work_mem() == before
+    regressions_check_upload(upload_id=upload.pk, series=touched(upload))
+    assert work_mem() == before
 
 
 def long_series(seed: int) -> list[detection.Point]:
