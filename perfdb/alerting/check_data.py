@@ -129,22 +129,33 @@ def load_points(series: Collection[SeriesKey]) -> dict[SeriesKey, list[detection
     return {key: list(points) for key, points in _load_points(series)[0].items()}
 
 
+# One packed row of a series: its run id, trial and value as PostgreSQL's binary forms
+# (``int8send``, ``int2send``, ``float8send``: big-endian, every bit as stored).
+PACKED_ROW = np.dtype([("run", ">i8"), ("trial", ">i2"), ("value", ">f8")])
+
+
 class _Packed(Aggregate):
-    """A column of a series as one bytea: ``string_agg`` of each value's binary form
-    (``int8send``, ``int2send``, ``float8send``: big-endian, every bit as stored). numpy
-    reads it in one call; the same values as an array, which psycopg parses one number at a
-    time (a third of what the check read for 60 series of 1,000 runs). In no order: the
-    columns packed in one query are aligned (each row feeds every aggregate of its group
-    once), and ``_in_run_order`` orders them; an ``ORDER BY`` inside each aggregate had
-    PostgreSQL sort every series twice (~30 ms of the ~50 ms it took for 60 series of
-    1,000 runs)."""
+    """A series' rows as one bytea: ``string_agg`` of each row's run id, trial and value,
+    18 bytes a row (``PACKED_ROW``). numpy reads it in one call; the same values as arrays,
+    which psycopg parses one number at a time, were a third of what the check read for 60
+    series of 1,000 runs. Each row is whole in the stream, so nothing depends on the order
+    PostgreSQL aggregates in: no ``ORDER BY`` inside the aggregate, which had PostgreSQL
+    sort every series again (~30 ms of the ~50 ms it took for those 60 series);
+    ``_in_run_order`` orders the rows."""
 
     function = "STRING_AGG"
     output_field = BinaryField()
 
-    def __init__(self, column: str, send: str) -> None:
-        packed = Func(F(column), function=send, output_field=BinaryField())
-        super().__init__(packed, Value(b""))
+    def __init__(self) -> None:
+        row = Func(
+            Func(F("run_id"), function="int8send"),
+            Func(F("trial"), function="int2send"),
+            Func(F("value"), function="float8send"),
+            template="(%(expressions)s)",
+            arg_joiner=" || ",
+            output_field=BinaryField(),
+        )
+        super().__init__(row, Value(b""))
 
 
 # Memory the points query may take to group its rows in a hash table (for the rest of the
@@ -160,24 +171,21 @@ def _room_to_hash() -> None:
         cursor.execute("SELECT set_config('work_mem', %s, true)", [POINTS_WORK_MEM])
 
 
-def _in_run_order(
-    packed_runs: bytes, packed_trials: bytes, packed_values: bytes
-) -> tuple[np.ndarray, np.ndarray]:
+def _in_run_order(packed: bytes) -> tuple[np.ndarray, np.ndarray]:
     """A series' run-id and value columns, ordered by run then trial (a run's trials are
-    unique: the order is whole), from the three aligned columns ``_Packed`` made."""
-    run_ids = np.frombuffer(packed_runs, dtype=">i8")
-    values = np.frombuffer(packed_values, dtype=">f8")
-    order = np.lexsort((np.frombuffer(packed_trials, dtype=">i2"), run_ids))
-    return run_ids[order], values[order]
+    unique: the order is whole), from its rows as ``_Packed`` made them."""
+    rows = np.frombuffer(packed, dtype=PACKED_ROW)
+    order = np.lexsort((rows["trial"], rows["run"]))
+    return rows["run"][order], rows["value"][order]
 
 
 def _load_points(
     series: Collection[SeriesKey], columns: dict[SeriesKey, tuple[Columns, Floats]] | None = None
 ) -> tuple[dict[SeriesKey, Sequence[detection.Point]], dict[SeriesKey, detection.Ordered]]:
     """The series' points, and ``detection.ordered`` of each series without a NaN or an
-    infinite trial. Two queries for all series: each series as three packed columns (run
-    ids, trials and values, put in run and trial order here) built by the database, so a
-    1,000-run series is one row, not 1,000; and each run's kernel and patch set once (a
+    infinite trial. Two queries for all series: each series' rows packed into one value by
+    the database (put in run and trial order here), so a 1,000-run series is one row, not
+    1,000; and each run's kernel and patch set once (a
     run is in many series), ranked once in the detector's order, so a series is put in
     kernel order without a key per point. The points are made in bulk
     (``series.points_from``), not one call each. ``columns``: filled with each ordered
@@ -187,11 +195,7 @@ def _load_points(
     rows = (
         Result.objects.filter(_series_filter(series), discarded=False)
         .values_list("setup_id", "metric_id")
-        .annotate(
-            run_ids=_Packed("run_id", "int8send"),
-            trials=_Packed("trial", "int2send"),
-            values=_Packed("value", "float8send"),
-        )
+        .annotate(rows=_Packed())
         .order_by()
     )
     kernels, patches, rank = _runs_ranked({setup_id for setup_id, _ in series})
@@ -200,8 +204,8 @@ def _load_points(
     shared_columns: dict[bytes, tuple[tuple[int, ...], tuple[str, ...], Any]] = {}
     points: dict[SeriesKey, Sequence[detection.Point]] = {key: [] for key in series}
     ordered: dict[SeriesKey, detection.Ordered] = {}
-    for setup_id, metric_id, packed_runs, packed_trials, packed_values in rows:
-        run_ids, values = _in_run_order(packed_runs, packed_trials, packed_values)
+    for setup_id, metric_id, packed in rows:
+        run_ids, values = _in_run_order(packed)
         key = run_ids.tobytes()
         if key not in shared:
             shared[key] = _runs_of(run_ids, kernels, patches, rank)

@@ -156,9 +156,9 @@ def test_trials_grouped_per_run_from_the_packed_columns(seed):
 
 
 @pytest.mark.parametrize("seed", range(10))
-def test_packed_columns_are_put_in_run_and_trial_order(seed):
-    """``check_data._in_run_order``: the three aligned columns, in whatever order the
-    database packed them, come out by run then trial, each value with its own row."""
+def test_packed_rows_are_put_in_run_and_trial_order(seed):
+    """``check_data._in_run_order``: a series' packed rows, in whatever order the database
+    aggregated them, come out by run then trial, each value with its own row."""
     rng = random.Random(seed)
     rows = [
         (run_id, trial, rng.gauss(0, 1e6))
@@ -166,11 +166,9 @@ def test_packed_columns_are_put_in_run_and_trial_order(seed):
         for trial in range(rng.choice([1, 1, 2, 5]))
     ]
     shuffled = rng.sample(rows, len(rows))
-    run_ids, values = check_data._in_run_order(
-        np.array([r[0] for r in shuffled], ">i8").tobytes(),
-        np.array([r[1] for r in shuffled], ">i2").tobytes(),
-        np.array([r[2] for r in shuffled], ">f8").tobytes(),
-    )
+    packed = np.array(shuffled, dtype=check_data.PACKED_ROW).tobytes()
+    assert len(packed) == 18 * len(rows)  # as int8send || int2send || float8send make them
+    run_ids, values = check_data._in_run_order(packed)
     expected = sorted(rows)
     assert run_ids.tolist() == [r[0] for r in expected]
     assert values.tolist() == [r[2] for r in expected]
