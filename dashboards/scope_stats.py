@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from dashboards.chart_queries.summaries import (
     SetupRuns,
+    busiest_setup_id,
     runs_per_setup,
     setups_with_runs,
 )
@@ -62,22 +63,6 @@ def scope_runs(scopes: list[Scope]) -> dict[Scope, list[SetupRuns]]:
 
     found = cached_per_scope("runs-per-setup:v2", list(by_key), compute)
     return {by_key[k]: v for k, v in found.items()}
-
-
-def setups_with_counts() -> list[dict[str, Any]]:
-    """``setup_choices()`` of every setup (picker order, with ``run_count``), without
-    counting every run."""
-    setups = setups_catalog()
-    scopes = list(dict.fromkeys((s["workload_id"], s["hardware_id"], s["mode"]) for s in setups))
-    counts = {r.setup_id: r.run_count for rows in scope_runs(scopes).values() for r in rows}
-    return [{**s, "run_count": counts[s["id"]]} for s in setups if s["id"] in counts]
-
-
-def busiest_setup_id() -> int | None:
-    """The setup with the most runs (the across-kernels page's default); None when no setup
-    has runs."""
-    setups = setups_with_counts()
-    return max(setups, key=lambda s: s["run_count"])["id"] if setups else None
 
 
 def busiest_setup_cached() -> int | None:

@@ -88,8 +88,8 @@ def test_the_overview_counts_follow_uploads(tmp_path, django_capture_on_commit_c
     assert sum(h.run_count for h in hardware) == Run.objects.count()
     newest = Run.objects.filter(pk__in=upload.run_ids).order_by("-created_at", "-id").first()
     assert newest.pk in {r.pk for r in latest}
-    setups = scope_stats.setups_with_counts()
-    counts = {s["id"]: s["run_count"] for s in setups}
+    every = scope_stats.scope_runs(scope_stats.scopes_all())
+    counts = {r.setup_id: r.run_count for rows in every.values() for r in rows}
     for setup in Setup.objects.all():
         assert counts.get(setup.pk, 0) == setup.runs.count()
 
