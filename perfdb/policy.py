@@ -204,9 +204,16 @@ def pooled_level_noise_pct(
 def _median_vote(votes: list[tuple[float, int]]) -> tuple[float | None, int]:
     if not votes:
         return None, 0
-    ordered, mid = sorted(v for v, _ in votes), len(votes) // 2
-    median = ordered[mid] if len(votes) % 2 else math.sqrt(ordered[mid - 1] * ordered[mid])
-    return median, sum(n for _, n in votes)
+    return median_noise(sorted(v for v, _ in votes)), sum(n for _, n in votes)
+
+
+def median_noise(ordered: Sequence[float]) -> float | None:
+    """The median of sorted noise votes (%): of an even number, the geometric mean of the
+    middle two (the votes are sds); None without votes."""
+    if not ordered:
+        return None
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else math.sqrt(ordered[mid - 1] * ordered[mid])
 
 
 def pooled_prior(

@@ -109,3 +109,21 @@ def test_stock_kernels_counted_until_enough(count):
         ]
         stock = {p.kernel for p in points if not p.patches}
         assert noise_prior._stock_kernels_reach(points, count) is (len(stock) >= count)
+
+
+def test_every_setups_prior_is_the_median_of_the_others_votes(db):
+    """Over a synthetic workload's setups (votes counted once, each setup's own left out):
+    what ``pooled_level_noise_pct`` gives over the other setups' series."""
+    from ingest import synthetic
+    from perfdb.models import Result, Setup
+
+    synthetic.history_write(scale=5, seed=5)
+    setup = Setup.objects.filter(workload__name__startswith="synthetic-").first()
+    setups = list(Setup.objects.filter(workload=setup.workload).values_list("pk", flat=True))
+    metric_id = Result.objects.filter(setup=setup).values_list("metric_id", flat=True).first()
+    assert len(setups) >= 3
+    levels = noise_prior._levels_of(setups, metric_id=metric_id)  # each setup's series
+    priors = typical_noise([(s, metric_id) for s in setups])
+    for s in setups:
+        expected = policy.pooled_level_noise_pct(v for o, v in levels.items() if o != s)[0]
+        assert priors[(s, metric_id)] == expected
