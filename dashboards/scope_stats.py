@@ -1,7 +1,8 @@
-"""What reads every scope (the overview's run counts and latest runs, the scope picker's
-busiest setup), built from per-scope run summaries cached per scope version
-(``perfdb.cache.cached_per_scope``): after an upload only the scopes it wrote to are read
-again (a few index range scans), not every run of the database.
+"""What reads every scope (the overview's run counts and latest runs), built from per-scope
+run summaries cached per scope version (``perfdb.cache.cached_per_scope``): after an upload
+only the scopes it wrote to are read again (a few index range scans), not every run of the
+database; and the busiest setup, read from the per-setup summaries in SQL, cached per data
+version.
 """
 
 from __future__ import annotations

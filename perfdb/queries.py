@@ -40,6 +40,17 @@ def demo_uploads() -> list[tuple[Upload, str]]:
 # --- runs ---------------------------------------------------------------------------------
 
 
+def _of_setups(workload: str | None, hardware: str | None, mode: str | None) -> dict[str, str]:
+    """The filters that are the setup's own, as lookups through ``setup`` (a run's and a
+    setup summary's alike)."""
+    lookups = {
+        "setup__workload__name": workload,
+        "setup__hardware__name": hardware,
+        "setup__mode": mode.upper() if mode else None,
+    }
+    return {lookup: value for lookup, value in lookups.items() if value}
+
+
 def runs_filtered(
     *,
     workload: str | None = None,
@@ -52,16 +63,11 @@ def runs_filtered(
     runs = Run.objects.select_related(
         "setup__workload", "setup__hardware", "kernel", "patch_set"
     ).order_by("-id")
-    if workload:
-        runs = runs.filter(setup__workload__name=workload)
+    runs = runs.filter(**_of_setups(workload, hardware, mode))
     if kernel:
         runs = runs.filter(kernel__version=kernel)
     if patches is not None:
         runs = runs.filter(patch_set__name="" if patches in ("", "stock") else patches)
-    if hardware:
-        runs = runs.filter(setup__hardware__name=hardware)
-    if mode:
-        runs = runs.filter(setup__mode=mode.upper())
     return runs
 
 
@@ -79,13 +85,7 @@ def runs_filtered_count(
     run on each request (0.16 s at 100M results, linear in runs). None: count the runs."""
     if kernel or patches is not None:
         return None
-    setups = SetupSummary.objects.all()
-    if workload:
-        setups = setups.filter(setup__workload__name=workload)
-    if hardware:
-        setups = setups.filter(setup__hardware__name=hardware)
-    if mode:
-        setups = setups.filter(setup__mode=mode.upper())
+    setups = SetupSummary.objects.filter(**_of_setups(workload, hardware, mode))
     counted: int = setups.aggregate(runs=Coalesce(Sum("run_count"), 0))["runs"]
     return counted
 

@@ -185,11 +185,10 @@ def _load_points(
     """The series' points, and ``detection.ordered`` of each series without a NaN or an
     infinite trial. Two queries for all series: each series' rows packed into one value by
     the database (put in run and trial order here), so a 1,000-run series is one row, not
-    1,000; and each run's kernel and patch set once (a
-    run is in many series), ranked once in the detector's order, so a series is put in
-    kernel order without a key per point. The points are made in bulk
-    (``series.points_from``), not one call each. ``columns``: filled with each ordered
-    series' columns and levels (``_columns``), where it has them."""
+    1,000; and each run's kernel and patch set once (a run is in many series), ranked once
+    in the detector's order, so a series is put in kernel order without a key per point.
+    The points are made in bulk (``series.points_from``), not one call each. ``columns``:
+    filled with each ordered series' columns and levels (``_columns``), where it has them."""
     if not series:
         return {}, {}
     rows = (

@@ -11,7 +11,7 @@ toward it (``Settings.prior_noise_pct``). Staff can still set it by hand
 
 Only series shorter than ``Settings.budget_kernels`` stock kernels ask (a longer one knows its
 own noise); the other setups' levels are cached per setup (an upload reads again only the
-setups it wrote to) and the pooled value per data version (``perfdb.cache.cached``).
+setups it wrote to) and each setup's vote per data version (``perfdb.cache.cached``).
 """
 
 from __future__ import annotations
