@@ -15,7 +15,10 @@ runs (ingest/plan.py).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import decimal
+import functools
+import math
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -300,16 +303,82 @@ class UnknownParserError(KeyError):
 
 
 def register(*names: str) -> Callable[[Parser], Parser]:
-    """Register a parse function under one or more names."""
+    """Register a parse function under one or more names. What is registered (and returned)
+    is the function behind :func:`finite_only`, so no parser can hand on a number that is
+    not finite, however it is called."""
 
     def decorate(func: Parser) -> Parser:
+        checked = finite_only(func)
         for name in names:
-            if name in _REGISTRY and _REGISTRY[name] is not func:
+            if name in _REGISTRY and _REGISTRY[name] is not checked:
                 raise RuntimeError(f"parser name {name!r} registered twice")
-            _REGISTRY[name] = func
-        return func
+            _REGISTRY[name] = checked
+        return checked
 
     return decorate
+
+
+def finite_only(parse: Parser) -> Parser:
+    """``parse``, refusing the file when it read a number that is not finite.
+
+    A token too long for a double (``1e999``, a 400-digit count) reads as infinity, and some
+    number grammars take ``nan`` or ``inf``: stored, such a value would be wrong (no tool
+    measured infinity), break every mean and chart of its series, and cannot be written as
+    JSON. Most parsers check each number where they read it, naming its line; this is the
+    one rule behind all of them, so a parser that forgets cannot store one.
+    """
+    if getattr(parse, "finite_only", False):
+        return parse
+
+    @functools.wraps(parse)
+    def checked(text: str, options: Mapping[str, object]) -> ParseResult:
+        try:
+            result = parse(text, options)
+        except (OverflowError, decimal.Overflow) as error:  # int(inf), float(10**400)
+            raise ParseError(f"a number is too large to store as a double ({error})") from None
+        require_finite(result)
+        return result
+
+    checked.finite_only = True  # type: ignore[attr-defined]
+    return checked
+
+
+def require_finite(result: ParseResult) -> None:
+    """Raise ParseError naming the first value of ``result`` that is not a finite number."""
+    for record in result.records:
+        for what, values in _numbers(record):
+            if math.isfinite(sum(values)):  # fast: a NaN or an infinity makes the sum one
+                continue
+            at = next((i for i, v in enumerate(values) if not math.isfinite(v)), None)
+            if at is None:
+                continue  # every value is finite; only their sum overflowed
+            where = what if len(values) == 1 else f"{what}, value {at + 1} of {len(values)}"
+            shown = f" ({record.describe()})" if record.keys else ""
+            raise ParseError(
+                f"{where} reads as {values[at]!r}{shown}: not a finite number "
+                "(too large for a double, or not a number); nothing was stored",
+                record.line,
+            )
+
+
+def _numbers(record: Record) -> Iterator[tuple[str, Sequence[float]]]:
+    """Every number a record would store, in named groups: what the file printed first,
+    then the measurements (a mean of a column is not what to name when a row is wrong)."""
+    for p in record.profile:
+        numbers = [v for v in (p.ticks, p.load, p.share_pct) if v is not None]
+        yield f"profile entry {p.function!r}", numbers
+    for s in record.samples:
+        yield f"{s.source} column {s.column!r}, row {s.index + 1}", (s.value,)
+    for c in record.columns:
+        yield f"{c.source} column {c.column!r}", c.values
+    for h in record.histograms:
+        yield f"histogram {h.name!r}", [v for pair in h.bins for v in pair]
+    for curve in record.curves:
+        yield f"curve {curve.name!r}", [v for pair in curve.points for v in pair]
+    for m in record.measurements:
+        yield f"metric {m.metric!r}", (m.value,)
+        if m.resolution is not None:
+            yield f"metric {m.metric!r}'s resolution", (m.resolution,)
 
 
 def get_parser(name: str) -> Parser:

@@ -10,6 +10,7 @@ duration is converted exactly to microseconds with Decimal.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -93,6 +94,16 @@ class _Row:
 
 def _value(group: str, token: str, line: int) -> float:
     """One cell, exactly: '29ms' is 29000 us, '4.8us' 4.8 us, '0.06%' 0.06."""
+    try:
+        value = _cell(group, token, line)
+    except OverflowError:
+        value = math.inf
+    if not math.isfinite(value):
+        raise ParseError(f"lockstat value {token!r} is not a finite number", line)
+    return value
+
+
+def _cell(group: str, token: str, line: int) -> float:
     if group == "max_readers" or group == "total":
         return float(int(token))
     if token.endswith("%"):

@@ -36,8 +36,8 @@ def parse_number(
     ``comma_hint`` ends the decimal-comma error: what the user can do about it. Tool output
     can be re-run under LC_ALL=C; a hand-made table cannot (the table parser says so).
     """
-    if token.isdigit() and token.isascii():  # the common case (vmstat counts), fast
-        return float(token)
+    if token.isdigit() and token.isascii() and len(token) < 300:  # vmstat counts: fast
+        return float(token)  # (below 10**300: finite)
     raw = token
     token = token.strip()
     if percent and token.endswith("%"):
@@ -56,9 +56,15 @@ def parse_number(
             )
         raise ParseError(f"{what} {raw.strip()!r} is not a number", line)
     # Decimal, so '4.06 M' is exactly 4060000.0 and not 4059999.9999999995.
-    value = float(Decimal(token) * scale)
+    exact = Decimal(token)  # as written: constructing a Decimal never rounds
+    try:
+        value = float(exact * scale)
+    except ArithmeticError:  # an exponent past Decimal's own range: 1e999999999
+        value = math.inf
     if not math.isfinite(value):
         raise ParseError(f"{what} {raw.strip()!r} is not a finite number", line)
+    if value == 0 and exact != 0:  # 1e-400: no double holds it, 0.0 would be wrong
+        raise ParseError(f"{what} {raw.strip()!r} is too small to store as a double", line)
     return value
 
 

@@ -7,6 +7,7 @@ from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
 
+from perfdb.models.checks import finite
 from perfdb.models.vocabulary import Kernel, Metric, PatchSet, Setup
 
 
@@ -141,7 +142,10 @@ class Result(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["run", "metric", "trial", "setup"], name="result_uniq")
+            models.UniqueConstraint(fields=["run", "metric", "trial", "setup"], name="result_uniq"),
+            # Every write path (ingest's COPY, admin, shell): a stored result is a finite
+            # number (in PostgreSQL NaN sorts above Infinity, so this refuses NaN too).
+            models.CheckConstraint(condition=finite("value"), name="result_value_finite"),
         ]
         indexes = [
             # Serves: one series across kernels (setup = ? AND metric = ?).
@@ -172,7 +176,13 @@ class ProfileEntry(models.Model):
             # Also serves: a run's profile (run = ?), everything about one run.
             models.UniqueConstraint(
                 fields=["run", "trial", "source", "function"], name="profile_uniq"
-            )
+            ),
+            models.CheckConstraint(
+                condition=finite("ticks")
+                & finite("load", null=True)
+                & finite("share_pct", null=True),
+                name="profile_finite",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -183,7 +193,8 @@ class Sample(models.Model):
     """One column of a time series (vmstat's ``cs`` over a run), its values in row order.
 
     Stored as arrays, one row per column (see perfdb/timeseries.py for why). Not partitioned
-    (migration 0011, as ProfileEntry).
+    (migration 0011, as ProfileEntry). ``values`` and ``preview`` hold no NaN or infinity: a
+    CHECK written in SQL (``sample_values_finite``, migration 0016), as Q cannot say it.
     """
 
     id = models.BigAutoField(primary_key=True)

@@ -9,6 +9,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.db import models
 
 from perfdb.kernels import parse_kernel
+from perfdb.models.checks import finite
 
 
 class Better(models.TextChoices):
@@ -138,7 +139,14 @@ class Metric(models.Model):
 
     class Meta:
         ordering = ["name", "unit"]
-        constraints = [models.UniqueConstraint(fields=["name", "unit"], name="metric_uniq")]
+        constraints = [
+            models.UniqueConstraint(fields=["name", "unit"], name="metric_uniq"),
+            # A zero, negative or NaN quantum would make every difference (or none) count.
+            models.CheckConstraint(
+                condition=finite("resolution", null=True, positive=True),
+                name="metric_resolution_positive",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.name} ({self.unit})"
