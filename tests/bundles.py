@@ -6,6 +6,9 @@ import io
 import tarfile
 from pathlib import Path
 
+from ingest.services import upload_create, upload_ingest
+from perfdb.models import Upload
+
 VOLANO = """VolanoMark version = 2.1.2
 Messages sent      = 10000
 Messages received  = 190000
@@ -65,3 +68,12 @@ def volano_bundle(path: Path, kernel: str = "2.5.25", throughputs=(13000, 13500,
     for i, value in enumerate(throughputs, start=1):
         contents[f"t{i}.log"] = volano_log(value)
     return make_bundle(path, contents)
+
+
+def ingest_bundle(path: Path) -> Upload:
+    """Upload and ingest a bundle file as the CLI does, in this process; the upload after."""
+    with open(path, "rb") as stream:
+        upload, _ = upload_create(stream=stream, filename=path.name, source="cli")
+    upload_ingest(upload_id=upload.pk)
+    upload.refresh_from_db()
+    return upload

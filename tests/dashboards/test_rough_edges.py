@@ -8,10 +8,9 @@ from pathlib import Path
 import pytest
 from django.contrib.auth import get_user_model
 
-from ingest.services import upload_create, upload_ingest
 from perfdb.alerting.notify import _render
 from perfdb.models import Alert, Hardware, Metric, Run, Setup, Upload, Workload
-from tests.bundles import make_bundle, manifest_toml, volano_log, volano_run
+from tests.bundles import ingest_bundle, make_bundle, manifest_toml, volano_log, volano_run
 from tests.dashboards.data import load, vmstat_text
 from tests.dashboards.test_pages import figure
 
@@ -21,14 +20,6 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def data(tmp_path):
     return load(tmp_path)
-
-
-def ingest(path) -> Upload:
-    with open(path, "rb") as stream:
-        upload, _ = upload_create(stream=stream, filename=path.name, source="cli")
-    upload_ingest(upload_id=upload.pk)
-    upload.refresh_from_db()
-    return upload
 
 
 # --- the upload page ---------------------------------------------------------------------------
@@ -103,7 +94,7 @@ def test_wakeups_of_a_setup_without_counters_says_so_and_links_the_ones_with_the
     run = volano_run("2.6.0", files='{ path = "t.log", parser = "volanomark" }')
     other = manifest_toml(run.replace('hardware = "P8"', 'hardware = "Q4"'), hardware="Q4")
     bundle = make_bundle(tmp_path / "q4.tar.gz", {"manifest.toml": other, "t.log": volano_log(9)})
-    assert ingest(bundle).status == "done"
+    assert ingest_bundle(bundle).status == "done"
 
     scopes = _scope_index().scopes
     without = next(s for s in scopes if not s.has_wakeup_params)
@@ -136,7 +127,7 @@ def test_activity_shows_any_time_series_source_with_its_own_columns(client, data
             "sar.csv": SERIES_CSV,
         },
     )
-    upload = ingest(bundle)
+    upload = ingest_bundle(bundle)
     assert upload.status == "done", upload.error
     (run_id,) = upload.run_ids
     html = client.get("/activity/").content.decode()
@@ -183,7 +174,7 @@ def test_the_run_page_keeps_the_profiles_of_two_trials_apart(client, tmp_path):
             "p2.txt": PROFILE.format(total=2000, idle=900, sched=800, name="try_to_wake_up"),
         },
     )
-    upload = ingest(bundle)
+    upload = ingest_bundle(bundle)
     assert upload.status == "done", upload.error
     html = client.get(f"/runs/{upload.run_ids[0]}/").content.decode()
     one = html.index('id="profile-trial-1-readprofile"')
@@ -219,7 +210,7 @@ def _vmstat_bundle(tmp_path, kernel: str, cs_base: int, name: str):
 
 
 def test_staff_set_a_vmstat_direction_in_the_admin_and_a_cs_explosion_alerts(client, tmp_path):
-    first = ingest(_vmstat_bundle(tmp_path, "2.6.0", 15000, "a.tar.gz"))
+    first = ingest_bundle(_vmstat_bundle(tmp_path, "2.6.0", 15000, "a.tar.gz"))
     assert first.status == "done", first.error
     cs = Metric.objects.get(name="vmstat_cs_mean")
     assert cs.better == "none"  # no direction by default (docs/parsers/vmstat.md)
@@ -239,7 +230,7 @@ def test_staff_set_a_vmstat_direction_in_the_admin_and_a_cs_explosion_alerts(cli
     assert cs.better == "lower"
 
     # A later vmstat upload (its parser says "none") keeps the direction and is tested by it.
-    second = ingest(_vmstat_bundle(tmp_path, "2.6.1", 90000, "b.tar.gz"))
+    second = ingest_bundle(_vmstat_bundle(tmp_path, "2.6.1", 90000, "b.tar.gz"))
     assert second.status == "done", second.error
     cs.refresh_from_db()
     assert cs.better == "lower"

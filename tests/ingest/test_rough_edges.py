@@ -6,10 +6,9 @@ import pytest
 
 from ingest import manifest_fields as mf
 from ingest.manifest import ManifestError, parse_manifest
-from ingest.services import upload_create, upload_ingest
 from perfdb.kernels import patch_tree_split
-from perfdb.models import Run, Sample, Upload
-from tests.bundles import make_bundle, manifest_toml, volano_log, volano_run
+from perfdb.models import Run, Sample
+from tests.bundles import ingest_bundle, make_bundle, manifest_toml, volano_log, volano_run
 
 # --- kernel or patch: one canonical form -----------------------------------------------------
 
@@ -80,17 +79,9 @@ def _csv_bundle(tmp_path, second: str, name: str = "b.tar.gz"):
     )
 
 
-def _ingest(path) -> Upload:
-    with open(path, "rb") as stream:
-        upload, _ = upload_create(stream=stream, filename=path.name, source="cli")
-    upload_ingest(upload_id=upload.pk)
-    upload.refresh_from_db()
-    return upload
-
-
 @pytest.mark.django_db
 def test_a_measurement_csv_beside_a_time_series_csv_in_one_trial_is_stored(tmp_path):
-    upload = _ingest(_csv_bundle(tmp_path, SERIES))
+    upload = ingest_bundle(_csv_bundle(tmp_path, SERIES))
     assert upload.status == "done", upload.error
     (run,) = Run.objects.filter(pk__in=upload.run_ids)
     assert run.results.get(trial=1).value == 13000
@@ -99,7 +90,7 @@ def test_a_measurement_csv_beside_a_time_series_csv_in_one_trial_is_stored(tmp_p
 
 @pytest.mark.django_db
 def test_the_same_file_twice_for_one_trial_is_still_refused(tmp_path):
-    upload = _ingest(_csv_bundle(tmp_path, MEASUREMENTS))
+    upload = ingest_bundle(_csv_bundle(tmp_path, MEASUREMENTS))
     assert upload.status == "failed"
     assert "file 'b.csv' holds the same data as 'a.csv'" in upload.error
 
@@ -115,7 +106,7 @@ def test_two_files_giving_one_series_for_one_trial_are_refused(tmp_path):
             "b.csv": SERIES.replace(",10\n", ",99\n"),
         },
     )
-    upload = _ingest(bundle)
+    upload = ingest_bundle(bundle)
     assert upload.status == "failed"
     assert "files 'a.csv' and 'b.csv' both give series 'load.cpu' for trial 1" in upload.error
 
@@ -134,7 +125,7 @@ def test_two_volanomark_logs_of_one_trial_still_clash(tmp_path):
             "b.log": volano_log(14000),
         },
     )
-    upload = _ingest(bundle)
+    upload = ingest_bundle(bundle)
     assert upload.status == "failed"
     assert "throughput" in upload.error
 

@@ -10,24 +10,22 @@ import math
 import pytest
 from django.db import IntegrityError, transaction
 
-from ingest.services import upload_create, upload_ingest
-from perfdb.models import Metric, ProfileEntry, Result, Run, Sample, Upload
-from tests.bundles import make_bundle, manifest_toml, volano_bundle, volano_log, volano_run
+from perfdb.models import Metric, ProfileEntry, Result, Run, Sample
+from tests.bundles import (
+    ingest_bundle,
+    make_bundle,
+    manifest_toml,
+    volano_bundle,
+    volano_log,
+    volano_run,
+)
 
 NOT_FINITE = (math.nan, math.inf, -math.inf)
 
 
-def _ingest(path) -> Upload:
-    with open(path, "rb") as stream:
-        upload, _ = upload_create(stream=stream, filename=path.name, source="cli")
-    upload_ingest(upload_id=upload.pk)
-    upload.refresh_from_db()
-    return upload
-
-
 @pytest.fixture
 def run(db, tmp_path) -> Run:
-    upload = _ingest(volano_bundle(tmp_path / "v.tar.gz"))
+    upload = ingest_bundle(volano_bundle(tmp_path / "v.tar.gz"))
     assert upload.status == "done", upload.error
     return Run.objects.get(pk=upload.run_ids[0])
 
@@ -86,7 +84,7 @@ def test_an_upload_with_a_number_too_large_for_a_double_fails_naming_it(tmp_path
             "volano.log": volano_log(13000),
         },
     )
-    upload = _ingest(bundle)
+    upload = ingest_bundle(bundle)
     assert upload.status == "failed"
     assert "file 'a.csv' (csv): line 2:" in upload.error
     assert "finite" in upload.error
