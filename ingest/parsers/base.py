@@ -346,39 +346,57 @@ def finite_only(parse: Parser) -> Parser:
 def require_finite(result: ParseResult) -> None:
     """Raise ParseError naming the first value of ``result`` that is not a finite number."""
     for record in result.records:
-        for what, values in _numbers(record):
+        for values, name in _numbers(record):
             if math.isfinite(sum(values)):  # fast: a NaN or an infinity makes the sum one
                 continue
             at = next((i for i, v in enumerate(values) if not math.isfinite(v)), None)
             if at is None:
                 continue  # every value is finite; only their sum overflowed
-            where = what if len(values) == 1 else f"{what}, value {at + 1} of {len(values)}"
             shown = f" ({record.describe()})" if record.keys else ""
             raise ParseError(
-                f"{where} reads as {values[at]!r}{shown}: not a finite number "
+                f"{name(at)} reads as {values[at]!r}{shown}: not a finite number "
                 "(too large for a double, or not a number); nothing was stored",
                 record.line,
             )
 
 
-def _numbers(record: Record) -> Iterator[tuple[str, Sequence[float]]]:
-    """Every number a record would store, in named groups: what the file printed first,
-    then the measurements (a mean of a column is not what to name when a row is wrong)."""
-    for p in record.profile:
-        numbers = [v for v in (p.ticks, p.load, p.share_pct) if v is not None]
-        yield f"profile entry {p.function!r}", numbers
-    for s in record.samples:
-        yield f"{s.source} column {s.column!r}, row {s.index + 1}", (s.value,)
-    for c in record.columns:
-        yield f"{c.source} column {c.column!r}", c.values
+Namer = Callable[[int], str]  # the name of a group's value at this position, for the error
+
+
+def _numbers(record: Record) -> Iterator[tuple[Sequence[float], Namer]]:
+    """Every number a record would store, in groups, each with how to name one of its values
+    (called only for the error: no string per value on the way). What the file printed comes
+    first, then the measurements (a mean of a column is not what to name when a row is wrong).
+    """
+    kept = [(p, v) for p in record.profile for v in (p.ticks, p.load, p.share_pct) if v is not None]
+    yield [v for _, v in kept], lambda at: f"profile entry {kept[at][0].function!r}"
+    samples = record.samples
+    yield [s.value for s in samples], lambda at: _sample_name(samples[at])
+    for column in record.columns:
+        yield column.values, functools.partial(_column_value_name, column)
     for h in record.histograms:
-        yield f"histogram {h.name!r}", [v for pair in h.bins for v in pair]
-    for curve in record.curves:
-        yield f"curve {curve.name!r}", [v for pair in curve.points for v in pair]
-    for m in record.measurements:
-        yield f"metric {m.metric!r}", (m.value,)
-        if m.resolution is not None:
-            yield f"metric {m.metric!r}'s resolution", (m.resolution,)
+        yield (
+            [v for pair in h.bins for v in pair],
+            functools.partial(_named, f"histogram {h.name!r}"),
+        )
+    for c in record.curves:
+        yield [v for pair in c.points for v in pair], functools.partial(_named, f"curve {c.name!r}")
+    measurements = record.measurements
+    yield [m.value for m in measurements], lambda at: f"metric {measurements[at].metric!r}"
+    with_quantum = [(m.metric, m.resolution) for m in measurements if m.resolution is not None]
+    yield [r for _, r in with_quantum], lambda at: f"metric {with_quantum[at][0]!r}'s resolution"
+
+
+def _sample_name(sample: Sample) -> str:
+    return f"{sample.source} column {sample.column!r}, row {sample.index + 1}"
+
+
+def _column_value_name(column: SeriesColumn, at: int) -> str:
+    return f"{column.source} column {column.column!r}, value {at + 1} of {len(column.values)}"
+
+
+def _named(name: str, at: int) -> str:
+    return name
 
 
 def get_parser(name: str) -> Parser:

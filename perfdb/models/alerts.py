@@ -8,6 +8,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 
+from perfdb.models.checks import finite
 from perfdb.models.runs import Run, Upload
 from perfdb.models.vocabulary import Metric, Setup, Workload
 from perfdb.policy import validate_threshold_pct
@@ -56,8 +57,7 @@ class Threshold(models.Model):
             # > 0 and finite in the database too (PostgreSQL sorts NaN above Infinity).
             *(
                 models.CheckConstraint(
-                    condition=models.Q(**{f"{name}__isnull": True})
-                    | models.Q(**{f"{name}__gt": 0, f"{name}__lt": float("inf")}),
+                    condition=finite(name, null=True, positive=True),
                     name=f"threshold_{name}_finite_positive",
                 )
                 for name in ("threshold_pct", "typical_noise_pct")
