@@ -94,16 +94,23 @@ def lab_prior(seed: int, series: Series, siblings: int = 4) -> float | None:
 
 def sibling_levels(seed: int, series: Series, siblings: int = 4) -> list[list[float]]:
     """The stock levels of the ``siblings`` other setups ``lab_prior`` pools."""
+    return [
+        [statistics.fmean(p.values) for p in sibling.points]
+        for sibling in sibling_series(seed, series, siblings)
+    ]
+
+
+def sibling_series(seed: int, series: Series, siblings: int = 4) -> list[Series]:
+    """The ``siblings`` other setups of the series' workload/metric (``lab_prior``)."""
     rng = random.Random(seed + 2)
-    levels = []
+    made = []
     for _ in range(siblings):
         kind = rng.choices(["clean", "step", "bimodal"], weights=[7, 2, 1])[0]
         within = series.within * math.exp(rng.gauss(0.0, 0.25))
         between = series.between * math.exp(rng.gauss(0.0, 0.25))
         size = rng.randint(2, 5) if kind == "step" else 0
-        sibling = generate(rng, kind, series.trials, size, rng.randint(10, 40), within, between)
-        levels.append([statistics.fmean(p.values) for p in sibling.points])
-    return levels
+        made.append(generate(rng, kind, series.trials, size, rng.randint(10, 40), within, between))
+    return made
 
 
 def true_direction(series: Series) -> str:
@@ -262,6 +269,11 @@ class AlertBook:
                 self.book.append(held)
             elif confirmed and not self.book[at].confirmed:
                 self.book[at] = replace(self.book[at], confirmed=True, method=change.method)
+
+    def held(self) -> list[tuple[int, str, bool]]:
+        """(kernel index, direction, confirmed) of every alert kept, pending and cleared ones
+        too (the service keeps those as rows), sorted."""
+        return sorted((a.run_id - 1, a.direction, a.confirmed) for a in self.book)
 
     def alerts(self) -> list[tuple[int, str]]:
         """(kernel index, direction) of each confirmed alert, where it stands now."""

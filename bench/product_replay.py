@@ -1,0 +1,179 @@
+"""A bench series replayed through the product itself: bundles, ingest, the regression check
+and the alerts it stores in PostgreSQL, one kernel per upload.
+
+The accuracy bench (bench/detector_accuracy.py) replays its series through the detector's
+own calls and keeps the alerts by the service's rules in memory (``detector_suite.AlertBook``);
+this module sends the same series through what a lab uses: a bundle per kernel (a manifest
+with the trials given directly), ``upload_ingest``, ``regressions_check_upload``, the
+``Alert`` rows. The two must end with the same alerts, or the bench's figures say nothing
+about the product. With ``--lab`` the series' sibling setups (``detector_suite.sibling_levels``,
+the same workload and metric on other hardware) are uploaded first, whole, so the prior the
+product pools from them is the one the bench hands the detector.
+
+Used by bench/detector_agreement.py (figures over a held-out seed) and by
+tests/perfdb/alerting/test_bench_agreement.py (a sample of series, asserted equal). Needs
+Django set up against a database the caller may write to.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import tarfile
+from collections import Counter
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+from typing import TypeVar
+
+from detector_suite import AlertBook, Series, service_check, status
+
+from perfdb.detection import Point, Settings
+
+T = TypeVar("T", tuple[int, str], tuple[int, str, bool])
+Held = tuple[int, str, bool]  # (kernel index, direction, confirmed)
+OWN_HARDWARE = "replay-own"  # the replayed series' setup; its siblings' are replay-sibling-N
+
+
+@dataclass(frozen=True)
+class Names:
+    """Where one series lives in the product: its own workload, metric and hardware, so that
+    series replayed into one database never share a setup or a metric."""
+
+    workload: str
+    metric: str
+
+    @classmethod
+    def of(cls, tag: str) -> Names:
+        return cls(workload=f"replay-{tag}", metric=f"m_{tag}")
+
+
+def manifest(names: Names, better: str, hardware: str, points: Sequence[Point]) -> str:
+    """A bundle manifest: one stock run per point, its trials given directly."""
+    head = [
+        "format = 1",
+        f'[hardware."{hardware}"]',
+        "cpus = 2",
+        f"[metric.{names.metric}]",
+        'unit = "ops/s"',
+        f'better = "{better}"',
+    ]
+    runs = [
+        "\n".join(
+            [
+                "[[run]]",
+                f'workload = "{names.workload}"',
+                'workload_version = "1"',
+                f'kernel = "{point.kernel}"',
+                "patches = []",
+                f'hardware = "{hardware}"',
+                'mode = "UP"',
+                f"metrics = {{ {names.metric} = [{', '.join(map(repr, point.values))}] }}",
+            ]
+        )
+        for point in points
+    ]
+    return "\n".join(head) + "\n\n" + "\n\n".join(runs) + "\n"
+
+
+def ingest(text: str, name: str) -> int:
+    """Store a bundle of this manifest as an upload and ingest it here, as the ingest worker
+    would (no broker: the caller checks it); returns the upload's id."""
+    from django.core.files.base import ContentFile
+
+    from ingest.services import upload_ingest
+    from perfdb.models import Upload
+
+    body = text.encode()
+    data = io.BytesIO()
+    with tarfile.open(fileobj=data, mode="w:gz") as tar:
+        info = tarfile.TarInfo("manifest.toml")
+        info.size = len(body)
+        tar.addfile(info, io.BytesIO(body))
+    blob = data.getvalue()
+    upload = Upload(filename=name, sha256=hashlib.sha256(blob).hexdigest(), size=len(blob))
+    upload.file.save(name, ContentFile(blob), save=False)
+    upload.save()
+    upload_ingest(upload_id=upload.pk)
+    upload.refresh_from_db()
+    if upload.status != "done":
+        raise RuntimeError(f"{name}: upload {upload.pk} {upload.status}: {upload.error}")
+    return upload.pk
+
+
+def check(upload_id: int) -> None:
+    """The regression check the ingest owes this upload (the series it recorded on the
+    upload's row), run here as the detection worker's task runs it."""
+    from perfdb.alerting.followups import detection_run
+    from perfdb.models import Upload
+
+    owed = Upload.objects.values_list("detection_series", flat=True).get(pk=upload_id)
+    detection_run(upload_id=upload_id, series=[(setup, metric) for setup, metric in owed or []])
+
+
+def replay(
+    series: Series,
+    tag: str,
+    siblings: Sequence[Series] = (),
+    committed: Callable[[], AbstractContextManager[object]] = nullcontext,
+    whole: bool = False,
+) -> list[Held]:
+    """Upload the siblings whole, then the series one kernel per upload (``whole``: in one
+    upload), each checked; the series' alerts as they stand at the end. ``committed``: a
+    context each upload's ingest runs in, whose end stands for the commit (a test's
+    transaction never commits, so its on-commit work, the caches' new versions, must be run
+    by the test)."""
+    names = Names.of(tag)
+    bundles = [
+        (manifest(names, series.better, f"replay-sibling-{n}", s.points), f"{tag}-sibling-{n}")
+        for n, s in enumerate(siblings, start=1)
+    ]
+    step = len(series.points) if whole else 1
+    bundles += [
+        (manifest(names, series.better, OWN_HARDWARE, series.points[i : i + step]), f"{tag}-{i}")
+        for i in range(0, len(series.points), step)
+    ]
+    for text, name in bundles:
+        with committed():
+            upload_id = ingest(text, f"{name}.tar.gz")
+        check(upload_id)
+    return stored_alerts(names, series)
+
+
+def stored_alerts(names: Names, series: Series) -> list[Held]:
+    """The series' alerts in the database: (kernel index, direction, confirmed), sorted."""
+    from perfdb.models import Alert
+
+    index = {point.kernel: i for i, point in enumerate(series.points)}
+    rows = Alert.objects.filter(
+        metric__name=names.metric, setup__hardware__name=OWN_HARDWARE
+    ).values_list("candidate_run__kernel__version", "direction", "confirmed_at")
+    return sorted((index[kernel], direction, at is not None) for kernel, direction, at in rows)
+
+
+def differences(bench: Sequence[T], product: Sequence[T]) -> tuple[list[T], list[T]]:
+    """(only in the bench's, only in the product's), each sorted."""
+    left, right = Counter(bench), Counter(product)
+    return sorted((left - right).elements()), sorted((right - left).elements())
+
+
+def in_bench(series: Series, prior: float | None) -> AlertBook:
+    """The same replay as the accuracy bench makes it (``detector_accuracy.replay``): the
+    detector's calls with this prior (``detector_suite.lab_prior`` with ``--lab``), the
+    alerts kept by ``AlertBook`` (its ``held()`` compares with ``replay``'s)."""
+    settings = Settings(prior_noise_pct=prior)
+    book = AlertBook()
+    for t in range(len(series.points)):
+        shown = series.points[: t + 1]
+        book.record(shown, service_check(shown, {t + 1}, series.better, settings))
+    return book
+
+
+def whole_in_bench(series: Series) -> list[tuple[int, str]]:
+    """The peer suite's reading of a whole series (``detector_peers._suite_job``, no prior):
+    its confirmed changes, (kernel index, direction), sorted."""
+    every = {p.run_id for p in series.points}
+    changes = service_check(series.points, every, series.better, Settings())
+    return sorted(
+        {(c.candidate_run_id - 1, c.direction) for c in changes if status(c) != "unconfirmed"}
+    )
