@@ -154,7 +154,9 @@ def peer_suite(seed: int, count: int) -> None:
         )
 
 
-def _same(label: str, bench: Sequence[object], product: Sequence[object]) -> bool:
+def _same(
+    label: str, bench: Sequence[product_replay.AlertKey], product: Sequence[product_replay.AlertKey]
+) -> bool:
     """Do the two lists hold the same alerts? Prints the difference when not."""
     only_bench, only_product = product_replay.differences(bench, product)
     if only_bench or only_product:

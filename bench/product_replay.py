@@ -30,7 +30,7 @@ from detector_suite import AlertBook, Series, service_check, status
 
 from perfdb.detection import Point, Settings
 
-T = TypeVar("T", tuple[int, str], tuple[int, str, bool])
+AlertKey = TypeVar("AlertKey", tuple[int, str], tuple[int, str, bool])
 Held = tuple[int, str, bool]  # (kernel index, direction, confirmed)
 OWN_HARDWARE = "replay-own"  # the replayed series' setup; its siblings' are replay-sibling-N
 
@@ -151,7 +151,9 @@ def stored_alerts(names: Names, series: Series) -> list[Held]:
     return sorted((index[kernel], direction, at is not None) for kernel, direction, at in rows)
 
 
-def differences(bench: Sequence[T], product: Sequence[T]) -> tuple[list[T], list[T]]:
+def differences(
+    bench: Sequence[AlertKey], product: Sequence[AlertKey]
+) -> tuple[list[AlertKey], list[AlertKey]]:
     """(only in the bench's, only in the product's), each sorted."""
     left, right = Counter(bench), Counter(product)
     return sorted((left - right).elements()), sorted((right - left).elements())
