@@ -247,14 +247,17 @@ class AlertBook:
 
     def record(self, points: Sequence[Point], changes: Sequence[Change]) -> None:
         """One check's changes, as the service stores them: moves first (a moving alert
-        absorbs the pending/cleared ones on its new run, ``alert_moves.merged``)."""
-        positions = alert_moves.kernel_positions(points)
-        moving, staying = alert_moves.placed_anew(positions, self.book, changes)
+        absorbs the pending/cleared ones on its new run, ``alert_moves.merged``). An alert
+        placed (made, confirmed or moved) has seen the series' runs so far."""
+        order = alert_moves.KernelOrder.of(points)
+        seen = max(p.run_id for p in points)
+        moving, staying = alert_moves.placed_anew(order, self.book, changes)
         for index, alert in moving.items():
             gone = alert_moves.merged(self.book, changes[index])
             self.book = [a for a in self.book if a not in gone]
             moved = self.book.index(alert)
-            self.book[moved] = replace(alert, run_id=changes[index].candidate_run_id)
+            run_id = changes[index].candidate_run_id
+            self.book[moved] = replace(alert, run_id=run_id, seen_through=seen)
             self.moved += 1
         for index, change in enumerate(changes):
             confirmed = status(change) != "unconfirmed"
@@ -264,11 +267,18 @@ class AlertBook:
             if at is None:
                 self.made += 1  # a key no other alert of the replay has had
                 held = alert_moves.Held(
-                    self.made, change.candidate_run_id, change.direction, change.method, confirmed
+                    self.made,
+                    change.candidate_run_id,
+                    change.direction,
+                    change.method,
+                    confirmed,
+                    seen,
                 )
                 self.book.append(held)
             elif confirmed and not self.book[at].confirmed:
-                self.book[at] = replace(self.book[at], confirmed=True, method=change.method)
+                self.book[at] = replace(
+                    self.book[at], confirmed=True, method=change.method, seen_through=seen
+                )
 
     def held(self) -> list[tuple[int, str, bool]]:
         """(kernel index, direction, confirmed) of every alert kept, pending and cleared ones

@@ -14,8 +14,9 @@ names, keeping its id, triage and email (docs/detector.md, "Re-attribution").
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from bisect import bisect_left
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from perfdb.series import Change, Point, kernel_key
 
@@ -32,52 +33,89 @@ class Held:
     direction: str
     method: str
     confirmed: bool  # confirmed (and emailed, for a regression); pending/cleared ones never move
+    # the series' newest run (by id) when the alert was placed (made, confirmed or moved);
+    # None: every run of the series counts as seen
+    seen_through: int | None = None
 
 
-def kernel_positions(points: Sequence[Point]) -> dict[int, int]:
-    """Stock run -> the position of its kernel among the series' stock kernels (runs of one
-    kernel share a position); patched runs are left out: they are never moved."""
-    keys = sorted({kernel_key(p) for p in points if not p.patches})
-    at = {key: i for i, key in enumerate(keys)}
-    return {p.run_id: at[kernel_key(p)] for p in points if not p.patches}
+@dataclass
+class KernelOrder:
+    """The series' stock kernels in order, and how far a step moved between two of them.
+
+    Distance is counted in the kernels the alert's placement saw. A kernel uploaded since
+    that sorts between the alert's kernel and its neighbour (release candidates backfilled
+    between two releases, a bisection's kernels) lies in the gap the alert's step was
+    already placed at: a step re-placed onto it is 0.5 away, the same step placed more
+    exactly, however many such kernels came in one upload. Before, five -rc kernels uploaded
+    together between 2.6.9 and 2.6.10 put the step three kernels from its alert on 2.6.10,
+    and it was raised and emailed a second time on 2.6.10-rc3."""
+
+    keys: dict[int, tuple[object, ...]]  # stock run -> its kernel's sort key
+    _seen: dict[int | None, list[tuple[object, ...]]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, points: Sequence[Point]) -> KernelOrder:
+        """Patched runs are left out: they are never moved."""
+        return cls({p.run_id: kernel_key(p) for p in points if not p.patches})
+
+    def position(self, run_id: int) -> int | None:
+        """The run's kernel's place among the stock kernels (runs of one kernel share it)."""
+        key = self.keys.get(run_id)
+        return None if key is None else bisect_left(self._kernels(None), key)
+
+    def distance(self, alert: Held, run_id: int) -> float | None:
+        """Kernels from the alert's to the run's, counted in those the alert's placement saw
+        (a kernel uploaded since sits half-way into its gap); None if either is not stock."""
+        if alert.run_id not in self.keys or run_id not in self.keys:
+            return None
+        seen = self._kernels(alert.seen_through)
+        key = self.keys[run_id]
+        at = bisect_left(seen, key)
+        to = at if at < len(seen) and seen[at] == key else at - 0.5
+        return abs(to - bisect_left(seen, self.keys[alert.run_id]))
+
+    def _kernels(self, seen_through: int | None) -> list[tuple[object, ...]]:
+        """The distinct kernel keys of the stock runs up to ``seen_through``, sorted."""
+        if seen_through not in self._seen:
+            self._seen[seen_through] = sorted(
+                {k for run, k in self.keys.items() if seen_through is None or run <= seen_through}
+            )
+        return self._seen[seen_through]
 
 
-def moves(
-    positions: Mapping[int, int], held: Sequence[Held], changes: Sequence[Change]
-) -> dict[int, Held]:
+def moves(order: KernelOrder, held: Sequence[Held], changes: Sequence[Change]) -> dict[int, Held]:
     """Change index -> the held alert it re-attributes.
 
     A confirmed step-scan change on a stock run that has no confirmed alert in its direction
     (nor a step-scan alert of the other one, which the alerts' uniqueness forbids) takes over
-    a confirmed step-scan alert of the same direction on a neighbouring stock kernel, when
+    a confirmed step-scan alert of the same direction on a neighbouring stock kernel (or a
+    kernel uploaded since in the gap either side of the alert's: ``KernelOrder``), when
     this check no longer returns that alert's own run in that direction: the same step,
     placed anew. A pending or cleared alert of its direction on the change's run is no
     obstacle: the moving alert absorbs it (``merged``). Each alert moves at most once per
     check; with one on either side, the older (lower key) moves. Unless the step's placement
     says its first kernel is more likely the alert's own (``stays``).
     """
-    return placed_anew(positions, held, changes)[0]
+    return placed_anew(order, held, changes)[0]
 
 
-def stays(
-    positions: Mapping[int, int], held: Sequence[Held], changes: Sequence[Change]
-) -> dict[int, Held]:
+def stays(order: KernelOrder, held: Sequence[Held], changes: Sequence[Change]) -> dict[int, Held]:
     """Change index -> the held alert that stays where it is although the scan now names the
     neighbouring kernel: the change's placement (``Change.runner_up``) gives the alert's
     kernel the larger share. The change is that alert's step, so it raises nothing either.
     In the accuracy bench the placement was right in 17 of the 25 such moves whose old or new
     kernel was the step's (seeds 2003 and 7), and the scan's new kernel in 8
     (docs/detector.md, "Re-attributed")."""
-    return placed_anew(positions, held, changes)[1]
+    return placed_anew(order, held, changes)[1]
 
 
 def placed_anew(
-    positions: Mapping[int, int], held: Sequence[Held], changes: Sequence[Change]
+    order: KernelOrder, held: Sequence[Held], changes: Sequence[Change]
 ) -> tuple[dict[int, Held], dict[int, Held]]:
     """(``moves``, ``stays``) in one pass: what the service and the bench apply."""
     moving: dict[int, Held] = {}
     staying: dict[int, Held] = {}
-    for index, alert in _same_step(positions, held, changes).items():
+    for index, alert in _same_step(order, held, changes).items():
         (staying if _stays(alert, changes[index]) else moving)[index] = alert
     return moving, staying
 
@@ -89,15 +127,16 @@ def _stays(alert: Held, change: Change) -> bool:
 
 
 def _same_step(
-    positions: Mapping[int, int], held: Sequence[Held], changes: Sequence[Change]
+    order: KernelOrder, held: Sequence[Held], changes: Sequence[Change]
 ) -> dict[int, Held]:
-    """Change index -> the held alert on a neighbouring kernel it is the step of (``moves``)."""
+    """Change index -> the held alert on a neighbouring kernel it is the step of (``moves``;
+    near: ``KernelOrder.distance`` at most ``MOVE_DISTANCE``)."""
     returned = {(c.candidate_run_id, c.direction) for c in changes if c.status != "unconfirmed"}
     taken: set[int] = set()
     found: dict[int, Held] = {}
     for index, change in enumerate(changes):
-        to = positions.get(change.candidate_run_id)
-        if change.status == "unconfirmed" or change.method != MOVE_METHOD or to is None:
+        to = change.candidate_run_id
+        if change.status == "unconfirmed" or change.method != MOVE_METHOD or to not in order.keys:
             continue
         gone = merged(held, change)
         here = [a for a in held if a.run_id == change.candidate_run_id and a not in gone]
@@ -111,14 +150,18 @@ def _same_step(
             and a.direction == change.direction
             and a.key not in taken
             and (a.run_id, a.direction) not in returned
-            and a.run_id in positions
-            and abs(positions[a.run_id] - to) <= MOVE_DISTANCE
+            and _near(order, a, to)
         ]
         if movable:
             alert = min(movable, key=lambda a: a.key)
             taken.add(alert.key)
             found[index] = alert
     return found
+
+
+def _near(order: KernelOrder, alert: Held, run_id: int) -> bool:
+    distance = order.distance(alert, run_id)
+    return distance is not None and distance <= MOVE_DISTANCE
 
 
 def merged(held: Sequence[Held], change: Change) -> list[Held]:

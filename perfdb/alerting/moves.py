@@ -33,8 +33,8 @@ def planned(
         return {}, {}
     held = [_held(a) for a in alerts]
     by_id = {a.pk: a for a in alerts}
-    positions = alert_moves.kernel_positions(data.points[key])
-    moving, staying = alert_moves.placed_anew(positions, held, changes)
+    order = alert_moves.KernelOrder.of(data.points[key])
+    moving, staying = alert_moves.placed_anew(order, held, changes)
     return (
         {index: by_id[h.key] for index, h in moving.items()},
         {index: by_id[h.key] for index, h in staying.items()},
@@ -54,16 +54,10 @@ def move(
 ) -> None:
     """Put ``alert`` on the change's run with the change's figures, and record why."""
     kernels = {p.run_id: p.kernel for p in data.points[key]}
-    positions = alert_moves.kernel_positions(data.points[key])
     before = _described(
         kernels.get(alert.candidate_run_id, "?"), alert.candidate_run_id, alert.change_pct
     )
-    was = positions.get(alert.candidate_run_id)
-    now = positions[change.candidate_run_id]
-    if was is None or was == now:
-        where = "on another run of the same kernel"
-    else:
-        where = f"one kernel {'earlier' if now < was else 'later'}"
+    where = _where(alert_moves.KernelOrder.of(data.points[key]), _held(alert), change, kernels)
     for other in _merged(alert, change, data, key):
         _merge(alert, other, kernels, upload_id)  # first: the move takes its (run, method)
         data.alerts[key].remove(other)
@@ -71,6 +65,7 @@ def move(
     alert.candidate_run_id = change.candidate_run_id
     alert.change_pct, alert.p_value = change.change_pct, change.p_value
     alert.confidence = change.confidence
+    alert.placed_through_run_id = placed_through(data, key)
     location.apply(alert, change)
     alert.save(
         update_fields=[
@@ -80,6 +75,7 @@ def move(
             "confidence",
             "notes",
             "assignee",
+            "placed_through_run_id",
             *location.FIELDS,
         ]
     )
@@ -93,6 +89,28 @@ def move(
         + f": upload {upload_id}'s check places the step {where} (the step scan "
         "with the kernels since; not emailed again)",
     )
+
+
+def placed_through(data: CheckData, key: SeriesKey) -> int | None:
+    """The series' newest run now: what an alert placed by this check has seen."""
+    return max((p.run_id for p in data.points[key]), default=None)
+
+
+def _where(
+    order: alert_moves.KernelOrder,
+    alert: alert_moves.Held,
+    change: detection.Change,
+    kernels: dict[int, str],
+) -> str:
+    """Where the step went, for the move's event."""
+    was, now = order.position(alert.run_id), order.position(change.candidate_run_id)
+    if was is None or now is None or was == now:
+        return "on another run of the same kernel"
+    side = "earlier" if now < was else "later"
+    if order.distance(alert, change.candidate_run_id) == 0.5:
+        old = kernels.get(alert.run_id, "?")
+        return f"on a kernel uploaded since, next to {old} ({side})"
+    return f"one kernel {side}"
 
 
 def _merged(alert: Alert, change: detection.Change, data: CheckData, key: SeriesKey) -> list[Alert]:
@@ -110,6 +128,7 @@ def _held(alert: Alert) -> alert_moves.Held:
         alert.direction,
         alert.method,
         alert.confirmed_at is not None,
+        alert.placed_through_run_id,
     )
 
 

@@ -156,6 +156,7 @@ def _alert_record(
                 else (Alert.Status.UNTRIAGED if confirmed else Alert.Status.PENDING),
                 "confirmed_at": timezone.now() if confirmed else None,
                 "notify_upload_id": upload_id if confirmed else None,
+                "placed_through_run_id": moves.placed_through(data, key),
                 **location.values(change),
             },
         )
@@ -167,6 +168,7 @@ def _alert_record(
         # serialised, so not another check): confirmed below if this change confirms it
     if not confirmed or alert.confirmed_at is not None:
         return alert, None
+    alert.placed_through_run_id = moves.placed_through(data, key)
     _alert_confirm(alert, change, upload_id=upload_id)
     data.baselines_changed(alert)
     return alert, CONFIRMED

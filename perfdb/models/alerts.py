@@ -143,6 +143,12 @@ class Alert(models.Model):
         Run, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     runner_up_share = models.FloatField(null=True, blank=True)
+    # The series' newest run (by id) when the detector last placed this alert (made,
+    # confirmed or moved it). A kernel uploaded since that sorts between the alert's kernel
+    # and a neighbour is in the gap the step was placed at: a step re-placed onto it moves
+    # the alert instead of raising a second one (perfdb.alert_moves.KernelOrder). Empty (an
+    # alert from before): every run counts as seen.
+    placed_through_run_id = models.BigIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -4,12 +4,14 @@ email and no second alert; or left where it is when the step's placement favours
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from perfdb.alerting.notify import outbox_fill_for_upload
-from perfdb.models import Alert, OutboxMessage, Subscription
+from perfdb.models import Alert, OutboxMessage, Run, Subscription, Upload
 from tests.perfdb.alerting.test_pending_alerts import throughput_regression, upload
-from tests.perfdb.alerting.test_regressions import check
+from tests.perfdb.alerting.test_regressions import check, ingest_runs
 from tests.perfdb.test_alert_moves import STEP_DOWN, TRIALS
 
 pytestmark = pytest.mark.django_db
@@ -82,3 +84,39 @@ def test_the_alert_stays_where_the_placement_puts_the_step(tmp_path, subscriber)
     assert outbox_fill_for_upload(upload_id=last.pk) == []
     assert OutboxMessage.objects.count() == 1
     assert check(last) == 0
+
+
+def mainline_then_rcs(tmp_path) -> tuple[Alert, object, object]:
+    """2.6.0 .. 2.6.19 uploaded one by one, throughput down 10 % from 2.6.10; then 2.6.10-rc1
+    .. rc5 uploaded together (a lab hunting the regression between two releases), down from
+    rc3. Returns (the alert as the mainline left it, its confirming upload, the -rc upload)."""
+    rng = random.Random(10)
+
+    def trials(level: float) -> tuple[int, ...]:
+        return tuple(round(level * (1 + rng.gauss(0, 0.005))) for _ in range(3))
+
+    for i in range(20):
+        upload(tmp_path, f"u{i}", f"2.6.{i}", trials(13000 if i < 10 else 11700))
+    first = throughput_regression()
+    confirming = Upload.objects.get(pk=first.notify_upload_id)
+    rcs = [(f"2.6.10-rc{j}", "[]", trials(13000 if j < 3 else 11700)) for j in range(1, 6)]
+    together = ingest_runs(tmp_path, "rcs.tar.gz", rcs)
+    check(together)
+    return first, confirming, together
+
+
+def test_release_candidates_uploaded_since_move_the_alert_into_its_gap(tmp_path, subscriber):
+    """Before, the step placed on 2.6.10-rc3, three kernels from the alert on 2.6.10 in
+    today's order, was another step: a second alert, emailed again, for one regression."""
+    first, confirming, together = mainline_then_rcs(tmp_path)
+    assert first.candidate_run.kernel.version == "2.6.10"
+    assert len(outbox_fill_for_upload(upload_id=confirming.pk)) == 1
+    moved = throughput_regression()  # one regression alert, not two
+    assert moved.pk == first.pk and moved.candidate_run.kernel.version == "2.6.10-rc3"
+    assert moved.notify_upload_id == confirming.pk
+    (event,) = moved.events.filter(field="kernel")
+    assert event.old.startswith("2.6.10 (run ")
+    assert "places the step on a kernel uploaded since, next to 2.6.10 (earlier)" in event.new
+    assert outbox_fill_for_upload(upload_id=together.pk) == []
+    assert OutboxMessage.objects.count() == 1
+    assert moved.placed_through_run_id == max(Run.objects.values_list("pk", flat=True))
