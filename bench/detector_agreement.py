@@ -2,14 +2,19 @@
 
     python bench/detector_agreement.py                    # seed 31, 2 series per cell, ~2 min
     python bench/detector_agreement.py --seed 37 --per-cell 4 --no-lab
+    python bench/detector_agreement.py --arrival backfill --peer-suite 0
 
 Series of the accuracy bench's suite (``detector_accuracy.jobs`` for the seed: every kind,
 trial count and step size) are replayed twice: through the detector's calls with the alerts
 kept in memory, as bench/detector_accuracy.py scores them (``product_replay.in_bench``), and
 through the product, one bundle per kernel, ingested and checked, the alerts read back from
 PostgreSQL (``product_replay.replay``). With the pooled prior (default; ``--no-lab`` without)
-each series' four sibling setups are uploaded first. Prints how many series end with the same
-alerts (every alert: kernel, direction, confirmed or not) and each one that does not.
+each series' four sibling setups are uploaded first. ``--arrival backfill`` uploads every
+4th kernel first and then the kernels between each two of them together, as a lab testing
+releases and then the release candidates between them does (``product_replay.arrival``).
+Then series of the peer suite (``detector_peers.peer_suite``), each uploaded whole. Prints
+how many series end with the same alerts (every alert: kernel, direction, confirmed or
+not; for the peer suite the confirmed ones), each one that does not, and both sides' scores.
 
 The database: ``DATABASE_URL`` (default ``perfdb_agreement`` on 127.0.0.1, created and
 migrated when missing, emptied first: its name must contain "agreement").
@@ -73,6 +78,12 @@ def main() -> None:
     parser.add_argument("--per-cell", type=int, default=2, help="series per (kind, trials, size)")
     parser.add_argument("--no-lab", action="store_true", help="no sibling setups, no prior")
     parser.add_argument(
+        "--arrival",
+        choices=product_replay.PLANS,
+        default="in-order",
+        help="how the lab-like suite's kernels arrive (product_replay.arrival)",
+    )
+    parser.add_argument(
         "--peer-suite", type=int, default=20, help="peer-suite series of each kind, uploaded whole"
     )
     args = parser.parse_args()
@@ -81,13 +92,13 @@ def main() -> None:
 
     mock.patch.object(alerting_queue, "regressions_check").start()  # run here instead
     mock.patch.object(alerting_queue, "notify_upload").start()  # no email worker here
-    lab_suite(args.seed, args.per_cell, lab=not args.no_lab)
+    lab_suite(args.seed, args.per_cell, lab=not args.no_lab, plan=args.arrival)
     if args.peer_suite:
         peer_suite(args.seed, args.peer_suite)
 
 
-def lab_suite(seed: int, per_cell: int, lab: bool) -> None:
-    """The lab-like suite, one kernel per upload: every alert compared, and scored."""
+def lab_suite(seed: int, per_cell: int, lab: bool, plan: str) -> None:
+    """The lab-like suite, uploaded as ``plan`` brings it: every alert compared, and scored."""
     picked: Counter[tuple[str, int, int]] = Counter()
     todo = []
     for job_seed, kind, trials, size, _ in jobs(seed, 1.0, {}):
@@ -101,15 +112,15 @@ def lab_suite(seed: int, per_cell: int, lab: bool) -> None:
         series = make_series(random.Random(job_seed), kind, trials, size)
         prior = lab_prior(job_seed, series) if lab else None
         siblings = sibling_series(job_seed, series) if lab else []
-        bench = product_replay.in_bench(series, prior).held()
-        product = product_replay.replay(series, f"{seed}_{number}", siblings)
+        bench = product_replay.in_bench(series, prior, plan).held
+        product = product_replay.replay(series, f"{seed}_{number}", siblings, plan=plan)
         same += _same(f"series {number} ({kind}, {trials} trials, {size} sigma)", bench, product)
         for name, alerts in (("bench", bench), ("product", product)):
             confirmed = [(i, d) for i, d, c in alerts if c]
             for figure, value in zip(FIGURES, score(series, confirmed), strict=True):
                 tally[f"{name} {figure}"] += value
     print(
-        f"lab-like suite, seed {seed}, {len(todo)} series, one kernel per upload "
+        f"lab-like suite, seed {seed}, {len(todo)} series, arriving {plan} "
         f"({'pooled prior' if lab else 'no prior'}): {same} end with the same alerts in the "
         f"product as in the bench, {len(todo) - same} do not; {time.perf_counter() - started:.0f} s"
     )
@@ -132,7 +143,7 @@ def peer_suite(seed: int, count: int) -> None:
         for number in range(count):
             series = peer_series(random.Random(rng.randrange(2**32)), noisy)
             bench = product_replay.whole_in_bench(series)
-            held = product_replay.replay(series, f"{seed}_peer{int(noisy)}_{number}", whole=True)
+            held = product_replay.replay(series, f"{seed}_peer{int(noisy)}_{number}", plan="whole")
             product = sorted({(i, d) for i, d, confirmed in held if confirmed})
             label = f"peer series {number} ({series.kind}, {len(series.points)} kernels)"
             same += _same(label, bench, product)

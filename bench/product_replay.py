@@ -32,6 +32,8 @@ from perfdb.detection import Point, Settings
 
 AlertKey = TypeVar("AlertKey", tuple[int, str], tuple[int, str, bool])
 Held = tuple[int, str, bool]  # (kernel index, direction, confirmed)
+RELEASE_EVERY = 4  # "backfill": every 4th kernel first, then the kernels between them
+PLANS = ("in-order", "backfill", "whole")
 OWN_HARDWARE = "replay-own"  # the replayed series' setup; its siblings' are replay-sibling-N
 
 
@@ -46,6 +48,29 @@ class Names:
     @classmethod
     def of(cls, tag: str) -> Names:
         return cls(workload=f"replay-{tag}", metric=f"m_{tag}")
+
+
+def arrival(n: int, plan: str) -> list[list[int]]:
+    """The kernels (indices in kernel order) each upload brings. ``in-order``: one kernel per
+    upload, in kernel order (the accuracy bench's replay); ``backfill``: every
+    ``RELEASE_EVERY``-th kernel first, one per upload, then the kernels between each two of
+    them, one upload per gap, oldest first (a lab testing releases, then the release
+    candidates between two of them together); ``whole``: every kernel in one upload."""
+    if plan == "whole":
+        return [list(range(n))]
+    if plan == "in-order":
+        return [[i] for i in range(n)]
+    if plan != "backfill":
+        raise ValueError(f"arrival plan {plan!r}: one of {', '.join(PLANS)}")
+    releases = list(range(0, n, RELEASE_EVERY))
+    gaps = [list(range(r + 1, min(r + RELEASE_EVERY, n))) for r in releases]
+    return [[r] for r in releases] + [gap for gap in gaps if gap]
+
+
+@dataclass(frozen=True)
+class BenchReplay:
+    held: list[Held]  # every alert kept: (kernel index, direction, confirmed), sorted
+    moved: int  # alerts re-attributed on the way
 
 
 def manifest(names: Names, better: str, hardware: str, points: Sequence[Point]) -> str:
@@ -116,22 +141,24 @@ def replay(
     tag: str,
     siblings: Sequence[Series] = (),
     committed: Callable[[], AbstractContextManager[object]] = nullcontext,
-    whole: bool = False,
+    plan: str = "in-order",
 ) -> list[Held]:
-    """Upload the siblings whole, then the series one kernel per upload (``whole``: in one
-    upload), each checked; the series' alerts as they stand at the end. ``committed``: a
-    context each upload's ingest runs in, whose end stands for the commit (a test's
-    transaction never commits, so its on-commit work, the caches' new versions, must be run
-    by the test)."""
+    """Upload the siblings whole, then the series as ``plan`` brings it (``arrival``), each
+    upload checked; the series' alerts as they stand at the end. ``committed``: a context
+    each upload's ingest runs in, whose end stands for the commit (a test's transaction
+    never commits, so its on-commit work, the caches' new versions, must be run by the
+    test)."""
     names = Names.of(tag)
     bundles = [
         (manifest(names, series.better, f"replay-sibling-{n}", s.points), f"{tag}-sibling-{n}")
         for n, s in enumerate(siblings, start=1)
     ]
-    step = len(series.points) if whole else 1
     bundles += [
-        (manifest(names, series.better, OWN_HARDWARE, series.points[i : i + step]), f"{tag}-{i}")
-        for i in range(0, len(series.points), step)
+        (
+            manifest(names, series.better, OWN_HARDWARE, [series.points[i] for i in batch]),
+            f"{tag}-{batch[0]}",
+        )
+        for batch in arrival(len(series.points), plan)
     ]
     for text, name in bundles:
         with committed():
@@ -159,16 +186,23 @@ def differences(
     return sorted((left - right).elements()), sorted((right - left).elements())
 
 
-def in_bench(series: Series, prior: float | None) -> AlertBook:
+def in_bench(series: Series, prior: float | None, plan: str = "in-order") -> BenchReplay:
     """The same replay as the accuracy bench makes it (``detector_accuracy.replay``): the
     detector's calls with this prior (``detector_suite.lab_prior`` with ``--lab``), the
-    alerts kept by ``AlertBook`` (its ``held()`` compares with ``replay``'s)."""
+    alerts kept by ``AlertBook``; the kernels arriving as ``plan`` brings them, numbered in
+    the order they arrive, as the database numbers runs."""
     settings = Settings(prior_noise_pct=prior)
+    batches = arrival(len(series.points), plan)
+    run_of = {i: number for number, i in enumerate((i for b in batches for i in b), start=1)}
     book = AlertBook()
-    for t in range(len(series.points)):
-        shown = series.points[: t + 1]
-        book.record(shown, service_check(shown, {t + 1}, series.better, settings))
-    return book
+    shown: list[Point] = []
+    for batch in batches:
+        shown += [series.points[i]._replace(run_id=run_of[i]) for i in batch]
+        new = {run_of[i] for i in batch}
+        book.record(shown, service_check(shown, new, series.better, settings))
+    index_of = {run: i for i, run in run_of.items()}
+    held = sorted((index_of[a.run_id], a.direction, a.confirmed) for a in book.book)
+    return BenchReplay(held, book.moved)
 
 
 def whole_in_bench(series: Series) -> list[tuple[int, str]]:
