@@ -84,6 +84,11 @@ def main() -> None:
         help="how the lab-like suite's kernels arrive (product_replay.arrival)",
     )
     parser.add_argument(
+        "--compare-page",
+        action="store_true",
+        help="also read each series' alerts and kernel pairs on the compare page",
+    )
+    parser.add_argument(
         "--peer-suite", type=int, default=20, help="peer-suite series of each kind, uploaded whole"
     )
     args = parser.parse_args()
@@ -92,13 +97,14 @@ def main() -> None:
 
     mock.patch.object(alerting_queue, "regressions_check").start()  # run here instead
     mock.patch.object(alerting_queue, "notify_upload").start()  # no email worker here
-    lab_suite(args.seed, args.per_cell, lab=not args.no_lab, plan=args.arrival)
+    lab_suite(args.seed, args.per_cell, not args.no_lab, args.arrival, args.compare_page)
     if args.peer_suite:
         peer_suite(args.seed, args.peer_suite)
 
 
-def lab_suite(seed: int, per_cell: int, lab: bool, plan: str) -> None:
-    """The lab-like suite, uploaded as ``plan`` brings it: every alert compared, and scored."""
+def lab_suite(seed: int, per_cell: int, lab: bool, plan: str, page: bool) -> None:
+    """The lab-like suite, uploaded as ``plan`` brings it: every alert compared, and scored;
+    with ``page``, the compare page's readings of each series (``compare_page_readings``)."""
     picked: Counter[tuple[str, int, int]] = Counter()
     todo = []
     for job_seed, kind, trials, size, _ in jobs(seed, 1.0, {}):
@@ -107,14 +113,18 @@ def lab_suite(seed: int, per_cell: int, lab: bool, plan: str) -> None:
             todo.append((job_seed, kind, trials, size))
     same = 0
     tally = Counter[str]()
+    readings = Counter[str]()
     started = time.perf_counter()
     for number, (job_seed, kind, trials, size) in enumerate(todo):
         series = make_series(random.Random(job_seed), kind, trials, size)
         prior = lab_prior(job_seed, series) if lab else None
         siblings = sibling_series(job_seed, series) if lab else []
         bench = product_replay.in_bench(series, prior, plan).held
-        product = product_replay.replay(series, f"{seed}_{number}", siblings, plan=plan)
+        tag = f"{seed}_{number}"
+        product = product_replay.replay(series, tag, siblings, plan=plan)
         same += _same(f"series {number} ({kind}, {trials} trials, {size} sigma)", bench, product)
+        if page:
+            readings += product_replay.compare_page_readings(product_replay.Names.of(tag))
         for name, alerts in (("bench", bench), ("product", product)):
             confirmed = [(i, d) for i, d, c in alerts if c]
             for figure, value in zip(FIGURES, score(series, confirmed), strict=True):
@@ -129,6 +139,11 @@ def lab_suite(seed: int, per_cell: int, lab: bool, plan: str) -> None:
             f"  {name:8} steps caught {tally[name + ' caught']}, true alerts "
             f"{tally[name + ' true']} ({tally[name + ' exact']} on the exact kernel), "
             f"false alerts {tally[name + ' false']}"
+        )
+    if page:
+        print(
+            "  compare page, each confirmed alert's runs and each kernel against the one "
+            "before: " + ", ".join(f"{n} {readings[n]}" for n in product_replay.READINGS)
         )
 
 

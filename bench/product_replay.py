@@ -178,6 +178,49 @@ def stored_alerts(names: Names, series: Series) -> list[Held]:
     return sorted((index[kernel], direction, at is not None) for kernel, direction, at in rows)
 
 
+AGREES, SAYS_WHY, SILENT = "agrees", "differs, says why", "differs silently"
+READINGS = (AGREES, SAYS_WHY, SILENT)
+
+
+def compare_page_readings(names: Names) -> Counter[str]:
+    """What the compare page (``dashboards.run_pages.compare_data``, as the page and
+    ``/api/compare/`` build it) says of the series' runs, against the alerts: for each
+    confirmed alert its baseline runs against its run, and for each stock kernel the previous
+    kernel's runs against its own. It agrees when it calls the change significant in the
+    direction of a confirmed alert on the new runs, or not significant where there is none;
+    otherwise its row must say why (``alert_note``). Counted per reading."""
+    from dashboards.run_pages import compare_data
+    from perfdb.kernels import kernel_sort_key
+    from perfdb.models import Alert, Run
+
+    alerts = Alert.objects.filter(
+        metric__name=names.metric, setup__hardware__name=OWN_HARDWARE, confirmed_at__isnull=False
+    ).prefetch_related("baseline_runs")
+    confirmed = {a.candidate_run_id: a.direction for a in alerts}
+    readings = [([r.pk for r in a.baseline_runs.all()], [a.candidate_run_id]) for a in alerts]
+    runs: dict[str, list[int]] = {}
+    for run_id, kernel in Run.objects.filter(
+        setup__workload__name=names.workload, setup__hardware__name=OWN_HARDWARE
+    ).values_list("pk", "kernel__version"):
+        runs.setdefault(kernel, []).append(run_id)
+    kernels = sorted(runs, key=kernel_sort_key)
+    readings += [(runs[a], runs[b]) for a, b in zip(kernels, kernels[1:], strict=False)]
+    counts: Counter[str] = Counter()
+    for base, new in readings:
+        lines, _ = compare_data(base, new)
+        (line,) = [line for line in lines if line.metric == names.metric]
+        page = _direction(line.significant, line.better)
+        detector = next((confirmed[r] for r in new if r in confirmed), None)
+        counts[AGREES if page == detector else (SAYS_WHY if line.alert_note else SILENT)] += 1
+    return counts
+
+
+def _direction(significant: bool, better: bool | None) -> str | None:
+    if not significant or better is None:
+        return None
+    return "improvement" if better else "regression"
+
+
 def differences(
     bench: Sequence[AlertKey], product: Sequence[AlertKey]
 ) -> tuple[list[AlertKey], list[AlertKey]]:

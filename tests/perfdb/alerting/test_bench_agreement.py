@@ -5,7 +5,10 @@ the alerts by the service's rules in memory (``detector_suite.AlertBook``). Here
 held-out seed of that suite (31, used by no tuning) go through the product instead: a bundle
 per kernel, ingested, checked, the alerts read back from the database, with the four sibling
 setups whose levels the bench pools into the prior uploaded first. Both must end with the
-same alerts: kernel, direction, confirmed or not. Series of the peer suite are uploaded
+same alerts: kernel, direction, confirmed or not; and the compare page, shown each alert's
+runs and each kernel against the one before, must agree with the alerts or say why not
+(issue 16: "the compare page and alerts never disagree without saying why"). Series of the
+peer suite are uploaded
 whole, as a lab uploads its history, and must give the bench's whole-series reading.
 ``python bench/detector_agreement.py`` runs the same comparisons over more of both suites.
 """
@@ -96,6 +99,11 @@ def test_the_product_ends_with_the_alerts_the_bench_scores(seed, series, checks_
     siblings = sibling_series(seed, series)
     product = product_replay.replay(series, str(seed), siblings, committed=checks_here)
     assert product_replay.differences(bench, product) == ([], [])
+    # the compare page, on each alert's runs and each kernel against the one before, agrees
+    # with the alerts or says why not
+    readings = product_replay.compare_page_readings(product_replay.Names.of(str(seed)))
+    assert readings[product_replay.SILENT] == 0
+    assert readings[product_replay.AGREES] >= len(series.points) // 2
 
 
 @pytest.mark.parametrize("seed,series", BACKFILL_SAMPLE, ids=[str(s) for s, _ in BACKFILL_SAMPLE])
