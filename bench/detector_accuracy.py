@@ -5,6 +5,8 @@
     python bench/detector_accuracy.py --seed 7 --set confirm_window=8
     python bench/detector_accuracy.py --lab        # the prior the service pools from other setups
     /tmp/peers/bin/python bench/detector_accuracy.py --peers   # peers: bench/detector_peers.py
+    /tmp/peers/bin/python bench/detector_accuracy.py --lab --peers-matched --workers 1
+    /tmp/peers/bin/python bench/detector_accuracy.py --lab --peers-matched --calibrate
 
 Series (seeded): 10-40 kernels in kernel order, 1-5 trials per run, 1-5 % within-run noise
 (per trial) plus run-to-run noise (0.25-1 x the within-run noise, shared by a run's trials),
@@ -30,6 +32,13 @@ of the same caught steps that a placement knowing the true levels puts on the st
 (``detector_suite.placed_exactly_by_oracle``); no rule that places the same alerts does
 better in expectation, so only a change in which steps are caught moves the ceiling.
 Whole-series mode hands the detector the complete series once.
+
+``--peers`` runs the peers at their own thresholds (tuned on whole series; online they raise
+many more false alerts than ours). ``--peers-matched`` runs them online at the thresholds
+that hold them to our detector's budget, about one false alert per 100 clean series
+(``detector_peers.MATCHED``, calibrated on seed 1's clean series), and prints the recall of
+every cell (step size x trials, steps caught of the cell's series) for perfdb and each peer,
+and the cells where a peer catches more; ``--calibrate`` redoes the calibration first.
 """
 
 from __future__ import annotations
@@ -131,6 +140,7 @@ def _work(job: tuple[int, str, int, int, dict[str, str]]) -> tuple[Series, Outco
     prior_error = overrides.pop("prior_error", None)
     lab = overrides.pop("lab", None)
     peers = overrides.pop("peers", None)
+    thresholds = _thresholds(overrides.pop("thresholds", ""))
     settings = _settings(overrides)
     series = make_series(random.Random(seed), kind, trials, size)
     if lab in ("spread", "alike"):  # the prior and its weight from the votes' spread
@@ -146,8 +156,17 @@ def _work(job: tuple[int, str, int, int, dict[str, str]]) -> tuple[Series, Outco
         settings = replace(settings, prior_noise_pct=series.level_noise_pct * error)
     outcome = replay(series, settings)
     if peers is not None:
-        outcome.peers = {name: detector_peers.replay(name, series) for name in peers.split(",")}
+        outcome.peers = {
+            name: detector_peers.replay(name, series, thresholds.get(name))
+            for name in peers.split(",")
+        }
     return series, outcome
+
+
+def _thresholds(text: str) -> dict[str, float]:
+    """The peers' thresholds as passed to a worker ("pelt=12.5,otava=1e-05")."""
+    pairs = (item.split("=", 1) for item in text.split(",") if item)
+    return {name: float(value) for name, value in pairs}
 
 
 def _settings(overrides: dict[str, str]) -> Settings:
@@ -173,6 +192,15 @@ def jobs(
         (rng.randrange(2**32), kind, trials, size, overrides)
         for kind, trials, size, count in plan
         for _ in range(max(count, 1))
+    ]
+
+
+def clean_series(seed: int) -> list[Series]:
+    """The clean series of ``jobs(seed, 1.0)``, 200 per trial count: a peer's calibration."""
+    return [
+        make_series(random.Random(job_seed), kind, trials, size)
+        for job_seed, kind, trials, size, _ in jobs(seed, 1.0, {})
+        if kind == "clean"
     ]
 
 
@@ -250,6 +278,18 @@ def _arguments() -> argparse.Namespace:
         "online and whole, and the peer suite",
     )
     parser.add_argument(
+        "--peers-matched",
+        action="store_true",
+        help="run the installed peers online at the thresholds matching our detector's "
+        "false-alert budget (detector_peers.MATCHED) and compare recall per cell",
+    )
+    parser.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="with --peers-matched: calibrate those thresholds again first (seed 1's clean "
+        "series, detector_peers.calibrate)",
+    )
+    parser.add_argument(
         "--scaling",
         type=int,
         nargs="*",
@@ -267,8 +307,15 @@ def main() -> None:
     overrides = dict(item.split("=", 1) for item in args.set)
     if args.lab:
         overrides["lab"] = args.lab
-    if args.peers:
-        overrides["peers"] = ",".join(detector_peers.available())
+    names = detector_peers.available()
+    if args.peers or args.peers_matched or args.calibrate:
+        overrides["peers"] = ",".join(names)
+    if args.peers_matched or args.calibrate:
+        thresholds = {name: detector_peers.MATCHED[name] for name in names}
+        if args.calibrate:
+            clean = clean_series(detector_peers.CALIBRATION_SEED)
+            thresholds = detector_peers.calibrate_all(names, clean, args.workers)
+        overrides["thresholds"] = ",".join(f"{name}={v!r}" for name, v in thresholds.items())
     scale = args.scale * (0.1 if args.quick else 1.0)
     todo = jobs(args.seed, scale, overrides)
     if args.prior_error is not None:
@@ -278,7 +325,9 @@ def main() -> None:
         results = list(pool.map(_work, todo, chunksize=8))
     wall, after = time.perf_counter() - started, os.times()
     cpu_s = after.children_user + after.children_system - cpu.children_user - cpu.children_system
-    settings = _settings({k: v for k, v in overrides.items() if k not in ("lab", "peers")})
+    settings = _settings(
+        {k: v for k, v in overrides.items() if k not in ("lab", "peers", "thresholds")}
+    )
     print(f"seed {args.seed}, {len(todo)} series, settings {settings}")
     if args.lab:
         print("prior: pooled from 4 sibling setups of the same workload/metric (--lab)")
@@ -288,11 +337,16 @@ def main() -> None:
             f"(sd {args.prior_error})"
         )
     _figures(results, f"wall {wall:.1f} s, workers' CPU {cpu_s:.1f} s")
-    if not args.peers:
-        print(f"peers: not run (--peers; installed here: {', '.join(detector_peers.available())})")
+    if "peers" not in overrides:
+        print(f"peers: not run (--peers; installed here: {', '.join(names)})")
         return
     rows = [(s, {"perfdb": (o.alerts, o.whole), **o.peers}) for s, o in results]
-    detector_peers.side_by_side(rows, ["perfdb", *detector_peers.available()])
+    if "thresholds" in overrides:
+        print(f"\n## peers at our false-alert budget online: thresholds {overrides['thresholds']}")
+        detector_peers.side_by_side(rows, ["perfdb", *names])
+        detector_peers.matched_cells(rows, ["perfdb", *names])
+        return
+    detector_peers.side_by_side(rows, ["perfdb", *names])
     detector_peers.peer_suite(args.seed, max(round(200 * scale), 10), settings, args.workers)
 
 
