@@ -33,7 +33,7 @@ from perfdb.detection import Point, Settings
 AlertKey = TypeVar("AlertKey", tuple[int, str], tuple[int, str, bool])
 Held = tuple[int, str, bool]  # (kernel index, direction, confirmed)
 RELEASE_EVERY = 4  # "backfill": every 4th kernel first, then the kernels between them
-PLANS = ("in-order", "backfill", "whole")
+PLANS = ("in-order", "backfill", "bisect", "whole")
 OWN_HARDWARE = "replay-own"  # the replayed series' setup; its siblings' are replay-sibling-N
 
 
@@ -55,16 +55,29 @@ def arrival(n: int, plan: str) -> list[list[int]]:
     upload, in kernel order (the accuracy bench's replay); ``backfill``: every
     ``RELEASE_EVERY``-th kernel first, one per upload, then the kernels between each two of
     them, one upload per gap, oldest first (a lab testing releases, then the release
-    candidates between two of them together); ``whole``: every kernel in one upload."""
+    candidates between two of them together); ``bisect``: the same releases, then each gap's
+    kernels one per upload, middle first, as a bisection picks them; ``whole``: every kernel
+    in one upload."""
     if plan == "whole":
         return [list(range(n))]
     if plan == "in-order":
         return [[i] for i in range(n)]
-    if plan != "backfill":
+    if plan not in PLANS:
         raise ValueError(f"arrival plan {plan!r}: one of {', '.join(PLANS)}")
     releases = list(range(0, n, RELEASE_EVERY))
     gaps = [list(range(r + 1, min(r + RELEASE_EVERY, n))) for r in releases]
+    if plan == "bisect":
+        return [[r] for r in releases] + [[i] for gap in gaps for i in _halving(gap)]
     return [[r] for r in releases] + [gap for gap in gaps if gap]
+
+
+def _halving(kernels: list[int]) -> list[int]:
+    """A bisection's order: the middle kernel, then the middles of the two halves, ..."""
+    if not kernels:
+        return []
+    middle = len(kernels) // 2
+    rest = [_halving(kernels[:middle]), _halving(kernels[middle + 1 :])]
+    return [kernels[middle], *(i for half in rest for i in half)]
 
 
 @dataclass(frozen=True)
