@@ -33,7 +33,7 @@ from perfdb.detection import Point, Settings
 AlertKey = TypeVar("AlertKey", tuple[int, str], tuple[int, str, bool])
 Held = tuple[int, str, bool]  # (kernel index, direction, confirmed)
 RELEASE_EVERY = 4  # "backfill": every 4th kernel first, then the kernels between them
-PLANS = ("in-order", "backfill", "bisect", "whole")
+PLANS = ("in-order", "batches", "backfill", "bisect", "whole")
 OWN_HARDWARE = "replay-own"  # the replayed series' setup; its siblings' are replay-sibling-N
 
 
@@ -52,7 +52,9 @@ class Names:
 
 def arrival(n: int, plan: str) -> list[list[int]]:
     """The kernels (indices in kernel order) each upload brings. ``in-order``: one kernel per
-    upload, in kernel order (the accuracy bench's replay); ``backfill``: every
+    upload, in kernel order (the accuracy bench's replay); ``batches``: the next
+    ``RELEASE_EVERY`` kernels per upload, in kernel order (a lab uploading a week's kernels
+    together); ``backfill``: every
     ``RELEASE_EVERY``-th kernel first, one per upload, then the kernels between each two of
     them, one upload per gap, oldest first (a lab testing releases, then the release
     candidates between two of them together); ``bisect``: the same releases, then each gap's
@@ -62,6 +64,8 @@ def arrival(n: int, plan: str) -> list[list[int]]:
         return [list(range(n))]
     if plan == "in-order":
         return [[i] for i in range(n)]
+    if plan == "batches":
+        return [list(range(i, min(i + RELEASE_EVERY, n))) for i in range(0, n, RELEASE_EVERY)]
     if plan not in PLANS:
         raise ValueError(f"arrival plan {plan!r}: one of {', '.join(PLANS)}")
     releases = list(range(0, n, RELEASE_EVERY))
