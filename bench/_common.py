@@ -6,13 +6,19 @@ The benchmarks never touch the ``perfdb`` database: DATABASE_URL defaults to
 
 from __future__ import annotations
 
+import hashlib
+import io
 import os
 import statistics
 import sys
+import tarfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from perfdb.models import Upload
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH_DB = "postgres://postgres@127.0.0.1:5432/perfdb_bench_data"
@@ -42,6 +48,26 @@ def as_a_gunicorn_worker() -> None:
 
     get_resolver().url_patterns  # noqa: B018 (imports the URL conf, hence every view)
     gc.freeze()
+
+
+def stored_upload(manifest: str, name: str) -> Upload:
+    """A bundle of this one manifest stored as an upload, as the upload API stores it, but
+    not queued: the caller ingests it (``ingest.services.upload_ingest``) in its process."""
+    from django.core.files.base import ContentFile
+
+    from perfdb.models import Upload
+
+    body = manifest.encode()
+    data = io.BytesIO()
+    with tarfile.open(fileobj=data, mode="w:gz") as tar:
+        info = tarfile.TarInfo("manifest.toml")
+        info.size = len(body)
+        tar.addfile(info, io.BytesIO(body))
+    blob = data.getvalue()
+    upload = Upload(filename=name, sha256=hashlib.sha256(blob).hexdigest(), size=len(blob))
+    upload.file.save(name, ContentFile(blob), save=False)
+    upload.save()
+    return upload
 
 
 def timed(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[float, Any]:

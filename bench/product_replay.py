@@ -17,15 +17,13 @@ Django set up against a database the caller may write to.
 
 from __future__ import annotations
 
-import hashlib
-import io
-import tarfile
 from collections import Counter
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import TypeVar
 
+from _common import stored_upload
 from detector_suite import AlertBook, Series, service_check, status
 
 from perfdb.detection import Point, Settings
@@ -121,21 +119,9 @@ def manifest(names: Names, better: str, hardware: str, points: Sequence[Point]) 
 def ingest(text: str, name: str) -> int:
     """Store a bundle of this manifest as an upload and ingest it here, as the ingest worker
     would (no broker: the caller checks it); returns the upload's id."""
-    from django.core.files.base import ContentFile
-
     from ingest.services import upload_ingest
-    from perfdb.models import Upload
 
-    body = text.encode()
-    data = io.BytesIO()
-    with tarfile.open(fileobj=data, mode="w:gz") as tar:
-        info = tarfile.TarInfo("manifest.toml")
-        info.size = len(body)
-        tar.addfile(info, io.BytesIO(body))
-    blob = data.getvalue()
-    upload = Upload(filename=name, sha256=hashlib.sha256(blob).hexdigest(), size=len(blob))
-    upload.file.save(name, ContentFile(blob), save=False)
-    upload.save()
+    upload = stored_upload(text, name)
     upload_ingest(upload_id=upload.pk)
     upload.refresh_from_db()
     if upload.status != "done":

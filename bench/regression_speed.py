@@ -21,17 +21,14 @@ check reads (``check_data.load``) apart.
 from __future__ import annotations
 
 import argparse
-import io
 import os
-import tarfile
-import tempfile
 import time
 import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING
 from unittest import mock
 
-from _common import django_setup, ms, p50, p95, table, timed
+from _common import django_setup, ms, p50, p95, stored_upload, table, timed
 
 if TYPE_CHECKING:
     from perfdb.models import Upload
@@ -127,31 +124,11 @@ def long_manifest(kernels: list[str], nonce: str) -> str:
 
 def ingest_manifest(text: str, name: str) -> tuple[Upload, float, list[int]]:
     """Store a one-file bundle as an Upload and ingest it; the upload, seconds, run ids."""
-    import hashlib
-
-    from django.core.files import File
-
     from ingest import services
-    from perfdb.models import Run, Upload
+    from perfdb.models import Run
 
-    data = io.BytesIO()
-    body = text.encode()
-    with tarfile.open(fileobj=data, mode="w:gz") as tar:
-        info = tarfile.TarInfo("manifest.toml")
-        info.size = len(body)
-        tar.addfile(info, io.BytesIO(body))
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / f"{name}.tar.gz"
-        path.write_bytes(data.getvalue())
-        upload = Upload(
-            filename=path.name,
-            sha256=hashlib.sha256(data.getvalue()).hexdigest(),
-            size=len(data.getvalue()),
-        )
-        with open(path, "rb") as stream:
-            upload.file.save(path.name, File(stream), save=False)
-        upload.save()
-        seconds, run_ids = timed(services.upload_ingest, upload_id=upload.pk)
+    upload = stored_upload(text, f"{name}.tar.gz")
+    seconds, run_ids = timed(services.upload_ingest, upload_id=upload.pk)
     upload.refresh_from_db()
     assert upload.status == "done", upload.error
     Run.objects.filter(pk__in=run_ids).update(synthetic=True)
