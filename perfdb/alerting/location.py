@@ -1,10 +1,13 @@
 """An alert's placement (how likely its kernel is, and the next likeliest), from the
-detector's change: set when the alert is made, confirmed or moved (``perfdb.placement``)."""
+detector's change: set when the alert is made, confirmed or moved (``perfdb.placement``),
+and brought up to date when a later check reads it differently (``refresh``)."""
 
 from __future__ import annotations
 
 from perfdb import detection
-from perfdb.models import Alert
+from perfdb.models import Alert, AlertEvent
+
+FIELD = "location"  # AlertEvent.field of a placement a later check settled or unsettled
 
 FIELDS = ("location_share", "runner_up_run_id", "runner_up_share")  # for save(update_fields)
 
@@ -19,6 +22,41 @@ def apply(alert: Alert, change: detection.Change) -> None:
     """Set ``alert``'s placement fields to the change's (saved by the caller: ``FIELDS``)."""
     for name, value in values(change).items():
         setattr(alert, name, value)
+
+
+def refresh(alert: Alert, change: detection.Change, upload_id: int | None) -> bool:
+    """A confirmed step alert's placement as this check reads it, when it says otherwise now.
+
+    An unsure alert asks for its two kernels to be run again; the check after those runs
+    reads the step's start anew, and the alert should say what it found rather than keep
+    asking. Saved when what the alert states changes (its share or the runner-up's, in whole
+    per cent, or the runner-up itself); an event, not an email, when its doubt does (sure
+    now, unsure now, or another runner-up). Returns whether the alert was saved."""
+    if alert.location_share is None or change.candidate_run_id != alert.candidate_run_id:
+        return False
+    if change.method != alert.method or change.location_share is None:
+        return False
+    if _stated(values(change)) == _stated({name: getattr(alert, name) for name in FIELDS}):
+        return False
+    before, doubted = text(alert), doubt(alert)
+    apply(alert, change)
+    alert.save(update_fields=list(FIELDS))
+    if doubt(alert) != doubted:
+        AlertEvent.objects.create(
+            alert=alert,
+            field=FIELD,
+            old=before,
+            new=f"{text(alert)}: upload {upload_id}'s check, with the kernels and runs since "
+            "(not emailed again)",
+        )
+    return True
+
+
+def _stated(fields: dict[str, object]) -> tuple[object, ...]:
+    """The placement as an alert states it: shares in whole per cent, the runner-up's run."""
+    share, other, other_share = (fields[name] for name in FIELDS)
+    percent = [None if not isinstance(v, float) else round(v * 100) for v in (share, other_share)]
+    return (percent[0], other, percent[1])
 
 
 SURE = 0.95  # a share this high names one kernel; below it the next likeliest is named too
