@@ -38,10 +38,10 @@ def refresh(alert: Alert, change: detection.Change, upload_id: int | None) -> bo
         return False
     if _stated(values(change)) == _stated({name: getattr(alert, name) for name in FIELDS}):
         return False
-    before, doubted = text(alert), doubt(alert)
+    before, doubted = text(alert), _doubted(alert)
     apply(alert, change)
     alert.save(update_fields=list(FIELDS))
-    if doubt(alert) != doubted:
+    if _doubted(alert) != doubted:
         AlertEvent.objects.create(
             alert=alert,
             field=FIELD,
@@ -50,6 +50,13 @@ def refresh(alert: Alert, change: detection.Change, upload_id: int | None) -> bo
             "(not emailed again)",
         )
     return True
+
+
+def _doubted(alert: Alert) -> int | None:
+    """The runner-up an unsure alert names (its run), None when it is sure: an event is
+    recorded when this changes, not when the shares move a point between checks."""
+    share, other = alert.location_share, alert.runner_up_run_id
+    return None if share is None or share >= SURE or other is None else other
 
 
 def _stated(fields: dict[str, object]) -> tuple[object, ...]:
