@@ -4,6 +4,8 @@ and brought up to date when a later check reads it differently (``refresh``)."""
 
 from __future__ import annotations
 
+import math
+
 from perfdb import detection
 from perfdb.models import Alert, AlertEvent
 
@@ -62,8 +64,8 @@ def _doubted(alert: Alert) -> int | None:
 def _stated(fields: dict[str, object]) -> tuple[object, ...]:
     """The placement as an alert states it: shares in whole per cent, the runner-up's run."""
     share, other, other_share = (fields[name] for name in FIELDS)
-    percent = [None if not isinstance(v, float) else round(v * 100) for v in (share, other_share)]
-    return (percent[0], other, percent[1])
+    shown = [percent(v) if isinstance(v, float) else None for v in (share, other_share)]
+    return (shown[0], other, shown[1])
 
 
 SURE = 0.95  # a share this high names one kernel; below it the next likeliest is named too
@@ -74,7 +76,7 @@ def text(alert: Alert) -> str:
     "2.6.12 (99 %)" or "2.6.12 (71 %) or 2.6.11 (24 %): rerun both to tell"."""
     if alert.location_share is None:
         return ""
-    said = f"{alert.candidate_run.kernel.version} ({alert.location_share * 100:.0f} %)"
+    said = f"{alert.candidate_run.kernel.version} ({percent(alert.location_share)} %)"
     other = doubt(alert)
     return f"{said} {other}: rerun both to tell" if other else said
 
@@ -85,7 +87,13 @@ def doubt(alert: Alert) -> str:
     share, other, other_share = alert.location_share, alert.runner_up_run, alert.runner_up_share
     if share is None or share >= SURE or other is None or other_share is None:
         return ""
-    return f"or {other.kernel.version} ({other_share * 100:.0f} %)"
+    return f"or {other.kernel.version} ({percent(other_share)} %)"
+
+
+def percent(share: float) -> int:
+    """A share in whole per cent, rounded down: an unsure alert (below ``SURE``) never reads
+    "95 %", and no alert reads "100 %" (0.949 read "95 %" next to "rerun both to tell")."""
+    return math.floor(share * 100 + 1e-9)  # 0.29 * 100 is 28.999999999999996
 
 
 def runner_up_json(alert: Alert) -> dict[str, object] | None:

@@ -4,6 +4,7 @@ the API."""
 
 from __future__ import annotations
 
+import math
 import re
 
 import pytest
@@ -39,7 +40,7 @@ def test_the_confirmed_alert_stores_the_detector_s_placement_and_its_email_says_
     assert alert.runner_up_share == pytest.approx(step.runner_up[1])
     (message_id,) = outbox_fill_for_upload(upload_id=uploads[9].pk)
     text = OutboxMessage.objects.get(pk=message_id).text
-    said = f"step starts at 2.5.8 ({alert.location_share * 100:.0f} %)"
+    said = f"step starts at 2.5.8 ({math.floor(alert.location_share * 100)} %)"
     assert said in text and said in OutboxMessage.objects.get(pk=message_id).html
     if alert.location_share < location.SURE:
         assert f"or {runner_up_kernel} (" in text and "rerun both to tell" in text
@@ -54,11 +55,11 @@ def test_a_moved_alert_takes_the_new_placement_shown_on_its_page_and_in_the_api(
     assert alert.location_share == pytest.approx(step.location_share)
     other = f"2.5.{step.runner_up[0]}"
     assert alert.runner_up_run.kernel.version == other
-    said = f"2.5.9 ({step.location_share * 100:.0f} %)"
+    said = f"2.5.9 ({math.floor(step.location_share * 100)} %)"
     page = client.get(f"/alerts/{alert.pk}/").content.decode()
     assert 'id="alert-placed"' in page and said in page
     listing = client.get("/alerts/").content.decode()
-    doubt = f'class="muted alert-doubt">(or {other} ({step.runner_up[1] * 100:.0f} %))'
+    doubt = f'class="muted alert-doubt">(or {other} ({math.floor(step.runner_up[1] * 100)} %))'
     assert (doubt in listing) == (step.location_share < location.SURE)
     (row,) = [a for a in client.get("/api/alerts/").json()["results"] if a["id"] == alert.pk]
     assert row["location_share"] == pytest.approx(step.location_share)
@@ -153,3 +154,15 @@ def test_rerunning_the_two_kernels_an_unsure_alert_names_settles_it_without_an_e
     events = settled.events.filter(field=location.FIELD).count()
     check(rerun)  # checked again: nothing changes, nothing recorded
     assert settled.events.filter(field=location.FIELD).count() == events
+
+
+@pytest.mark.parametrize(
+    "share,shown", [(0.949, "94 %"), (0.95, "95 %"), (0.998, "99 %"), (0.4, "40 %"), (0.29, "29 %")]
+)
+def test_shares_are_shown_rounded_down(share, shown, tmp_path):
+    """An unsure alert never reads "95 %" beside "rerun both to tell", nor a sure one "100 %"."""
+    upload_all(tmp_path, 10)
+    alert = throughput_regression()
+    alert.location_share = share
+    assert location.text(alert).startswith(f"2.5.8 ({shown})")
+    assert ("rerun both to tell" in location.text(alert)) == (share < location.SURE)
