@@ -10,12 +10,6 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
-from rest_framework import serializers
-from rest_framework.pagination import PageNumberPagination
-from rest_framework.request import Request
-from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from dashboards import chart_queries
 from dashboards.attribution_views import for_builds
@@ -250,68 +244,3 @@ def subscriptions(request: AuthenticatedHttpRequest) -> HttpResponse:
         "dashboards/subscriptions.html",
         {"form": form, "subscriptions": list(subs), "outbox": outbox},
     )
-
-
-def alert_json(alert: Alert, request: Request) -> dict[str, object]:
-    return {
-        "id": alert.pk,
-        "series": {
-            "workload": str(alert.setup.workload),
-            "hardware": alert.setup.hardware.name,
-            "mode": alert.setup.mode,
-            "params": alert.setup.params,
-            "metric": alert.metric.name,
-            "unit": alert.metric.unit,
-            "better": alert.metric.better,
-        },
-        "baseline_run": [r.pk for r in alert.baseline_runs.all()],
-        "candidate_run": alert.candidate_run_id,
-        "kernel": alert.candidate_run.kernel.version,
-        "patches": [p for p in alert.candidate_run.patch_set.name.split("+") if p],
-        "change_pct": alert.change_pct,
-        "p_value": alert.p_value,
-        "confidence": alert.confidence,
-        "method": alert.method,
-        "status": alert.status,
-        "direction": alert.direction,
-        "recovered": alert.recovered,
-        "assignee": alert.assignee.username if alert.assignee else None,
-        "created_at": alert.created_at,
-        "page": request.build_absolute_uri(f"/alerts/{alert.pk}/"),
-        "reattributed": moves.moves_json(alert),
-        "location_share": alert.location_share,
-        "runner_up": location.runner_up_json(alert),
-    }
-
-
-class AlertListView(APIView):
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("status", str, enum=STATUS_CHOICES),
-            OpenApiParameter("workload", str),
-            OpenApiParameter("hardware", str),
-            OpenApiParameter("kernel", str),
-            OpenApiParameter("patch", str),
-            OpenApiParameter("direction", str, enum=Alert.Direction.values),
-        ],
-        responses=inline_serializer(
-            "AlertPage",
-            {
-                "count": serializers.IntegerField(),
-                "next": serializers.URLField(allow_null=True),
-                "previous": serializers.URLField(allow_null=True),
-                "results": serializers.ListField(
-                    child=serializers.DictField(),
-                    help_text="id, series, baseline_run, candidate_run, change_pct, p_value, "
-                    "status, direction, …",
-                ),
-            },
-        ),
-        summary="Alerts (regressions and improvements), newest first, paginated",
-    )
-    def get(self, request: Request) -> Response:
-        filters = _filters(request.query_params)  # BadParam: a JSON 400 (api_errors)
-        paginator = PageNumberPagination()
-        alerts = queries.alerts_filtered(**filters)
-        page = paginator.paginate_queryset(alerts, request, view=self) or []
-        return paginator.get_paginated_response([alert_json(a, request) for a in page])

@@ -1,6 +1,7 @@
 """Alerts and subscriptions for the API.
 
-``GET /api/alerts/`` (filters as on /alerts/), ``GET /api/alerts/<id>/``; staff triage one
+``GET /api/alerts/`` (filters as on /alerts/), ``GET /api/alerts/<id>/`` (with its history,
+as its page lists it); staff triage one
 (``PATCH /api/alerts/<id>/``: status, assignee, notes, each change in the alert's history) or
 many (``POST /api/alerts/triage/``). ``/api/subscriptions/``: your own subscriptions only,
 always to your account's address.
@@ -28,7 +29,12 @@ from rest_framework.views import APIView
 from dashboards.alerts import STATUS_CHOICES, _filters, own_address
 from dashboards.api_errors import DETAIL_ERRORS, FORBIDDEN, NOT_FOUND, READ_ERRORS, WRITE_ERRORS
 from dashboards.api_schema import TEXT
-from dashboards.api_serializers import AlertSerializer, StrictCharField, SubscriptionSerializer
+from dashboards.api_serializers import (
+    AlertDetailSerializer,
+    AlertSerializer,
+    StrictCharField,
+    SubscriptionSerializer,
+)
 from dashboards.selection import strict_choice_param
 from perfdb.accounts import signed_in
 from perfdb.alerting import queries
@@ -109,16 +115,24 @@ class AlertDetail(APIView):
     parser_classes = [JSONParser]
 
     def _alert(self, alert_id: int) -> Alert:
-        return get_object_or_404(queries.alerts_filtered(), pk=alert_id)
+        alerts = queries.alerts_filtered().prefetch_related("events__user")
+        return get_object_or_404(alerts, pk=alert_id)
 
-    @extend_schema(summary="One alert", responses={200: AlertSerializer, **DETAIL_ERRORS})
+    def _shown(self, request: Request, alert_id: int) -> Response:
+        alert = self._alert(alert_id)
+        return Response(AlertDetailSerializer(alert, context={"request": request}).data)
+
+    @extend_schema(
+        summary="One alert, with its history",
+        responses={200: AlertDetailSerializer, **DETAIL_ERRORS},
+    )
     def get(self, request: Request, alert_id: int) -> Response:
-        return Response(AlertSerializer(self._alert(alert_id), context={"request": request}).data)
+        return self._shown(request, alert_id)
 
     @extend_schema(
         summary="Triage one alert (staff): status, assignee, notes; recorded in its history",
         request=TriageSerializer,
-        responses={200: AlertSerializer, 404: NOT_FOUND, **WRITE_ERRORS},
+        responses={200: AlertDetailSerializer, 404: NOT_FOUND, **WRITE_ERRORS},
     )
     def patch(self, request: Request, alert_id: int) -> Response:
         alert = self._alert(alert_id)
@@ -132,7 +146,7 @@ class AlertDetail(APIView):
             assignee=changes.get("assignee", "unchanged"),
             notes=changes.get("notes"),
         )
-        return Response(AlertSerializer(self._alert(alert_id), context={"request": request}).data)
+        return self._shown(request, alert_id)
 
 
 class AlertBulkTriage(APIView):

@@ -224,8 +224,9 @@ class AlertSerializer(serializers.ModelSerializer):
     location_share = serializers.FloatField(
         allow_null=True,
         help_text="a step's alert: how likely it is that the step starts at this kernel (0-1), "
-        "as the detector read it when it confirmed or moved the alert; null for a pairwise "
-        "change (its kernel is the one compared)",
+        "as the latest check read it (set when the alert is confirmed or moved, and updated "
+        "when a later check reads it differently, e.g. after the kernels it named are re-run); "
+        "null for a pairwise change (its kernel is the one compared)",
     )
     runner_up = serializers.SerializerMethodField(
         help_text="a step's alert: the next likeliest first kernel of the step (its run, "
@@ -310,6 +311,32 @@ class AlertSerializer(serializers.ModelSerializer):
         url = reverse("alert-detail", args=[alert.pk])
         request = self.context.get("request")
         return request.build_absolute_uri(url) if request else url
+
+
+class AlertEventSerializer(serializers.Serializer):
+    at = serializers.DateTimeField()
+    user = serializers.CharField(
+        source="user.username", allow_null=True, default=None, help_text="null: the system"
+    )
+    field = serializers.CharField(
+        help_text="status, assignee, notes (triage); kernel (re-attributed), merged, location "
+        "(the placement a later check settled or unsettled)"
+    )
+    old = serializers.CharField()
+    new = serializers.CharField()
+
+
+class AlertDetailSerializer(AlertSerializer):
+    """One alert as its page shows it: every field of a list row, and its history."""
+
+    history = AlertEventSerializer(
+        source="events.all",
+        many=True,
+        help_text="every change to the alert, oldest first, as its page lists them",
+    )
+
+    class Meta(AlertSerializer.Meta):
+        fields = [*AlertSerializer.Meta.fields, "history"]
 
 
 class StrictBooleanField(serializers.BooleanField):

@@ -57,11 +57,7 @@ def setup_dict(row: Mapping[str, Any]) -> dict[str, Any]:
 def setups_with_runs() -> list[dict[str, Any]]:
     """Every setup with at least one run, with its workload and hardware names, in picker
     order. One query: a setup has runs when it has a summary row."""
-    rows = (
-        Setup.objects.filter(summary__isnull=False)
-        .values(*SETUP_FIELDS)
-        .order_by(*SETUP_ORDER)
-    )
+    rows = Setup.objects.filter(summary__isnull=False).values(*SETUP_FIELDS).order_by(*SETUP_ORDER)
     return [setup_dict(r) for r in rows]
 
 

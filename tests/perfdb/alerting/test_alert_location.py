@@ -151,6 +151,16 @@ def test_rerunning_the_two_kernels_an_unsure_alert_names_settles_it_without_an_e
     assert placed is not None and placed.group(1) == location.text(settled)
     (row,) = [a for a in client.get("/api/alerts/").json()["results"] if a["id"] == alert.pk]
     assert row["location_share"] == pytest.approx(settled.location_share)
+    # the API's alert has the history its page lists, the settled placement last
+    history = client.get(f"/api/alerts/{alert.pk}/").json()["history"]
+    assert [e["field"] for e in history] == list(settled.events.values_list("field", flat=True))
+    assert history[-1] == {
+        "at": history[-1]["at"],
+        "user": None,
+        "field": "location",
+        "old": event.old,
+        "new": event.new,
+    }
     events = settled.events.filter(field=location.FIELD).count()
     check(rerun)  # checked again: nothing changes, nothing recorded
     assert settled.events.filter(field=location.FIELD).count() == events
