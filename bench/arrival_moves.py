@@ -15,7 +15,8 @@ middle first); ``rerun``: in kernel order, then the lab does what an unsure aler
 asks ("rerun both to tell"): one more run of each confirmed alert's kernel and of the
 runner-up it names, below a 95 % share, in one upload (step and clean series only: their
 true levels are known, so a fresh run can be drawn). "Every kernel" replays the same
-series with each alert's ``seen_through`` dropped, which is how the rule counted before.
+series with alerts that keep no record of the runs they saw (``AlertBook(every_kernel=True)``),
+which is how the rule counted before.
 Prints, per rule, the step series' scores (caught, true and exact alerts, false alerts,
 steps alerted more than once, moves) and the false alerts of the clean, spike and bimodal
 series. docs/detector.md, "Session 15".
@@ -29,7 +30,6 @@ import random
 import sys
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -37,7 +37,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import product_replay  # noqa: E402
 from detector_accuracy import jobs  # noqa: E402
 from detector_suite import (  # noqa: E402
-    AlertBook,
     Series,
     lab_prior,
     make_series,
@@ -46,31 +45,21 @@ from detector_suite import (  # noqa: E402
     status,
 )
 
-from perfdb import alert_moves  # noqa: E402
-from perfdb.detection import Point, Settings  # noqa: E402
+from perfdb.detection import Change, Point, Settings  # noqa: E402
 
 UNSURE = 0.95  # perfdb.alerting.location.SURE: below it the email names a runner-up
-
-SEEN = alert_moves.KernelOrder.distance
-
-
-def _every_kernel(
-    order: alert_moves.KernelOrder, alert: alert_moves.Held, run_id: int
-) -> float | None:
-    """The rule before: every kernel of the series counts, whenever it came."""
-    return SEEN(order, replace(alert, seen_through=None), run_id)
 
 
 def _work(job: tuple[int, str, int, int, str, bool]) -> Counter[str]:
     seed, kind, trials, size, plan, every = job
-    alert_moves.KernelOrder.distance = _every_kernel if every else SEEN  # type: ignore[method-assign,assignment]
     series = make_series(random.Random(seed), kind, trials, size)
     if plan == "rerun":
         if kind not in ("step", "clean"):
             return Counter()
-        replayed = rerun_named(series, lab_prior(seed, series), random.Random(seed + 5))
+        rng = random.Random(seed + 5)
+        replayed = rerun_named(series, lab_prior(seed, series), rng, every)
     else:
-        replayed = product_replay.in_bench(series, lab_prior(seed, series), plan)
+        replayed = product_replay.in_bench(series, lab_prior(seed, series), plan, every)
     confirmed = [(i, d) for i, d, c in replayed.held if c]
     caught, true, exact, false = score(series, confirmed)
     counts = Counter({f"{kind} series": 1, f"{kind} false": false})
@@ -81,21 +70,24 @@ def _work(job: tuple[int, str, int, int, str, bool]) -> Counter[str]:
 
 
 def rerun_named(
-    series: Series, prior: float | None, rng: random.Random
+    series: Series, prior: float | None, rng: random.Random, every_kernel: bool
 ) -> product_replay.BenchReplay:
     """One kernel per upload, then one upload with a fresh run of each confirmed alert's
     kernel and of the runner-up its email names (share below ``UNSURE``)."""
     settings = Settings(prior_noise_pct=prior)
-    book = AlertBook()
     named: dict[int, int] = {}  # alert's run -> the runner-up its email named
-    points = list(series.points)
-    for t in range(len(points)):
-        changes = service_check(points[: t + 1], {t + 1}, series.better, settings)
+
+    def note_runner_ups(changes: list[Change]) -> None:
         for c in changes:
             share, other = c.location_share, c.runner_up
             if status(c) != "unconfirmed" and share is not None and other and share < UNSURE:
                 named.setdefault(c.candidate_run_id, other[0])
-        book.record(points[: t + 1], changes)
+
+    points = list(series.points)
+    batches = [[p] for p in points]
+    book = product_replay.book_replay(
+        batches, series.better, settings, every_kernel, note_runner_ups
+    )
     kernels = sorted({i for a in book.book if a.confirmed for i in _both(a.run_id, named)})
     fresh = [_fresh_run(series, i, len(points) + n + 1, rng) for n, i in enumerate(kernels)]
     if fresh:

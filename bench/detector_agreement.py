@@ -45,7 +45,10 @@ from detector_suite import (  # noqa: E402
     peer_series,
     score,
     sibling_series,
+    whole_series_alerts,
 )
+
+from perfdb.detection import Settings  # noqa: E402
 
 FIGURES = ("caught", "true", "exact", "false")  # detector_suite.score's, in its order
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/perfdb_agreement"
@@ -157,7 +160,7 @@ def peer_suite(seed: int, count: int) -> None:
     for noisy in (False, True):
         for number in range(count):
             series = peer_series(random.Random(rng.randrange(2**32)), noisy)
-            bench = product_replay.whole_in_bench(series)
+            bench = whole_series_alerts(series, Settings())
             held = product_replay.replay(series, f"{seed}_peer{int(noisy)}_{number}", plan="whole")
             product = sorted({(i, d) for i, d, confirmed in held if confirmed})
             label = f"peer series {number} ({series.kind}, {len(series.points)} kernels)"

@@ -46,7 +46,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from types import ModuleType
 
-from detector_suite import Series, peer_score, peer_series, score, service_check, status
+from detector_suite import Series, peer_score, peer_series, score, whole_series_alerts
 
 from perfdb.detection import Point, Settings, change_points
 
@@ -423,11 +423,7 @@ def _summed(cells: Sequence[tuple[int, int]]) -> str:
 def _suite_job(job: tuple[int, bool, Settings, tuple[str, ...]]) -> dict[str, tuple[int, ...]]:
     seed, noisy, settings, names = job
     series = peer_series(random.Random(seed), noisy)
-    every = {p.run_id for p in series.points}
-    changes = service_check(series.points, every, series.better, settings)
-    ours = sorted(
-        {(c.candidate_run_id - 1, c.direction) for c in changes if status(c) != "unconfirmed"}
-    )
+    ours = whole_series_alerts(series, settings)
     values = [p.values for p in series.points]
     levels = [statistics.fmean(v) for v in values]
     out: dict[str, tuple[int, ...]] = {"perfdb": (*peer_score(series, ours), len(series.steps))}

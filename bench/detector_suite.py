@@ -225,13 +225,26 @@ def status(change: Change) -> str:
     return getattr(change, "status", "confirmed")
 
 
+def whole_series_alerts(series: Series, settings: Settings) -> list[tuple[int, str]]:
+    """The service's reading of a series uploaded whole: its confirmed changes, (kernel
+    index, direction), sorted (the peer suite's scoring)."""
+    every = {p.run_id for p in series.points}
+    changes = service_check(series.points, every, series.better, settings)
+    return sorted(
+        {(c.candidate_run_id - 1, c.direction) for c in changes if status(c) != "unconfirmed"}
+    )
+
+
 class AlertBook:
     """A replay's alerts as the service keeps them (perfdb/alerting/regressions.py): one per
     run and direction, pending until confirmed, and a confirmed step-scan alert re-attributed
     to a neighbouring kernel when a later check places its step there (``alert_moves``).
-    ``alerts()`` is what the series' alerts say at the end of the replay."""
+    ``alerts()`` is what the series' alerts say at the end of the replay. ``every_kernel``:
+    alerts keep no record of the runs they saw, so a move's distance counts every kernel of
+    the series, as the rule did before ``alert_moves.KernelOrder`` (bench/arrival_moves.py)."""
 
-    def __init__(self) -> None:
+    def __init__(self, every_kernel: bool = False) -> None:
+        self.every_kernel = every_kernel
         self.book: list[alert_moves.Held] = []
         self.moved = 0
         self.made = 0
@@ -250,7 +263,7 @@ class AlertBook:
         absorbs the pending/cleared ones on its new run, ``alert_moves.merged``). An alert
         placed (made, confirmed or moved) has seen the series' runs so far."""
         order = alert_moves.KernelOrder.of(points)
-        seen = max(p.run_id for p in points)
+        seen = None if self.every_kernel else max(p.run_id for p in points)
         moving, staying = alert_moves.placed_anew(order, self.book, changes)
         for index, alert in moving.items():
             gone = alert_moves.merged(self.book, changes[index])

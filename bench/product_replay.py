@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from _common import stored_upload
-from detector_suite import AlertBook, Series, service_check, status
+from detector_suite import AlertBook, Series, service_check
 
-from perfdb.detection import Point, Settings
+from perfdb.detection import Change, Point, Settings
 
 AlertKey = TypeVar("AlertKey", tuple[int, str], tuple[int, str, bool])
 Held = tuple[int, str, bool]  # (kernel index, direction, confirmed)
@@ -52,12 +52,11 @@ def arrival(n: int, plan: str) -> list[list[int]]:
     """The kernels (indices in kernel order) each upload brings. ``in-order``: one kernel per
     upload, in kernel order (the accuracy bench's replay); ``batches``: the next
     ``RELEASE_EVERY`` kernels per upload, in kernel order (a lab uploading a week's kernels
-    together); ``backfill``: every
-    ``RELEASE_EVERY``-th kernel first, one per upload, then the kernels between each two of
-    them, one upload per gap, oldest first (a lab testing releases, then the release
-    candidates between two of them together); ``bisect``: the same releases, then each gap's
-    kernels one per upload, middle first, as a bisection picks them; ``whole``: every kernel
-    in one upload."""
+    together); ``backfill``: every ``RELEASE_EVERY``-th kernel first, one per upload, then
+    the kernels between each two of them, one upload per gap, oldest first (a lab testing
+    releases, then the release candidates between two of them together); ``bisect``: the
+    same releases, then each gap's kernels one per upload, middle first, as a bisection
+    picks them; ``whole``: every kernel in one upload."""
     if plan == "whole":
         return [list(range(n))]
     if plan == "in-order":
@@ -232,30 +231,37 @@ def differences(
     return sorted((left - right).elements()), sorted((right - left).elements())
 
 
-def in_bench(series: Series, prior: float | None, plan: str = "in-order") -> BenchReplay:
+def in_bench(
+    series: Series, prior: float | None, plan: str = "in-order", every_kernel: bool = False
+) -> BenchReplay:
     """The same replay as the accuracy bench makes it (``detector_accuracy.replay``): the
     detector's calls with this prior (``detector_suite.lab_prior`` with ``--lab``), the
     alerts kept by ``AlertBook``; the kernels arriving as ``plan`` brings them, numbered in
     the order they arrive, as the database numbers runs."""
-    settings = Settings(prior_noise_pct=prior)
     batches = arrival(len(series.points), plan)
     run_of = {i: number for number, i in enumerate((i for b in batches for i in b), start=1)}
-    book = AlertBook()
-    shown: list[Point] = []
-    for batch in batches:
-        shown += [series.points[i]._replace(run_id=run_of[i]) for i in batch]
-        new = {run_of[i] for i in batch}
-        book.record(shown, service_check(shown, new, series.better, settings))
+    arriving = [[series.points[i]._replace(run_id=run_of[i]) for i in b] for b in batches]
+    book = book_replay(arriving, series.better, Settings(prior_noise_pct=prior), every_kernel)
     index_of = {run: i for i, run in run_of.items()}
     held = sorted((index_of[a.run_id], a.direction, a.confirmed) for a in book.book)
     return BenchReplay(held, book.moved)
 
 
-def whole_in_bench(series: Series) -> list[tuple[int, str]]:
-    """The peer suite's reading of a whole series (``detector_peers._suite_job``, no prior):
-    its confirmed changes, (kernel index, direction), sorted."""
-    every = {p.run_id for p in series.points}
-    changes = service_check(series.points, every, series.better, Settings())
-    return sorted(
-        {(c.candidate_run_id - 1, c.direction) for c in changes if status(c) != "unconfirmed"}
-    )
+def book_replay(
+    batches: Sequence[Sequence[Point]],
+    better: str,
+    settings: Settings,
+    every_kernel: bool = False,
+    seen: Callable[[list[Change]], object] = lambda changes: None,
+) -> AlertBook:
+    """Points arriving in these batches (each an upload, its runs numbered after the runs
+    before), each checked as the service checks an upload and kept by ``AlertBook``;
+    ``seen`` is shown every check's changes."""
+    book = AlertBook(every_kernel)
+    shown: list[Point] = []
+    for batch in batches:
+        shown += batch
+        changes = service_check(shown, {p.run_id for p in batch}, better, settings)
+        seen(changes)
+        book.record(shown, changes)
+    return book

@@ -114,12 +114,9 @@ class AlertDetail(APIView):
     permission_classes = [IsStaffOrReadOnly]
     parser_classes = [JSONParser]
 
-    def _alert(self, alert_id: int) -> Alert:
-        alerts = queries.alerts_filtered().prefetch_related("events__user")
-        return get_object_or_404(alerts, pk=alert_id)
-
     def _shown(self, request: Request, alert_id: int) -> Response:
-        alert = self._alert(alert_id)
+        alerts = queries.alerts_filtered().prefetch_related("events__user")
+        alert = get_object_or_404(alerts, pk=alert_id)
         return Response(AlertDetailSerializer(alert, context={"request": request}).data)
 
     @extend_schema(
@@ -135,7 +132,7 @@ class AlertDetail(APIView):
         responses={200: AlertDetailSerializer, 404: NOT_FOUND, **WRITE_ERRORS},
     )
     def patch(self, request: Request, alert_id: int) -> Response:
-        alert = self._alert(alert_id)
+        alert = get_object_or_404(Alert, pk=alert_id)
         body = TriageSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         changes = dict(body.validated_data)

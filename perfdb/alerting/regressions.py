@@ -166,9 +166,11 @@ def _alert_record(
             return alert, CREATED if confirmed else PENDING
         # made by another writer since this check read the series (checks of a series are
         # serialised, so not another check): confirmed below if this change confirms it
-    if confirmed and alert.confirmed_at is not None:
-        location.refresh(alert, change, upload_id)  # the kernels and runs since may settle it
-    if not confirmed or alert.confirmed_at is not None:
+    if alert.confirmed_at is not None:
+        if confirmed:
+            location.refresh(alert, change, upload_id)  # the kernels and runs since may settle it
+        return alert, None
+    if not confirmed:
         return alert, None
     alert.placed_through_run_id = moves.placed_through(data, key)
     _alert_confirm(alert, change, upload_id=upload_id)

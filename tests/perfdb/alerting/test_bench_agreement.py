@@ -32,9 +32,11 @@ from detector_suite import (  # noqa: E402
     make_series,
     peer_series,
     sibling_series,
+    whole_series_alerts,
 )
 
 from perfdb.alerting import queue  # noqa: E402
+from perfdb.detection import Settings  # noqa: E402
 
 pytestmark = pytest.mark.django_db
 
@@ -138,13 +140,13 @@ def test_a_peer_series_uploaded_whole_gives_the_benchs_reading(seed, noisy, chec
     series = peer_series(random.Random(SEED + seed), noisy)
     held = product_replay.replay(series, f"peer{seed}", committed=checks_here, plan="whole")
     product = sorted({(i, d) for i, d, confirmed in held if confirmed})
-    assert product == product_replay.whole_in_bench(series)
+    assert product == whole_series_alerts(series, Settings())
 
 
 def test_the_peer_sample_has_steps_found():
     """Not a comparison of empty lists: the peer sample's series have steps the bench finds."""
     found = [
-        product_replay.whole_in_bench(peer_series(random.Random(SEED + seed), noisy))
+        whole_series_alerts(peer_series(random.Random(SEED + seed), noisy), Settings())
         for seed in PEER_SEEDS
         for noisy in (False, True)
     ]
