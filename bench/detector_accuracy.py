@@ -7,6 +7,7 @@
     /tmp/peers/bin/python bench/detector_accuracy.py --peers   # peers: bench/detector_peers.py
     /tmp/peers/bin/python bench/detector_accuracy.py --lab --peers-matched --workers 1
     /tmp/peers/bin/python bench/detector_accuracy.py --lab --peers-matched --calibrate
+    /tmp/peers/bin/python bench/detector_accuracy.py --lab --peers-matched --budget perfdb --scale 5
 
 Series (seeded): 10-40 kernels in kernel order, 1-5 trials per run, 1-5 % within-run noise
 (per trial) plus run-to-run noise (0.25-1 x the within-run noise, shared by a run's trials),
@@ -39,6 +40,10 @@ that hold them to our detector's budget, about one false alert per 100 clean ser
 (``detector_peers.MATCHED``, calibrated on seed 1's clean series), and prints the recall of
 every cell (step size x trials, steps caught of the cell's series) for perfdb and each peer,
 and the cells where a peer catches more; ``--calibrate`` redoes the calibration first.
+``--budget perfdb`` holds the peers to the false alerts perfdb itself spends instead
+(``detector_peers.EQUAL``; with ``--calibrate`` perfdb's rate is measured on the calibration
+series and the peers calibrated to it, ``--calibration-scale`` x 1,000 of them): equal false
+alerts, so recall compares like with like.
 """
 
 from __future__ import annotations
@@ -195,13 +200,46 @@ def jobs(
     ]
 
 
-def clean_series(seed: int) -> list[Series]:
-    """The clean series of ``jobs(seed, 1.0)``, 200 per trial count: a peer's calibration."""
-    return [
-        make_series(random.Random(job_seed), kind, trials, size)
-        for job_seed, kind, trials, size, _ in jobs(seed, 1.0, {})
-        if kind == "clean"
-    ]
+def clean_jobs(
+    seed: int, scale: float, overrides: dict[str, str]
+) -> list[tuple[int, str, int, int, dict[str, str]]]:
+    """The clean series' jobs of ``jobs(seed, scale)``, 200 x scale per trial count: what a
+    peer is calibrated on."""
+    return [job for job in jobs(seed, scale, overrides) if job[1] == "clean"]
+
+
+def perfdb_false_rate(
+    todo: list[tuple[int, str, int, int, dict[str, str]]], workers: int
+) -> dict[int, float]:
+    """perfdb's own online false alerts per 100 of these clean series, by trials per run and
+    pooled (key 0): the budget ``--budget perfdb`` holds the peers to."""
+    counts: dict[int, list[int]] = {0: [0, 0]}
+    plain = [(*job[:4], {k: v for k, v in job[4].items() if k != "peers"}) for job in todo]
+    with ProcessPoolExecutor(workers) as pool:
+        for series, outcome in pool.map(_work, plain, chunksize=16):
+            for key in (0, series.trials):
+                cell = counts.setdefault(key, [0, 0])
+                cell[0], cell[1] = cell[0] + len(outcome.alerts), cell[1] + 1
+    return {k: 100 * c[0] / c[1] for k, c in sorted(counts.items())}
+
+
+def calibrated(args: argparse.Namespace, names: list[str], lab: str | None) -> dict[str, float]:
+    """Each peer's online threshold at the budget (``--budget``): the issue's 1 false alert
+    per 100 clean series, or ``perfdb``, the rate perfdb itself spends on the same series
+    (with the lab prior when ``--lab``), so that both sides spend the same false alerts."""
+    overrides = {"lab": lab} if lab else {}
+    todo = clean_jobs(detector_peers.CALIBRATION_SEED, args.calibration_scale, overrides)
+    clean = [make_series(random.Random(s), kind, trials, size) for s, kind, trials, size, _ in todo]
+    budget = detector_peers.BUDGET
+    if args.budget == "perfdb":
+        rates = perfdb_false_rate(todo, args.workers)
+        budget = rates[0]
+        cells = " ".join(f"{rates.get(t, math.nan):.2f}" for t in range(1, 6))
+        print(f"\nperfdb on the {len(todo)} calibration series: {cells} per 100 (1-5 trials)")
+    elif args.budget is not None:
+        budget = float(args.budget)
+    print(f"calibration budget: {budget:.3f} false alerts per 100 clean series, pooled")
+    return detector_peers.calibrate_all(names, clean, args.workers, budget)
 
 
 def pct(part: float, whole: float) -> str:
@@ -290,6 +328,25 @@ def _arguments() -> argparse.Namespace:
         "series, detector_peers.calibrate)",
     )
     parser.add_argument(
+        "--budget",
+        help="with --peers-matched: false alerts per 100 clean series (pooled) the peers are "
+        "held to (a number: calibrated now), or 'perfdb': the rate perfdb spends on the same "
+        "series (detector_peers.EQUAL; with --calibrate measured and calibrated now); "
+        "default: the issue's 1 (detector_peers.MATCHED)",
+    )
+    parser.add_argument(
+        "--calibration-scale",
+        type=float,
+        default=1.0,
+        help="with --calibrate: 1,000 x this many clean series of the calibration seed (1)",
+    )
+    parser.add_argument(
+        "--peer",
+        action="append",
+        default=[],
+        help="run only this installed peer (repeatable; default: every installed one)",
+    )
+    parser.add_argument(
         "--scaling",
         type=int,
         nargs="*",
@@ -307,14 +364,14 @@ def main() -> None:
     overrides = dict(item.split("=", 1) for item in args.set)
     if args.lab:
         overrides["lab"] = args.lab
-    names = detector_peers.available()
+    names = [n for n in detector_peers.available() if not args.peer or n in args.peer]
     if args.peers or args.peers_matched or args.calibrate:
         overrides["peers"] = ",".join(names)
     if args.peers_matched or args.calibrate:
-        thresholds = {name: detector_peers.MATCHED[name] for name in names}
-        if args.calibrate:
-            clean = clean_series(detector_peers.CALIBRATION_SEED)
-            thresholds = detector_peers.calibrate_all(names, clean, args.workers)
+        stored = detector_peers.EQUAL if args.budget == "perfdb" else detector_peers.MATCHED
+        thresholds = {name: stored[name] for name in names}
+        if args.calibrate or args.budget not in (None, "perfdb"):
+            thresholds = calibrated(args, names, args.lab)
         overrides["thresholds"] = ",".join(f"{name}={v!r}" for name, v in thresholds.items())
     scale = args.scale * (0.1 if args.quick else 1.0)
     todo = jobs(args.seed, scale, overrides)
