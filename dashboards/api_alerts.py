@@ -93,8 +93,8 @@ class TriageSerializer(serializers.Serializer):
         if not value:
             return None
         user = get_user_model().objects.filter(username=value, is_active=True).first()
-        if user is None:
-            raise serializers.ValidationError(f"no active user {value!r}")
+        if user is None:  # a well-formed name of no one: the object named is not found
+            raise NotFound(f"no active user {value!r}")
         return user
 
 

@@ -25,13 +25,10 @@ from dashboards.chartdata import RunInfo
 from dashboards.selection import BadParam, ids_param, text_param
 
 IDS = {"type": "string", "pattern": r"^[0-9]{1,18}(,[0-9]{1,18}){0,49}$"}
-# Some non-blank character and no NUL (which PostgreSQL refuses, so the reader does too).
-TEXT = {
-    "type": "string",
-    "minLength": 1,
-    "maxLength": 100,
-    "pattern": r"^[^\x00]*[^\s\x00][^\x00]*$",
-}
+# No NUL (which PostgreSQL refuses, so the reader does too); blank is the same as left out.
+TEXT = {"type": "string", "maxLength": 100, "pattern": r"^[^\x00]*$"}
+# The same where a value is needed: some non-blank character.
+NAME = {**TEXT, "minLength": 1, "pattern": r"^[^\x00]*[^\s\x00][^\x00]*$"}
 SETUPS = OpenApiParameter("setups", IDS, required=True, description="setup ids: 3,4,5")
 
 

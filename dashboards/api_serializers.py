@@ -6,6 +6,7 @@ from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
+from rest_framework.exceptions import NotFound
 
 from perfdb.alerting import location, moves
 from perfdb.models import (
@@ -25,10 +26,12 @@ from perfdb.models import (
     Sample,
     Setup,
     Subscription,
+    Threshold,
     Trial,
     Upload,
     Workload,
 )
+from perfdb.policy import validate_threshold_pct
 
 # The choice sets, named once in the schema (SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"]).
 ALERT_STATUS = Alert.Status.choices
@@ -390,3 +393,75 @@ class SubscriptionSerializer(serializers.ModelSerializer):
             "created_at",
         ]
         read_only_fields = ["id", "email", "created_at"]
+
+
+@extend_schema_field(
+    {
+        "type": "number",
+        "format": "double",
+        "minimum": 0,
+        "exclusiveMinimum": True,
+        "maximum": 1e6,
+        "nullable": True,
+    }
+)
+class PercentField(StrictFloatField):
+    """A percentage the detector divides by: a JSON number, finite and > 0, or null
+    (``policy.validate_threshold_pct``, the check the model and the admin make)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(allow_null=True, required=False, default=None, max_value=1e6, **kwargs)
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        try:
+            return validate_threshold_pct(value)
+        except ValueError as error:
+            raise serializers.ValidationError(str(error)) from error
+
+
+@extend_schema_field({"type": "integer", "minimum": 1, "maximum": 2**63 - 1})
+class IdField(serializers.PrimaryKeyRelatedField):
+    """An object's id: a JSON integer that fits a bigint, else a 400 (DRF would look up "7",
+    and 2**70 would be a database error); an id of no object is a 404 naming it."""
+
+    default_error_messages = {"id": "an id: a whole number from 1 to 2**63 - 1"}
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int) or not 1 <= data < 2**63:
+            self.fail("id")
+        rows = self.get_queryset()
+        try:
+            return rows.get(pk=data)
+        except rows.model.DoesNotExist as error:
+            raise NotFound(f"no {rows.model._meta.verbose_name} {data}") from error
+
+
+class ThresholdSerializer(serializers.ModelSerializer):
+    workload = IdField(queryset=Workload.objects.all(), help_text="workload id")
+    workload_name = serializers.CharField(source="workload.name", read_only=True)
+    metric = IdField(queryset=Metric.objects.all(), help_text="metric id")
+    metric_name = serializers.CharField(source="metric.name", read_only=True)
+    metric_unit = serializers.CharField(source="metric.unit", read_only=True)
+    threshold_pct = PercentField(
+        help_text="fixed threshold, % change, replacing the one the detector derives from the "
+        "series' noise; null: derived"
+    )
+    typical_noise_pct = PercentField(
+        help_text="typical sd of one kernel's result, %: the detector's prior for a short "
+        "series; null: pooled from the workload's other setups"
+    )
+
+    class Meta:
+        model = Threshold
+        fields = [
+            "id",
+            "workload",
+            "workload_name",
+            "metric",
+            "metric_name",
+            "metric_unit",
+            "threshold_pct",
+            "typical_noise_pct",
+        ]
+        validators: list = []  # one row per (workload, metric): threshold_save says so

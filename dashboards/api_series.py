@@ -24,7 +24,7 @@ from rest_framework.views import APIView
 from dashboards import chart_queries as cq
 from dashboards import series_data
 from dashboards.api_errors import READ_ERRORS
-from dashboards.api_scope_charts import IDS, TEXT
+from dashboards.api_scope_charts import IDS, NAME
 from dashboards.api_serializers import MetricSerializer, ParamsField
 from dashboards.api_throttle import AnonAndUserRateThrottle
 from dashboards.exports import ListCSVRenderer
@@ -82,7 +82,10 @@ class ScalingSerializer(serializers.Serializer):
 ID = {"type": "integer", "minimum": 1, "maximum": 10**18 - 1}
 
 FORMAT = OpenApiParameter(
-    "format", str, enum=["json", "csv"], description="csv: the points as CSV (text/csv)"
+    "format",
+    str,
+    enum=["json", "csv", ""],
+    description="csv: the points as CSV (text/csv); json or empty: JSON",
 )
 
 
@@ -197,7 +200,7 @@ class ScalingView(APIView):
         parameters=[
             OpenApiParameter("setups", IDS, required=True, description="setup ids: 3,4,5"),
             OpenApiParameter("metric", ID, required=True, description="metric id"),
-            OpenApiParameter("param", TEXT, required=True, description="e.g. rooms, threads"),
+            OpenApiParameter("param", NAME, required=True, description="e.g. rooms, threads"),
             FORMAT,
         ],
         responses={

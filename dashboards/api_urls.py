@@ -1,9 +1,17 @@
 """The API's resources beyond uploads, runs and compare (config/urls.py mounts them at /api/):
-the catalog, a run's parts, the chart series, alerts with triage, and subscriptions."""
+the catalog, a run's parts, the chart series, alerts with triage, subscriptions, and the
+detector's settings per workload and metric."""
 
 from django.urls import path
 
-from dashboards import api_alerts, api_catalog, api_run_data, api_scope_charts, api_series
+from dashboards import (
+    api_alerts,
+    api_catalog,
+    api_run_data,
+    api_scope_charts,
+    api_series,
+    api_thresholds,
+)
 from dashboards.page_cache import kept_while_current
 
 urlpatterns = [
@@ -46,5 +54,11 @@ urlpatterns = [
         "subscriptions/<int:subscription_id>/",
         api_alerts.SubscriptionDetail.as_view(),
         name="api-subscription",
+    ),
+    path("thresholds/", api_thresholds.ThresholdList.as_view(), name="api-thresholds"),
+    path(
+        "thresholds/<int:threshold_id>/",
+        api_thresholds.ThresholdDetail.as_view(),
+        name="api-threshold",
     ),
 ]

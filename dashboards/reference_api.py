@@ -96,7 +96,10 @@ class AlertReferenceView(APIView):
         summary="The reference build's runs behind an alert held because the reference moved",
         parameters=[
             OpenApiParameter(
-                "format", str, enum=["json", "csv"], description="csv: the runs as CSV"
+                "format",
+                str,
+                enum=["json", "csv", ""],
+                description="csv: the runs as CSV; json or empty: JSON",
             )
         ],
         responses={

@@ -58,12 +58,14 @@ def ids_param(query: Mapping[str, Any], name: str, what: str = "run") -> list[in
 
 def text_param(query: Mapping[str, Any], name: str, max_length: int = MAX_TEXT) -> str | None:
     """A free-text filter (a workload or kernel name): at most ``max_length`` characters and
-    no NUL, which PostgreSQL refuses (a 500 before). Surrounding blanks are dropped."""
-    raw = _one(query, name).strip()
+    no NUL, which PostgreSQL refuses (a 500 before). Surrounding blanks are dropped, after
+    the length is checked: the schema's maxLength counts them."""
+    given = _one(query, name)
+    if len(given) > max_length:
+        raise BadParam(name, f"at most {max_length} characters, got {len(given)}")
+    raw = given.strip()
     if raw == "":
         return None
-    if len(raw) > max_length:
-        raise BadParam(name, f"at most {max_length} characters, got {len(raw)}")
     if "\x00" in raw:
         raise BadParam(name, "a NUL character is not allowed")
     return raw

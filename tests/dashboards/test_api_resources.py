@@ -33,6 +33,7 @@ def alert(tmp_path):
         "/api/setups/",
         "/api/baselines/",
         "/api/alerts/",
+        "/api/thresholds/",
     ],
 )
 def test_lists_are_paginated_and_open_to_anonymous_readers(client, alert, path):
@@ -143,6 +144,9 @@ def test_staff_triage_one_and_many(client, staff, user, alert):
     assert AlertEvent.objects.filter(alert=alert).count() == 3
     bad = client.patch(url, {"status": "closed"}, content_type="application/json")
     assert bad.status_code == 400 and bad.json()["param"] == "status"
+    nobody = client.patch(url, {"assignee": "ghost"}, content_type="application/json")
+    assert nobody.status_code == 404 and nobody.json() == {"detail": "no active user 'ghost'"}
+    assert Alert.objects.get(pk=alert.pk).assignee.username == "boss"
     many = client.post(
         "/api/alerts/triage/",
         {"ids": [alert.pk], "status": "fixed"},
@@ -217,6 +221,8 @@ def test_the_schema_lists_every_resource(client):
         "/api/alerts/triage/",
         "/api/subscriptions/",
         "/api/subscriptions/{subscription_id}/",
+        "/api/thresholds/",
+        "/api/thresholds/{threshold_id}/",
     ):
         assert path in paths, path
     errors = schema["paths"]["/api/series/"]["get"]["responses"]
