@@ -298,6 +298,10 @@ def _best_step(
         lo = max(start, j - rule.baseline_window)
         glr = None if sums is None else (sums, start)
         found = _candidate(after_levels, after_vars, prefix, j, lo, rule, glr, tested)
+        if found is not None and not _baseline_holds(
+            levels, variances, outlier, lo, j, rule, found[1:3], after_vars
+        ):
+            found = None
         if found is not None and (best is None or found[3] >= best_strength):
             best, best_strength, best_lo = (j, len(after_levels), found), found[3], lo
     if best is None:
@@ -305,6 +309,51 @@ def _best_step(
     j, count, (z, before_mean, after_mean, _, dof) = best
     before = tuple(i for i in range(best_lo, j) if not outlier[i])
     return Step(j, t, z, before, before_mean, after_mean, count >= 2, dof)
+
+
+SHORT_BASELINE = 3  # kernels: one spike among them moves their mean by a third of it or more
+
+
+def _baseline_holds(
+    levels: Sequence[float],
+    variances: Sequence[float],
+    outlier: Sequence[bool],
+    lo: int,
+    j: int,
+    rule: ScanRule,
+    means: tuple[float, float],
+    after_vars: list[float],
+) -> bool:
+    """Does a step that passed against a baseline of two or three kernels also pass when
+    those kernels disagree among themselves (their chi-square spread over the homogeneity
+    limit) and the one farthest from the new level is left out?
+
+    A spike among a series' first two kernels is never shown to be one: no kernel before it
+    can make it pending and no kernel after it can clear it. Left in the baseline, it made
+    the first kernels after it look like a step (the peer suite's false alerts on the third
+    kernel). A baseline that agrees with itself is judged as before; so are the opt-in rules
+    with their own noise or ranking. Only rejects, so ``scan_filter`` stays conservative."""
+    if rule.starts is not None or rule.residual is not None or rule.location != "ml":
+        return True
+    kept = [i for i in range(lo, j) if not outlier[i]]
+    if not 2 <= len(kept) <= SHORT_BASELINE:
+        return True
+    before_mean, after_mean = means
+    centre = math.fsum(levels[i] for i in kept) / len(kept)
+    spread = math.fsum((levels[i] - centre) ** 2 / variances[i] for i in kept)
+    if spread <= rule.homogeneity[min(len(kept), len(rule.homogeneity)) - 1]:
+        return True
+    far = max(kept, key=lambda i: abs(levels[i] - after_mean))
+    rest = [i for i in kept if i != far]
+    before = math.fsum(levels[i] for i in rest) / len(rest)
+    diff = after_mean - before
+    if diff * (after_mean - before_mean) <= 0 or abs(diff) <= rule.min_absolute:
+        return False
+    if abs(diff) < rule.min_fraction * abs(before):
+        return False
+    count = len(after_vars)
+    var = math.fsum(variances[i] for i in rest) / len(rest) ** 2 + math.fsum(after_vars) / count**2
+    return var <= 0 or abs(diff) / math.sqrt(var) >= rule.critical
 
 
 def _tested(

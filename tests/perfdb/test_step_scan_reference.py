@@ -78,6 +78,27 @@ def _reference_candidate(
         if spread / scale > rule.homogeneity[min(len(after) - 1, len(rule.homogeneity) - 1)]:
             return None
     before = tuple(i for i in range(lo, j) if not outlier[i])
+    plain = rule.starts is None and rule.residual is None and rule.location == "ml"
+    if plain and 2 <= len(before) <= stats.SHORT_BASELINE:
+        # a short baseline that disagrees with itself: the step must also pass without the
+        # baseline kernel farthest from the new level
+        centre = math.fsum(levels[i] for i in before) / len(before)
+        spread = math.fsum((levels[i] - centre) ** 2 / variances[i] for i in before)
+        if spread > rule.homogeneity[min(len(before), len(rule.homogeneity)) - 1]:
+            far = max(before, key=lambda i: abs(levels[i] - after_mean))
+            rest = [i for i in before if i != far]
+            trimmed = after_mean - math.fsum(levels[i] for i in rest) / len(rest)
+            var = (
+                math.fsum(variances[i] for i in rest) / len(rest) ** 2
+                + math.fsum(variances[i] for i in after) / len(after) ** 2
+            )
+            if (
+                trimmed * diff <= 0
+                or abs(trimmed) <= rule.min_absolute
+                or abs(trimmed) < rule.min_fraction * abs(after_mean - trimmed)
+                or (var > 0 and abs(trimmed) / math.sqrt(var) < rule.critical)
+            ):
+                return None
     step = stats.Step(j, t, z, before, before_mean, after_mean, len(after) >= 2, dof)
     if rule.location == "map":  # the posterior of the start: z^2 / 2 less the Occam factor
         precision = b_n**2 / b_var * len(after) ** 2 / math.fsum(variances[i] for i in after)
