@@ -213,6 +213,8 @@ def _pairwise(
     verdict = policy.judge(baseline, point.values, better, noise, resolution, settings)
     if not verdict.significant:
         return None
+    if stock_step and _back_from_spike(points, group, point.values, better, noise, settings):
+        return None
     at_newest = stock_step and _key(point) == newest
     if stock_step and not at_newest:
         following = _next_kernel(points, point)
@@ -228,6 +230,32 @@ def _pairwise(
         confidence=verdict.confidence,
         status="unconfirmed" if at_newest else "confirmed",
     )
+
+
+def _back_from_spike(
+    points: Sequence[Point],
+    group: Sequence[Point],
+    values: Sequence[float],
+    better: str,
+    noise: policy.Noise | float | None,
+    settings: Settings,
+) -> bool:
+    """Is the kernel before this one (``group``) a spike that this one came back from? It
+    moved from the kernel before it, significantly, and this one is nearer that kernel's
+    level than its own. Before, the return was judged against the spike: a move, and with
+    the next kernel agreeing, a confirmed step on the kernel after a bad run."""
+    earlier = baseline_runs(points, group[0])
+    if not earlier:
+        return False
+    before = [v for p in earlier for v in p.values]
+    spike = [v for p in group for v in p.values]
+    if stats.mean(before) == 0:
+        return False
+    resolution = settings.resolution or policy.resolution_of([*before, *spike])
+    if not policy.judge(before, spike, better, noise, resolution, settings).significant:
+        return False
+    old, moved, now = stats.mean(before), stats.mean(spike), stats.mean(values)
+    return abs(now - old) < abs(now - moved)
 
 
 def _kernel_noise(

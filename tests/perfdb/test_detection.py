@@ -241,6 +241,19 @@ def test_a_short_series_pends_at_the_newest_kernel_and_the_next_kernel_decides()
     assert 2 not in by_run(detect(back, better="higher"))
 
 
+def test_the_kernel_after_a_spike_is_judged_against_the_level_not_the_spike():
+    """In a short series the kernel after a spike came back; judged against the spike it was
+    a move, and with the next kernel agreeing a confirmed step on a kernel that is where the
+    series always was. A real step after a kernel that did not move is still one."""
+    back = stock_series([100.0, 80.0, 100.2, 99.8, 100.1], trials=3, noise_pct=0.5)
+    assert detect(back, better="higher", candidates={4}) == []
+    assert detect(back, better="higher", candidates={5}) == []
+    assert 3 not in by_run(detect(back, better="higher"))
+    step = stock_series([100.0, 100.3, 80.0, 80.2, 79.9], trials=3, noise_pct=0.5)
+    found = by_run(detect(step, better="higher", candidates={4}))
+    assert found[3].status == "confirmed" and found[3].direction == "regression"
+
+
 # --- change points ---
 
 
