@@ -283,6 +283,11 @@ def _alert_note(
         )
     if not pair.detector_baseline:
         return "no alert: the detector has no baseline for these runs (pin one)"
+    if pair.after_spike:
+        return (
+            "no alert: the kernel before these runs was a spike (it moved, these came back); "
+            "the detector does not count a return from a spike as a move"
+        )
     if set(pair.detector_baseline) != set(context.base_run_ids):
         return (
             f"no alert: the detector compares these runs with runs {_ids(pair.detector_baseline)}"

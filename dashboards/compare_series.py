@@ -59,7 +59,9 @@ def compare_contexts(
             # the prior the alert check pools from the workload's other setups, as it does
             series = points.get(metric.pk, [])
             settings = noise_prior.with_prior(settings, series, (setup_id, metric.pk))
-            pair = detection.pair_context(series, set(new_ids), settings=settings)
+            pair = detection.pair_context(
+                series, set(new_ids), settings=settings, better=metric.better
+            )
         contexts[(metric.name, metric.unit)] = SeriesContext(
             settings=settings,
             pair=pair,

@@ -381,6 +381,7 @@ class PairContext:
     detector_baseline: tuple[int, ...]  # the runs ``detect`` pools as the candidate's baseline
     step_scan: bool  # a stock candidate in a series of >= min_kernels stock kernels
     stock: bool  # the candidates are stock kernels: a move needs the next kernel to agree
+    after_spike: bool = False  # pairwise, the kernel before was a spike these came back from
 
 
 def pair_context(
@@ -388,6 +389,7 @@ def pair_context(
     candidate_run_ids: Collection[int],
     *,
     settings: Settings = DEFAULTS,
+    better: str = "higher",
 ) -> PairContext | None:
     """The detector's view of a comparison whose candidates are runs of this series (None if
     no candidate is in it): the same noise ``detect`` passes to ``policy.judge``."""
@@ -401,12 +403,17 @@ def pair_context(
     if stock:
         noise = _kernel_noise(noise, settings)
     first = candidates[0]
+    group = baseline_runs(usable, first)
+    pairwise = stock and series is None
     return PairContext(
         noise=noise,
         resolution=settings.resolution,
-        detector_baseline=tuple(p.run_id for p in baseline_runs(usable, first)),
+        detector_baseline=tuple(p.run_id for p in group),
         step_scan=stock and series is not None,
         stock=stock,
+        after_spike=pairwise
+        and bool(group)
+        and _back_from_spike(usable, group, first.values, better, noise, settings),
     )
 
 

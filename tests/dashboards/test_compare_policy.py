@@ -116,3 +116,22 @@ def test_the_page_uses_the_series_noise_like_the_detector(tmp_path, client):
     assert row["p_value"] < 0.01  # Welch alone would call it significant
     assert not row["significant"]
     assert row["reason"].startswith("below the detector's noise threshold for this series")
+
+
+@pytest.mark.django_db
+def test_a_return_from_a_spike_says_why_there_is_no_alert(tmp_path, client):
+    """The page compares the kernel after a spike with the spike: a big move, 'significant';
+    the detector does not count a return as a move, and the page says so."""
+    for name, kernel, trials in (
+        ("a", "2.6.0", (13000, 13050, 12980)),
+        ("b", "2.6.1", (14300, 14350, 14280)),  # a bad run, 10 % high
+        ("c", "2.6.2", (13010, 13040, 12990)),
+        ("d", "2.6.3", (12990, 13030, 13000)),
+    ):
+        check(ingest_runs(tmp_path, f"{name}.tar.gz", [(kernel, "[]", trials)]))
+    assert not Alert.objects.filter(metric__name="throughput", confirmed_at__isnull=False)
+    spike, back = (Run.objects.get(kernel__version=k).pk for k in ("2.6.1", "2.6.2"))
+    rows = client.get(f"/api/compare/?base={spike}&new={back}").json()["rows"]
+    (row,) = [r for r in rows if r["metric"] == "throughput"]
+    assert row["significant"]
+    assert row["alert_note"].startswith("no alert: the kernel before these runs was a spike")
