@@ -65,9 +65,7 @@ def test_a_setups_run_count_is_its_runs(client, alert):
     )
     counts = {s["id"]: s["run_count"] for s in client.get("/api/setups/").json()["results"]}
     assert counts.pop(bare.pk) == 0
-    assert counts and counts == {
-        pk: Run.objects.filter(setup_id=pk).count() for pk in counts
-    }
+    assert counts and counts == {pk: Run.objects.filter(setup_id=pk).count() for pk in counts}
     assert client.get(f"/api/setups/{bare.pk}/").json()["run_count"] == 0
 
 
