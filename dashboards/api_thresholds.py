@@ -33,6 +33,8 @@ TAKEN = OpenApiResponse(
     DetailSerializer, description="the workload and metric have a threshold already: change it"
 )
 
+CHANGED = {200: ThresholdSerializer, 404: NOT_FOUND, 409: TAKEN, **WRITE_ERRORS}
+
 
 class Conflict(APIException):
     status_code = 409
@@ -97,12 +99,10 @@ class ThresholdList(ThresholdWrites, generics.ListCreateAPIView):
         responses={200: ThresholdSerializer, **DETAIL_ERRORS},
     ),
     put=extend_schema(
-        summary="Replace a workload and metric's detector settings (staff)",
-        responses={200: ThresholdSerializer, 404: NOT_FOUND, 409: TAKEN, **WRITE_ERRORS},
+        summary="Replace a workload and metric's detector settings (staff)", responses=CHANGED
     ),
     patch=extend_schema(
-        summary="Change a workload and metric's detector settings (staff)",
-        responses={200: ThresholdSerializer, 404: NOT_FOUND, 409: TAKEN, **WRITE_ERRORS},
+        summary="Change a workload and metric's detector settings (staff)", responses=CHANGED
     ),
     delete=extend_schema(
         summary="Remove them: the detector derives its threshold and prior again (staff)",
