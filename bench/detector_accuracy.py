@@ -214,9 +214,8 @@ def perfdb_false_rate(
     """perfdb's own online false alerts per 100 of these clean series, by trials per run and
     pooled (key 0): the budget ``--budget perfdb`` holds the peers to."""
     counts: dict[int, list[int]] = {0: [0, 0]}
-    plain = [(*job[:4], {k: v for k, v in job[4].items() if k != "peers"}) for job in todo]
     with ProcessPoolExecutor(workers) as pool:
-        for series, outcome in pool.map(_work, plain, chunksize=16):
+        for series, outcome in pool.map(_work, todo, chunksize=16):
             for key in (0, series.trials):
                 cell = counts.setdefault(key, [0, 0])
                 cell[0], cell[1] = cell[0] + len(outcome.alerts), cell[1] + 1
@@ -338,7 +337,7 @@ def _arguments() -> argparse.Namespace:
         "--calibration-scale",
         type=float,
         default=1.0,
-        help="with --calibrate: 1,000 x this many clean series of the calibration seed (1)",
+        help="when calibrating: 1,000 x this many clean series of the calibration seed (1)",
     )
     parser.add_argument(
         "--peer",

@@ -254,8 +254,7 @@ def _back_from_spike(
     resolution = settings.resolution or policy.resolution_of([*before, *spike])
     if not policy.judge(before, spike, better, noise, resolution, settings).significant:
         return False
-    old, moved, now = stats.mean(before), stats.mean(spike), stats.mean(values)
-    return abs(now - old) < abs(now - moved)
+    return not _nearer_new(stats.mean(values), stats.mean(before), stats.mean(spike))
 
 
 def _kernel_noise(
@@ -302,8 +301,12 @@ def _confirmed_by(
     again = policy.judge(baseline, following, better, noise, resolution, settings)
     if not again.significant or again.direction != verdict.direction:
         return False
-    old, new, after = stats.mean(baseline), stats.mean(moved), stats.mean(following)
-    return abs(after - new) <= abs(after - old)
+    return _nearer_new(stats.mean(following), stats.mean(baseline), stats.mean(moved))
+
+
+def _nearer_new(level: float, old: float, new: float) -> bool:
+    """Is a kernel's level at least as near the new level as the old one?"""
+    return abs(level - new) <= abs(level - old)
 
 
 def _previous_stock(points: Sequence[Point], candidates: Collection[int]) -> set[int]:
@@ -389,7 +392,7 @@ def pair_context(
     candidate_run_ids: Collection[int],
     *,
     settings: Settings = DEFAULTS,
-    better: str = "higher",
+    better: str,
 ) -> PairContext | None:
     """The detector's view of a comparison whose candidates are runs of this series (None if
     no candidate is in it): the same noise ``detect`` passes to ``policy.judge``."""

@@ -207,7 +207,7 @@ def _candidate(
     before_mean = b_sum / b_n
     after_mean = math.fsum(after_levels) / count
     diff = after_mean - before_mean
-    if abs(diff) < rule.min_fraction * abs(before_mean) or abs(diff) <= rule.min_absolute:
+    if _too_small(diff, before_mean, rule):
         return None
     own = _noise_at(rule, j, lo, glr, after_levels, after_vars, after_mean, starts)
     if own is None:
@@ -219,19 +219,34 @@ def _candidate(
     z = diff / se if se > 0 else math.copysign(math.inf, diff)
     if abs(z) < critical:
         return None
-    if count >= 2:
-        spread = math.fsum(
-            (level - after_mean) ** 2 / var
-            for level, var in zip(after_levels, after_vars, strict=True)
-        )
-        if spread / scale > rule.homogeneity[min(count - 1, len(rule.homogeneity) - 1)]:
-            return None  # the kernels after it disagree: a spike and a return, not a step
+    if count >= 2 and _disagree(after_levels, after_vars, after_mean, rule, scale):
+        return None  # the kernels after it disagree: a spike and a return, not a step
     if rule.location == "map":
         precision = b_n**2 / max(b_var, 1e-300) / scale
         strength = _log_posterior(z, precision, count, [v * scale for v in after_vars])
         return z, before_mean, after_mean, strength, dof
     own_noise = rule.starts is not None or rule.residual is not None
     return z, before_mean, after_mean, abs(z) / critical if own_noise else abs(z), dof
+
+
+def _too_small(diff: float, before_mean: float, rule: ScanRule) -> bool:
+    """A difference below the smallest change worth an alert, or within the resolution."""
+    return abs(diff) < rule.min_fraction * abs(before_mean) or abs(diff) <= rule.min_absolute
+
+
+def _disagree(
+    levels: Sequence[float],
+    variances: Sequence[float],
+    mean: float,
+    rule: ScanRule,
+    scale: float = 1.0,
+) -> bool:
+    """Do these kernels spread about their ``mean`` more than one level's noise allows (their
+    chi-square over ``rule.homogeneity`` at their dof)?"""
+    spread = math.fsum(
+        (level - mean) ** 2 / var for level, var in zip(levels, variances, strict=True)
+    )
+    return spread / scale > rule.homogeneity[min(len(levels) - 1, len(rule.homogeneity) - 1)]
 
 
 def _noise_at(
@@ -339,17 +354,15 @@ def _baseline_holds(
     if not 2 <= len(kept) <= SHORT_BASELINE:
         return True
     before_mean, after_mean = means
-    centre = math.fsum(levels[i] for i in kept) / len(kept)
-    spread = math.fsum((levels[i] - centre) ** 2 / variances[i] for i in kept)
-    if spread <= rule.homogeneity[min(len(kept), len(rule.homogeneity)) - 1]:
+    baseline = [levels[i] for i in kept]
+    centre = math.fsum(baseline) / len(kept)
+    if not _disagree(baseline, [variances[i] for i in kept], centre, rule):
         return True
     far = max(kept, key=lambda i: abs(levels[i] - after_mean))
     rest = [i for i in kept if i != far]
     before = math.fsum(levels[i] for i in rest) / len(rest)
     diff = after_mean - before
-    if diff * (after_mean - before_mean) <= 0 or abs(diff) <= rule.min_absolute:
-        return False
-    if abs(diff) < rule.min_fraction * abs(before):
+    if diff * (after_mean - before_mean) <= 0 or _too_small(diff, before, rule):
         return False
     count = len(after_vars)
     var = math.fsum(variances[i] for i in rest) / len(rest) ** 2 + math.fsum(after_vars) / count**2
