@@ -37,6 +37,7 @@ class Settings:
     budget_kernels: int = 40  # longer series share the same budget: alpha per kernel shrinks
     min_kernels: int = 6  # fewer stock kernels: pairwise with the previous kernel instead
     confirm_window: int = 10  # kernels after a step that may still confirm it
+    excursion_kernels: int = 3  # a level back within this many kernels: an excursion, no step
     baseline_window: int = 30  # kernels of the current segment a step is measured against
     homogeneity_alpha: float = 0.01  # the kernels after a step must agree with each other
     dof_per_difference: float = 0.7  # dof per kernel-to-kernel move (trimmed estimate)

@@ -66,6 +66,22 @@ class Prefix:
             self.counts[-2],
         )
 
+    def drop(
+        self,
+        lo: int,
+        hi: int,
+        levels: Sequence[float],
+        variances: Sequence[float],
+        outlier: Sequence[bool],
+    ) -> None:
+        """Kernels lo..hi-1, pushed already, are outliers (``outlier`` says so): the sums from
+        lo on are added again as ``push`` adds them, in order."""
+        for i in range(lo, len(self.sums) - 1):
+            keep = not outlier[i]
+            self.sums[i + 1] = self.sums[i] + (levels[i] if keep else 0.0)
+            self.vars[i + 1] = self.vars[i] + (variances[i] if keep else 0.0)
+            self.counts[i + 1] = self.counts[i] + keep
+
     def range(self, lo: int, hi: int) -> tuple[float, float, int]:
         return (
             self.sums[hi] - self.sums[lo],
@@ -108,6 +124,24 @@ class Whole(Prefix):
         self.counts_a[t:] -= 1
         self.sums[t:], self.vars[t:] = self.sums_a[t:].tolist(), self.vars_a[t:].tolist()
         self.counts[t:] = self.counts_a[t:].tolist()
+
+    def drop(
+        self,
+        lo: int,
+        hi: int,
+        levels: Sequence[float],
+        variances: Sequence[float],
+        outlier: Sequence[bool],
+    ) -> None:
+        """``Prefix.drop``: the kernels lo..hi-1 out of every sum from lo on."""
+        self.outlier[lo:hi] = True
+        keep = ~self.outlier[lo:]
+        for array, values in ((self.sums_a, self.levels), (self.vars_a, self.variances)):
+            added = np.concatenate(([array[lo]], np.where(keep, values[lo:], 0.0)))
+            array[lo + 1 :] = np.cumsum(added)[1:]
+        self.counts_a[lo + 1 :] = self.counts_a[lo] + np.cumsum(keep)
+        self.sums, self.vars = self.sums_a.tolist(), self.vars_a.tolist()
+        self.counts = self.counts_a.tolist()
 
 
 def might_pass(

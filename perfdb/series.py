@@ -347,6 +347,7 @@ def analyse_of(
         window=settings.confirm_window,
         baseline_window=settings.baseline_window,
         location=settings.step_location,
+        excursion=settings.excursion_kernels,
     )
     if settings.step_noise != "series":  # docs/detector.md, "fourth pass"
         rule = start_noise.with_starts(

@@ -160,6 +160,7 @@ class ScanRule:
     starts: StartNoise | None = None
     residual: scan_glr.Residual | None = None  # or each test's noise from its residuals
     location: str = "ml"  # the strongest start: "ml" largest |z|; "map" ``_log_posterior``
+    excursion: int = 0  # kernels: a confirmed step back within this many is no step (``_back``)
 
 
 class StartNoise(Protocol):
@@ -397,7 +398,8 @@ def step_scan(levels: Sequence[float], variances: Sequence[float], rule: ScanRul
     n = len(levels)
     outlier = [False] * n
     prefix = _Prefix()
-    start, steps, pending = 0, [], None
+    start, pending = 0, None
+    steps: list[Step] = []
     whole = None  # numpy pays off from a few hundred kernels; it stands for the exact test
     sums = None if rule.residual is None else scan_glr.Sums()  # no filter for it: None
     if n >= _VECTOR_FROM and sums is None:
@@ -424,7 +426,13 @@ def step_scan(levels: Sequence[float], variances: Sequence[float], rule: ScanRul
                 sums.drop_last()
         best = _best_step(levels, variances, outlier, prefix, t, start, rule, sums)
         pending = None
-        if best is not None and best.confirmed:
+        if best is not None and best.confirmed and _back(steps, best, rule, variances, outlier):
+            away = steps.pop()
+            for i in range(away.index, best.index):
+                outlier[i] = True
+            prefix.drop(away.index, best.index, levels, variances, outlier)
+            start = steps[-1].index if steps else 0
+        elif best is not None and best.confirmed:
             steps.append(best)
             if sums is not None:
                 sums.close(start, best.index)
@@ -448,6 +456,34 @@ def _thresholds(starts: StartNoise | None) -> np.ndarray | None:
         np.asarray(starts.var, float)
     )
     return thresholds
+
+
+def _back(
+    steps: Sequence[Step],
+    best: Step,
+    rule: ScanRule,
+    variances: Sequence[float],
+    outlier: Sequence[bool],
+) -> bool:
+    """Does the confirmed step ``best`` take the series back where it was before the last
+    step, within ``rule.excursion`` kernels of it? Its new level is nearer the level before
+    than the level between, and no step from the level before would pass: an excursion (a
+    second mode's visit, a few bad runs), as a kernel that moved and came back is a spike,
+    not two steps. A return part of the way is still two steps."""
+    if not steps or rule.excursion <= 0 or rule.residual is not None:
+        return False
+    away = steps[-1]
+    if best.index - away.index > rule.excursion:
+        return False
+    old, new = away.before_mean, best.after_mean
+    if abs(new - old) >= abs(new - best.before_mean):
+        return False
+    after = [i for i in range(best.index, best.seen_at + 1) if not outlier[i]]
+    var = (
+        math.fsum(variances[i] for i in away.before) / len(away.before) ** 2
+        + math.fsum(variances[i] for i in after) / len(after) ** 2
+    )
+    return _too_small(new - old, old, rule) or abs(new - old) < rule.critical * math.sqrt(var)
 
 
 def _cleared(level: float, pending: Step) -> bool:

@@ -76,13 +76,14 @@ def test_successive_difference_noise_ignores_one_step():
     assert stats.successive_difference_cv_pct(levels[:3]) is None  # too few moves
 
 
-def rule(critical: float = 4.0, window: int = 4) -> stats.ScanRule:
+def rule(critical: float = 4.0, window: int = 4, excursion: int = 0) -> stats.ScanRule:
     return stats.ScanRule(
         critical=critical,
         homogeneity=(math.inf, *(scipy_stats.chi2.isf(0.01, d) for d in range(1, window + 1))),
         min_fraction=0.02,
         min_absolute=0.0,
         window=window,
+        excursion=excursion,
     )
 
 
@@ -148,6 +149,52 @@ def test_step_scan_of_a_long_series_finds_every_step_and_nothing_else():
     long_rule = rule(critical=5.0)  # 0.01 / 20,000 per kernel, two-sided, as policy spends it
     found = [s.index for s in stats.step_scan(values, [1.0] * len(values), long_rule).steps]
     assert found == list(range(2000, 20000, 2000))
+
+
+def _visit(length: int, offset: float, at: int = 12, n: int = 30, seed: int = 6) -> list[float]:
+    """A quiet series whose kernels at..at+length-1 sit ``offset`` away, then come back."""
+    rng = random.Random(seed)
+    values = [100 + rng.gauss(0, 1) for _ in range(n)]
+    return [v + offset if at <= i < at + length else v for i, v in enumerate(values)]
+
+
+@pytest.mark.parametrize("length", [2, 3])
+def test_a_level_that_comes_back_within_the_excursion_window_is_no_step(length):
+    # a bimodal benchmark's visit to its other mode, or a few bad runs: without the rule two
+    # steps, the second the way back (each an alert, one of them emailed as a regression)
+    values = _visit(length, 10.0)
+    assert [s.index for s in stats.step_scan(values, [1.0] * 30, rule()).steps] == [
+        12,
+        12 + length,
+    ]
+    scan = stats.step_scan(values, [1.0] * 30, rule(excursion=3))
+    assert scan.steps == () and scan.pending is None
+    assert scan.outliers == frozenset(range(12, 12 + length))  # out of every later baseline
+
+
+def test_a_step_after_an_excursion_is_measured_against_the_level_before_it():
+    values = _visit(3, 10.0, n=40)
+    values[25:] = [v - 8 for v in values[25:]]
+    scan = stats.step_scan(values, [1.0] * 40, rule(excursion=3))
+    assert [s.index for s in scan.steps] == [25]
+    assert scan.steps[0].before == tuple(i for i in range(25) if not 12 <= i < 15)
+
+
+def test_a_level_that_lasts_longer_than_the_excursion_window_is_two_steps():
+    # a regression that a later kernel fixes is still a regression
+    values = _visit(4, 10.0)
+    scan = stats.step_scan(values, [1.0] * 30, rule(excursion=3))
+    assert [s.index for s in scan.steps] == [12, 16]
+
+
+@pytest.mark.parametrize("then", [6.0, 16.0])
+def test_a_second_step_that_does_not_go_back_is_a_step(then):
+    # back part of the way (6 of 10: nearer the old level, but a step from it), or on past
+    # the old level's far side (16)
+    values = _visit(30, 10.0)
+    values[15:] = [v - then for v in values[15:]]
+    scan = stats.step_scan(values, [1.0] * 30, rule(excursion=3))
+    assert [s.index for s in scan.steps] == [12, 15]
 
 
 @pytest.mark.parametrize("values", [[], [1.0], [1.0, 2.0]])

@@ -107,6 +107,26 @@ def _reference_candidate(
     return step, abs(z) / critical if own else abs(z)
 
 
+def _reference_back(levels, variances, outlier, steps, best, t, rule):
+    """Is ``best`` a return, within ``rule.excursion`` kernels, to the level before the last
+    step: nearer it than the level between, and no step from it would pass?"""
+    if best is None or not best.confirmed or not steps or rule.residual is not None:
+        return False
+    away = steps[-1]
+    if best.index - away.index > rule.excursion:
+        return False
+    old = away.before_mean
+    after = [i for i in range(best.index, t + 1) if not outlier[i]]
+    new = math.fsum(levels[i] for i in after) / len(after)
+    if abs(new - old) >= abs(new - best.before_mean):
+        return False
+    var = math.fsum(variances[i] for i in away.before) / len(away.before) ** 2
+    var += math.fsum(variances[i] for i in after) / len(after) ** 2
+    diff = abs(new - old)
+    small = diff < rule.min_fraction * abs(old) or diff <= rule.min_absolute
+    return small or diff < rule.critical * math.sqrt(var)
+
+
 def reference_scan(levels, variances, rule):
     n = len(levels)
     outlier = [False] * n
@@ -132,7 +152,17 @@ def reference_scan(levels, variances, rule):
             if found is not None and (best is None or found[1] > strongest):
                 best, strongest = found
         pending = None
-        if best is not None and best.confirmed:
+        if _reference_back(levels, variances, outlier, steps, best, t, rule):
+            # an excursion: the last step's kernels are outliers, its segment goes on
+            away = steps.pop()
+            closed.pop()
+            for i in range(away.index, best.index):
+                outlier[i] = True
+            prefix = stats._Prefix()
+            for i in range(t):
+                prefix.push(levels[i], variances[i], not outlier[i])
+            start = steps[-1].index if steps else 0
+        elif best is not None and best.confirmed:
             steps.append(best)
             closed.append((start, best.index))
             start = best.index
@@ -165,6 +195,7 @@ def _rule(rng: random.Random, kernels: int | None = None, location: str = "ml") 
         baseline_window=rng.choice([5, 30]),
         starts=starts,
         location=location,
+        excursion=rng.choice([0, 0, 3, 5]),
     )
 
 
@@ -189,7 +220,7 @@ def _series(rng: random.Random) -> tuple[list[float], list[float]]:
 @pytest.mark.parametrize("seed", range(8))
 def test_step_scan_is_identical_to_the_reference(seed):
     rng = random.Random(seed)
-    found_steps = found_outliers = 0
+    found_steps = found_outliers = excursions = 0
     for _ in range(150):
         levels, variances = _series(rng)
         rule = _rule(rng)
@@ -197,7 +228,11 @@ def test_step_scan_is_identical_to_the_reference(seed):
         assert fast == reference_scan(levels, variances, rule)
         found_steps += len(fast.steps)
         found_outliers += len(fast.outliers)
-    assert found_steps > 50 and found_outliers > 5  # the comparison exercised both paths
+        if rule.excursion:
+            plain = stats.step_scan(levels, variances, dataclasses.replace(rule, excursion=0))
+            excursions += plain != fast
+    # the comparison exercised every path: steps, spikes, levels that came back
+    assert found_steps > 50 and found_outliers > 5 and excursions > 0
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -212,6 +247,26 @@ def test_a_long_series_skipped_in_numpy_blocks_is_identical_to_the_reference(see
             levels, variances = levels + more, variances + more_var
         rule = _rule(rng)
         assert stats.step_scan(levels, variances, rule) == reference_scan(levels, variances, rule)
+
+
+def test_a_long_series_with_excursions_skipped_in_numpy_blocks_is_identical_to_the_reference():
+    # the numpy sums (scan_filter.Whole) taken again from an excursion's first kernel on
+    rng = random.Random(150)
+    changed = 0
+    for _ in range(4):
+        levels, variances = [], []
+        while len(levels) < 400:
+            more, more_var = _series(rng)
+            levels, variances = levels + more, variances + more_var
+        for at in range(30, len(levels) - 10, 60):  # a visit of 2-3 kernels every 60
+            for i in range(at, at + rng.choice([2, 3])):
+                levels[i] += 12 * math.sqrt(variances[i])
+        rule = dataclasses.replace(_rule(rng), excursion=3, window=4, critical=3.0)
+        fast = stats.step_scan(levels, variances, rule)
+        assert fast == reference_scan(levels, variances, rule)
+        plain = dataclasses.replace(rule, excursion=0)
+        changed += fast != stats.step_scan(levels, variances, plain)
+    assert changed > 0
 
 
 def test_a_long_series_with_a_value_that_is_not_finite_is_scanned_kernel_by_kernel(

@@ -1,0 +1,56 @@
+"""A level that comes back within three kernels is an excursion, not two steps.
+
+A bimodal benchmark's visit to its other mode for two or three kernels used to be read as a
+step away and a step back: two alerts, and when the visit was to the better mode, the way
+back was emailed as a regression on a kernel where the series had always been
+(``stats._back``, docs/detector.md "Excursions")."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from perfdb.alerting.notify import outbox_fill_for_upload
+from perfdb.models import Alert, Subscription
+from tests.perfdb.alerting.test_pending_alerts import upload
+
+pytestmark = pytest.mark.django_db
+
+
+def _series(tmp_path, visit: range, offset: float, kernels: int = 16):
+    rng = random.Random(5)
+    uploads = []
+    for i in range(kernels):
+        level = 13000 * (1 + offset if i in visit else 1.0)
+        trials = tuple(round(level * (1 + rng.gauss(0, 0.005))) for _ in range(3))
+        uploads.append(upload(tmp_path, f"u{i}", f"2.6.{i}", trials))
+    return uploads
+
+
+def _confirmed():
+    alerts = Alert.objects.filter(metric__name="throughput", confirmed_at__isnull=False)
+    return sorted(alerts.values_list("candidate_run__kernel__version", "direction"))
+
+
+@pytest.mark.parametrize("length", [2, 3])
+def test_a_visit_to_a_better_level_and_back_emails_no_regression(tmp_path, user, length):
+    Subscription.objects.create(user=user, email="lab@lab.example", metric_pattern="thr*")
+    uploads = _series(tmp_path, range(8, 8 + length), 0.06)
+    assert _confirmed() == [("2.6.8", "improvement")]  # the way back raised nothing
+    assert all(outbox_fill_for_upload(upload_id=u.pk) == [] for u in uploads)
+
+
+def test_a_visit_to_a_worse_level_is_emailed_once_and_marked_recovered(tmp_path, user):
+    Subscription.objects.create(user=user, email="lab@lab.example", metric_pattern="thr*")
+    uploads = _series(tmp_path, range(8, 10), -0.06)
+    assert _confirmed() == [("2.6.8", "regression")]  # no improvement raised on the way back
+    regression = Alert.objects.get(metric__name="throughput", direction="regression")
+    assert regression.recovered
+    emailed = [u for u in uploads if outbox_fill_for_upload(upload_id=u.pk)]
+    assert emailed == [uploads[9]]  # confirmed by 2.6.9, once
+
+
+def test_a_level_that_lasts_four_kernels_is_two_steps(tmp_path, user):
+    _series(tmp_path, range(8, 12), 0.06)
+    assert _confirmed() == [("2.6.12", "regression"), ("2.6.8", "improvement")]
