@@ -53,6 +53,7 @@ class SeriesContext:
     pair: PairContext | None = None  # None: the runs are not of one series
     alerts: tuple[AlertInfo, ...] = ()
     base_run_ids: tuple[int, ...] = ()
+    new_run_ids: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -262,6 +263,8 @@ def _alert_note(
     if alert is not None and alert.status == "pending":
         return f"unconfirmed: waiting for the next kernel (alert {alert.pk})"
     if alert is not None and alert.status == "cleared":
+        if _came_back(context):
+            return f"cleared: not a step (alert {alert.pk}): " + _came_back(context)
         return f"cleared: the next kernel came back, a spike (alert {alert.pk})"
     if alert is not None and significant:
         return f"alert {alert.pk}"
@@ -276,6 +279,8 @@ def _alert_note(
     pair = context.pair
     if pair is None:
         return "no alert: the detector judges runs of one series; these runs are not one series"
+    if pair.step_scan and _came_back(context):
+        return "no alert: " + _came_back(context)
     if pair.step_scan:
         return (
             "no alert: the detector judges a stock kernel with the series' step test, which "
@@ -295,6 +300,20 @@ def _alert_note(
     if pair.stock:
         return "no alert: a stock kernel's move must be confirmed by the next kernel; it was not"
     return "no alert: not checked with this data yet (it is checked when an upload adds runs)"
+
+
+def _came_back(context: SeriesContext) -> str:
+    """Which compared runs the step scan left out, kernels that moved and came back; "" if
+    none (or the runs are not one series)."""
+    runs = set() if context.pair is None else context.pair.outlier_runs
+    came_back = sorted(runs & {*context.base_run_ids, *context.new_run_ids})
+    if not came_back:
+        return ""
+    return (
+        f"runs {_ids(came_back)} moved and the series came back (a spike, or an excursion of "
+        f"at most {context.settings.excursion_kernels} kernels); the detector leaves them out "
+        "of its baselines and counts no step there"
+    )
 
 
 def _ids(run_ids: Iterable[int]) -> str:

@@ -67,6 +67,7 @@ def compare_contexts(
             pair=pair,
             alerts=tuple(alerts[metric.pk]),
             base_run_ids=tuple(base_ids),
+            new_run_ids=tuple(new_ids),
         )
     return contexts
 

@@ -385,6 +385,9 @@ class PairContext:
     step_scan: bool  # a stock candidate in a series of >= min_kernels stock kernels
     stock: bool  # the candidates are stock kernels: a move needs the next kernel to agree
     after_spike: bool = False  # pairwise, the kernel before was a spike these came back from
+    # step scan: runs of kernels that moved and came back (a spike, or an excursion of at most
+    # ``Settings.excursion_kernels``), left out of every baseline and never a step
+    outlier_runs: frozenset[int] = frozenset()
 
 
 def pair_context(
@@ -417,6 +420,9 @@ def pair_context(
         after_spike=pairwise
         and bool(group)
         and _back_from_spike(usable, group, first.values, better, noise, settings),
+        outlier_runs=frozenset()
+        if series is None
+        else frozenset(r for i in series.scan.outliers for r in series.kernels[i].run_ids),
     )
 
 

@@ -229,7 +229,8 @@ def _newest_first(alerts: list[Alert]) -> list[Alert]:
 
 def _clear_unconfirmed(data: CheckData, key: SeriesKey, kept: set[int]) -> int:
     """Pending alerts whose kernel is no longer the newest and that this check did not return
-    (confirmed or still pending) were cleared by the next kernel: a spike. Not emailed."""
+    (confirmed or still pending) were cleared: the next kernel came back (a spike), or the
+    move was the way back from an excursion (``stats._back``). Not emailed."""
     pending = [
         a
         for a in data.alerts.get(key, [])
@@ -254,7 +255,8 @@ def _clear_unconfirmed(data: CheckData, key: SeriesKey, kept: set[int]) -> int:
             alert=alert,
             field="status",
             old=old,
-            new="cleared (the next kernel did not confirm it; "
+            new="cleared (not confirmed: the next kernel came back, or it was the way back "
+            "from an excursion; "
             f"newest {max(keys, key=lambda k: keys[k])})",
         )
         cleared += 1

@@ -135,3 +135,48 @@ def test_a_return_from_a_spike_says_why_there_is_no_alert(tmp_path, client):
     (row,) = [r for r in rows if r["metric"] == "throughput"]
     assert row["significant"]
     assert row["alert_note"].startswith("no alert: the kernel before these runs was a spike")
+
+
+def test_runs_the_series_came_back_from_say_why_there_is_no_alert():
+    context = SeriesContext(
+        pair=PairContext(None, None, (1,), True, True, outlier_runs=frozenset({1, 5})),
+        base_run_ids=(1,),
+        new_run_ids=(2,),
+    )
+    line = compare_line(values(), context)
+    assert line.significant
+    assert line.alert_note.startswith("no alert: runs 1 moved and the series came back")
+    assert "excursion of at most 3 kernels" in line.alert_note
+
+
+@pytest.mark.django_db
+def test_a_return_from_an_excursion_says_why_there_is_no_alert(tmp_path, client):
+    """Two kernels 6 % high and back in a 16-kernel series: the way back is a big move between
+    neighbours, 'significant' on the page; the detector reads an excursion and says so."""
+    import random
+
+    from tests.perfdb.alerting.test_pending_alerts import upload
+
+    rng = random.Random(5)
+    for i in range(16):
+        level = 13000 * (1.06 if i in (8, 9) else 1.0)
+        trials = tuple(round(level * (1 + rng.gauss(0, 0.005))) for _ in range(3))
+        upload(tmp_path, f"u{i}", f"2.6.{i}", trials)
+    # the way back was pending (2.6.10 moved), then cleared: never confirmed, never emailed
+    (way_back,) = Alert.objects.filter(metric__name="throughput", direction="regression")
+    assert way_back.status == "cleared" and way_back.confirmed_at is None
+    high, back, later = (
+        Run.objects.get(kernel__version=k).pk for k in ("2.6.9", "2.6.10", "2.6.11")
+    )
+    rows = client.get(f"/api/compare/?base={high}&new={back}").json()["rows"]
+    (row,) = [r for r in rows if r["metric"] == "throughput"]
+    assert row["significant"] and row["verdict"] == "worse"
+    assert row["alert_note"] == (
+        f"cleared: not a step (alert {way_back.pk}): runs {high} moved and the series came "
+        "back (a spike, or an excursion of at most 3 kernels); the detector leaves them out of "
+        "its baselines and counts no step there"
+    )
+    rows = client.get(f"/api/compare/?base={high}&new={later}").json()["rows"]
+    (row,) = [r for r in rows if r["metric"] == "throughput"]
+    assert row["significant"]
+    assert row["alert_note"].startswith(f"no alert: runs {high} moved and the series came back")
