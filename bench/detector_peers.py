@@ -467,32 +467,44 @@ def peer_suite(seed: int, count: int, settings: Settings, workers: int) -> None:
 
 
 def scaling(sizes: Sequence[int]) -> None:
-    """CPU seconds for one whole-series analysis of ``n`` single-trial kernels (a step every
-    n/10), perfdb's step scan (``detection.change_points``) next to the installed peers."""
+    """CPU seconds for one whole-series analysis of ``n`` single-trial kernels, perfdb's step
+    scan (``detection.change_points``) next to the installed peers: a step every n/10
+    ("steps"), and the same with a spike or a visit of 2-3 kernels every 40 kernels
+    ("outliers": each one makes the scan's running sums be added again after it)."""
     print("\n### cost of one whole series (CPU seconds, time.process_time)\n")
     names = [n for n in available() if n != "perfherder"]
-    print("| kernels | perfdb | " + " | ".join(names) + " |")
-    print("|---" * (len(names) + 2) + "|")
+    print("| kernels | series | perfdb | " + " | ".join(names) + " |")
+    print("|---" * (len(names) + 3) + "|")
     for n in sizes:
-        rng = random.Random(n)
-        levels = [100.0 + rng.gauss(0, 1) + 6 * (i * 10 // n % 2) for i in range(n)]
-        points = [
-            Point(
-                run_id=i + 1,
-                kernel=f"{2 + i // 10000}.{i // 100 % 100}.{i % 100}",
-                patches=(),
-                values=(v,),
-            )
-            for i, v in enumerate(levels)
-        ]
-        cells = [_cpu(functools.partial(change_points, points, better="higher"))]
-        cells += [
-            math.nan  # rbf's Gram matrix: n^2 floats (75 GB at 100,000)
-            if name == "kernelcpd" and n > 20000
-            else _cpu(functools.partial(PEERS[name], levels, [], OWN[name]))
-            for name in names
-        ]
-        print(f"| {n:,} | " + " | ".join(f"{c:.3f}" for c in cells) + " |")
+        for kind in ("steps", "outliers"):
+            levels = _scaling_levels(n, kind)
+            points = [
+                Point(
+                    run_id=i + 1,
+                    kernel=f"{2 + i // 10000}.{i // 100 % 100}.{i % 100}",
+                    patches=(),
+                    values=(v,),
+                )
+                for i, v in enumerate(levels)
+            ]
+            cells = [_cpu(functools.partial(change_points, points, better="higher"))]
+            cells += [
+                math.nan  # rbf's Gram matrix: n^2 floats (75 GB at 100,000)
+                if name == "kernelcpd" and n > 20000
+                else _cpu(functools.partial(PEERS[name], levels, [], OWN[name]))
+                for name in names
+            ]
+            print(f"| {n:,} | {kind} | " + " | ".join(f"{c:.3f}" for c in cells) + " |")
+
+
+def _scaling_levels(n: int, kind: str) -> list[float]:
+    rng = random.Random(n)
+    levels = [100.0 + rng.gauss(0, 1) + 6 * (i * 10 // n % 2) for i in range(n)]
+    if kind == "outliers":
+        for at in range(20, n - 3, 40):
+            for i in range(at, at + rng.choice([1, 2, 3])):
+                levels[i] += 10.0
+    return levels
 
 
 def _cpu(work: Callable[[], object]) -> float:

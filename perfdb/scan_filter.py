@@ -25,7 +25,8 @@ from perfdb.order_stats import Floats
 # for a window of 1,000) and in the last bit of a division: far below the slack. The
 # baseline's sums are the scan's own (``Whole``), bit for bit.
 MARGIN = 1e-9
-BLOCK = 2048  # kernels judged per numpy pass: the pass is redone after each step or outlier
+BLOCK = 2048  # kernels judged per numpy pass at most: the pass is redone after each event
+FIRST_BLOCK = 512  # kernels of the first pass after an event; each quiet pass doubles it
 
 
 class Rule(Protocol):
@@ -93,9 +94,11 @@ class Prefix:
 class Whole(Prefix):
     """``Prefix`` of a long series of finite floats, computed for every kernel at once as if
     each kernel not yet pushed will be kept: the entries up to the kernels pushed are the
-    ones ``Prefix`` would hold, bit for bit (np.cumsum adds in order, as ``push`` does), and
-    an outlier (``drop_last``) computes the rest again. A push only counts; ``range`` reads
-    Python floats, as from ``Prefix``."""
+    ones ``Prefix`` would hold, bit for bit (np.cumsum adds in order, as ``push`` does). An
+    outlier (``drop_last``, ``drop``) makes the entries after it stale; they are added again
+    from there, a block at a time, when something reads them (``right_to``), so a long series
+    with many spikes costs a block per spike, not the rest of the series. A push only counts;
+    ``range`` reads Python floats, as from ``Prefix``."""
 
     def __init__(self, levels: np.ndarray, variances: np.ndarray) -> None:
         self.levels, self.variances = levels, variances
@@ -106,6 +109,7 @@ class Whole(Prefix):
         self.counts_a = np.arange(len(levels) + 1)
         self.sums, self.vars = self.sums_a.tolist(), self.vars_a.tolist()
         self.counts = self.counts_a.tolist()
+        self.valid = len(self.sums)  # entries before this one are right
 
     def push(self, level: float, variance: float, keep: bool) -> None:
         assert keep  # the scan marks an outlier with drop_last
@@ -117,35 +121,49 @@ class Whole(Prefix):
 
     def drop_last(self) -> None:
         """The last kernel pushed is an outlier: left out of every sum from there on."""
-        t = self.pushed
-        self.outlier[t - 1] = True
-        for array, values in ((self.sums_a, self.levels), (self.vars_a, self.variances)):
-            array[t:] = np.cumsum(np.concatenate(([array[t - 1]], values[t:])))
-        self.counts_a[t:] -= 1
-        self.sums[t:], self.vars[t:] = self.sums_a[t:].tolist(), self.vars_a[t:].tolist()
-        self.counts[t:] = self.counts_a[t:].tolist()
+        self.drop(self.pushed - 1, self.pushed)
 
-    def drop(
-        self,
-        lo: int,
-        hi: int,
-        levels: Sequence[float],
-        variances: Sequence[float],
-        outlier: Sequence[bool],
-    ) -> None:
+    def drop(self, lo: int, hi: int, *_: object) -> None:
         """``Prefix.drop``: the kernels lo..hi-1 out of every sum from lo on."""
         self.outlier[lo:hi] = True
-        keep = ~self.outlier[lo:]
-        for array, values in ((self.sums_a, self.levels), (self.vars_a, self.variances)):
-            added = np.concatenate(([array[lo]], np.where(keep, values[lo:], 0.0)))
-            array[lo + 1 :] = np.cumsum(added)[1:]
-        self.counts_a[lo + 1 :] = self.counts_a[lo] + np.cumsum(keep)
-        self.sums, self.vars = self.sums_a.tolist(), self.vars_a.tolist()
-        self.counts = self.counts_a.tolist()
+        self.valid = min(self.valid, lo + 1)
+
+    def range(self, lo: int, hi: int) -> tuple[float, float, int]:
+        if hi >= self.valid:
+            self.right_to(hi + 1)
+        return (
+            self.sums[hi] - self.sums[lo],
+            self.vars[hi] - self.vars[lo],
+            self.counts[hi] - self.counts[lo],
+        )
+
+    def right_to(self, end: int) -> None:
+        """Make the entries before ``end`` right (and a block more): added again in order
+        from the last right one, outliers adding 0.0 as ``Prefix.push`` adds them."""
+        if end <= self.valid:
+            return
+        end = min(len(self.sums), max(end, self.valid + FIRST_BLOCK))
+        at = self.valid - 1
+        keep = ~self.outlier[at : end - 1]
+        for array, listed, values in (
+            (self.sums_a, self.sums, self.levels),
+            (self.vars_a, self.vars, self.variances),
+        ):
+            added = np.concatenate(([array[at]], np.where(keep, values[at : end - 1], 0.0)))
+            array[at:end] = np.cumsum(added)
+            listed[at:end] = array[at:end].tolist()
+        self.counts_a[at:end] = self.counts_a[at] + np.concatenate(([0], np.cumsum(keep)))
+        self.counts[at:end] = self.counts_a[at:end].tolist()
+        self.valid = end
 
 
 def might_pass(
-    prefix: Whole, t0: int, start: int, rule: Rule, thresholds: np.ndarray | None = None
+    prefix: Whole,
+    t0: int,
+    start: int,
+    rule: Rule,
+    thresholds: np.ndarray | None = None,
+    size: int = BLOCK,
 ) -> tuple[int, list[int]]:
     """(end, kernels t0 <= t < end at which some start j might pass), for a block of kernels
     from t0 on, assuming nothing is pending at t0 and nothing happens before the first of them
@@ -155,7 +173,8 @@ def might_pass(
     a NaN keeps the kernel, as the exact test lets a NaN through."""
     w, bw = rule.window, rule.baseline_window
     levels, variances = prefix.levels, prefix.variances
-    end = min(len(levels), t0 + BLOCK)
+    end = min(len(levels), t0 + size)
+    prefix.right_to(end)
     first = max(start + 1, t0 - w + 1, 0)  # the lowest start j tested at t0..end-1
     if end <= first:
         return end, []

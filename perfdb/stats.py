@@ -408,10 +408,12 @@ def step_scan(levels: Sequence[float], variances: Sequence[float], rule: ScanRul
             prefix = whole = scan_filter.Whole(*arrays)
             thresholds = _thresholds(rule.starts)
     t, block = 0, None  # block: (end, kernels to test) while nothing has happened since
+    size = scan_filter.FIRST_BLOCK  # kernels of the next numpy pass: doubled while quiet
     while t < n:
         if pending is None and whole is not None:
             if block is None or t >= block[0]:
-                block = scan_filter.might_pass(whole, t, start, rule, thresholds)
+                block = scan_filter.might_pass(whole, t, start, rule, thresholds, size)
+                size = min(2 * size, scan_filter.BLOCK)
             at = bisect_left(block[1], t)  # the next kernel to test, if any
             upto = block[1][at] if at < len(block[1]) else block[0]
             if upto > t:  # no start j can pass at these kernels: only push them
@@ -442,7 +444,8 @@ def step_scan(levels: Sequence[float], variances: Sequence[float], rule: ScanRul
         prefix.push(levels[t], variances[t], True)
         if sums is not None:
             sums.push(levels[t], variances[t])
-        block = None if happened or best is not None else block
+        if happened or best is not None:  # a step, a pending one or an outlier
+            block, size = None, scan_filter.FIRST_BLOCK
         t += 1
     return Scan(tuple(steps), pending, frozenset(compress(range(n), outlier)))
 

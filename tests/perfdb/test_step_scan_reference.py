@@ -13,7 +13,7 @@ import random
 import pytest
 from scipy import stats as scipy_stats
 
-from perfdb import scan_glr, scan_max, stats
+from perfdb import scan_filter, scan_glr, scan_max, stats
 from perfdb.start_noise import StartNoise
 
 
@@ -267,6 +267,27 @@ def test_a_long_series_with_excursions_skipped_in_numpy_blocks_is_identical_to_t
         plain = dataclasses.replace(rule, excursion=0)
         changed += fast != stats.step_scan(levels, variances, plain)
     assert changed > 0
+
+
+def test_spikes_and_excursions_across_numpy_blocks_are_identical_to_the_reference():
+    # scan_filter.Whole adds its sums again lazily, a block at a time, after each outlier:
+    # a series of several blocks with a spike or a visit every 50 kernels, around the
+    # blocks' edges too
+    rng = random.Random(160)
+    n = 3 * scan_filter.BLOCK + 100
+    levels = [1e6 + rng.gauss(0, 1) for _ in range(n)]
+    for at in range(40, n - 10, 50):
+        for i in range(at, at + rng.choice([1, 2, 3])):
+            levels[i] += 15.0
+    for at in (scan_filter.BLOCK - 1, 2 * scan_filter.BLOCK):
+        levels[at] += 15.0
+    variances = [1.0] * n
+    rule = dataclasses.replace(
+        _rule(random.Random(3)), excursion=3, window=4, critical=4.0, min_fraction=0.0
+    )
+    fast = stats.step_scan(levels, variances, rule)
+    assert fast == reference_scan(levels, variances, rule)
+    assert len(fast.outliers) > 150  # the spikes and visits were left out, not steps
 
 
 def test_a_long_series_with_a_value_that_is_not_finite_is_scanned_kernel_by_kernel(
