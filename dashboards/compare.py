@@ -290,8 +290,8 @@ def _alert_note(
         return "no alert: the detector has no baseline for these runs (pin one)"
     if pair.after_spike:
         return (
-            "no alert: the kernel before these runs was a spike (it moved, these came back); "
-            "the detector does not count a return from a spike as a move"
+            "no alert: the kernel before these runs was a spike or the end of an excursion (it "
+            "moved, these came back); the detector does not count a return as a move"
         )
     if set(pair.detector_baseline) != set(context.base_run_ids):
         return (

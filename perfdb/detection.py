@@ -240,21 +240,44 @@ def _back_from_spike(
     noise: policy.Noise | float | None,
     settings: Settings,
 ) -> bool:
-    """Is the kernel before this one (``group``) a spike that this one came back from? It
-    moved from the kernel before it, significantly, and this one is nearer that kernel's
-    level than its own. Before, the return was judged against the spike: a move, and with
-    the next kernel agreeing, a confirmed step on the kernel after a bad run."""
+    """Is the kernel before this one (``group``) a spike, or the last of an excursion of at
+    most ``settings.excursion_kernels``, that this one came back from? Walking back from it,
+    the first kernel that differs significantly from the kernels since (one run moved, or a
+    few at one level) is the level before; this one is nearer that level than theirs. Before,
+    the return was judged against the spike: a move, and with the next kernel agreeing, a
+    confirmed step on the kernel after a bad run. The step scan's rule for longer series is
+    the same (``stats._back``)."""
+    visit = [v for p in group for v in p.values]
     earlier = baseline_runs(points, group[0])
+    for _ in range(max(settings.excursion_kernels, 1)):
+        if not earlier:
+            return False
+        before = [v for p in earlier for v in p.values]
+        if stats.mean(before) == 0:
+            return False
+        resolution = settings.resolution or policy.resolution_of([*before, *visit])
+        if policy.judge(before, visit, better, noise, resolution, settings).significant:
+            if _spike_itself(points, earlier, before, visit):
+                return False  # no level before the visit to come back to
+            return not _nearer_new(stats.mean(values), stats.mean(before), stats.mean(visit))
+        visit += before  # at the visit's level: one more kernel of it
+        earlier = baseline_runs(points, earlier[0])
+    return False
+
+
+def _spike_itself(
+    points: Sequence[Point],
+    runs: Sequence[Point],
+    values: Sequence[float],
+    visit: Sequence[float],
+) -> bool:
+    """Is the kernel of ``runs`` (the level a visit started from) a spike itself: the kernel
+    before it nearer the visit's level than its own?"""
+    earlier = baseline_runs(points, runs[0])
     if not earlier:
         return False
-    before = [v for p in earlier for v in p.values]
-    spike = [v for p in group for v in p.values]
-    if stats.mean(before) == 0:
-        return False
-    resolution = settings.resolution or policy.resolution_of([*before, *spike])
-    if not policy.judge(before, spike, better, noise, resolution, settings).significant:
-        return False
-    return not _nearer_new(stats.mean(values), stats.mean(before), stats.mean(spike))
+    level = stats.mean([v for p in earlier for v in p.values])
+    return not _nearer_new(level, stats.mean(visit), stats.mean(values))
 
 
 def _kernel_noise(

@@ -254,6 +254,26 @@ def test_the_kernel_after_a_spike_is_judged_against_the_level_not_the_spike():
     assert found[3].status == "confirmed" and found[3].direction == "regression"
 
 
+def test_the_kernel_after_a_short_excursion_is_not_a_move_in_a_short_series():
+    """Below min_kernels too, a level that comes back within three kernels is not two moves
+    (``stats._back`` for longer series): two kernels 20 % high, then back, raise the way
+    there and nothing on the way back, where the series always was."""
+    back = stock_series([100.0, 120.0, 120.3, 100.2, 99.9], trials=3, noise_pct=0.5)
+    assert by_run(detect(back, better="higher", candidates={5})) == {}
+    assert 4 not in by_run(detect(back, better="higher"))
+    there = by_run(detect(back[:3], better="higher", candidates={3}))
+    assert there[2].status == "confirmed" and there[2].direction == "improvement"
+
+
+def test_a_step_towards_an_early_spikes_level_is_still_a_move():
+    """The level a visit started from must be a level: after a spike on kernel 1 and two
+    kernels back where the series was, a real step up to the spike's level is a move."""
+    step = stock_series([100.0, 120.0, 100.2, 99.9, 120.1, 120.2], trials=3, noise_pct=0.5)
+    points = step[:5]
+    found = by_run(detect(points, better="higher", candidates={5}))
+    assert found[5].status == "unconfirmed" and found[5].direction == "improvement"
+
+
 # --- change points ---
 
 
