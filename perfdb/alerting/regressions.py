@@ -264,11 +264,13 @@ def _clear_unconfirmed(data: CheckData, key: SeriesKey, kept: set[int]) -> int:
 
 
 def _mark_recovered(data: CheckData, key: SeriesKey) -> int:
-    """Mark regressions whose series has come back within 25 % of the step they flagged."""
+    """Mark alerts whose series has come back within 25 % of the step they flagged: a
+    regression fixed, or an improvement lost (the pages say "lost": a gain lost again within
+    an excursion's kernels raises no regression, ``stats._back``, so its alert tells)."""
     open_alerts = [
         a
         for a in data.alerts.get(key, [])
-        if a.direction == "regression"
+        if a.direction in ("regression", "improvement")
         and not a.recovered
         and a.status not in (Alert.Status.PENDING, Alert.Status.CLEARED)
     ]
