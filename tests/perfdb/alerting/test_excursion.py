@@ -41,16 +41,15 @@ def test_a_visit_to_a_better_level_and_back_emails_no_regression(tmp_path, user,
     assert all(outbox_fill_for_upload(upload_id=u.pk) == [] for u in uploads)
 
 
-def test_a_gain_lost_within_the_excursion_window_is_told_on_its_improvement(
-    tmp_path, client
-):
+def test_a_gain_lost_within_the_excursion_window_is_told_on_its_improvement(tmp_path, client):
     # the price of the rule: losing a gain within three kernels raises no regression, so the
     # improvement's alert says the series went back
     _series(tmp_path, range(8, 10), 0.06)
     gain = Alert.objects.get(metric__name="throughput", direction="improvement")
     assert gain.recovered
     event = gain.events.get(field="recovered")
-    assert event.new.startswith("True (back to ") and event.new.endswith(" at 2.6.10)")  # the first kernel back
+    # marked on the first kernel back
+    assert event.new.startswith("True (back to ") and event.new.endswith(" at 2.6.10)")
     assert "(lost)" in client.get("/alerts/?status=improvement").content.decode()
     page = client.get(f"/alerts/{gain.pk}/").content.decode()
     assert "lost (the series went back)" in page
