@@ -260,11 +260,12 @@ def _alert_note(
     significant = verdict.significant
     same_way = [a for a in context.alerts if a.direction == verdict.direction]
     alert = same_way[0] if same_way else (context.alerts[0] if context.alerts else None)
+    came_back = _came_back(context)
     if alert is not None and alert.status == "pending":
         return f"unconfirmed: waiting for the next kernel (alert {alert.pk})"
     if alert is not None and alert.status == "cleared":
-        if _came_back(context):
-            return f"cleared: not a step (alert {alert.pk}): " + _came_back(context)
+        if came_back:
+            return f"cleared: not a step (alert {alert.pk}): {came_back}"
         return f"cleared: the next kernel came back, a spike (alert {alert.pk})"
     if alert is not None and significant:
         return f"alert {alert.pk}"
@@ -279,8 +280,8 @@ def _alert_note(
     pair = context.pair
     if pair is None:
         return "no alert: the detector judges runs of one series; these runs are not one series"
-    if pair.step_scan and _came_back(context):
-        return "no alert: " + _came_back(context)
+    if pair.step_scan and came_back:
+        return f"no alert: {came_back}"
     if pair.step_scan:
         return (
             "no alert: the detector judges a stock kernel with the series' step test, which "
