@@ -67,6 +67,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import detector_peers  # noqa: E402
 from detector_peers import Alerts  # noqa: E402
 from detector_suite import (  # noqa: E402
+    BETWEEN,
     KINDS,
     AlertBook,
     Series,
@@ -145,9 +146,10 @@ def _work(job: tuple[int, str, int, int, dict[str, str]]) -> tuple[Series, Outco
     prior_error = overrides.pop("prior_error", None)
     lab = overrides.pop("lab", None)
     peers = overrides.pop("peers", None)
+    between = _between(overrides.pop("between", None))
     thresholds = _thresholds(overrides.pop("thresholds", ""))
     settings = _settings(overrides)
-    series = make_series(random.Random(seed), kind, trials, size)
+    series = make_series(random.Random(seed), kind, trials, size, between)
     if lab in ("spread", "alike"):  # the prior and its weight from the votes' spread
         levels = sibling_levels(seed, series)
         prior, weight = policy.pooled_prior(levels, settings, alike=lab == "alike")
@@ -168,6 +170,14 @@ def _work(job: tuple[int, str, int, int, dict[str, str]]) -> tuple[Series, Outco
     return series, outcome
 
 
+def _between(text: str | None) -> tuple[float, float]:
+    """``--between LO,HI``: the run-to-run noise's range as a multiple of the within-run."""
+    if text is None:
+        return BETWEEN
+    low, high = (float(v) for v in text.split(","))
+    return low, high
+
+
 def _thresholds(text: str) -> dict[str, float]:
     """The peers' thresholds as passed to a worker ("pelt=12.5,otava=1e-05")."""
     pairs = (item.split("=", 1) for item in text.split(",") if item)
@@ -184,8 +194,10 @@ def _settings(overrides: dict[str, str]) -> Settings:
 
 
 def jobs(
-    seed: int, scale: float, overrides: dict[str, str]
+    seed: int, scale: float, overrides: dict[str, str], only: Iterable[int] = ()
 ) -> list[tuple[int, str, int, int, dict[str, str]]]:
+    """The suite's series (seed, kind, trials, size, overrides); ``only`` keeps these trial
+    counts (the others' seeds are still drawn, so a cell's series are the same either way)."""
     rng = random.Random(seed)
     plan: list[tuple[str, int, int, int]] = []  # kind, trials, size, count
     for trials in range(1, 6):
@@ -193,11 +205,13 @@ def jobs(
         plan.append(("clean", trials, 0, round(200 * scale)))
         plan.append(("spike", trials, 0, round(40 * scale)))
         plan.append(("bimodal", trials, 0, round(40 * scale)))
-    return [
+    drawn = [
         (rng.randrange(2**32), kind, trials, size, overrides)
         for kind, trials, size, count in plan
         for _ in range(max(count, 1))
     ]
+    keep = set(only)
+    return [job for job in drawn if not keep or job[2] in keep]
 
 
 def clean_jobs(
@@ -309,6 +323,19 @@ def _arguments() -> argparse.Namespace:
         "'--lab alike': the same, the setups assumed to share one noise",
     )
     parser.add_argument(
+        "--trials",
+        type=int,
+        action="append",
+        default=[],
+        help="only the series with this many trials per run (repeatable; default 1-5)",
+    )
+    parser.add_argument(
+        "--between",
+        metavar="LO,HI",
+        help="run-to-run noise as a multiple of the within-run noise, drawn from [LO, HI] "
+        "(default 0.25,1); '0,0': independent trials, no run-to-run noise",
+    )
+    parser.add_argument(
         "--peers",
         action="store_true",
         help="also run the installed peers (bench/detector_peers.py) on the same series, "
@@ -363,6 +390,8 @@ def main() -> None:
     overrides = dict(item.split("=", 1) for item in args.set)
     if args.lab:
         overrides["lab"] = args.lab
+    if args.between:
+        overrides["between"] = args.between
     names = [n for n in detector_peers.available() if not args.peer or n in args.peer]
     if args.peers or args.peers_matched or args.calibrate:
         overrides["peers"] = ",".join(names)
@@ -373,7 +402,7 @@ def main() -> None:
             thresholds = calibrated(args, names, args.lab)
         overrides["thresholds"] = ",".join(f"{name}={v!r}" for name, v in thresholds.items())
     scale = args.scale * (0.1 if args.quick else 1.0)
-    todo = jobs(args.seed, scale, overrides)
+    todo = jobs(args.seed, scale, overrides, args.trials)
     if args.prior_error is not None:
         todo = [(*job[:4], {**job[4], "prior_error": str(args.prior_error)}) for job in todo]
     started, cpu = time.perf_counter(), os.times()
@@ -382,11 +411,13 @@ def main() -> None:
     wall, after = time.perf_counter() - started, os.times()
     cpu_s = after.children_user + after.children_system - cpu.children_user - cpu.children_system
     settings = _settings(
-        {k: v for k, v in overrides.items() if k not in ("lab", "peers", "thresholds")}
+        {k: v for k, v in overrides.items() if k not in ("lab", "peers", "thresholds", "between")}
     )
     print(f"seed {args.seed}, {len(todo)} series, settings {settings}")
     if args.lab:
         print("prior: pooled from 4 sibling setups of the same workload/metric (--lab)")
+    if args.between:
+        print(f"run-to-run noise: {args.between} x the within-run noise (--between)")
     if args.prior_error is not None:
         print(
             f"prior: each series' typical level noise, off by a lognormal error "

@@ -38,10 +38,21 @@ class Series:
     base: float = 0.0  # the value of level 1.0 (the true level before a step)
 
 
-def make_series(rng: random.Random, kind: str, trials: int, sigma_steps: int) -> Series:
+BETWEEN = (0.25, 1.0)  # run-to-run noise as a multiple of the within-run noise, drawn uniformly
+
+
+def make_series(
+    rng: random.Random,
+    kind: str,
+    trials: int,
+    sigma_steps: int,
+    between_ratio: tuple[float, float] = BETWEEN,
+) -> Series:
+    """One lab-like series; ``between_ratio`` (0, 0) makes every trial independent, with no
+    run-to-run noise (the same random draws, so the series are otherwise the same)."""
     n = rng.randint(10, 40)
     within = rng.uniform(1.0, 5.0) / 100
-    between = within * rng.uniform(0.25, 1.0)
+    between = within * rng.uniform(*between_ratio)
     return generate(rng, kind, trials, sigma_steps, n, within, between)
 
 
