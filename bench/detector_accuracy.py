@@ -241,8 +241,14 @@ def calibrated(args: argparse.Namespace, names: list[str], lab: str | None) -> d
     per 100 clean series, or ``perfdb``, the rate perfdb itself spends on the same series
     (with the lab prior when ``--lab``), so that both sides spend the same false alerts."""
     overrides = {"lab": lab} if lab else {}
+    if args.between:  # the calibration series have the same noise as the measured ones
+        overrides["between"] = args.between
+    between = _between(args.between)
     todo = clean_jobs(detector_peers.CALIBRATION_SEED, args.calibration_scale, overrides)
-    clean = [make_series(random.Random(s), kind, trials, size) for s, kind, trials, size, _ in todo]
+    clean = [
+        make_series(random.Random(s), kind, trials, size, between)
+        for s, kind, trials, size, _ in todo
+    ]
     budget = detector_peers.BUDGET
     if args.budget == "perfdb":
         rates = perfdb_false_rate(todo, args.workers)
