@@ -146,7 +146,7 @@ def _work(job: tuple[int, str, int, int, dict[str, str]]) -> tuple[Series, Outco
     prior_error = overrides.pop("prior_error", None)
     lab = overrides.pop("lab", None)
     peers = overrides.pop("peers", None)
-    between = _between(overrides.pop("between", None))
+    between = between_range(overrides.pop("between", None))
     thresholds = _thresholds(overrides.pop("thresholds", ""))
     settings = _settings(overrides)
     series = make_series(random.Random(seed), kind, trials, size, between)
@@ -170,7 +170,7 @@ def _work(job: tuple[int, str, int, int, dict[str, str]]) -> tuple[Series, Outco
     return series, outcome
 
 
-def _between(text: str | None) -> tuple[float, float]:
+def between_range(text: str | None) -> tuple[float, float]:
     """``--between LO,HI``: the run-to-run noise's range as a multiple of the within-run."""
     if text is None:
         return BETWEEN
@@ -243,7 +243,7 @@ def calibrated(args: argparse.Namespace, names: list[str], lab: str | None) -> d
     overrides = {"lab": lab} if lab else {}
     if args.between:  # the calibration series have the same noise as the measured ones
         overrides["between"] = args.between
-    between = _between(args.between)
+    between = between_range(args.between)
     todo = clean_jobs(detector_peers.CALIBRATION_SEED, args.calibration_scale, overrides)
     clean = [
         make_series(random.Random(s), kind, trials, size, between)

@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import product_replay  # noqa: E402
 from _common import django_setup  # noqa: E402
-from detector_accuracy import jobs  # noqa: E402
+from detector_accuracy import between_range, jobs  # noqa: E402
 from detector_suite import (  # noqa: E402
     lab_prior,
     make_series,
@@ -87,6 +87,12 @@ def main() -> None:
         help="how the lab-like suite's kernels arrive (product_replay.arrival)",
     )
     parser.add_argument(
+        "--between",
+        metavar="LO,HI",
+        help="run-to-run noise as a multiple of the within-run noise (detector_accuracy's "
+        "--between; '0,0': independent trials)",
+    )
+    parser.add_argument(
         "--compare-page",
         action="store_true",
         help="also read each series' alerts and kernel pairs on the compare page",
@@ -100,14 +106,18 @@ def main() -> None:
 
     mock.patch.object(alerting_queue, "regressions_check").start()  # run here instead
     mock.patch.object(alerting_queue, "notify_upload").start()  # no email worker here
-    lab_suite(args.seed, args.per_cell, not args.no_lab, args.arrival, args.compare_page)
+    between = between_range(args.between)
+    lab_suite(args.seed, args.per_cell, not args.no_lab, args.arrival, args.compare_page, between)
     if args.peer_suite:
         peer_suite(args.seed, args.peer_suite)
 
 
-def lab_suite(seed: int, per_cell: int, lab: bool, plan: str, page: bool) -> None:
+def lab_suite(
+    seed: int, per_cell: int, lab: bool, plan: str, page: bool, between: tuple[float, float]
+) -> None:
     """The lab-like suite, uploaded as ``plan`` brings it: every alert compared, and scored;
-    with ``page``, the compare page's readings of each series (``compare_page_readings``)."""
+    with ``page``, the compare page's readings of each series (``compare_page_readings``);
+    ``between``: the run-to-run noise's range (``detector_suite.make_series``)."""
     picked: Counter[tuple[str, int, int]] = Counter()
     todo = []
     for job_seed, kind, trials, size, _ in jobs(seed, 1.0, {}):
@@ -119,7 +129,7 @@ def lab_suite(seed: int, per_cell: int, lab: bool, plan: str, page: bool) -> Non
     readings = Counter[str]()
     started = time.perf_counter()
     for number, (job_seed, kind, trials, size) in enumerate(todo):
-        series = make_series(random.Random(job_seed), kind, trials, size)
+        series = make_series(random.Random(job_seed), kind, trials, size, between)
         prior = lab_prior(job_seed, series) if lab else None
         siblings = sibling_series(job_seed, series) if lab else []
         bench = product_replay.in_bench(series, prior, plan).held
