@@ -147,9 +147,10 @@ def _work(job: tuple[int, str, int, int, dict[str, str]]) -> tuple[Series, Outco
     lab = overrides.pop("lab", None)
     peers = overrides.pop("peers", None)
     between = between_range(overrides.pop("between", None))
+    mixed = overrides.pop("mixed", None) is not None
     thresholds = _thresholds(overrides.pop("thresholds", ""))
     settings = _settings(overrides)
-    series = make_series(random.Random(seed), kind, trials, size, between)
+    series = make_series(random.Random(seed), kind, trials, size, between, mixed)
     if lab in ("spread", "alike"):  # the prior and its weight from the votes' spread
         levels = sibling_levels(seed, series)
         prior, weight = policy.pooled_prior(levels, settings, alike=lab == "alike")
@@ -336,6 +337,11 @@ def _arguments() -> argparse.Namespace:
         help="only the series with this many trials per run (repeatable; default 1-5)",
     )
     parser.add_argument(
+        "--mixed-trials",
+        action="store_true",
+        help="each kernel has 1 to N trials (drawn), N the trials column: reruns as a lab has them",
+    )
+    parser.add_argument(
         "--between",
         metavar="LO,HI",
         help="run-to-run noise as a multiple of the within-run noise, drawn from [LO, HI] "
@@ -398,6 +404,8 @@ def main() -> None:
         overrides["lab"] = args.lab
     if args.between:
         overrides["between"] = args.between
+    if args.mixed_trials:
+        overrides["mixed"] = "1"
     names = [n for n in detector_peers.available() if not args.peer or n in args.peer]
     if args.peers or args.peers_matched or args.calibrate:
         overrides["peers"] = ",".join(names)
@@ -416,14 +424,15 @@ def main() -> None:
         results = list(pool.map(_work, todo, chunksize=8))
     wall, after = time.perf_counter() - started, os.times()
     cpu_s = after.children_user + after.children_system - cpu.children_user - cpu.children_system
-    settings = _settings(
-        {k: v for k, v in overrides.items() if k not in ("lab", "peers", "thresholds", "between")}
-    )
+    bench_only = ("lab", "peers", "thresholds", "between", "mixed")
+    settings = _settings({k: v for k, v in overrides.items() if k not in bench_only})
     print(f"seed {args.seed}, {len(todo)} series, settings {settings}")
     if args.lab:
         print("prior: pooled from 4 sibling setups of the same workload/metric (--lab)")
     if args.between:
         print(f"run-to-run noise: {args.between} x the within-run noise (--between)")
+    if args.mixed_trials:
+        print("trials: each kernel 1 to the column's count, drawn (--mixed-trials)")
     if args.prior_error is not None:
         print(
             f"prior: each series' typical level noise, off by a lognormal error "

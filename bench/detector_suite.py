@@ -36,6 +36,7 @@ class Series:
     between: float = 0.0  # run-to-run sd (fraction)
     steps: tuple[tuple[int, bool], ...] = ()  # peer suite: (first kernel, up) of each step
     base: float = 0.0  # the value of level 1.0 (the true level before a step)
+    mixed: bool = False  # each kernel has 1..trials trials (drawn), not ``trials`` each
 
 
 BETWEEN = (0.25, 1.0)  # run-to-run noise as a multiple of the within-run noise, drawn uniformly
@@ -47,13 +48,16 @@ def make_series(
     trials: int,
     sigma_steps: int,
     between_ratio: tuple[float, float] = BETWEEN,
+    mixed: bool = False,
 ) -> Series:
     """One lab-like series; ``between_ratio`` (0, 0) makes every trial independent, with no
-    run-to-run noise (the same random draws, so the series are otherwise the same)."""
+    run-to-run noise (the same random draws, so the series are otherwise the same);
+    ``mixed``: each kernel has a drawn number of trials, 1 to ``trials``, as a lab's reruns
+    give (the trials column then reads "up to")."""
     n = rng.randint(10, 40)
     within = rng.uniform(1.0, 5.0) / 100
     between = within * rng.uniform(*between_ratio)
-    return generate(rng, kind, trials, sigma_steps, n, within, between)
+    return generate(rng, kind, trials, sigma_steps, n, within, between, mixed)
 
 
 def generate(
@@ -64,6 +68,7 @@ def generate(
     n: int,
     within: float,
     between: float,
+    mixed: bool = False,
 ) -> Series:
     """One series of ``n`` kernels with this within-run and run-to-run noise (fractions)."""
     sigma = math.hypot(within, between)
@@ -84,11 +89,24 @@ def generate(
         if kind == "bimodal" and rng.random() < 0.3:
             level += mode_offset
         run_level = level + rng.gauss(0.0, between)
-        values = tuple(base * (run_level + rng.gauss(0.0, within)) for _ in range(trials))
+        count = rng.randint(1, trials) if mixed else trials
+        values = tuple(base * (run_level + rng.gauss(0.0, within)) for _ in range(count))
         points.append(Point(run_id=i + 1, kernel=f"2.6.{first + i}", patches=(), values=values))
     level = math.sqrt(between**2 + within**2 / trials) * 100
     return Series(
-        kind, tuple(points), better, trials, sigma_steps, at, up, level, within, between, (), base
+        kind,
+        tuple(points),
+        better,
+        trials,
+        sigma_steps,
+        at,
+        up,
+        level,
+        within,
+        between,
+        (),
+        base,
+        mixed,
     )
 
 
@@ -120,7 +138,8 @@ def sibling_series(seed: int, series: Series, siblings: int = 4) -> list[Series]
         within = series.within * math.exp(rng.gauss(0.0, 0.25))
         between = series.between * math.exp(rng.gauss(0.0, 0.25))
         size = rng.randint(2, 5) if kind == "step" else 0
-        made.append(generate(rng, kind, series.trials, size, rng.randint(10, 40), within, between))
+        n = rng.randint(10, 40)
+        made.append(generate(rng, kind, series.trials, size, n, within, between, series.mixed))
     return made
 
 

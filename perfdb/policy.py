@@ -293,9 +293,22 @@ def series_noise(
                 (moves * level**2 + weight * settings.prior_noise_pct**2) / (moves + weight)
             )
             dof += weight * settings.dof_per_difference
-    between_sq = level**2 - (within or 0.0) ** 2 / trials
+    between_sq = level**2 - _within_share(within or 0.0, groups, trials)
     between = math.sqrt(max(between_sq, 0.0))
     return Noise(within, between, dof, trials)
+
+
+def _within_share(within: float, groups: Sequence[Sequence[float]], typical: int) -> float:
+    """How much of the kernels' level variance (read from their moves) is within-run noise:
+    within^2 / trials, or with a mix of trial counts (reruns, a dropped trial: 1-5 trials a
+    kernel) within^2 x the runs' mean of 1 / trials. The moves read the kernels' average
+    variance; 1 / the median trials read the within-run share too small there, took the rest
+    for run-to-run noise and judged the kernels with many trials as noisy as the others."""
+    counts = list(map(len, groups))  # a long series of one-trial runs: one C-level pass
+    if not counts or min(counts) == max(counts):
+        return within**2 / typical
+    inverses = [1 / count for count in counts if count]
+    return within**2 * math.fsum(inverses) / len(inverses)
 
 
 def _tolerance(settings: Settings, dof: float) -> float:

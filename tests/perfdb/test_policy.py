@@ -119,3 +119,33 @@ def test_a_spike_is_unconfirmed_then_cleared_and_a_step_confirmed():
     confirmed = detect([*points, spike, again], better="higher", candidates={17})
     assert [(c.candidate_run_id, c.status) for c in confirmed] == [(16, "confirmed")]
     assert confirmed[0].direction == "regression" and confirmed[0].method == "changepoint"
+
+
+def _mixed_trials_series(seed: int, between: float) -> tuple[list[list[float]], list[float]]:
+    """400 kernels of 1-5 trials each (in turn), within-run sd 2 %, this run-to-run sd (%)."""
+    rng = random.Random(seed)
+    groups = []
+    for i in range(400):
+        run = 100 + rng.gauss(0, between) if between else 100.0
+        groups.append([run + rng.gauss(0, 2.0) for _ in range(1 + i % 5)])
+    return groups, [sum(g) / len(g) for g in groups]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_kernel_with_more_trials_is_judged_quieter_when_trial_counts_are_mixed(seed):
+    # Independent trials: a 5-trial kernel's mean has a fifth of a 1-trial kernel's variance.
+    # Reading the within-run share at the median trials (3) took part of it for run-to-run
+    # noise, which more trials do not average away: a ratio of 0.29-0.32.
+    groups, levels = _mixed_trials_series(seed, 0.0)
+    noise = policy.series_noise(groups, levels, Settings())
+    assert noise is not None
+    assert noise.level_pct(5) ** 2 / noise.level_pct(1) ** 2 < 0.26
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_run_to_run_noise_is_read_through_mixed_trial_counts(seed):
+    groups, levels = _mixed_trials_series(seed, 1.0)
+    noise = policy.series_noise(groups, levels, Settings())
+    assert noise is not None
+    assert 0.75 < noise.between_pct < 1.25
+    assert 1.8 < noise.within_pct < 2.2
