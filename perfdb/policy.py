@@ -304,7 +304,9 @@ def _within_share(within: float, groups: Sequence[Sequence[float]], typical: int
     kernel) within^2 x the runs' mean of 1 / trials. The moves read the kernels' average
     variance; 1 / the median trials read the within-run share too small there, took the rest
     for run-to-run noise and judged the kernels with many trials as noisy as the others."""
-    counts = list(map(len, groups))  # a long series of one-trial runs: one C-level pass
+    if within == 0:  # no run with two trials: nothing to share (a long one-trial series)
+        return 0.0
+    counts = list(map(len, groups))
     if not counts or min(counts) == max(counts):
         return within**2 / typical
     inverses = [1 / count for count in counts if count]
