@@ -244,10 +244,12 @@ def calibrated(args: argparse.Namespace, names: list[str], lab: str | None) -> d
     overrides = {"lab": lab} if lab else {}
     if args.between:  # the calibration series have the same noise as the measured ones
         overrides["between"] = args.between
+    if args.mixed_trials:  # and the same trials
+        overrides["mixed"] = "1"
     between = between_range(args.between)
     todo = clean_jobs(detector_peers.CALIBRATION_SEED, args.calibration_scale, overrides)
     clean = [
-        make_series(random.Random(s), kind, trials, size, between)
+        make_series(random.Random(s), kind, trials, size, between, args.mixed_trials)
         for s, kind, trials, size, _ in todo
     ]
     budget = detector_peers.BUDGET
