@@ -39,6 +39,7 @@ import product_replay  # noqa: E402
 from _common import django_setup  # noqa: E402
 from detector_accuracy import between_range, jobs  # noqa: E402
 from detector_suite import (  # noqa: E402
+    BETWEEN,
     lab_prior,
     make_series,
     peer_score,
@@ -93,6 +94,11 @@ def main() -> None:
         "--between; '0,0': independent trials)",
     )
     parser.add_argument(
+        "--mixed-trials",
+        action="store_true",
+        help="each kernel 1 to N trials, drawn (detector_accuracy's --mixed-trials)",
+    )
+    parser.add_argument(
         "--compare-page",
         action="store_true",
         help="also read each series' alerts and kernel pairs on the compare page",
@@ -106,18 +112,24 @@ def main() -> None:
 
     mock.patch.object(alerting_queue, "regressions_check").start()  # run here instead
     mock.patch.object(alerting_queue, "notify_upload").start()  # no email worker here
-    between = between_range(args.between)
-    lab_suite(args.seed, args.per_cell, not args.no_lab, args.arrival, args.compare_page, between)
+    noise = between_range(args.between), args.mixed_trials
+    lab_suite(args.seed, args.per_cell, not args.no_lab, args.arrival, args.compare_page, noise)
     if args.peer_suite:
         peer_suite(args.seed, args.peer_suite)
 
 
 def lab_suite(
-    seed: int, per_cell: int, lab: bool, plan: str, page: bool, between: tuple[float, float]
+    seed: int,
+    per_cell: int,
+    lab: bool,
+    plan: str,
+    page: bool,
+    noise: tuple[tuple[float, float], bool] = (BETWEEN, False),
 ) -> None:
     """The lab-like suite, uploaded as ``plan`` brings it: every alert compared, and scored;
     with ``page``, the compare page's readings of each series (``compare_page_readings``);
-    ``between``: the run-to-run noise's range (``detector_suite.make_series``)."""
+    ``noise``: the run-to-run noise's range and whether trial counts are mixed
+    (``detector_suite.make_series``)."""
     picked: Counter[tuple[str, int, int]] = Counter()
     todo = []
     for job_seed, kind, trials, size, _ in jobs(seed, 1.0, {}):
@@ -129,7 +141,7 @@ def lab_suite(
     readings = Counter[str]()
     started = time.perf_counter()
     for number, (job_seed, kind, trials, size) in enumerate(todo):
-        series = make_series(random.Random(job_seed), kind, trials, size, between)
+        series = make_series(random.Random(job_seed), kind, trials, size, *noise)
         prior = lab_prior(job_seed, series) if lab else None
         siblings = sibling_series(job_seed, series) if lab else []
         bench = product_replay.in_bench(series, prior, plan).held
