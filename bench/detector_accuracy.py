@@ -146,8 +146,9 @@ def _work(job: tuple[int, str, int, int, dict[str, str]]) -> tuple[Series, Outco
     prior_error = overrides.pop("prior_error", None)
     lab = overrides.pop("lab", None)
     peers = overrides.pop("peers", None)
-    between = between_range(overrides.pop("between", None))
-    mixed = overrides.pop("mixed", None) is not None
+    between, mixed = noise_of(overrides)
+    for key in NOISE_KEYS:
+        overrides.pop(key, None)
     thresholds = _thresholds(overrides.pop("thresholds", ""))
     settings = _settings(overrides)
     series = make_series(random.Random(seed), kind, trials, size, between, mixed)
@@ -171,12 +172,27 @@ def _work(job: tuple[int, str, int, int, dict[str, str]]) -> tuple[Series, Outco
     return series, outcome
 
 
-def between_range(text: str | None) -> tuple[float, float]:
-    """``--between LO,HI``: the run-to-run noise's range as a multiple of the within-run."""
-    if text is None:
-        return BETWEEN
-    low, high = (float(v) for v in text.split(","))
-    return low, high
+NOISE_KEYS = ("between", "mixed")  # the job overrides that shape the series, not the detector
+
+
+def noise_overrides(args: argparse.Namespace) -> dict[str, str]:
+    """``--between`` and ``--mixed-trials`` as job overrides (``noise_of`` reads them back)."""
+    options = {}
+    if args.between:
+        options["between"] = args.between
+    if args.mixed_trials:
+        options["mixed"] = "1"
+    return options
+
+
+def noise_of(overrides: dict[str, str]) -> tuple[tuple[float, float], bool]:
+    """``make_series``' noise arguments from the overrides: the run-to-run noise's range
+    (``--between LO,HI``, a multiple of the within-run noise) and mixed trial counts."""
+    between = BETWEEN
+    if "between" in overrides:
+        low, high = (float(v) for v in overrides["between"].split(","))
+        between = (low, high)
+    return between, "mixed" in overrides
 
 
 def _thresholds(text: str) -> dict[str, float]:
@@ -242,14 +258,11 @@ def calibrated(args: argparse.Namespace, names: list[str], lab: str | None) -> d
     per 100 clean series, or ``perfdb``, the rate perfdb itself spends on the same series
     (with the lab prior when ``--lab``), so that both sides spend the same false alerts."""
     overrides = {"lab": lab} if lab else {}
-    if args.between:  # the calibration series have the same noise as the measured ones
-        overrides["between"] = args.between
-    if args.mixed_trials:  # and the same trials
-        overrides["mixed"] = "1"
-    between = between_range(args.between)
+    overrides |= noise_overrides(args)  # the same noise as the measured series
+    noise = noise_of(overrides)
     todo = clean_jobs(detector_peers.CALIBRATION_SEED, args.calibration_scale, overrides)
     clean = [
-        make_series(random.Random(s), kind, trials, size, between, args.mixed_trials)
+        make_series(random.Random(s), kind, trials, size, *noise)
         for s, kind, trials, size, _ in todo
     ]
     budget = detector_peers.BUDGET
@@ -404,10 +417,7 @@ def main() -> None:
     overrides = dict(item.split("=", 1) for item in args.set)
     if args.lab:
         overrides["lab"] = args.lab
-    if args.between:
-        overrides["between"] = args.between
-    if args.mixed_trials:
-        overrides["mixed"] = "1"
+    overrides |= noise_overrides(args)
     names = [n for n in detector_peers.available() if not args.peer or n in args.peer]
     if args.peers or args.peers_matched or args.calibrate:
         overrides["peers"] = ",".join(names)
@@ -426,7 +436,7 @@ def main() -> None:
         results = list(pool.map(_work, todo, chunksize=8))
     wall, after = time.perf_counter() - started, os.times()
     cpu_s = after.children_user + after.children_system - cpu.children_user - cpu.children_system
-    bench_only = ("lab", "peers", "thresholds", "between", "mixed")
+    bench_only = ("lab", "peers", "thresholds", *NOISE_KEYS)
     settings = _settings({k: v for k, v in overrides.items() if k not in bench_only})
     print(f"seed {args.seed}, {len(todo)} series, settings {settings}")
     if args.lab:

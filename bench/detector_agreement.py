@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import product_replay  # noqa: E402
 from _common import django_setup  # noqa: E402
-from detector_accuracy import between_range, jobs  # noqa: E402
+from detector_accuracy import jobs, noise_of, noise_overrides  # noqa: E402
 from detector_suite import (  # noqa: E402
     BETWEEN,
     lab_prior,
@@ -112,7 +112,7 @@ def main() -> None:
 
     mock.patch.object(alerting_queue, "regressions_check").start()  # run here instead
     mock.patch.object(alerting_queue, "notify_upload").start()  # no email worker here
-    noise = between_range(args.between), args.mixed_trials
+    noise = noise_of(noise_overrides(args))
     lab_suite(args.seed, args.per_cell, not args.no_lab, args.arrival, args.compare_page, noise)
     if args.peer_suite:
         peer_suite(args.seed, args.peer_suite)

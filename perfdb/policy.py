@@ -309,8 +309,7 @@ def _within_share(within: float, groups: Sequence[Sequence[float]], typical: int
     counts = list(map(len, groups))
     if not counts or min(counts) == max(counts):
         return within**2 / typical
-    inverses = [1 / count for count in counts if count]
-    return within**2 * math.fsum(inverses) / len(inverses)
+    return within**2 * math.fsum(1 / count for count in counts) / len(counts)
 
 
 def _tolerance(settings: Settings, dof: float) -> float:
