@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from perfdb import policy, stats
 from perfdb.policy import BETTER_CHOICES as BETTER_CHOICES
 from perfdb.policy import Settings as Settings  # re-exported: detection.Settings
 from perfdb.policy import validate_threshold_pct as validate_threshold_pct
 from perfdb.series import Change as Change
+from perfdb.series import KernelRuns
 from perfdb.series import Point as Point
 from perfdb.series import Series as _Series
 from perfdb.series import analyse as _analyse
@@ -45,8 +46,13 @@ def _analysed(usable: Ordered, settings: Settings) -> _Series | None:
     if not hasattr(usable, "analyses"):
         usable.analyses = {}
     if settings not in usable.analyses:
-        usable.analyses[settings] = _analyse(tuple(usable), settings)
+        long = _stock_count(usable) >= max(settings.short_kernels, settings.min_kernels)
+        usable.analyses[settings] = _analyse(tuple(usable), settings) if long else None
     return usable.analyses[settings]
+
+
+def _stock_count(points: Sequence[Point]) -> int:
+    return len({_kernel(p) for p in points if not p.patches})
 
 
 def ordered(points: Sequence[Point]) -> Ordered:
@@ -54,16 +60,6 @@ def ordered(points: Sequence[Point]) -> Ordered:
     if isinstance(points, Ordered):
         return points
     return Ordered(sorted(_usable(points), key=_order))
-
-
-@dataclass(frozen=True)
-class Comparison:
-    change_pct: float
-    p_value: float | None
-    method: str
-    is_significant: bool
-    threshold_pct: float  # the size a change had to reach
-    confidence: float
 
 
 # --- baselines ---
@@ -117,75 +113,108 @@ def choose_baseline(
     )
 
 
-# --- noise and thresholds ---
+# --- the noise an A/B test or a short series is judged with ---
 
 
-def series_noise_pct(points: Sequence[Point]) -> float | None:
-    """Robust within-run relative sd (%) over the runs with >= 2 trials; None if none has."""
-    return policy.within_run_pct([p.values for p in _usable(points)])[0]
+@dataclass(frozen=True)
+class TrialNoise:
+    """What a series says about its noise without reading the moves being judged: the
+    trials' spread (within-run) and run-to-run evidence from repeated builds and the
+    workload/metric's prior, each a (variance %^2, dof) source."""
+
+    within_pct: float | None  # pooled over every run with >= 2 trials
+    within_dof: int
+    sources: tuple[tuple[float, float], ...]  # run-to-run (or, one trial, level) evidence
+    typical_trials: int
+
+    def noise(
+        self, settings: Settings, extra: tuple[tuple[float, float], ...] = ()
+    ) -> policy.Noise | None:
+        """The ``policy.Noise`` for a test, with ``extra`` evidence (a segment's spread)."""
+        sources = (*self.sources, *extra)
+        weight = math.fsum(dof for _, dof in sources)
+        if weight > 0:
+            between = math.sqrt(math.fsum(var * dof for var, dof in sources) / weight)
+            dof = weight
+        elif self.within_pct is None:
+            return None
+        else:
+            between, dof = self.within_pct * settings.short_between_ratio, math.inf
+        if self.within_pct is None:
+            return policy.Noise(None, between, dof, 1)
+        return policy.Noise(self.within_pct, between, dof, self.typical_trials, self.within_dof)
 
 
-def detection_noise_pct(points: Sequence[Point]) -> float | None:
-    """Per-trial noise (%) for pairwise thresholds: within-run if any run has trials, else the
-    stock kernels' level noise (needs >= 4 stock kernels); None: the default threshold."""
-    within = series_noise_pct(points)
+def trial_noise(points: Sequence[Point], settings: Settings) -> TrialNoise:
+    """The noise of a series read from its trials, its repeated builds and the prior.
+
+    Within-run: every run's trial variance pooled (by n - 1). Run-to-run: the spread of the
+    means of runs of one build (kernel and patch set run twice) beyond what their trials
+    explain, and the workload/metric's typical level noise (``prior_noise_pct``, worth
+    ``prior_weight`` moves). Never the kernel-to-kernel moves: a test whose noise grew with
+    the step it judges (a series that got worse read as noisier) could not see the step.
+    """
+    groups = [p.values for p in points]
+    within = stats.pooled_cv_pct(groups)
+    within_dof = sum(len(g) - 1 for g in groups if len(g) >= 2) if within is not None else 0
+    counts = sorted(len(g) for g in groups) or [1]
+    typical = counts[len(counts) // 2]
+    sources: list[tuple[float, float]] = []
+    repeated = _repeat_spread(points, within)
+    if repeated is not None:
+        sources.append(repeated)
+    if settings.prior_noise_pct is not None:
+        share = (within or 0.0) ** 2 / typical if within is not None else 0.0
+        prior_var = max(settings.prior_noise_pct**2 - share, 0.0)
+        sources.append((prior_var, settings.prior_weight * settings.dof_per_difference))
+    return TrialNoise(within, within_dof, tuple(sources), typical)
+
+
+def _repeat_spread(points: Sequence[Point], within: float | None) -> tuple[float, float] | None:
+    """Run-to-run variance (%^2) and dof from builds run more than once: the relative spread
+    of their runs' means, less the trials' share of it."""
+    builds: dict[tuple[str, tuple[str, ...]], list[Point]] = {}
+    for point in points:
+        builds.setdefault((_kernel(point), point.patches), []).append(point)
+    weighted, dof = 0.0, 0
+    for runs in builds.values():
+        if len(runs) < 2:
+            continue
+        means = [stats.mean(p.values) for p in runs]
+        centre = stats.mean(means)
+        if centre == 0:
+            continue
+        spread = math.fsum(((m - centre) / centre * 100) ** 2 for m in means) / (len(runs) - 1)
+        share = (within or 0.0) ** 2 * math.fsum(1 / len(p.values) for p in runs) / len(runs)
+        weighted += (len(runs) - 1) * max(spread - share, 0.0)
+        dof += len(runs) - 1
+    return (weighted / dof, float(dof)) if dof else None
+
+
+def _segment_spread(
+    kernels: Sequence[KernelRuns], segment: Sequence[int], within: float | None
+) -> tuple[tuple[float, float], ...]:
+    """Run-to-run evidence from the kernels of one level (a segment of >= 3 kernels; >= 2
+    with one trial a kernel): their means' spread beyond the trials' share. Not the moves
+    being judged: the candidate is never in its own baseline."""
+    if len(segment) < (2 if within is None else 3):
+        return ()
+    levels = [kernels[i].level for i in segment]
+    centre = stats.mean(levels)
+    if centre == 0:
+        return ()
+    spread = math.fsum(((v - centre) / centre * 100) ** 2 for v in levels) / (len(levels) - 1)
     if within is not None:
-        return within
-    levels = [k.level for k in _stock_by_kernel(_usable(points))]
-    return policy.level_noise_pct(levels)[0] if len(levels) >= 4 else None
-
-
-def threshold_pct(
-    settings: Settings, noise_pct: float | None, n_baseline: int, n_candidate: int
-) -> float:
-    """The smallest |change| (%) worth an alert for these sample sizes (``policy``)."""
-    return policy.pairwise_threshold_pct(settings, noise_pct, n_baseline, n_candidate)
+        share = within**2 * math.fsum(1 / len(kernels[i].values) for i in segment) / len(segment)
+        spread = max(spread - share, 0.0)
+    return ((spread, float(len(segment) - 1)),)
 
 
 # --- comparing one candidate with its baseline ---
 
 
-def evaluate(
-    baseline: Sequence[float],
-    candidate: Sequence[float],
-    *,
-    better: str,
-    settings: Settings = DEFAULTS,
-    series_noise_pct: float | policy.Noise | None = None,
-    resolution: float | None = None,
-) -> Comparison:
-    """``compare`` with the threshold and confidence it used (``policy.judge``)."""
-    verdict = policy.judge(
-        baseline, candidate, better, series_noise_pct, resolution or settings.resolution, settings
-    )
-    return Comparison(
-        verdict.change_pct,
-        verdict.p_value,
-        verdict.method,
-        verdict.significant,
-        verdict.threshold_pct,
-        verdict.confidence,
-    )
-
-
-def compare(
-    baseline: Sequence[float],
-    candidate: Sequence[float],
-    *,
-    better: str,
-    settings: Settings = DEFAULTS,
-    series_noise_pct: float | None = None,
-) -> tuple[float, float | None, str, bool]:
-    """(change_pct, p_value, method, is_significant) of candidate trials vs baseline trials.
-
-    Both sides with >= 2 values: Welch's t-test, significant when p < alpha and the change
-    passes ``threshold_pct``. Otherwise ``threshold`` alone. ``better == "none"`` is never
-    significant: a metric without a better direction cannot regress.
-    """
-    result = evaluate(
-        baseline, candidate, better=better, settings=settings, series_noise_pct=series_noise_pct
-    )
-    return result.change_pct, result.p_value, result.method, result.is_significant
+def _resolution(settings: Settings, values: Sequence[float]) -> float | None:
+    return settings.resolution or policy.resolution_of(values)
 
 
 def _pairwise(
@@ -194,137 +223,205 @@ def _pairwise(
     better: str,
     settings: Settings,
     pinned_run_id: int | None,
-    noise: policy.Noise | float | None,
-    newest: tuple[object, ...] | None,
+    noise: policy.Noise | None,
 ) -> Change | None:
+    """An A/B test: a patched build against its stock kernel, or a run against a pinned
+    baseline, judged when it arrives (final at once)."""
     group = baseline_runs(points, point, pinned_run_id=pinned_run_id)
     if not group:
         return None
     baseline = [v for p in group for v in p.values]
     if stats.mean(baseline) == 0:
         return None
-    resolution = settings.resolution or policy.resolution_of([*baseline, *point.values])
-    # a stock kernel judged against the one before it is a step only once the next kernel
-    # agrees (at the newest kernel: pending); a patched build or a pinned comparison is an
-    # A/B test, final at once
-    stock_step = not point.patches and pinned_run_id is None
-    if stock_step:
-        noise = _kernel_noise(noise, settings)
+    resolution = _resolution(settings, [*baseline, *point.values])
     verdict = policy.judge(baseline, point.values, better, noise, resolution, settings)
+    runs = tuple(p.run_id for p in group)
+    # one value a side, nothing known of the noise: a large change is kept and shown,
+    # pending, never emailed on a guess; trials on each side make it a test
+    if verdict.method == "untested" and verdict.direction != "none":  # noqa: SIM102
+        if abs(verdict.change_pct) >= settings.default_threshold_pct:
+            return _change(runs, point.run_id, replace(verdict, method="threshold"), "unconfirmed")
     if not verdict.significant:
         return None
-    if stock_step and _back_from_spike(points, group, point.values, better, noise, settings):
-        return None
-    at_newest = stock_step and _key(point) == newest
-    if stock_step and not at_newest:
-        following = _next_kernel(points, point)
-        if not _confirmed_by(following, baseline, point.values, verdict, better, noise, settings):
-            return None  # the next kernel came back: a spike, cleared
+    return _change(runs, point.run_id, verdict, "confirmed")
+
+
+def _change(
+    baseline_run_ids: tuple[int, ...], run_id: int, verdict: policy.Verdict, status: str
+) -> Change:
     return Change(
-        baseline_run_ids=tuple(p.run_id for p in group),
-        candidate_run_id=point.run_id,
+        baseline_run_ids=baseline_run_ids,
+        candidate_run_id=run_id,
         change_pct=verdict.change_pct,
         p_value=verdict.p_value,
         method=verdict.method,
         direction=verdict.direction,
         confidence=verdict.confidence,
-        status="unconfirmed" if at_newest else "confirmed",
+        status=status,
     )
 
 
-def _back_from_spike(
-    points: Sequence[Point],
-    group: Sequence[Point],
-    values: Sequence[float],
+# --- a short series, kernel by kernel ---
+
+
+@dataclass(frozen=True)
+class ShortScan:
+    """A short stock series read kernel by kernel: its steps, the kernels left out as
+    spikes or excursions, and the alpha each kernel was tested at."""
+
+    steps: tuple[tuple[int, int, Change], ...]  # (kernel index, found at kernel, change)
+    outliers: frozenset[int]  # kernel indexes
+    baselines: tuple[tuple[int, ...], ...]  # each kernel's baseline segment (kernel indexes)
+
+
+def kernel_alpha(settings: Settings, index: int, one_trial: bool = False) -> float:
+    """The one-sided alpha the ``index``-th kernel of a short series is tested at: the
+    series' budget spent over its kernels, ``alert_alpha`` / k^2, which sums to at most
+    1.64 x ``alert_alpha`` however long the series grows, and leaves an A/B (k = 1) the
+    whole of it. With one trial a kernel a move also waits for the next kernel, which
+    spikes rarely pass, and its noise is known from few kernels: ``alert_alpha`` / k^1.5."""
+    power = 1.5 if one_trial else 2.0
+    return float(settings.alert_alpha / max(index, 1) ** power)
+
+
+def short_scan(
+    kernels: Sequence[KernelRuns], better: str, settings: Settings, noise: TrialNoise
+) -> ShortScan:
+    """Each kernel against the kernels of its level so far (the segment since the last
+    step, spikes left out), as it arrived.
+
+    With trials (>= 2 on each side), a significant move is a step at once: the test is on
+    the trials, and an A/B of two stock kernels is judged with the upload that brings the
+    second one. A kernel back near the level before a step of at most
+    ``excursion_kernels`` kernels ago (and not a move from it) is a return: the visit's
+    kernels become outliers, the old level goes on, and no second alert is raised. With one
+    trial a kernel, a move is pending until the next kernel agrees; if it comes back, the
+    kernel was a spike.
+    """
+    one_trial = noise.within_pct is None
+    steps: list[tuple[int, int, Change]] = []
+    outliers: set[int] = set()
+    baselines: list[tuple[int, ...]] = [()]
+    segment: list[int] = [0]
+    before: list[int] | None = None
+    last = -1
+    at = 1
+    while at < len(kernels):
+        baselines.append(tuple(segment))
+        alpha = kernel_alpha(settings, at, one_trial)
+        verdict = _judge_kernels(kernels, segment, [at], better, settings, noise, alpha)
+        if verdict is None or not verdict.significant:
+            found = _earlier_step(kernels, segment, at, better, settings, noise, alpha)
+            if found is None:
+                segment.append(at)
+            else:
+                cut, step = found
+                runs = tuple(sorted(r for i in segment[:cut] for r in kernels[i].run_ids))
+                first = segment[cut]
+                steps.append(
+                    (first, at, _change(runs, kernels[first].run_ids[0], step, "confirmed"))
+                )
+                before, segment, last = segment[:cut], [*segment[cut:], at], first
+            at += 1
+            continue
+        if before and at - last <= settings.excursion_kernels:
+            back = _judge_kernels(kernels, before, [at], better, settings, noise, alpha)
+            level = kernels[at].level
+            if (back is None or not back.significant) and _nearer_new(
+                level, _mean_of(kernels, segment), _mean_of(kernels, before)
+            ):
+                outliers.update(segment)
+                segment, before, last = [*before, at], None, -1
+                at += 1
+                continue
+        status = "confirmed"
+        if one_trial:
+            if at + 1 >= len(kernels):
+                status = "unconfirmed"
+            else:
+                again = _judge_kernels(
+                    kernels, segment, [at, at + 1], better, settings, noise, alpha
+                )
+                confirmed = (
+                    again is not None
+                    and again.significant
+                    and again.direction == verdict.direction
+                    and _nearer_new(
+                        kernels[at + 1].level, _mean_of(kernels, segment), kernels[at].level
+                    )
+                )
+                if not confirmed:
+                    outliers.add(at)  # a spike: the next kernel came back
+                    at += 1
+                    continue
+        runs = tuple(sorted(r for i in segment for r in kernels[i].run_ids))
+        steps.append((at, at, _change(runs, kernels[at].run_ids[0], verdict, status)))
+        before, segment, last = segment, [at], at
+        at += 1
+    return ShortScan(tuple(steps), frozenset(outliers), tuple(baselines))
+
+
+def _earlier_step(
+    kernels: Sequence[KernelRuns],
+    segment: Sequence[int],
+    at: int,
     better: str,
-    noise: policy.Noise | float | None,
     settings: Settings,
-) -> bool:
-    """Is the kernel before this one (``group``) a spike, or the last of an excursion of at
-    most ``settings.excursion_kernels``, that this one came back from? Walking back from it,
-    the first kernel that differs significantly from the kernels since (one run moved, or a
-    few at one level) is the level before; this one is nearer that level than theirs. Before,
-    the return was judged against the spike: a move, and with the next kernel agreeing, a
-    confirmed step on the kernel after a bad run. The step scan's rule for longer series is
-    the same (``stats._back``)."""
-    visit = [v for p in group for v in p.values]
-    earlier = baseline_runs(points, group[0])
-    for _ in range(max(settings.excursion_kernels, 1)):
-        if not earlier:
-            return False
-        before = [v for p in earlier for v in p.values]
-        if stats.mean(before) == 0:
-            return False
-        resolution = settings.resolution or policy.resolution_of([*before, *visit])
-        if policy.judge(before, visit, better, noise, resolution, settings).significant:
-            if _spike_itself(points, earlier, before, visit):
-                return False  # no level before the visit to come back to
-            return not _nearer_new(stats.mean(values), stats.mean(before), stats.mean(visit))
-        visit += before  # at the visit's level: one more kernel of it
-        earlier = baseline_runs(points, earlier[0])
-    return False
+    noise: TrialNoise,
+    alpha: float,
+) -> tuple[int, policy.Verdict] | None:
+    """A step inside the level so far that the new kernel now shows: the cut of the segment
+    (kernels before it against the kernels from it to the new one, at least two) whose
+    change is the most significant, at ``alpha`` shared over the cuts. A step too small to
+    see on its first kernel is seen once the kernels after it agree, and the level before a
+    missed step is not averaged with the level after it."""
+    cuts = range(1, len(segment))
+    if not cuts:
+        return None
+    shared = alpha / len(cuts)
+    best: tuple[int, policy.Verdict] | None = None
+    for cut in cuts:
+        verdict = _judge_kernels(
+            kernels, segment[:cut], [*segment[cut:], at], better, settings, noise, shared
+        )
+        if verdict is None or not verdict.significant:
+            continue
+        if best is None or (verdict.p_value or 0.0) < (best[1].p_value or 0.0):
+            best = (cut, verdict)
+    return best
 
 
-def _spike_itself(
-    points: Sequence[Point],
-    runs: Sequence[Point],
-    values: Sequence[float],
-    visit: Sequence[float],
-) -> bool:
-    """Is the kernel of ``runs`` (the level a visit started from) a spike itself: the kernel
-    before it nearer the visit's level than its own?"""
-    earlier = baseline_runs(points, runs[0])
-    if not earlier:
-        return False
-    level = stats.mean([v for p in earlier for v in p.values])
-    return not _nearer_new(level, stats.mean(visit), stats.mean(values))
+def _mean_of(kernels: Sequence[KernelRuns], indexes: Sequence[int]) -> float:
+    return stats.mean([v for i in indexes for v in kernels[i].values])
 
 
-def _kernel_noise(
-    noise: policy.Noise | float | None, settings: Settings
-) -> policy.Noise | float | None:
-    """Two kernels differ by more than their trials' noise: each is another boot, another
-    build. A short series has no noise model yet (only the trials' spread, a float), so its
-    run-to-run part is taken as large as the within-run noise (a lab's reboot-to-reboot
-    noise is rarely smaller), or the workload/metric's typical noise when that is larger."""
-    if not isinstance(noise, float | int):
-        return noise
-    within = float(noise)
-    between = within * settings.short_between_ratio
-    if settings.prior_noise_pct is not None:  # a prior can only widen it: too few kernels to
-        # tell a series noisier than typical (bimodal) from a step
-        between = max(between, math.sqrt(max(settings.prior_noise_pct**2 - within**2 / 3, 0.0)))
-    return policy.Noise(within, between, math.inf, 1)
-
-
-def _next_kernel(points: Sequence[Point], point: Point) -> list[float]:
-    """The pooled trials of the first stock kernel after ``point``'s (empty if none)."""
-    key = _key(point)
-    later = [p for p in points if not p.patches and _key(p) > key]
-    if not later:
-        return []
-    first = min(_key(p) for p in later)
-    return [v for p in later if _key(p) == first for v in p.values]
-
-
-def _confirmed_by(
-    following: Sequence[float],
-    baseline: Sequence[float],
-    moved: Sequence[float],
-    verdict: policy.Verdict,
+def _judge_kernels(
+    kernels: Sequence[KernelRuns],
+    base: Sequence[int],
+    candidate: Sequence[int],
     better: str,
-    noise: policy.Noise | float | None,
     settings: Settings,
-) -> bool:
-    """Does the next kernel confirm a kernel's move? It must differ from the old level in the
-    same direction, significantly, and be closer to the new level than to the old one."""
-    if not following or noise is None:
-        return False  # nothing after it, or no idea of the noise (single values): pending
-    resolution = settings.resolution or policy.resolution_of([*baseline, *following])
-    again = policy.judge(baseline, following, better, noise, resolution, settings)
-    if not again.significant or again.direction != verdict.direction:
-        return False
-    return _nearer_new(stats.mean(following), stats.mean(baseline), stats.mean(moved))
+    noise: TrialNoise,
+    alpha: float,
+) -> policy.Verdict | None:
+    baseline = [v for i in base for v in kernels[i].values]
+    values = [v for i in candidate for v in kernels[i].values]
+    if stats.mean(baseline) == 0:
+        return None
+    spread = _segment_spread(kernels, base, noise.within_pct)
+    if len(candidate) >= 2:
+        spread += _segment_spread(kernels, candidate, noise.within_pct)
+    model = noise.noise(settings, spread)
+    return policy.judge(
+        baseline,
+        values,
+        better,
+        model,
+        _resolution(settings, [*baseline, *values]),
+        settings,
+        kernels=(len(base), len(candidate)),
+        alpha=alpha,
+    )
 
 
 def _nearer_new(level: float, old: float, new: float) -> bool:
@@ -332,17 +429,25 @@ def _nearer_new(level: float, old: float, new: float) -> bool:
     return abs(level - new) <= abs(level - old)
 
 
-def _previous_stock(points: Sequence[Point], candidates: Collection[int]) -> set[int]:
-    """Runs of the stock kernel right before each candidate stock kernel: the candidate is
-    the "next kernel" that confirms or clears their pending move."""
-    keys = sorted({_key(p) for p in points if not p.patches})
-    wanted = set()
-    for point in points:
-        if point.run_id in candidates and not point.patches:
-            at = keys.index(_key(point))
-            if at > 0:
-                wanted.add(keys[at - 1])
-    return {p.run_id for p in points if not p.patches and _key(p) in wanted}
+def _short_changes(
+    usable: Sequence[Point],
+    better: str,
+    settings: Settings,
+    noise: TrialNoise,
+    wanted_kernels: set[str] | None,
+) -> list[Change]:
+    """The short scan's steps on the wanted kernels, and on the kernel before each (the one
+    a new kernel confirms or clears)."""
+    kernels = _stock_by_kernel(usable)
+    if len(kernels) < 2:
+        return []
+    scan = short_scan(kernels, better, settings, noise)
+    if wanted_kernels is None:
+        return [change for _, _, change in scan.steps]
+    names = [k.kernel for k in kernels]
+    wanted = {i for i, name in enumerate(names) if name in wanted_kernels}
+    wanted |= {i - 1 for i in wanted}
+    return [change for at, found, change in scan.steps if at in wanted or found in wanted]
 
 
 def detect(
@@ -355,41 +460,40 @@ def detect(
 ) -> list[Change]:
     """Changes for the candidate runs (default: every run), as the service checks an upload.
 
-    Patched builds (against the same kernel stock) and pinned comparisons are pairwise
-    (``policy.judge``). Stock runs of a series with >= ``min_kernels`` stock kernels go
-    through the step scan: when a candidate is a stock run, every confirmed step of the
-    series is returned (the service's get-or-create makes that idempotent, and a step that
-    this upload's kernel confirms is raised on the earlier run), plus the newest kernel's
-    move as "unconfirmed". Shorter series compare a stock run with the previous kernel: at
-    the newest kernel "unconfirmed", else only when the next kernel agrees (the kernel before
-    a candidate is judged again for that). Returned in kernel order; candidates without a
-    baseline or with a zero baseline mean are skipped, and a zero change is never reported.
+    Patched builds (against the same kernel stock) and pinned comparisons are A/B tests,
+    judged on arrival (``policy.judge`` with the series' trial noise). Stock runs of a series
+    with >= ``min_kernels`` stock kernels go through the step scan: when a candidate is a
+    stock run, every confirmed step of the series is returned (the service's get-or-create
+    makes that idempotent), plus the newest kernel's move as "unconfirmed". Shorter series
+    are read kernel by kernel (``short_scan``): a move tested on the trials is confirmed with
+    the upload that brings it; with one trial a kernel, when the next kernel agrees.
+    Returned in kernel order; a zero change is never reported.
     """
     policy.check_better(better)
     if better == "none":
         return []
     usable = ordered(points)
     series = _analysed(usable, settings)
-    noise: policy.Noise | float | None = series.noise if series else detection_noise_pct(usable)
-    # in kernel order: the last stock point has the newest kernel
-    newest = next((_key(p) for p in reversed(usable) if not p.patches), None)
-    changes, stock_kernels = [], set()
+    trials = trial_noise(usable, settings)
+    ab_noise: policy.Noise | None = series.noise if series else trials.noise(settings)
+    changes: list[Change] = []
+    stock_kernels: set[str] = set()
     wanted = None if candidates is None else set(candidates)
-    if wanted is not None and series is None and pinned_run_id is None:
-        # short series: the kernel before a new one is judged again, now that the new one
-        # can confirm (or clear) its move
-        wanted |= _previous_stock(usable, wanted)
     for point in usable:
         if wanted is not None and point.run_id not in wanted:
             continue
-        if series is not None and not point.patches and pinned_run_id is None:
+        if not point.patches and pinned_run_id is None:
             stock_kernels.add(_kernel(point))
             continue
-        change = _pairwise(usable, point, better, settings, pinned_run_id, noise, newest)
+        change = _pairwise(usable, point, better, settings, pinned_run_id, ab_noise)
         if change is not None:
             changes.append(change)
-    if series is not None and stock_kernels:
+    if stock_kernels and series is not None:
         changes += _series_changes(series, better, stock_kernels)
+    elif stock_kernels:
+        changes += _short_changes(
+            usable, better, settings, trials, None if wanted is None else stock_kernels
+        )
     if len(changes) < 2:
         return changes
     position = {p.run_id: at for at, p in enumerate(usable)}  # kernel order: one point a run
@@ -399,18 +503,20 @@ def detect(
 @dataclass(frozen=True)
 class PairContext:
     """How the detector would judge candidate runs against baseline runs of one series:
-    the noise and resolution it uses, the baseline it picks itself, and whether a stock
-    candidate is judged by the step scan (not pairwise). For the compare page."""
+    the noise, resolution and alpha it uses, the baseline it picks itself, and whether a
+    stock candidate is judged by the step scan (not pairwise). For the compare page."""
 
     noise: policy.Noise | float | None
     resolution: float | None  # the metric's (parser's); None: read from the compared values
     detector_baseline: tuple[int, ...]  # the runs ``detect`` pools as the candidate's baseline
     step_scan: bool  # a stock candidate in a series of >= min_kernels stock kernels
-    stock: bool  # the candidates are stock kernels: a move needs the next kernel to agree
-    after_spike: bool = False  # pairwise, the kernel before was a spike these came back from
-    # step scan: runs of kernels that moved and came back (a spike, or an excursion of at most
+    stock: bool  # the candidates are stock kernels
+    after_spike: bool = False  # short series: the candidates' kernel is a return or a spike
+    # runs of kernels that moved and came back (a spike, or an excursion of at most
     # ``Settings.excursion_kernels``), left out of every baseline and never a step
     outlier_runs: frozenset[int] = frozenset()
+    alpha: float | None = None  # the one-sided alpha the candidates' kernel is tested at
+    one_trial: bool = False  # short series with one trial a kernel: the next kernel confirms
 
 
 def pair_context(
@@ -426,26 +532,42 @@ def pair_context(
     candidates = [p for p in usable if p.run_id in candidate_run_ids]
     if not candidates:
         return None
-    series = _analyse(tuple(usable), settings)
-    noise: policy.Noise | float | None = series.noise if series else detection_noise_pct(usable)
+    series = _analysed(usable, settings)
+    trials = trial_noise(usable, settings)
+    noise: policy.Noise | float | None = series.noise if series else trials.noise(settings)
     stock = all(not p.patches for p in candidates)
-    if stock:
-        noise = _kernel_noise(noise, settings)
     first = candidates[0]
     group = baseline_runs(usable, first)
-    pairwise = stock and series is None
+    alpha, outliers, after_spike = None, frozenset[int](), False
+    if series is not None:
+        outliers = frozenset(r for i in series.scan.outliers for r in series.kernels[i].run_ids)
+    elif stock:
+        kernels = _stock_by_kernel(usable)
+        names = [k.kernel for k in kernels]
+        at = names.index(_kernel(first)) if _kernel(first) in names else 0
+        alpha = kernel_alpha(settings, at, trials.within_pct is None)
+        if len(kernels) >= 2:
+            scan = short_scan(kernels, better, settings, trials)
+            outliers = frozenset(r for i in scan.outliers for r in kernels[i].run_ids)
+            after_spike = at in scan.outliers
+            if at < len(scan.baselines) and scan.baselines[at]:
+                group = tuple(
+                    p
+                    for p in usable
+                    if _kernel(p) in {names[i] for i in scan.baselines[at]} and not p.patches
+                )
+                segment = scan.baselines[at]
+                noise = trials.noise(settings, _segment_spread(kernels, segment, trials.within_pct))
     return PairContext(
         noise=noise,
         resolution=settings.resolution,
-        detector_baseline=tuple(p.run_id for p in group),
+        detector_baseline=tuple(sorted(p.run_id for p in group)),
         step_scan=stock and series is not None,
         stock=stock,
-        after_spike=pairwise
-        and bool(group)
-        and _back_from_spike(usable, group, first.values, better, noise, settings),
-        outlier_runs=frozenset()
-        if series is None
-        else frozenset(r for i in series.scan.outliers for r in series.kernels[i].run_ids),
+        after_spike=after_spike,
+        outlier_runs=outliers,
+        alpha=alpha,
+        one_trial=stock and series is None and trials.within_pct is None,
     )
 
 

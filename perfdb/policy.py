@@ -27,15 +27,23 @@ NOISE_TRIM_MAX = 3  # largest kernel-to-kernel moves left out at most: one step 
 class Settings:
     """Detector knobs. The defaults were tuned with bench/detector_accuracy.py (seed 2003)."""
 
-    alpha: float = 0.1  # pairwise Welch significance (the noise threshold does the heavy work)
+    alpha: float = 0.1  # a stated claim's interval is at 1 - alpha (perfdb.claims)
+    # One comparison's false-alert rate in the direction tested (one-sided): an A/B, a patched
+    # build against its stock kernel, a short series' newest kernel against its level. A short
+    # series spends it over its kernels (the k-th comparison gets alert_alpha / k).
+    alert_alpha: float = 0.01
     min_change_pct: float = 2.0  # below this a significant change is not worth an alert
     threshold_pct: float | None = None  # fixed threshold; None (or invalid) = derive from noise
-    default_threshold_pct: float = 5.0  # pairwise, noise unknown
-    noise_multiplier: float = 4.5  # pairwise: standard errors of noise a change must exceed
+    # one value a side and no noise known: a change this large is kept as a pending alert
+    # (shown, not emailed) until trials make it a test
+    default_threshold_pct: float = 5.0
     resolution: float | None = None  # smallest step the metric can show; None = from the values
     series_alpha: float = 0.01  # false-alert budget of one series of `budget_kernels` kernels
     budget_kernels: int = 40  # longer series share the same budget: alpha per kernel shrinks
-    min_kernels: int = 6  # fewer stock kernels: pairwise with the previous kernel instead
+    min_kernels: int = 6  # a series votes for its workload's prior from this many kernels
+    # fewer stock kernels: read kernel by kernel as they arrive (detection.short_scan), not
+    # by the step scan, whose noise comes from the kernel-to-kernel moves
+    short_kernels: int = 12
     confirm_window: int = 10  # kernels after a step that may still confirm it
     excursion_kernels: int = 3  # a level back within this many kernels: an excursion, no step
     baseline_window: int = 30  # kernels of the current segment a step is measured against
@@ -48,7 +56,9 @@ class Settings:
     # or, when set, the tolerance is the series' own estimate's upper bound at this level:
     # a series whose noise is consistent with the prior (narrower or wider) is pooled with it
     prior_consistency: float | None = 0.05
-    short_between_ratio: float = 1.0  # series < min_kernels, no prior: run-to-run / within
+    # run-to-run noise assumed, as a share of the within-run noise, where nothing measures it
+    # (no repeated build, no prior, too few kernels at one level): a test on the trials
+    short_between_ratio: float = 0.0
     step_noise: str = "series"  # or "per_start", "glr", "glr_whole", "glr_max", "glr_matched"
     step_location: str = "ml"  # or "map": a step's first kernel by its posterior, not its |z|
 
@@ -255,8 +265,10 @@ class Noise:
 
     within_pct: float | None  # one trial around its run's mean
     between_pct: float  # run-to-run (reboot to reboot), beyond the trials' own noise
-    dof: float  # how well it is known: degrees of freedom of the estimate
+    dof: float  # how well it is known: degrees of freedom of the estimate (of ``between``
+    # when ``within_dof`` is set)
     typical_trials: int
+    within_dof: float | None = None  # the trials' own estimate, when read from them apart
 
     def level_pct(self, trials: int) -> float:
         """sd of one run's mean of ``trials`` trials."""
@@ -320,47 +332,72 @@ def _tolerance(settings: Settings, dof: float) -> float:
     return max(settings.prior_tolerance, math.sqrt(float(bound)))
 
 
-def pairwise_threshold_pct(
-    settings: Settings, noise_pct: float | None, n_baseline: int, n_candidate: int
-) -> float:
-    """Smallest |change| (%) worth an alert between two samples of these sizes.
-
-    A valid fixed ``threshold_pct`` is used as given; else ``noise_multiplier`` standard
-    errors of the difference of means (noise * sqrt(1/n1 + 1/n2)), at least
-    ``min_change_pct``; with the noise unknown, ``default_threshold_pct``.
-    """
-    fixed = usable_threshold_pct(settings.threshold_pct)
-    if fixed is not None:
-        return fixed
-    if noise_pct is None:
-        return max(settings.min_change_pct, settings.default_threshold_pct)
-    standard_error = noise_pct * math.sqrt(1 / n_baseline + 1 / n_candidate)
-    return max(settings.min_change_pct, settings.noise_multiplier * standard_error)
-
-
 @dataclass(frozen=True)
 class Verdict:
     change_pct: float
-    p_value: float | None  # Welch's, None with a single value on a side
-    method: str  # "welch" | "threshold"
+    p_value: float | None  # one-sided, in the direction the change went; None: no test
+    method: str  # "welch" (the two samples' own spread) | "t-test" (the series' noise) |
+    # "threshold" (a fixed threshold) | "untested" (one value a side, no noise known)
     significant: bool
-    threshold_pct: float  # the size the change had to reach
-    confidence: float  # 0..1
+    threshold_pct: float  # the size the change had to reach (inf: it could not be tested)
+    confidence: float  # 0..1: 1 - p_value
     direction: str  # "regression" | "improvement" | "none"
     reason: str  # why it is (not) significant, for pages that show a verdict
 
 
-def _effective_noise_pct(noise: Noise | float | None, n1: int, n2: int) -> float | None:
-    """Per-trial noise that, in the sqrt(1/n1 + 1/n2) formula, gives the right standard error.
+@dataclass(frozen=True)
+class _Test:
+    se_pct: float  # standard error of the relative change (%)
+    dof: float
+    method: str
 
-    A ``Noise`` adds its run-to-run part: each side is (at least) one run, whose level moves
-    by ``between`` however many trials it has.
-    """
-    if noise is None or isinstance(noise, float | int):
-        return None if noise is None else float(noise)
-    within = noise.within_pct or 0.0
-    se_sq = 2 * noise.between_pct**2 + within**2 * (1 / n1 + 1 / n2)
-    return math.sqrt(se_sq / (1 / n1 + 1 / n2))
+
+def _test(
+    base: Sequence[float],
+    cand: Sequence[float],
+    noise: Noise | float | None,
+    kernels: tuple[int, int],
+    floor_pct: float,
+) -> _Test | None:
+    """The standard error of candidate mean - baseline mean (% of the baseline) and its dof.
+
+    With the series' ``Noise``: the trials' noise over each side's trials plus the run-to-run
+    noise over each side's kernels, the dof by Welch-Satterthwaite when the two parts are
+    known apart. A float is a per-trial noise known well. Without either, the two samples'
+    own spread (Welch's test), which needs two values a side. ``floor_pct``: the least
+    per-trial noise (half the metric's quantum)."""
+    n1, n2 = len(base), len(cand)
+    if isinstance(noise, Noise):
+        within = max(noise.within_pct or 0.0, floor_pct) if noise.within_pct else 0.0
+        part_w = within**2 * (1 / n1 + 1 / n2)
+        part_b = noise.between_pct**2 * (1 / kernels[0] + 1 / kernels[1])
+        if part_w + part_b > 0:
+            if noise.within_dof is None or part_w == 0:
+                dof = noise.dof if part_b > 0 else (noise.within_dof or noise.dof)
+            else:
+                dof = (part_w + part_b) ** 2 / (
+                    part_w**2 / max(noise.within_dof, 0.5) + part_b**2 / max(noise.dof, 0.5)
+                )
+            return _Test(math.sqrt(part_w + part_b), dof, "t-test")
+    elif isinstance(noise, float | int) and noise > 0:
+        return _Test(max(float(noise), floor_pct) * math.sqrt(1 / n1 + 1 / n2), math.inf, "t-test")
+    if n1 < 2 or n2 < 2:
+        return None
+    centre = abs(stats.mean(base))
+    v1 = _sample_var(base) / n1
+    v2 = _sample_var(cand) / n2
+    floor_var = (floor_pct * centre / 100) ** 2 * (1 / n1 + 1 / n2)
+    se = math.sqrt(max(v1 + v2, floor_var))
+    if v1 + v2 > 0:
+        dof = (v1 + v2) ** 2 / (v1**2 / (n1 - 1) + v2**2 / (n2 - 1))
+    else:
+        dof = float(n1 + n2 - 2)
+    return _Test(se / centre * 100.0, max(dof, 1.0), "welch")
+
+
+def _sample_var(values: Sequence[float]) -> float:
+    centre = stats.mean(values)
+    return math.fsum((v - centre) ** 2 for v in values) / (len(values) - 1)
 
 
 def judge(
@@ -370,39 +407,52 @@ def judge(
     noise: Noise | float | None = None,
     resolution: float | None = None,
     settings: Settings | None = None,
+    *,
+    kernels: tuple[int, int] = (1, 1),
+    alpha: float | None = None,
 ) -> Verdict:
     """Is candidate vs baseline a real change? The rule alerts and the compare page share.
 
-    ``noise``: the series' ``Noise`` (or a per-trial relative sd in %); None = only the two
-    samples' own spread. ``resolution``: the metric's quantum; a difference of means of at
-    most one quantum is never significant, and the noise is at least half a quantum.
+    A one-sided t-test in the direction the change went, at ``alpha`` (default
+    ``settings.alert_alpha``), whose change must also reach ``min_change_pct``: the standard
+    error comes from the series' ``noise`` (``_test``; ``kernels``: how many kernels each
+    side pools, for the run-to-run part), or from the two samples' own spread (Welch). With
+    one value a side and no noise known there is no test: not significant, and the reason
+    says what would make one ("run 3 trials"). A staff-set ``threshold_pct`` replaces the
+    test: a change that large counts. ``resolution``: the metric's quantum; a difference of
+    at most one quantum is never significant, and the noise is at least half a quantum.
     NaN trials are ignored; a zero baseline mean raises ValueError (no relative change).
     """
     settings = settings or Settings()
     check_better(better)
     base, cand = finite(baseline_values), finite(candidate_values)
     change = stats.relative_change_pct(base, cand)
-    both = len(base) >= 2 and len(cand) >= 2
-    noise_pct = _effective_noise_pct(noise, len(base), len(cand))
-    if noise_pct is None and both:
-        noise_pct = stats.pooled_cv_pct([base, cand])
     base_mean = stats.mean(base)
-    if resolution and noise_pct is not None:
-        noise_pct = max(noise_pct, resolution / 2 / abs(base_mean) * 100)
-    limit = pairwise_threshold_pct(settings, noise_pct, len(base), len(cand))
-    big_enough = abs(change) >= limit
-    if both:
-        p_value: float | None = stats.welch_p_value(base, cand)
-        assert p_value is not None
-        passed, confidence = p_value < settings.alpha and big_enough, 1.0 - p_value
-        method, reason = (
-            "welch",
-            f"p = {p_value:.3g} (alpha {settings.alpha}), {limit:.2g} % needed",
+    floor_pct = resolution / 2 / abs(base_mean) * 100 if resolution else 0.0
+    tail = settings.alert_alpha if alpha is None else alpha
+    test = _test(base, cand, noise, kernels, floor_pct)
+    fixed = usable_threshold_pct(settings.threshold_pct)
+    p_value: float | None = None
+    if test is not None and test.se_pct > 0:
+        p_value = float(scipy_stats.t.sf(abs(change) / test.se_pct, max(test.dof, 0.5)))
+    elif test is not None:
+        p_value = 0.0 if change else 1.0
+    if fixed is not None:
+        limit, method = fixed, "threshold"
+        passed = abs(change) >= limit
+        reason = f"a fixed threshold: {limit:.3g} % needed"
+    elif test is None:
+        limit, method, passed = math.inf, "untested", False
+        reason = (
+            "one value on a side and no noise known for this series: "
+            "run at least 3 trials on each side to test it"
         )
     else:
-        p_value, method = None, "threshold"
-        confidence = 1.0 - stats.normal_two_sided_p(change / (limit / settings.noise_multiplier))
-        passed, reason = big_enough, f"single value: {limit:.2g} % needed"
+        limit = max(settings.min_change_pct, critical_t(tail, test.dof) * test.se_pct)
+        method = test.method
+        passed = abs(change) >= limit
+        reason = f"p = {p_value:.2g} (one-sided, alpha {tail:.2g}), {limit:.3g} % needed"
+    confidence = 1.0 - p_value if p_value is not None else 0.0
     moved = abs(stats.mean(cand) - base_mean)
     if resolution is not None and resolution > 0 and moved <= resolution * (1 + 1e-9):
         passed, reason = False, f"within the metric's resolution ({resolution:g})"
