@@ -13,7 +13,7 @@ alerts kept by ``detector_suite.AlertBook``), the share of regressions that end 
 one kernel of the regressing kernel, and the confirmed regression alerts raised on series
 where nothing regressed (improvement alerts are recorded, not emailed, and not counted). One
 table, one row a situation ("cell"), with the goal beside it and a closing "goals met: N of
-M". About 1 minute at --scale 1 on 2 cores, 1.5 with the peers. With fewer than 100 series a
+M". About 40-70 s at --scale 1 on 2 cores, 1.5-2 min with the peers. With fewer than 100 series a
 cell (--scale 0.3 gives 90) one false alert already misses the "<= 1 per 100" goal.
 
 Series: one stock run per kernel (``f"2.6.{i}"``, kernel order = upload order), every trial

@@ -232,7 +232,11 @@ def differences(
 
 
 def in_bench(
-    series: Series, prior: float | None, plan: str = "in-order", every_kernel: bool = False
+    series: Series,
+    prior: float | None,
+    plan: str = "in-order",
+    every_kernel: bool = False,
+    short_kernels: int = Settings().short_kernels,
 ) -> BenchReplay:
     """The same replay as the accuracy bench makes it (``detector_accuracy.replay``): the
     detector's calls with this prior (``detector_suite.lab_prior`` with ``--lab``), the
@@ -241,7 +245,8 @@ def in_bench(
     batches = arrival(len(series.points), plan)
     run_of = {i: number for number, i in enumerate((i for b in batches for i in b), start=1)}
     arriving = [[series.points[i]._replace(run_id=run_of[i]) for i in b] for b in batches]
-    book = book_replay(arriving, series.better, Settings(prior_noise_pct=prior), every_kernel)
+    settings = Settings(prior_noise_pct=prior, short_kernels=short_kernels)
+    book = book_replay(arriving, series.better, settings, every_kernel)
     index_of = {run: i for i, run in run_of.items()}
     held = sorted((index_of[a.run_id], a.direction, a.confirmed) for a in book.book)
     return BenchReplay(held, book.moved)

@@ -361,3 +361,7 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }
+
+# Series with fewer stock kernels than this are read kernel by kernel as they arrive (a test
+# on the trials, confirmed with the upload); longer ones by the step scan (docs/detector.md).
+PERFDB_SHORT_KERNELS = int(os.environ.get("PERFDB_SHORT_KERNELS", "12"))

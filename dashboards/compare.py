@@ -27,9 +27,6 @@ from perfdb.detection import PairContext, Settings
 MIN_VALUES = 3
 
 SINGLE_VALUE = "single value"
-# With a single value on a side there is no test: a change this large (%) counts, as in the
-# regression detector's default single-value threshold (perfdb.detection.Settings).
-SINGLE_VALUE_THRESHOLD_PCT = Settings().default_threshold_pct
 MISSING = "missing on one side"
 
 
@@ -235,20 +232,35 @@ def _judge(
         (*values.base, *values.new)
     )
     noise = pair.noise if pair else None
-    return policy.judge(values.base, values.new, values.better, noise, resolution, context.settings)
+    alpha = pair.alpha if pair else None
+    return policy.judge(
+        values.base, values.new, values.better, noise, resolution, context.settings, alpha=alpha
+    )
 
 
 def _reason(verdict: policy.Verdict | None, context: SeriesContext) -> str:
     if verdict is None:
         return ""
+    needed = percent_text(verdict.threshold_pct)
     if verdict.significant:
-        return f"beyond the detector's threshold ({verdict.threshold_pct:.2g} % needed)"
-    if verdict.direction == "none" or verdict.reason.startswith("within the metric"):
+        return f"beyond the detector's threshold ({needed} needed; {verdict.reason})"
+    if verdict.direction == "none" or verdict.method == "untested":
+        return verdict.reason
+    if verdict.reason.startswith("within the metric"):
         return verdict.reason
     if abs(verdict.change_pct) < verdict.threshold_pct:
         where = " for this series" if context.pair and context.pair.noise is not None else ""
-        return f"below the detector's noise threshold{where} ({verdict.threshold_pct:.2g} % needed)"
+        return f"below the detector's noise threshold{where} ({needed} needed; {verdict.reason})"
     return verdict.reason
+
+
+def percent_text(value: float) -> str:
+    """A threshold as people write it: 32 %, 4.5 %, 0.25 %; never 1.2e+02."""
+    if not math.isfinite(value):
+        return "no test"
+    if abs(value) >= 10:
+        return f"{value:,.0f} %"
+    return f"{value:.2g} %" if abs(value) < 1 else f"{value:.1f} %"
 
 
 def _alert_note(
@@ -261,8 +273,16 @@ def _alert_note(
     same_way = [a for a in context.alerts if a.direction == verdict.direction]
     alert = same_way[0] if same_way else (context.alerts[0] if context.alerts else None)
     came_back = _came_back(context)
+    if alert is not None and alert.status == "pending" and alert.method == "threshold":
+        return (
+            f"pending (alert {alert.pk}): one value a side and no noise known; run at least "
+            "3 trials on each side to test it"
+        )
     if alert is not None and alert.status == "pending":
-        return f"unconfirmed: waiting for the next kernel (alert {alert.pk})"
+        return (
+            f"pending (alert {alert.pk}): one trial a kernel, so a move is confirmed when the "
+            "next kernel agrees, or cleared if it comes back"
+        )
     if alert is not None and alert.status == "cleared":
         if came_back:
             return f"cleared: not a step (alert {alert.pk}): {came_back}"
@@ -291,15 +311,21 @@ def _alert_note(
         return "no alert: the detector has no baseline for these runs (pin one)"
     if pair.after_spike:
         return (
-            "no alert: the kernel before these runs was a spike or the end of an excursion (it "
-            "moved, these came back); the detector does not count a return as a move"
+            "no alert: these runs moved and the series came back (a spike), or came back from "
+            "an excursion; the detector does not count a spike or a return as a step"
         )
     if set(pair.detector_baseline) != set(context.base_run_ids):
         return (
-            f"no alert: the detector compares these runs with runs {_ids(pair.detector_baseline)}"
+            "no alert: the detector compares these runs with their level so far, runs "
+            f"{_ids(pair.detector_baseline)}"
         )
-    if pair.stock:
-        return "no alert: a stock kernel's move must be confirmed by the next kernel; it was not"
+    if pair.one_trial:
+        return "no alert yet: one trial a kernel, so the next kernel must agree"
+    if pair.alpha is not None and pair.alpha < context.settings.alert_alpha:
+        return (
+            f"no alert: the detector tests this kernel at alpha {pair.alpha:.2g} (a short "
+            "series spends its false-alert budget over its kernels)"
+        )
     return "no alert: not checked with this data yet (it is checked when an upload adds runs)"
 
 

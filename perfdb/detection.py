@@ -46,13 +46,8 @@ def _analysed(usable: Ordered, settings: Settings) -> _Series | None:
     if not hasattr(usable, "analyses"):
         usable.analyses = {}
     if settings not in usable.analyses:
-        long = _stock_count(usable) >= max(settings.short_kernels, settings.min_kernels)
-        usable.analyses[settings] = _analyse(tuple(usable), settings) if long else None
+        usable.analyses[settings] = _analyse(tuple(usable), settings)
     return usable.analyses[settings]
-
-
-def _stock_count(points: Sequence[Point]) -> int:
-    return len({_kernel(p) for p in points if not p.patches})
 
 
 def ordered(points: Sequence[Point]) -> Ordered:
@@ -236,14 +231,22 @@ def _pairwise(
     resolution = _resolution(settings, [*baseline, *point.values])
     verdict = policy.judge(baseline, point.values, better, noise, resolution, settings)
     runs = tuple(p.run_id for p in group)
-    # one value a side, nothing known of the noise: a large change is kept and shown,
-    # pending, never emailed on a guess; trials on each side make it a test
-    if verdict.method == "untested" and verdict.direction != "none":  # noqa: SIM102
-        if abs(verdict.change_pct) >= settings.default_threshold_pct:
-            return _change(runs, point.run_id, replace(verdict, method="threshold"), "unconfirmed")
+    if _kept_untested(verdict, settings):
+        return _change(runs, point.run_id, replace(verdict, method="threshold"), "unconfirmed")
     if not verdict.significant:
         return None
     return _change(runs, point.run_id, verdict, "confirmed")
+
+
+def _kept_untested(verdict: policy.Verdict, settings: Settings) -> bool:
+    """One value a side and nothing known of the noise: a change of at least
+    ``default_threshold_pct`` is kept and shown, pending, never emailed on a guess; trials
+    on each side (or more kernels) make it a test."""
+    return (
+        verdict.method == "untested"
+        and verdict.direction != "none"
+        and abs(verdict.change_pct) >= settings.default_threshold_pct
+    )
 
 
 def _change(
@@ -271,6 +274,7 @@ class ShortScan:
 
     steps: tuple[tuple[int, int, Change], ...]  # (kernel index, found at kernel, change)
     outliers: frozenset[int]  # kernel indexes
+    returns: frozenset[int]  # kernels back at the level before a spike or an excursion
     baselines: tuple[tuple[int, ...], ...]  # each kernel's baseline segment (kernel indexes)
 
 
@@ -290,75 +294,131 @@ def short_scan(
     """Each kernel against the kernels of its level so far (the segment since the last
     step, spikes left out), as it arrived.
 
-    With trials (>= 2 on each side), a significant move is a step at once: the test is on
-    the trials, and an A/B of two stock kernels is judged with the upload that brings the
-    second one. A kernel back near the level before a step of at most
-    ``excursion_kernels`` kernels ago (and not a move from it) is a return: the visit's
-    kernels become outliers, the old level goes on, and no second alert is raised. With one
-    trial a kernel, a move is pending until the next kernel agrees; if it comes back, the
-    kernel was a spike.
+    With trials, a significant move is a step at once: the test is on the trials, and an
+    A/B of two stock kernels is judged with the upload that brings the second one. A step
+    too small for its first kernel is found once later kernels agree (``_earlier_step``;
+    the kernel's alpha is shared half and half between the two tests). A kernel back near
+    the level before a step of at most ``excursion_kernels`` kernels ago (and not a move
+    from it) is a return: the visit's kernels become outliers, the old level goes on, and
+    no second alert is raised. With one trial a kernel, a move (or, with no noise known
+    yet, a change of ``default_threshold_pct``) is pending until the next kernel agrees;
+    if it comes back, the kernel was a spike.
     """
     one_trial = noise.within_pct is None
     steps: list[tuple[int, int, Change]] = []
     outliers: set[int] = set()
+    returns: set[int] = set()
     baselines: list[tuple[int, ...]] = [()]
     segment: list[int] = [0]
-    before: list[int] | None = None
+    before: list[int] = []
     last = -1
-    at = 1
-    while at < len(kernels):
+    spikes: list[tuple[float, float]] = []
+    measured = noise
+    for at in range(1, len(kernels)):
+        if len(spikes) >= 2:  # one bad run is an outlier; two say the runs wander
+            noise = replace(measured, sources=(*measured.sources, *spikes))
         baselines.append(tuple(segment))
         alpha = kernel_alpha(settings, at, one_trial)
-        verdict = _judge_kernels(kernels, segment, [at], better, settings, noise, alpha)
-        if verdict is None or not verdict.significant:
-            found = _earlier_step(kernels, segment, at, better, settings, noise, alpha)
+        share = 0.5 if len(segment) >= 2 else 0.0  # no cut inside a one-kernel level
+        verdict = _judge_kernels(
+            kernels, segment, [at], better, settings, noise, alpha * (1 - share)
+        )
+        untested = verdict is not None and _kept_untested(verdict, settings)
+        if verdict is None or not (verdict.significant or untested):
+            found = _earlier_step(kernels, segment, at, better, settings, noise, alpha * share)
             if found is None:
                 segment.append(at)
-            else:
-                cut, step = found
-                runs = tuple(sorted(r for i in segment[:cut] for r in kernels[i].run_ids))
-                first = segment[cut]
-                steps.append(
-                    (first, at, _change(runs, kernels[first].run_ids[0], step, "confirmed"))
-                )
-                before, segment, last = segment[:cut], [*segment[cut:], at], first
-            at += 1
-            continue
-        if before and at - last <= settings.excursion_kernels:
-            back = _judge_kernels(kernels, before, [at], better, settings, noise, alpha)
-            level = kernels[at].level
-            if (back is None or not back.significant) and _nearer_new(
-                level, _mean_of(kernels, segment), _mean_of(kernels, before)
-            ):
-                outliers.update(segment)
-                segment, before, last = [*before, at], None, -1
-                at += 1
                 continue
+            cut, step = found
+            first = segment[cut]
+            change = _change(
+                _runs(kernels, segment[:cut]), kernels[first].run_ids[0], step, "confirmed"
+            )
+            steps.append((first, at, change))
+            before, segment, last = segment[:cut], [*segment[cut:], at], first
+            continue
+        recent = bool(before) and at - last <= settings.excursion_kernels
+        if recent and _returns(kernels, before, segment, at, better, settings, noise, alpha):
+            if len(segment) == 1:  # a spike: one kernel's move is run-to-run noise
+                spikes.append(_spike_move(noise, kernels, before, segment[0]))
+            outliers.update(segment)
+            returns.add(at)
+            segment, before, last = [*before, at], [], -1
+            continue
         status = "confirmed"
         if one_trial:
-            if at + 1 >= len(kernels):
+            if at + 1 == len(kernels):
                 status = "unconfirmed"
+                if untested:
+                    verdict = replace(verdict, method="threshold")
             else:
                 again = _judge_kernels(
                     kernels, segment, [at, at + 1], better, settings, noise, alpha
                 )
-                confirmed = (
-                    again is not None
-                    and again.significant
-                    and again.direction == verdict.direction
-                    and _nearer_new(
-                        kernels[at + 1].level, _mean_of(kernels, segment), kernels[at].level
-                    )
-                )
-                if not confirmed:
+                if again is None or not _agrees(again, verdict, kernels, segment, at):
+                    spikes.append(_spike_move(noise, kernels, segment, at))
                     outliers.add(at)  # a spike: the next kernel came back
-                    at += 1
+                    returns.add(at + 1)
                     continue
-        runs = tuple(sorted(r for i in segment for r in kernels[i].run_ids))
-        steps.append((at, at, _change(runs, kernels[at].run_ids[0], verdict, status)))
+                verdict = again
+        steps.append(
+            (at, at, _change(_runs(kernels, segment), kernels[at].run_ids[0], verdict, status))
+        )
         before, segment, last = segment, [at], at
-        at += 1
-    return ShortScan(tuple(steps), frozenset(outliers), tuple(baselines))
+    return ShortScan(tuple(steps), frozenset(outliers), frozenset(returns), tuple(baselines))
+
+
+def _spike_move(
+    noise: TrialNoise, kernels: Sequence[KernelRuns], level: Sequence[int], spike: int
+) -> tuple[float, float]:
+    """A spike's move as run-to-run evidence (variance %^2, one dof): a kernel that moved and
+    came back showed how far a run strays from its level, beyond its trials. From the second
+    spike on, a lab whose kernels wander from boot to boot is read as noisy, not as a run of
+    steps and returns."""
+    centre = _mean_of(kernels, level)
+    moved = (kernels[spike].level - centre) / centre * 100 if centre else 0.0
+    trials = len(kernels[spike].values)
+    share = (noise.within_pct or 0.0) ** 2 / trials
+    return (max(moved**2 - share, 0.0), 1.0)
+
+
+def _runs(kernels: Sequence[KernelRuns], indexes: Sequence[int]) -> tuple[int, ...]:
+    return tuple(sorted(r for i in indexes for r in kernels[i].run_ids))
+
+
+def _returns(
+    kernels: Sequence[KernelRuns],
+    before: Sequence[int],
+    visit: Sequence[int],
+    at: int,
+    better: str,
+    settings: Settings,
+    noise: TrialNoise,
+    alpha: float,
+) -> bool:
+    """Is kernel ``at`` back at the level before a visit: nearer it than the visit's level,
+    and no move from it?"""
+    back = _judge_kernels(kernels, before, [at], better, settings, noise, alpha)
+    if back is not None and back.significant:
+        return False
+    level = kernels[at].level
+    return _nearer_new(level, _mean_of(kernels, visit), _mean_of(kernels, before))
+
+
+def _agrees(
+    again: policy.Verdict,
+    first: policy.Verdict,
+    kernels: Sequence[KernelRuns],
+    segment: Sequence[int],
+    at: int,
+) -> bool:
+    """Does the next kernel confirm kernel ``at``'s move: both together differ from the
+    level significantly, the same way, and the next one is nearer the new level?"""
+    return (
+        again.significant
+        and again.direction == first.direction
+        and _nearer_new(kernels[at + 1].level, _mean_of(kernels, segment), kernels[at].level)
+    )
 
 
 def _earlier_step(
@@ -372,7 +432,8 @@ def _earlier_step(
 ) -> tuple[int, policy.Verdict] | None:
     """A step inside the level so far that the new kernel now shows: the cut of the segment
     (kernels before it against the kernels from it to the new one, at least two) whose
-    change is the most significant, at ``alpha`` shared over the cuts. A step too small to
+    change is the most significant, at ``alpha`` shared over the cuts, and whose kernels
+    after the cut agree with the new one (``homogeneity_alpha``). A step too small to
     see on its first kernel is seen once the kernels after it agree, and the level before a
     missed step is not averaged with the level after it."""
     cuts = range(1, len(segment))
@@ -386,6 +447,11 @@ def _earlier_step(
         )
         if verdict is None or not verdict.significant:
             continue
+        agree = _judge_kernels(
+            kernels, segment[cut:], [at], better, settings, noise, settings.homogeneity_alpha
+        )
+        if agree is not None and agree.significant:
+            continue  # the new kernel is a level of its own: the cut would misplace a step
         if best is None or (verdict.p_value or 0.0) < (best[1].p_value or 0.0):
             best = (cut, verdict)
     return best
@@ -549,7 +615,7 @@ def pair_context(
         if len(kernels) >= 2:
             scan = short_scan(kernels, better, settings, trials)
             outliers = frozenset(r for i in scan.outliers for r in kernels[i].run_ids)
-            after_spike = at in scan.outliers
+            after_spike = at in scan.outliers or at in scan.returns
             if at < len(scan.baselines) and scan.baselines[at]:
                 group = tuple(
                     p

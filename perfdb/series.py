@@ -305,7 +305,7 @@ class Series:
 
 @lru_cache(maxsize=32)
 def analyse(points: tuple[Point, ...], settings: Settings) -> Series | None:
-    """Noise model and step scan of a series; None below ``min_kernels`` stock kernels.
+    """Noise model and step scan of a series; None below ``short_kernels`` stock kernels.
 
     Cached: the service calls ``detect`` and ``change_points`` on the same points.
     """
@@ -324,7 +324,8 @@ def analyse_of(
     of = of or columns(points)
     kernels = stock_kernels(points, of, singles)
     levels = kernels.levels
-    if len(kernels) < settings.min_kernels or 0 in levels:  # = any(level == 0 ...)
+    # a shorter series is read kernel by kernel (detection.short_scan), not by the scan
+    if len(kernels) < max(settings.min_kernels, settings.short_kernels) or 0 in levels:
         return None
     noise = policy.series_noise(of[3], levels, settings)
     if noise is None:

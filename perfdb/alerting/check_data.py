@@ -20,6 +20,7 @@ from operator import attrgetter
 from typing import Any, NamedTuple
 
 import numpy as np
+from django.conf import settings as django_settings
 from django.db import connection
 from django.db.models import Aggregate, BinaryField, F, Func, Q, Value
 
@@ -38,12 +39,14 @@ def detector_settings(
 ) -> policy.Settings:
     """The detector's settings for a series: the staff's Threshold row (a fixed threshold
     and/or the workload/metric's typical noise, ignored when invalid) and the metric's
-    resolution from its parser. The compare page judges with the same."""
+    resolution from its parser, and where the step scan takes over from the kernel-by-kernel
+    reading (``PERFDB_SHORT_KERNELS``). The compare page judges with the same."""
     resolution = metric.resolution
     return policy.Settings(
         threshold_pct=policy.usable_threshold_pct(threshold_pct),
         prior_noise_pct=policy.usable_threshold_pct(typical_noise_pct),
         resolution=resolution if resolution is not None and resolution > 0 else None,
+        short_kernels=django_settings.PERFDB_SHORT_KERNELS,
     )
 
 

@@ -9,7 +9,17 @@ from __future__ import annotations
 import pytest
 
 from ingest.demo import demo_load
-from perfdb.models import Alert, OutboxMessage, ProfileEntry, Result, Run, Sample, Subscription
+from perfdb.alerting.regressions import regressions_recheck_all
+from perfdb.models import (
+    Alert,
+    OutboxMessage,
+    ProfileEntry,
+    Result,
+    Run,
+    Sample,
+    Subscription,
+    Threshold,
+)
 from tests.conftest import wait_for_worker_idle
 from tests.demo.paper_values import PAPER_VALUES, PaperValue
 
@@ -90,7 +100,12 @@ def _alert(workload: str, kernel: str, patches: str, metric_prefix: str) -> Aler
     )
 
 
-def test_the_papers_regressions_are_flagged_and_mailed_once(celery_worker, smtp_server, user):
+def test_the_papers_regressions_are_flagged_and_mailed_once_staff_set_a_threshold(
+    celery_worker, smtp_server, user
+):
+    """The papers publish one value a kernel: nothing says how noisy it is, so their
+    regressions are flagged pending (shown, not emailed on a guess). A threshold staff set
+    for the workload and metric replaces the test: the recheck confirms and mails it once."""
     uploads, handler = _load_demo(smtp_server, user)
     # Detection and email run as their own tasks after each upload commits.
     wait_for_worker_idle()
@@ -114,6 +129,15 @@ def test_the_papers_regressions_are_flagged_and_mailed_once(celery_worker, smtp_
     assert sorted(round(a.change_pct, 1) for a in improvements) == [11.6, 24.0]
     assert {a.status for a in improvements} == {"improvement"}
 
+    assert {a.status for a in (trade, o1, yield_pa)} == {"pending"}
+    assert {a.method for a in (trade, o1, yield_pa)} == {"threshold"}
+    assert not OutboxMessage.objects.filter(to="sjas@lab.example").exists()
+
+    Threshold.objects.create(workload=o1.setup.workload, metric=o1.metric, threshold_pct=5.0)
+    regressions_recheck_all()
+    wait_for_worker_idle()
+    o1.refresh_from_db()
+    assert o1.status == "untriaged" and o1.confirmed_at is not None
     sjas_upload = next(u for u in uploads if "specjappserver" in u.filename)
     sent = OutboxMessage.objects.filter(to="sjas@lab.example")
     assert sent.count() == 1 and sent.get().upload == sjas_upload

@@ -11,6 +11,9 @@ import pytest
 from perfdb import detection, placement
 from tests.perfdb.test_alert_moves import POINTS
 
+# the step scan from six kernels, as these series were drawn for it
+STEP_SCAN = detection.Settings(short_kernels=6)
+
 DOF = 20.0
 
 
@@ -60,7 +63,7 @@ def test_shares_do_not_depend_on_the_units():
 
 
 def test_a_change_points_step_carries_its_placement_and_a_pairwise_change_none():
-    (step,) = detection.change_points(POINTS[:10], better="higher")
+    (step,) = detection.change_points(POINTS[:10], better="higher", settings=STEP_SCAN)
     assert step.candidate_run_id == 8 and 0.5 < step.location_share <= 1.0
     run, share = step.runner_up
     assert run in (6, 7, 9, 10) and share == pytest.approx(1.0 - step.location_share, abs=0.02)
@@ -72,6 +75,6 @@ def test_a_change_points_step_carries_its_placement_and_a_pairwise_change_none()
 def test_a_step_the_scan_places_after_a_kernel_between_the_levels_names_that_kernel():
     # with eleven kernels the scan moves the step to 2.5.9 (tests/perfdb/test_alert_moves.py):
     # 2.5.8 reads nearer the new level than the old, and the placement says so
-    (step,) = detection.change_points(POINTS, better="higher")
+    (step,) = detection.change_points(POINTS, better="higher", settings=STEP_SCAN)
     assert step.candidate_run_id == 9
     assert step.runner_up[0] == 8 and step.runner_up[1] > step.location_share

@@ -6,7 +6,7 @@ import random
 import pytest
 
 from perfdb import policy
-from perfdb.detection import Point, change_points, detect, series_noise_pct
+from perfdb.detection import Point, change_points, detect, ordered, trial_noise
 from perfdb.policy import Noise, Settings, judge
 
 
@@ -39,7 +39,8 @@ def test_nan_trials_are_ignored_and_do_not_change_the_noise():
         for i in range(10)
     ]
     with_nan = [Point(p.run_id, p.kernel, p.patches, (*p.values, math.nan)) for p in points]
-    assert series_noise_pct(with_nan) == pytest.approx(series_noise_pct(points))
+    noise = trial_noise(ordered(with_nan), Settings()).within_pct
+    assert noise == pytest.approx(trial_noise(points, Settings()).within_pct)
     assert detect(with_nan, better="higher") == detect(points, better="higher")
     assert judge([100.0, math.nan, 101.0], [90.0, 91.0], "higher").change_pct == pytest.approx(
         (90.5 - 100.5) / 100.5 * 100

@@ -81,7 +81,7 @@ def test_analyse_reads_what_the_plain_computation_reads(seed):
     got = series.analyse.__wrapped__(points, settings)
     kernels = stock_by_kernel(points)
     levels = [math.fsum(k.values) / len(k.values) for k in kernels]
-    if len(kernels) < settings.min_kernels or any(level == 0 for level in levels):
+    if len(kernels) < settings.short_kernels or any(level == 0 for level in levels):
         assert got is None
         return
     noise = policy.series_noise([p.values for p in points], levels, settings)

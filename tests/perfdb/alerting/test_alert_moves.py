@@ -17,6 +17,13 @@ from tests.perfdb.test_alert_moves import STEP_DOWN, TRIALS
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def step_scan_from_six_kernels(settings):
+    """These series were drawn for the step scan: the service reads them with it from six
+    kernels (PERFDB_SHORT_KERNELS), not kernel by kernel."""
+    settings.PERFDB_SHORT_KERNELS = 6
+
+
 @pytest.fixture
 def subscriber(user):
     return Subscription.objects.create(user=user, email="lab@lab.example", metric_pattern="thr*")

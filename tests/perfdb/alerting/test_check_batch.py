@@ -4,8 +4,9 @@ them together must write exactly what checking each series alone writes.
 The same four uploads go to two families of setups (same values, other hardware): one
 family's uploads are checked series by series, the other's in one call per upload, and the
 alerts, their states and their history must come out the same. The uploads walk every state:
-a patched build's regression, pending changes at the newest kernel, one confirmed by the
-next kernel and one cleared, and a regression that recovers.
+a patched build's regression, a stock regression confirmed with its upload that recovers,
+and, one trial a kernel, pending changes at the newest kernel, one confirmed by the next
+kernel and one cleared.
 """
 
 from __future__ import annotations
@@ -20,13 +21,17 @@ from tests.bundles import make_bundle, volano_log, volano_run
 pytestmark = pytest.mark.django_db
 
 HIGH, LOW = (13000, 13100, 12950, 13050), (11000, 11100, 11050, 10980)
-# Per upload: (kernel, patches, values on the first setup, values on the second setup).
+ONE = [(13000,), (13080,), (12960,), (13040,)]  # one trial a kernel: a move waits for the next
+# Per upload: (kernel, patches, values on each of the three setups).
 UPLOADS = [
-    [(k, "[]", HIGH, HIGH) for k in ("2.4.17", "2.4.18", "2.4.19", "2.4.20")]
-    + [("2.4.20", '["O(1)"]', (11650, 11700, 11600, 11720), HIGH)],
-    [("2.5.59", "[]", LOW, LOW)],
-    [("2.5.60", "[]", LOW, HIGH)],
-    [("2.5.61", "[]", HIGH, HIGH)],
+    [
+        (k, "[]", HIGH, one, one)
+        for k, one in zip(("2.4.17", "2.4.18", "2.4.19", "2.4.20"), ONE, strict=True)
+    ]
+    + [("2.4.20", '["O(1)"]', (11650, 11700, 11600, 11720), (13010,), (13020,))],
+    [("2.5.59", "[]", LOW, (11000,), (11000,))],
+    [("2.5.60", "[]", LOW, (13030,), (11020,))],
+    [("2.5.61", "[]", HIGH, (12990,), (11010,))],
 ]
 
 
@@ -46,7 +51,7 @@ def ingest(tmp_path, family: str, n: int, runs) -> Upload:
     files["manifest.toml"] = (
         "format = 1\n"
         + "".join(
-            f'[hardware.{family}{h}]\ncpus = 8\ncpu = "Pentium III"\nmhz = 700\n' for h in (1, 2)
+            f'[hardware.{family}{h}]\ncpus = 8\ncpu = "Pentium III"\nmhz = 700\n' for h in (1, 2, 3)
         )
         + "\n".join(blocks)
     )
@@ -115,7 +120,7 @@ def test_checking_an_uploads_series_together_writes_what_checking_each_alone_wri
     # the uploads went through every state, so each path of the check was compared
     # the uploads went through every state, so each path of the check was compared
     events = {words for a in expected for (_, _, words) in a[-1]}
-    assert any(a[3] == "O(1)" and a[4] == "welch" for a in expected)  # a patched build's
+    assert any(a[3] == "O(1)" and a[4] == "t-test" for a in expected)  # a patched build's
     assert any(a[6] == "cleared" for a in expected)  # pending, then cleared
     assert any(e.startswith("untriaged (confirmed by the next kernel") for e in events)
     assert any(a[8] for a in expected)  # confirmed, then recovered

@@ -29,7 +29,7 @@ from tests.perfdb.alerting.test_check_batch import UPLOADS, ingest, touched
 
 @pytest.mark.django_db
 def test_load_points_reads_what_the_per_trial_query_reads(tmp_path):
-    late = [("2.4.16", "[]", (12000, 12100), (12000,))]  # an older kernel, uploaded last
+    late = [("2.4.16", "[]", (12000, 12100), (12000,), (12010,))]  # an older kernel, uploaded last
     uploads = [ingest(tmp_path, "lean", n, runs) for n, runs in enumerate([*UPLOADS, late])]
     series = sorted({key for upload in uploads for key in touched(upload)})
     # a discarded trial: left out by both (a NaN trial cannot be stored: migration 0016)

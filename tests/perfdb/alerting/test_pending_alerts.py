@@ -1,6 +1,7 @@
 """The detector's pending / confirmed / cleared states as stored alerts and their email.
 
-An unconfirmed change (the newest kernel moved) is a pending alert, never emailed; the next
+A change tested on trials is confirmed with its upload and emailed. An unconfirmed change
+(one value a kernel: the newest kernel moved) is a pending alert, never emailed; the next
 kernel confirms it (emailed once, with the confirming upload) or clears it (a spike).
 """
 
@@ -37,9 +38,29 @@ def throughput_regression() -> Alert:
     return Alert.objects.get(metric__name="throughput", direction="regression")
 
 
-def test_a_move_at_the_newest_kernel_is_pending_and_not_emailed(tmp_path, subscriber):
+def test_an_ab_of_two_stock_kernels_with_trials_is_emailed_with_the_second(tmp_path, subscriber):
+    """The new user's case: two kernels of three trials, the second 15 % slower. The test on
+    the trials confirms it with the upload that brings the second kernel."""
     upload(tmp_path, "a", "2.4.20", (13000, 13100, 12950))
     b = upload(tmp_path, "b", "2.5.59", (11000, 11100, 11050))
+    alert = throughput_regression()
+    assert alert.status == "untriaged" and alert.confirmed_at is not None
+    assert alert.notify_upload_id == b.pk and alert.method == "t-test"
+    (message_id,) = outbox_fill_for_upload(upload_id=b.pk)
+    assert alert in OutboxMessage.objects.get(pk=message_id).alerts.all()
+    # a worse kernel after it does not clear it; nothing is emailed twice
+    c = upload(tmp_path, "c", "2.5.60", (9000, 9100, 9050))
+    alert.refresh_from_db()
+    assert alert.status == "untriaged"
+    assert all(
+        alert.pk not in OutboxMessage.objects.get(pk=m).alerts.values_list("pk", flat=True)
+        for m in outbox_fill_for_upload(upload_id=c.pk)
+    )
+
+
+def test_one_value_a_kernel_is_pending_and_not_emailed(tmp_path, subscriber):
+    upload(tmp_path, "a", "2.4.20", (13000,))
+    b = upload(tmp_path, "b", "2.5.59", (11000,))
     alert = throughput_regression()
     assert alert.status == "pending" and alert.confirmed_at is None
     assert alert.notify_upload_id is None
@@ -50,9 +71,9 @@ def test_a_move_at_the_newest_kernel_is_pending_and_not_emailed(tmp_path, subscr
 
 
 def test_the_next_kernel_confirms_it_and_its_upload_emails_it_once(tmp_path, subscriber):
-    upload(tmp_path, "a", "2.4.20", (13000, 13100, 12950))
-    b = upload(tmp_path, "b", "2.5.59", (11000, 11100, 11050))
-    c = upload(tmp_path, "c", "2.5.60", (11020, 11080, 10990))
+    upload(tmp_path, "a", "2.4.20", (13000,))
+    b = upload(tmp_path, "b", "2.5.59", (11000,))
+    c = upload(tmp_path, "c", "2.5.60", (11020,))
     alert = throughput_regression()
     # the alert stays on 2.5.59's run (upload b) but is emailed with upload c
     assert alert.candidate_run.kernel.version == "2.5.59" and alert.upload_id == b.pk
@@ -66,16 +87,16 @@ def test_the_next_kernel_confirms_it_and_its_upload_emails_it_once(tmp_path, sub
     # checking again or filling again: picked up exactly once
     assert check(c) == 0
     assert outbox_fill_for_upload(upload_id=c.pk) == []
-    d = upload(tmp_path, "d", "2.5.61", (11010, 11060, 11000))
+    d = upload(tmp_path, "d", "2.5.61", (11010,))
     assert outbox_fill_for_upload(upload_id=d.pk) == []
     assert OutboxMessage.objects.count() == 1
     assert Alert.objects.filter(metric__name="throughput").count() == 1
 
 
 def test_a_spike_is_cleared_by_the_next_kernel_and_never_emailed(tmp_path, subscriber, client):
-    upload(tmp_path, "a", "2.4.20", (13000, 13100, 12950))
-    upload(tmp_path, "b", "2.5.59", (11000, 11100, 11050))
-    c = upload(tmp_path, "c", "2.5.60", (13050, 12980, 13020))
+    upload(tmp_path, "a", "2.4.20", (13000,))
+    upload(tmp_path, "b", "2.5.59", (11000,))
+    c = upload(tmp_path, "c", "2.5.60", (13050,))
     alert = throughput_regression()
     assert alert.status == "cleared" and alert.confirmed_at is None
     assert alert.events.get(field="status").new.startswith("cleared")
@@ -87,8 +108,8 @@ def test_a_spike_is_cleared_by_the_next_kernel_and_never_emailed(tmp_path, subsc
     assert page.status_code == 200 and f"/alerts/{alert.pk}/" in page.content.decode()
 
 
-def test_a_step_found_later_on_an_earlier_upload_is_raised_and_emailed(tmp_path, subscriber):
-    """A long series (the step scan): the step at 2.5.5 is confirmed by 2.5.6's upload."""
+def test_a_step_in_a_short_series_is_emailed_with_its_own_upload(tmp_path, subscriber):
+    """Seven kernels of three trials: the step at 2.5.5 is confirmed by its own upload."""
     levels = [13000, 13040, 12980, 13020, 11800, 11760, 11820]
     uploads = [
         upload(tmp_path, f"u{i}", f"2.5.{i + 1}", (level, level + 60, level - 40))
@@ -97,9 +118,9 @@ def test_a_step_found_later_on_an_earlier_upload_is_raised_and_emailed(tmp_path,
     alert = throughput_regression()
     assert alert.candidate_run.kernel.version == "2.5.5"
     assert alert.status == "untriaged" and alert.upload_id == uploads[4].pk
-    assert alert.notify_upload_id == uploads[5].pk  # the kernel that confirmed it
-    assert len(outbox_fill_for_upload(upload_id=uploads[5].pk)) == 1
-    assert outbox_fill_for_upload(upload_id=uploads[4].pk) == []
+    assert alert.notify_upload_id == uploads[4].pk
+    assert len(outbox_fill_for_upload(upload_id=uploads[4].pk)) == 1
+    assert outbox_fill_for_upload(upload_id=uploads[5].pk) == []
     assert outbox_fill_for_upload(upload_id=uploads[6].pk) == []
 
 
