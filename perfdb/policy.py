@@ -451,7 +451,7 @@ def judge(
         limit = max(settings.min_change_pct, critical_t(tail, test.dof) * test.se_pct)
         method = test.method
         passed = abs(change) >= limit
-        reason = f"p = {p_value:.2g} (one-sided, alpha {tail:.2g}), {limit:.3g} % needed"
+        reason = f"p = {p_value:.2g}, one-sided at alpha {tail:.2g}"
     confidence = 1.0 - p_value if p_value is not None else 0.0
     moved = abs(stats.mean(cand) - base_mean)
     if resolution is not None and resolution > 0 and moved <= resolution * (1 + 1e-9):
