@@ -301,8 +301,9 @@ def short_scan(
     the level before a step of at most ``excursion_kernels`` kernels ago (and not a move
     from it) is a return: the visit's kernels become outliers, the old level goes on, and
     no second alert is raised. With one trial a kernel, a move (or, with no noise known
-    yet, a change of ``default_threshold_pct``) is pending until the next kernel agrees;
-    if it comes back, the kernel was a spike.
+    yet, a change of ``default_threshold_pct``) is pending until the kernels after it that
+    stay at its level make it significant; if the next one comes back, the kernel was a
+    spike, and if a later one does before the move is significant, it was noise.
     """
     one_trial = noise.within_pct is None
     steps: list[tuple[int, int, Change]] = []
@@ -345,25 +346,30 @@ def short_scan(
             returns.add(at)
             segment, before, last = [*before, at], [], -1
             continue
-        status = "confirmed"
+        status, seen_at = "confirmed", at
         if one_trial:
-            if at + 1 == len(kernels):
+            old = _mean_of(kernels, segment)
+            staying = _staying(kernels, at, old)
+            if not staying and at + 1 < len(kernels):
+                spikes.append(_spike_move(noise, kernels, segment, at))
+                outliers.add(at)  # a spike: the next kernel came back
+                returns.add(at + 1)
+                continue
+            again = None
+            if staying and len(segment) >= 2:  # one value is no level: it may be the bad run
+                level = [at, *staying]
+                again = _judge_kernels(kernels, segment, level, better, settings, noise, alpha)
+            if again is not None and again.significant and again.direction == verdict.direction:
+                verdict, seen_at = again, staying[-1]
+            elif staying and staying[-1] + 1 < len(kernels):
+                segment.append(at)  # the level went back after all: no step, noise
+                continue
+            else:  # the newest kernels: the next one decides
                 status = "unconfirmed"
                 if untested:
                     verdict = replace(verdict, method="threshold")
-            else:
-                again = _judge_kernels(
-                    kernels, segment, [at, at + 1], better, settings, noise, alpha
-                )
-                if again is None or not _agrees(again, verdict, kernels, segment, at):
-                    spikes.append(_spike_move(noise, kernels, segment, at))
-                    outliers.add(at)  # a spike: the next kernel came back
-                    returns.add(at + 1)
-                    continue
-                verdict = again
-        steps.append(
-            (at, at, _change(_runs(kernels, segment), kernels[at].run_ids[0], verdict, status))
-        )
+        change = _change(_runs(kernels, segment), kernels[at].run_ids[0], verdict, status)
+        steps.append((at, seen_at, change))
         before, segment, last = segment, [at], at
     return ShortScan(tuple(steps), frozenset(outliers), frozenset(returns), tuple(baselines))
 
@@ -405,20 +411,15 @@ def _returns(
     return _nearer_new(level, _mean_of(kernels, visit), _mean_of(kernels, before))
 
 
-def _agrees(
-    again: policy.Verdict,
-    first: policy.Verdict,
-    kernels: Sequence[KernelRuns],
-    segment: Sequence[int],
-    at: int,
-) -> bool:
-    """Does the next kernel confirm kernel ``at``'s move: both together differ from the
-    level significantly, the same way, and the next one is nearer the new level?"""
-    return (
-        again.significant
-        and again.direction == first.direction
-        and _nearer_new(kernels[at + 1].level, _mean_of(kernels, segment), kernels[at].level)
-    )
+def _staying(kernels: Sequence[KernelRuns], at: int, old: float) -> list[int]:
+    """The kernels after ``at`` that stay nearer its level than the old one, up to the first
+    that does not: with one trial a kernel, what may confirm ``at``'s move."""
+    staying = []
+    for later in range(at + 1, len(kernels)):
+        if not _nearer_new(kernels[later].level, old, kernels[at].level):
+            break
+        staying.append(later)
+    return staying
 
 
 def _earlier_step(

@@ -71,6 +71,10 @@ def test_one_value_a_kernel_is_pending_and_not_emailed(tmp_path, subscriber):
 
 
 def test_the_next_kernel_confirms_it_and_its_upload_emails_it_once(tmp_path, subscriber):
+    """One value a kernel: three kernels make a level whose spread is the noise, the move
+    from it is pending, and the next kernel at the new level confirms it."""
+    upload(tmp_path, "a1", "2.4.18", (12950,))
+    upload(tmp_path, "a0", "2.4.19", (13040,))
     upload(tmp_path, "a", "2.4.20", (13000,))
     b = upload(tmp_path, "b", "2.5.59", (11000,))
     c = upload(tmp_path, "c", "2.5.60", (11020,))
