@@ -294,8 +294,10 @@ def short_scan(
     """Each kernel against the kernels of its level so far (the segment since the last
     step, spikes left out), as it arrived.
 
-    With trials, a significant move is a step at once: the test is on the trials, and an
-    A/B of two stock kernels is judged with the upload that brings the second one. A step
+    With trials, a significant move is a step at once while the level before it has fewer
+    than ``arrival_kernels`` kernels: the test is on the trials, and an A/B of two stock
+    kernels is judged with the upload that brings the second one. After a longer level the
+    kernels that follow decide, as with one trial. A step
     too small for its first kernel is found once later kernels agree (``_earlier_step``;
     the kernel's alpha is shared half and half between the two tests). A kernel back near
     the level before a step of at most ``excursion_kernels`` kernels ago (and not a move
@@ -347,7 +349,7 @@ def short_scan(
             segment, before, last = [*before, at], [], -1
             continue
         status, seen_at = "confirmed", at
-        if one_trial:
+        if one_trial or len(segment) >= settings.arrival_kernels:
             old = _mean_of(kernels, segment)
             staying = _staying(kernels, at, old)
             if not staying and at + 1 < len(kernels):

@@ -44,6 +44,10 @@ class Settings:
     # fewer stock kernels: read kernel by kernel as they arrive (detection.short_scan), not
     # by the step scan, whose noise comes from the kernel-to-kernel moves
     short_kernels: int = 12
+    # a short series' level of fewer kernels: a move tested on trials is confirmed when it
+    # arrives (an A/B, a handful of kernels); after a longer level the next kernel decides,
+    # as a lone bad run is then likelier than a step
+    arrival_kernels: int = 6
     confirm_window: int = 10  # kernels after a step that may still confirm it
     excursion_kernels: int = 3  # a level back within this many kernels: an excursion, no step
     baseline_window: int = 30  # kernels of the current segment a step is measured against
