@@ -19,7 +19,7 @@ series with alerts that keep no record of the runs they saw (``AlertBook(every_k
 which is how the rule counted before.
 Prints, per rule, the step series' scores (caught, true and exact alerts, false alerts,
 steps alerted more than once, moves) and the false alerts of the clean, spike and bimodal
-series. docs/detector.md, "Session 15".
+series. docs/detector.md, "Long series".
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ more kernels after a step (and a better noise estimate) the scan may place a ste
 confirmed one kernel earlier or later: the kernel at the boundary looked like the other
 level at first. Raising a second alert would email the same regression twice, on two
 neighbouring kernels, one of them wrong. So the open alert moves to the kernel the scan now
-names, keeping its id, triage and email (docs/detector.md, "Re-attribution").
+names, keeping its id, triage and email (docs/detector.md, "Long series").
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ def stays(order: KernelOrder, held: Sequence[Held], changes: Sequence[Change]) -
     kernel the larger share. The change is that alert's step, so it raises nothing either.
     In the accuracy bench the placement was right in 17 of the 25 such moves whose old or new
     kernel was the step's (seeds 2003 and 7), and the scan's new kernel in 8
-    (docs/detector.md, "Re-attributed")."""
+    (docs/detector.md, "Long series")."""
     return placed_anew(order, held, changes)[1]
 
 

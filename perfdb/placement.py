@@ -4,7 +4,7 @@ The step scan names one first kernel. When the step is small next to the noise, 
 often cannot tell that kernel from its neighbour: the kernel just before it may read like the
 new level, or the first one like the old. No rule places such steps much better (in the
 accuracy bench a placement that knows the true levels is exact on 94.6-95.4 % of the caught
-steps, the detector on 93.3-94.5 %: docs/detector.md, "Where a step starts"), so an alert
+steps, the detector on 93.3-94.5 %: docs/detector.md, "Long series"), so an alert
 says instead how likely its kernel is, and which neighbour is the next likeliest: an
 engineer reruns or bisects those two before blaming one.
 

@@ -63,8 +63,6 @@ class Settings:
     # run-to-run noise assumed, as a share of the within-run noise, where nothing measures it
     # (no repeated build, no prior, too few kernels at one level): a test on the trials
     short_between_ratio: float = 0.0
-    step_noise: str = "series"  # or "per_start", "glr", "glr_whole", "glr_max", "glr_matched"
-    step_location: str = "ml"  # or "map": a step's first kernel by its posterior, not its |z|
 
 
 def validate_threshold_pct(value: float | None) -> float | None:
@@ -155,7 +153,7 @@ def level_noise_pct(
     the kept share ends (``_truncated_square``: 0.598 for one of nine left out): far more
     efficient than the median |move|. The cap keeps a bimodal series noisy: its many large
     moves (runs switching mode) are its noise, and leaving a fifth of them out read a long
-    bimodal series as quiet and its second-mode runs as steps (peer suite, docs/detector.md).
+    bimodal series as quiet and its second-mode runs as steps.
     """
     moves = order_stats.sorted_moves(levels)  # numpy's sort of a long series' moves
     if moves is None:

@@ -162,15 +162,12 @@ def might_pass(
     t0: int,
     start: int,
     rule: Rule,
-    thresholds: np.ndarray | None = None,
     size: int = BLOCK,
 ) -> tuple[int, list[int]]:
     """(end, kernels t0 <= t < end at which some start j might pass), for a block of kernels
     from t0 on, assuming nothing is pending at t0 and nothing happens before the first of them
-    (no step, no outlier: every kernel is pushed as kept). ``thresholds``: per start j, the
-    |z| (with these variances) it must reach when each start has its own noise
-    (``stats.ScanRule.starts``); None: ``rule.critical`` for every start. A comparison with
-    a NaN keeps the kernel, as the exact test lets a NaN through."""
+    (no step, no outlier: every kernel is pushed as kept). A comparison with a NaN keeps the
+    kernel, as the exact test lets a NaN through."""
     w, bw = rule.window, rule.baseline_window
     levels, variances = prefix.levels, prefix.variances
     end = min(len(levels), t0 + size)
@@ -186,7 +183,7 @@ def might_pass(
     b_n = np.maximum(b_n, 1)
     before = (prefix.sums_a[js] - prefix.sums_a[lo]) / b_n  # the exact test's, bit for bit
     before_var = (prefix.vars_a[js] - prefix.vars_a[lo]) / b_n**2
-    critical = np.full(end - first, rule.critical) if thresholds is None else thresholds[js]
+    critical = np.full(end - first, rule.critical)
     # the same per (d, t): row d, column t - t0 is start j = t - d (padded below ``first``)
     pad = first - (t0 - w + 1)
     keep = np.concatenate((np.zeros(pad, dtype=bool), ~prefix.outlier[first:end]))

@@ -18,7 +18,7 @@ from typing import NamedTuple, cast, overload
 
 from scipy import stats as scipy_stats
 
-from perfdb import order_stats, placement, policy, start_noise, stats
+from perfdb import order_stats, placement, policy, stats
 from perfdb.kernels import parse_kernel
 from perfdb.order_stats import Floats
 from perfdb.policy import Settings
@@ -62,7 +62,7 @@ class Change:
     confidence: float  # 0..1, see docs/detector.md
     # "confirmed": alert and email. "unconfirmed": the newest kernel moved, the next kernel
     # confirms it (a later check returns it "confirmed") or clears it (it is never returned
-    # again): store it, show it, do not email it yet. See docs/detector.md, "For the service".
+    # again): store it, show it, do not email it yet. docs/detector.md, "The states of an alert".
     status: str = "confirmed"
     # A step's placement (``perfdb.placement``), worked out when read; None for a pairwise
     # change, whose kernel is the one compared.
@@ -347,13 +347,8 @@ def analyse_of(
         min_absolute=resolution or 0.0,
         window=settings.confirm_window,
         baseline_window=settings.baseline_window,
-        location=settings.step_location,
         excursion=settings.excursion_kernels,
     )
-    if settings.step_noise != "series":  # docs/detector.md, "fourth pass"
-        rule = start_noise.with_starts(
-            rule, levels, noise, centre, resolution, per_kernel, settings
-        )
     return Series(kernels, noise, stats.step_scan(levels, variances, rule), levels, variances)
 
 
@@ -386,8 +381,7 @@ def series_changes(series: Series, better: str, new_kernels: set[str]) -> list[C
     changes = []
     for number, step in enumerate(steps):
         change = (step.after_mean - step.before_mean) / abs(step.before_mean) * 100.0
-        dof = series.noise.dof if step.dof is None else step.dof
-        p_value = min(1.0, 2.0 * float(scipy_stats.t.sf(abs(step.z), dof)))
+        p_value = min(1.0, 2.0 * float(scipy_stats.t.sf(abs(step.z), series.noise.dof)))
         changes.append(
             Change(
                 baseline_run_ids=tuple(

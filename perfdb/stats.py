@@ -12,12 +12,11 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import compress
-from typing import Protocol
 
 import numpy as np
 from scipy import stats as scipy_stats
 
-from perfdb import scan_filter, scan_glr
+from perfdb import scan_filter
 
 
 def mean(values: Sequence[float]) -> float:
@@ -137,7 +136,6 @@ class Step:
     before_mean: float
     after_mean: float
     confirmed: bool  # False: only the newest kernel has moved, a spike or a step
-    dof: float | None = None  # the start's own noise dof (``ScanRule.starts``); None: the series'
 
 
 @dataclass(frozen=True)
@@ -155,26 +153,7 @@ class ScanRule:
     min_absolute: float  # |after - before| must exceed this (the metric's resolution)
     window: int = 4  # kernels after a step that may confirm it
     baseline_window: int = 30  # kernels of the current segment used as its baseline
-    # per start j, its own noise (``perfdb.start_noise``): variances x starts.var[j], critical
-    # starts.critical[j]; None: the series' noise and ``critical`` for every start
-    starts: StartNoise | None = None
-    residual: scan_glr.Residual | None = None  # or each test's noise from its residuals
-    location: str = "ml"  # the strongest start: "ml" largest |z|; "map" ``_log_posterior``
     excursion: int = 0  # kernels: a confirmed step back within this many is no step (``_back``)
-
-
-class StartNoise(Protocol):
-    """What the scan reads of ``perfdb.start_noise.StartNoise`` (which imports policy, and
-    so cannot be imported here)."""
-
-    @property
-    def var(self) -> Sequence[float]: ...
-
-    @property
-    def critical(self) -> Sequence[float]: ...
-
-    @property
-    def dof(self) -> Sequence[float]: ...
 
 
 _Prefix = scan_filter.Prefix
@@ -188,16 +167,11 @@ def _candidate(
     j: int,
     lo: int,
     rule: ScanRule,
-    glr: tuple[scan_glr.Sums, int] | None = None,
-    starts: int = 1,
-) -> tuple[float, float, float, float, float | None] | None:
+) -> tuple[float, float, float] | None:
     """The step "kernel j starts a new level", judged with the kernels after it (j..t, not
     outliers: ``after_levels``, ``after_vars``) against the baseline ``lo``..j-1.
 
-    (z, before mean, after mean, strength, dof) when it passes, else None; strength ranks
-    the starts: |z|, or |z| / the start's critical value when each start has its own noise
-    (dof: that noise's; None: the series'). ``glr``: the residual sums and the segment's
-    start, for ``ScanRule.residual``; ``starts``: how many starts are tested at this kernel.
+    (z, before mean, after mean) when it passes, else None; the starts are ranked by |z|.
     Sums are ``math.fsum``: exact, so the order the kernels were gathered in does not change
     a bit of the answer.
     """
@@ -210,24 +184,13 @@ def _candidate(
     diff = after_mean - before_mean
     if _too_small(diff, before_mean, rule):
         return None
-    own = _noise_at(rule, j, lo, glr, after_levels, after_vars, after_mean, starts)
-    if own is None:
-        return None
-    scale, critical, dof = own
     se = math.sqrt(b_var / b_n**2 + math.fsum(after_vars) / count**2)
-    if rule.starts is not None or rule.residual is not None:
-        se *= math.sqrt(scale)
     z = diff / se if se > 0 else math.copysign(math.inf, diff)
-    if abs(z) < critical:
+    if abs(z) < rule.critical:
         return None
-    if count >= 2 and _disagree(after_levels, after_vars, after_mean, rule, scale):
+    if count >= 2 and _disagree(after_levels, after_vars, after_mean, rule):
         return None  # the kernels after it disagree: a spike and a return, not a step
-    if rule.location == "map":
-        precision = b_n**2 / max(b_var, 1e-300) / scale
-        strength = _log_posterior(z, precision, count, [v * scale for v in after_vars])
-        return z, before_mean, after_mean, strength, dof
-    own_noise = rule.starts is not None or rule.residual is not None
-    return z, before_mean, after_mean, abs(z) / critical if own_noise else abs(z), dof
+    return z, before_mean, after_mean
 
 
 def _too_small(diff: float, before_mean: float, rule: ScanRule) -> bool:
@@ -240,50 +203,13 @@ def _disagree(
     variances: Sequence[float],
     mean: float,
     rule: ScanRule,
-    scale: float = 1.0,
 ) -> bool:
     """Do these kernels spread about their ``mean`` more than one level's noise allows (their
     chi-square over ``rule.homogeneity`` at their dof)?"""
     spread = math.fsum(
         (level - mean) ** 2 / var for level, var in zip(levels, variances, strict=True)
     )
-    return spread / scale > rule.homogeneity[min(len(levels) - 1, len(rule.homogeneity) - 1)]
-
-
-def _noise_at(
-    rule: ScanRule,
-    j: int,
-    lo: int,
-    glr: tuple[scan_glr.Sums, int] | None,
-    after_levels: list[float],
-    after_vars: list[float],
-    after_mean: float,
-    starts: int = 1,
-) -> tuple[float, float, float | None] | None:
-    """(variance scale, critical |z|, dof) start j is tested with: the series' noise, the
-    start's own (``rule.starts``) or the residuals of the model under test
-    (``rule.residual``, ``perfdb/scan_glr.py``); None: no noise to test with."""
-    if rule.starts is not None:
-        return rule.starts.var[j], rule.starts.critical[j], rule.starts.dof[j]
-    if rule.residual is None or glr is None:
-        return 1.0, rule.critical, None
-    after_rss = math.fsum(
-        (level - after_mean) ** 2 / var for level, var in zip(after_levels, after_vars, strict=True)
-    )
-    found = scan_glr.scale(rule.residual, glr[0], glr[1], lo, j, after_rss, len(after_levels))
-    if found is None or found[0] <= 0:
-        return None
-    return found[0], scan_glr.critical(rule.residual, found[1], starts), found[1]
-
-
-def _log_posterior(z: float, before_precision: float, count: int, after_vars: list[float]) -> float:
-    """log P(the step starts at this kernel | the data), up to a constant shared by the
-    starts: a uniform prior on where it starts and flat priors on the two levels give
-    z^2 / 2 (the likelihood ratio, what ``|z|`` ranks by) less half the log of the two
-    means' precisions (integrating each level out). The second term is the Occam factor that
-    the maximum-likelihood split leaves out."""
-    after_precision = count**2 / max(math.fsum(after_vars), 1e-300)
-    return z * z / 2 - 0.5 * math.log(before_precision * after_precision)
+    return spread > rule.homogeneity[min(len(levels) - 1, len(rule.homogeneity) - 1)]
 
 
 def _best_step(
@@ -294,7 +220,6 @@ def _best_step(
     t: int,
     start: int,
     rule: ScanRule,
-    sums: scan_glr.Sums | None = None,
 ) -> Step | None:
     """The strongest start j in the window before t (ties: the earliest j).
 
@@ -305,26 +230,24 @@ def _best_step(
     after_levels: list[float] = []
     after_vars: list[float] = []
     window = range(t, max(start + 1, t - rule.window + 1) - 1, -1)
-    tested = _tested(window, outlier, prefix, start, rule) if sums is not None else 1
     for j in window:
         if outlier[j]:
             continue
         after_levels.append(levels[j])
         after_vars.append(variances[j])
         lo = max(start, j - rule.baseline_window)
-        glr = None if sums is None else (sums, start)
-        found = _candidate(after_levels, after_vars, prefix, j, lo, rule, glr, tested)
+        found = _candidate(after_levels, after_vars, prefix, j, lo, rule)
         if found is not None and not _baseline_holds(
             levels, variances, outlier, lo, j, rule, found[1:3], after_vars
         ):
             found = None
-        if found is not None and (best is None or found[3] >= best_strength):
-            best, best_strength, best_lo = (j, len(after_levels), found), found[3], lo
+        if found is not None and (best is None or abs(found[0]) >= best_strength):
+            best, best_strength, best_lo = (j, len(after_levels), found), abs(found[0]), lo
     if best is None:
         return None
-    j, count, (z, before_mean, after_mean, _, dof) = best
+    j, count, (z, before_mean, after_mean) = best
     before = tuple(i for i in range(best_lo, j) if not outlier[i])
-    return Step(j, t, z, before, before_mean, after_mean, count >= 2, dof)
+    return Step(j, t, z, before, before_mean, after_mean, count >= 2)
 
 
 SHORT_BASELINE = 3  # kernels: one spike among them moves their mean by a third of it or more
@@ -347,10 +270,8 @@ def _baseline_holds(
     A spike among a series' first two kernels is never shown to be one: no kernel before it
     can make it pending and no kernel after it can clear it. Left in the baseline, it made
     the first kernels after it look like a step (the peer suite's false alerts on the third
-    kernel). A baseline that agrees with itself is judged as before; so are the opt-in rules
-    with their own noise or ranking. Only rejects, so ``scan_filter`` stays conservative."""
-    if rule.starts is not None or rule.residual is not None or rule.location != "ml":
-        return True
+    kernel). A baseline that agrees with itself is judged as before. Only rejects, so
+    ``scan_filter`` stays conservative."""
     kept = [i for i in range(lo, j) if not outlier[i]]
     if not 2 <= len(kept) <= SHORT_BASELINE:
         return True
@@ -368,19 +289,6 @@ def _baseline_holds(
     count = len(after_vars)
     var = math.fsum(variances[i] for i in rest) / len(rest) ** 2 + math.fsum(after_vars) / count**2
     return var <= 0 or abs(diff) / math.sqrt(var) >= rule.critical
-
-
-def _tested(
-    window: range, outlier: Sequence[bool], prefix: _Prefix, start: int, rule: ScanRule
-) -> int:
-    """How many starts the scan tests at this kernel (kept, >= 2 kept kernels before them in
-    their baseline): what the residual test's critical value is raised for (``scan_max``)."""
-    if rule.residual is None or rule.residual.over_starts is None:
-        return 1
-    return sum(
-        not outlier[j] and prefix.range(max(start, j - rule.baseline_window), j)[2] >= 2
-        for j in window
-    )
 
 
 def step_scan(levels: Sequence[float], variances: Sequence[float], rule: ScanRule) -> Scan:
@@ -401,18 +309,16 @@ def step_scan(levels: Sequence[float], variances: Sequence[float], rule: ScanRul
     start, pending = 0, None
     steps: list[Step] = []
     whole = None  # numpy pays off from a few hundred kernels; it stands for the exact test
-    sums = None if rule.residual is None else scan_glr.Sums()  # no filter for it: None
-    if n >= _VECTOR_FROM and sums is None:
+    if n >= _VECTOR_FROM:
         arrays = scan_filter.kernels(levels), scan_filter.kernels(variances)
         if all(np.isfinite(a).all() for a in arrays):  # where NaN compares alike in the two
             prefix = whole = scan_filter.Whole(*arrays)
-            thresholds = _thresholds(rule.starts)
     t, block = 0, None  # block: (end, kernels to test) while nothing has happened since
     size = scan_filter.FIRST_BLOCK  # kernels of the next numpy pass: doubled while quiet
     while t < n:
         if pending is None and whole is not None:
             if block is None or t >= block[0]:
-                block = scan_filter.might_pass(whole, t, start, rule, thresholds, size)
+                block = scan_filter.might_pass(whole, t, start, rule, size)
                 size = min(2 * size, scan_filter.BLOCK)
             at = bisect_left(block[1], t)  # the next kernel to test, if any
             upto = block[1][at] if at < len(block[1]) else block[0]
@@ -424,9 +330,7 @@ def step_scan(levels: Sequence[float], variances: Sequence[float], rule: ScanRul
         if pending is not None and _cleared(levels[t], pending):
             outlier[t - 1] = True
             prefix.drop_last()
-            if sums is not None:
-                sums.drop_last()
-        best = _best_step(levels, variances, outlier, prefix, t, start, rule, sums)
+        best = _best_step(levels, variances, outlier, prefix, t, start, rule)
         pending = None
         if best is not None and best.confirmed and _back(steps, best, rule, variances, outlier):
             away = steps.pop()
@@ -436,29 +340,14 @@ def step_scan(levels: Sequence[float], variances: Sequence[float], rule: ScanRul
             start = steps[-1].index if steps else 0
         elif best is not None and best.confirmed:
             steps.append(best)
-            if sums is not None:
-                sums.close(start, best.index)
             start = best.index
         elif best is not None:
             pending = best
         prefix.push(levels[t], variances[t], True)
-        if sums is not None:
-            sums.push(levels[t], variances[t])
         if happened or best is not None:  # a step, a pending one or an outlier
             block, size = None, scan_filter.FIRST_BLOCK
         t += 1
     return Scan(tuple(steps), pending, frozenset(compress(range(n), outlier)))
-
-
-def _thresholds(starts: StartNoise | None) -> np.ndarray | None:
-    """Per start, the |z| with the series' variances it must reach (its critical value x its
-    noise's sd over the series'): what the numpy filter compares with; None: ``critical``."""
-    if starts is None:
-        return None
-    thresholds: np.ndarray = np.asarray(starts.critical, float) * np.sqrt(
-        np.asarray(starts.var, float)
-    )
-    return thresholds
 
 
 def _back(
@@ -473,7 +362,7 @@ def _back(
     than the level between, and no step from the level before would pass: an excursion (a
     second mode's visit, a few bad runs), as a kernel that moved and came back is a spike,
     not two steps. A return part of the way is still two steps."""
-    if not steps or rule.excursion <= 0 or rule.residual is not None:
+    if not steps or rule.excursion <= 0:
         return False
     away = steps[-1]
     if best.index - away.index > rule.excursion:

@@ -95,8 +95,8 @@ class Alert(models.Model):
         WONTFIX = "wontfix"
         IMPROVEMENT = "improvement"
         # Set by the detector, not by triage: the newest kernel moved and the next kernel
-        # decides (docs/detector.md). Pending is stored and shown, never emailed; cleared
-        # means the next kernel came back (a spike).
+        # decides, or no test was possible (one value a side; docs/detector.md). Pending is
+        # stored and shown, never emailed; cleared means the next kernel came back (a spike).
         PENDING = "pending"
         CLEARED = "cleared"
 
