@@ -279,11 +279,12 @@ class ShortScan:
 
 
 def kernel_alpha(settings: Settings, index: int, one_trial: bool = False) -> float:
-    """The one-sided alpha the ``index``-th kernel of a short series is tested at: the
-    series' budget spent over its kernels, ``alert_alpha`` / k^2, which sums to at most
-    1.64 x ``alert_alpha`` however long the series grows, and leaves an A/B (k = 1) the
-    whole of it. With one trial a kernel a move also waits for the next kernel, which
-    spikes rarely pass, and its noise is known from few kernels: ``alert_alpha`` / k^1.5."""
+    """The one-sided alpha the ``index``-th kernel of a level is tested at: the budget spent
+    over its kernels, ``alert_alpha`` / k^2, which sums to at most 1.64 x ``alert_alpha``
+    however long the level lasts, and leaves an A/B (k = 1) the whole of it. A step starts
+    the count again: the new level is a new comparison, and a clean series never resets.
+    With one trial a kernel a move also waits for the next kernel, which spikes rarely
+    pass, and its noise is known from few kernels: ``alert_alpha`` / k^1.5."""
     power = 1.5 if one_trial else 2.0
     return float(settings.alert_alpha / max(index, 1) ** power)
 
@@ -321,7 +322,7 @@ def short_scan(
         if len(spikes) >= 2:  # one bad run is an outlier; two say the runs wander
             noise = replace(measured, sources=(*measured.sources, *spikes))
         baselines.append(tuple(segment))
-        alpha = kernel_alpha(settings, at, one_trial)
+        alpha = kernel_alpha(settings, at - segment[0], one_trial)  # each level anew
         share = 0.5 if len(segment) >= 2 else 0.0  # no cut inside a one-kernel level
         verdict = _judge_kernels(
             kernels, segment, [at], better, settings, noise, alpha * (1 - share)

@@ -7,10 +7,11 @@ touched, so no upload's outbox picks it again), and the move is recorded on the 
 ``AlertEvent`` (field ``kernel``: what it said before, what it says now and why), which the
 alert page, the alerts list and the API show. Why no correction mail: a move is one kernel,
 the first mail's link shows where the alert is now, and a second mail about one regression
-is the double alert a move exists to avoid. A pending or cleared alert of its direction already on the new run (the
-same step, flagged before it was confirmed) is merged into the moving one: its events and
-notes move over, an event (field ``merged``) says what it was, and its row goes; it was
-never emailed, and confirming it instead would email the step a second time.
+is the double alert a move exists to avoid. A pending or cleared alert of its direction
+already on the new run (the same step, flagged before it was confirmed) is merged into the
+moving one: its events and notes move over, an event (field ``merged``) says what it was,
+and its row goes; it was never emailed, and confirming it instead would email the step a
+second time.
 """
 
 from __future__ import annotations
