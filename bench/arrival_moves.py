@@ -45,7 +45,7 @@ from detector_suite import (  # noqa: E402
     status,
 )
 
-from perfdb.detection import Change, Point, Settings  # noqa: E402
+from perfdb.detector.detection import Change, Point, Settings  # noqa: E402
 
 UNSURE = 0.95  # perfdb.alerting.location.SURE: below it the email names a runner-up
 

@@ -49,7 +49,7 @@ from detector_suite import (  # noqa: E402
     whole_series_alerts,
 )
 
-from perfdb.detection import Settings  # noqa: E402
+from perfdb.detector.detection import Settings  # noqa: E402
 
 FIGURES = ("caught", "true", "exact", "false")  # detector_suite.score's, in its order
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/perfdb_agreement"

@@ -50,7 +50,7 @@ from types import ModuleType
 
 from detector_suite import Series, peer_score, peer_series, score, whole_series_alerts
 
-from perfdb.detection import Point, Settings, change_points
+from perfdb.detector.detection import Point, Settings, change_points
 
 PELT_PENALTY = 8.0  # x log(n), on levels scaled to unit noise (seed 1: 0.9 false / 100 clean)
 RBF_PENALTY = 3.0  # seed 1: 1.1 false alerts per 100 clean series

@@ -106,7 +106,7 @@ import detector_peers  # noqa: E402
 from detector_peers import Alerts  # noqa: E402
 from detector_suite import AlertBook, Series, service_check  # noqa: E402
 
-from perfdb.detection import Point, Settings  # noqa: E402
+from perfdb.detector.detection import Point, Settings  # noqa: E402
 
 CVS = (0.01, 0.03, 0.08)  # per-trial sd / base level
 TRIALS = (3, 5)  # main rows; the one-trial rows have 1

@@ -16,8 +16,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from perfdb import alert_moves, policy  # noqa: E402
-from perfdb.detection import Change, Point, Settings, change_points, detect  # noqa: E402
+from perfdb import alert_moves  # noqa: E402
+from perfdb.detector import policy
+from perfdb.detector.detection import Change, Point, Settings, change_points, detect  # noqa: E402
 
 KINDS = ("step", "clean", "spike", "bimodal")
 

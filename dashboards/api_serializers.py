@@ -9,6 +9,7 @@ from rest_framework import serializers
 from rest_framework.exceptions import NotFound
 
 from perfdb.alerting import location, moves
+from perfdb.detector.policy import validate_threshold_pct
 from perfdb.models import (
     Alert,
     Better,
@@ -31,7 +32,6 @@ from perfdb.models import (
     Upload,
     Workload,
 )
-from perfdb.policy import validate_threshold_pct
 
 # The choice sets, named once in the schema (SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"]).
 ALERT_STATUS = Alert.Status.choices

@@ -19,8 +19,8 @@ from statistics import fmean, stdev
 
 from scipy import stats as scipy_stats
 
-from perfdb import policy
-from perfdb.detection import PairContext, Settings
+from perfdb.detector import policy
+from perfdb.detector.detection import PairContext, Settings
 
 # Fewer values than this on a side and the row says "more runs needed": two values do give a
 # p-value, but one outlier then decides it.
@@ -94,7 +94,7 @@ class CompareLine:
     better: bool | None  # None: no direction, no change, or nothing to compare
     significant: bool
     more_runs_needed: bool
-    reason: str = ""  # why it is (not) significant, from perfdb.policy.judge
+    reason: str = ""  # why it is (not) significant, from perfdb.detector.policy.judge
     alert_note: str = ""  # the alert for this pair, or why there is none / why it differs
     threshold_pct: float | None = None  # the |change| the detector's rule needed
 

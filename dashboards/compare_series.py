@@ -8,9 +8,9 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from dashboards.compare import AlertInfo, SeriesContext
-from perfdb import detection
 from perfdb.alerting import noise_prior
 from perfdb.alerting.regressions import detector_settings
+from perfdb.detector import detection
 from perfdb.models import Alert, Metric, Result, Run, Threshold
 
 

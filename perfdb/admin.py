@@ -4,7 +4,7 @@ from django import forms
 from django.contrib import admin
 
 from perfdb import models
-from perfdb.policy import validate_threshold_pct
+from perfdb.detector.policy import validate_threshold_pct
 
 
 @admin.register(models.Kernel)

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from statistics import fmean
 
-from perfdb import policy
+from perfdb.detector import policy
 
 Patches = tuple[str, ...]
 

@@ -19,7 +19,7 @@ from decimal import Decimal
 
 from scipy import stats as scipy_stats
 
-from perfdb import policy, stats
+from perfdb.detector import policy, stats
 
 SUPPORTED, CONTRADICTED, NOT_TESTABLE, NO_DATA = (
     "supported",

@@ -16,7 +16,7 @@ from statistics import fmean
 
 from django.db.models import Q, QuerySet
 
-from perfdb import policy, stats
+from perfdb.detector import policy, stats
 from perfdb.models import Alert, ReferenceBuild, ReferenceHold, Result, Run, Setup
 
 WINDOW = timedelta(days=7)

@@ -24,10 +24,10 @@ from django.conf import settings as django_settings
 from django.db import connection
 from django.db.models import Aggregate, BinaryField, F, Func, Q, Value
 
-from perfdb import detection, policy
+from perfdb.detector import detection, policy
+from perfdb.detector.order_stats import Floats
+from perfdb.detector.series import Columns, analyse, analyse_of, points_from
 from perfdb.models import Alert, Metric, PinnedBaseline, Result, Run, Setup, Threshold
-from perfdb.order_stats import Floats
-from perfdb.series import Columns, analyse, analyse_of, points_from
 
 SeriesKey = tuple[int, int]  # (setup id, metric id)
 _RUN_ID = attrgetter("run_id")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from perfdb import detection
+from perfdb.detector import detection
 from perfdb.models import Alert, AlertEvent
 
 FIELD = "location"  # AlertEvent.field of a placement a later check settled or unsettled

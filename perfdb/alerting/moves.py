@@ -16,9 +16,10 @@ second time.
 
 from __future__ import annotations
 
-from perfdb import alert_moves, detection
+from perfdb import alert_moves
 from perfdb.alerting import location
 from perfdb.alerting.check_data import CheckData, SeriesKey
+from perfdb.detector import detection
 from perfdb.models import Alert, AlertEvent
 
 FIELD = "kernel"  # AlertEvent.field of a re-attribution

@@ -25,9 +25,9 @@ from operator import attrgetter, itemgetter, not_
 
 from django.db.models import Avg
 
-from perfdb import detection, policy
 from perfdb.cache import CATALOG, cached, cached_in_scope
 from perfdb.cache_setups import cached_per_setup
+from perfdb.detector import detection, policy
 from perfdb.kernels import kernel_sort_key
 from perfdb.models import Result, Setup
 

@@ -25,10 +25,10 @@ from operator import attrgetter
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from perfdb import detection, policy
 from perfdb.alerting import check_data, location, moves, noise_prior, queue, series_lock
 from perfdb.alerting.check_data import CheckData, SeriesKey
 from perfdb.alerting.check_data import detector_settings as detector_settings
+from perfdb.detector import detection, policy
 from perfdb.faults import pause_point
 from perfdb.gc_pause import collector_paused
 from perfdb.kernels import kernel_sort_key

@@ -8,10 +8,10 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 
+from perfdb.detector.policy import validate_threshold_pct
 from perfdb.models.checks import finite
 from perfdb.models.runs import Run, Upload
 from perfdb.models.vocabulary import Metric, Setup, Workload
-from perfdb.policy import validate_threshold_pct
 
 # --- Regressions ------------------------------------------------------------------------
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from dashboards.compare import AlertInfo, MetricValues, SeriesContext, compare_line
-from perfdb.detection import PairContext
+from perfdb.detector.detection import PairContext
+from perfdb.detector.policy import Noise, judge
 from perfdb.models import Alert, Run
-from perfdb.policy import Noise, judge
 from tests.perfdb.alerting.test_regressions import check, ingest_runs
 
 BASE, NEW = (100.0, 100.5, 99.5), (80.0, 80.4, 79.6)

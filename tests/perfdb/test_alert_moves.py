@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from perfdb import detection
 from perfdb.alert_moves import Held, KernelOrder, merged, moves, stays
-from perfdb.detection import Change, Point
+from perfdb.detector import detection
+from perfdb.detector.detection import Change, Point
 
 # the step scan from six kernels, as these series were drawn for it
 STEP_SCAN = detection.Settings(short_kernels=6)

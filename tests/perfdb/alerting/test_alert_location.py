@@ -9,10 +9,10 @@ import re
 
 import pytest
 
-from perfdb import detection
 from perfdb.alerting import location
 from perfdb.alerting.notify import outbox_fill_for_upload
-from perfdb.detection import Point
+from perfdb.detector import detection
+from perfdb.detector.detection import Point
 from perfdb.models import OutboxMessage, Subscription
 from tests.perfdb.alerting.test_alert_moves import upload_all
 from tests.perfdb.alerting.test_pending_alerts import throughput_regression, upload

@@ -36,7 +36,7 @@ from detector_suite import (  # noqa: E402
 )
 
 from perfdb.alerting import queue  # noqa: E402
-from perfdb.detection import Settings  # noqa: E402
+from perfdb.detector.detection import Settings  # noqa: E402
 
 pytestmark = pytest.mark.django_db
 

@@ -19,11 +19,11 @@ import pytest
 from django.db import connection, transaction
 from django.db.models import F
 
-from perfdb import detection, series
 from perfdb.alerting import check_data
 from perfdb.alerting.regressions import regressions_check_upload, series_points
+from perfdb.detector import detection, series
+from perfdb.detector.series import run_order
 from perfdb.models import Result
-from perfdb.series import run_order
 from tests.perfdb.alerting.test_check_batch import UPLOADS, ingest, touched
 
 

@@ -3,7 +3,7 @@ import random
 
 import pytest
 
-from perfdb.detection import (
+from perfdb.detector.detection import (
     Point,
     Settings,
     baseline_runs,
@@ -13,9 +13,9 @@ from perfdb.detection import (
     short_scan,
     trial_noise,
 )
+from perfdb.detector.policy import judge
+from perfdb.detector.series import stock_by_kernel
 from perfdb.kernels import sort_kernels
-from perfdb.policy import judge
-from perfdb.series import stock_by_kernel
 
 
 def noisy(rng: random.Random, level: float, noise_pct: float, trials: int) -> tuple[float, ...]:
@@ -487,7 +487,7 @@ def expected_baseline(points, run_id):
 )
 def test_a_kernel_parsed_for_the_series_is_what_parse_kernel_says(kernel):
     # series.parsed_kernel takes a shortcut for plain "A.B.C" versions: same text, same order
+    from perfdb.detector.series import parsed_kernel
     from perfdb.kernels import kernel_sort_key, parse_kernel
-    from perfdb.series import parsed_kernel
 
     assert parsed_kernel(kernel) == (parse_kernel(kernel).text, kernel_sort_key(kernel))

@@ -13,7 +13,7 @@ import random
 import pytest
 from scipy import stats as scipy_stats
 
-from perfdb import scan_filter, stats
+from perfdb.detector import scan_filter, stats
 
 
 def _reference_candidate(levels, variances, outlier, prefix, j, t, start, rule):

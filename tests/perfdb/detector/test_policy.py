@@ -5,9 +5,9 @@ import random
 
 import pytest
 
-from perfdb import policy
-from perfdb.detection import Point, change_points, detect, ordered, trial_noise
-from perfdb.policy import Noise, Settings, judge
+from perfdb.detector import policy
+from perfdb.detector.detection import Point, change_points, detect, ordered, trial_noise
+from perfdb.detector.policy import Noise, Settings, judge
 
 
 @pytest.mark.parametrize("value", [0, 0.0, -1.0, math.nan, math.inf, -math.inf, "5"])

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from perfdb.order_stats import Floats
+from perfdb.detector.order_stats import Floats
 
 VECTOR_FROM = 64  # values: below this the plain loop is as fast
 

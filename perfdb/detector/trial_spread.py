@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from perfdb import stats
+from perfdb.detector import stats
 
 
 def cv_pcts(groups: Sequence[Sequence[float]]) -> list[float | None]:

@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from perfdb import resolution, stats
+from perfdb.detector import resolution, stats
 
 
 def loop(values: list[float], max_decimals: int = 6) -> float | None:

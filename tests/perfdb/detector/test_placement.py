@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from perfdb import detection, placement
+from perfdb.detector import detection, placement
 from tests.perfdb.test_alert_moves import POINTS
 
 # the step scan from six kernels, as these series were drawn for it

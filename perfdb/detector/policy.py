@@ -17,7 +17,7 @@ from statistics import NormalDist
 
 from scipy import stats as scipy_stats
 
-from perfdb import order_stats, resolution, stats, trial_spread
+from perfdb.detector import order_stats, resolution, stats, trial_spread
 
 BETTER_CHOICES = ("higher", "lower", "none")
 NOISE_TRIM_MAX = 3  # largest kernel-to-kernel moves left out at most: one step and one spike

@@ -17,7 +17,7 @@ from typing import Protocol
 
 import numpy as np
 
-from perfdb.order_stats import Floats
+from perfdb.detector.order_stats import Floats
 
 # Relative slack. The filter's means and variances differ from the exact scan's only in the
 # sums over the kernels after a start (at most ``window`` additions, each off by at most

@@ -18,10 +18,10 @@ from typing import NamedTuple, cast, overload
 
 from scipy import stats as scipy_stats
 
-from perfdb import order_stats, placement, policy, stats
+from perfdb.detector import order_stats, placement, policy, stats
+from perfdb.detector.order_stats import Floats
+from perfdb.detector.policy import Settings
 from perfdb.kernels import parse_kernel
-from perfdb.order_stats import Floats
-from perfdb.policy import Settings
 
 
 class Point(NamedTuple):

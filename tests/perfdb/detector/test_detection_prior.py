@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from perfdb.policy import (
+from perfdb.detector.policy import (
     Settings,
     level_noise_pct,
     pooled_level_noise_pct,

@@ -8,8 +8,8 @@ import random
 import numpy as np
 import pytest
 
-from perfdb import scan_filter, stats
-from tests.perfdb.test_step_scan_reference import _rule, _series, reference_scan
+from perfdb.detector import scan_filter, stats
+from tests.perfdb.detector.test_step_scan_reference import _rule, _series, reference_scan
 
 
 def _values(rng: random.Random, n: int) -> list[float]:

@@ -16,7 +16,7 @@ from itertools import compress
 import numpy as np
 from scipy import stats as scipy_stats
 
-from perfdb import scan_filter
+from perfdb.detector import scan_filter
 
 
 def mean(values: Sequence[float]) -> float:

@@ -15,8 +15,8 @@ import random
 
 import pytest
 
-from perfdb import order_stats, policy, series
-from perfdb.series import Point, points_from, stock_by_kernel, stock_kernels
+from perfdb.detector import order_stats, policy, series
+from perfdb.detector.series import Point, points_from, stock_by_kernel, stock_kernels
 
 
 def random_series(rng: random.Random, n: int) -> list[Point]:

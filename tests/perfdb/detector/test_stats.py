@@ -5,7 +5,7 @@ import warnings
 import pytest
 from scipy import stats as scipy_stats
 
-from perfdb import stats
+from perfdb.detector import stats
 
 
 @pytest.mark.parametrize(

@@ -14,21 +14,21 @@ import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
-from perfdb import policy, stats
-from perfdb.policy import BETTER_CHOICES as BETTER_CHOICES
-from perfdb.policy import Settings as Settings  # re-exported: detection.Settings
-from perfdb.policy import validate_threshold_pct as validate_threshold_pct
-from perfdb.series import Change as Change
-from perfdb.series import KernelRuns
-from perfdb.series import Point as Point
-from perfdb.series import Series as _Series
-from perfdb.series import analyse as _analyse
-from perfdb.series import kernel_key as _key
-from perfdb.series import kernel_of as _kernel
-from perfdb.series import run_order as _order
-from perfdb.series import series_changes as _series_changes
-from perfdb.series import stock_by_kernel as _stock_by_kernel
-from perfdb.series import usable as _usable
+from perfdb.detector import policy, stats
+from perfdb.detector.policy import BETTER_CHOICES as BETTER_CHOICES
+from perfdb.detector.policy import Settings as Settings  # re-exported: detection.Settings
+from perfdb.detector.policy import validate_threshold_pct as validate_threshold_pct
+from perfdb.detector.series import Change as Change
+from perfdb.detector.series import KernelRuns
+from perfdb.detector.series import Point as Point
+from perfdb.detector.series import Series as _Series
+from perfdb.detector.series import analyse as _analyse
+from perfdb.detector.series import kernel_key as _key
+from perfdb.detector.series import kernel_of as _kernel
+from perfdb.detector.series import run_order as _order
+from perfdb.detector.series import series_changes as _series_changes
+from perfdb.detector.series import stock_by_kernel as _stock_by_kernel
+from perfdb.detector.series import usable as _usable
 
 DEFAULTS = Settings()
 

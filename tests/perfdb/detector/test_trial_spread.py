@@ -10,7 +10,7 @@ import warnings
 
 import pytest
 
-from perfdb import policy, stats, trial_spread
+from perfdb.detector import policy, stats, trial_spread
 
 
 def _bits(value: float | None) -> bytes | None:

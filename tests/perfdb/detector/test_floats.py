@@ -11,9 +11,9 @@ import random
 import numpy as np
 import pytest
 
-from perfdb import order_stats, policy, resolution, scan_filter, series
-from perfdb.order_stats import Floats
-from perfdb.series import Point
+from perfdb.detector import order_stats, policy, resolution, scan_filter, series
+from perfdb.detector.order_stats import Floats
+from perfdb.detector.series import Point
 
 
 def _values(rng: random.Random, n: int) -> list[float]:

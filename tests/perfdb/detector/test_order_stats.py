@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from perfdb import order_stats, policy, stats
+from perfdb.detector import order_stats, policy, stats
 
 
 def _values(rng: random.Random) -> list[float]:
