@@ -235,6 +235,11 @@ class AlertSerializer(serializers.ModelSerializer):
         help_text="a step's alert: the next likeliest first kernel of the step (its run, "
         "kernel and share), null if none or for a pairwise change"
     )
+    state_note = serializers.CharField(
+        read_only=True,
+        help_text="what a pending or cleared alert means and what will confirm it (run 3 "
+        "trials; the next kernel), in words; empty for a confirmed or triaged alert",
+    )
 
     class Meta:
         model = Alert
@@ -261,6 +266,7 @@ class AlertSerializer(serializers.ModelSerializer):
             "reattributed",
             "location_share",
             "runner_up",
+            "state_note",
         ]
 
     @extend_schema_field(SeriesMetaSerializer)

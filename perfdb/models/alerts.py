@@ -166,6 +166,31 @@ class Alert(models.Model):
     def __str__(self) -> str:
         return f"alert {self.pk}: {self.direction} {self.change_pct:+.1f} % ({self.status})"
 
+    @property
+    def state_note(self) -> str:
+        """What a detector state means and what will change it, in words ("" for a
+        confirmed or triaged alert): a pending alert is shown and never emailed."""
+        if self.status == self.Status.CLEARED:
+            return (
+                "cleared: the next kernel came back (a spike), or this was the way back from "
+                "an excursion; never emailed"
+            )
+        if self.confirmed_at is not None or self.status not in (
+            self.Status.PENDING,
+            self.Status.IMPROVEMENT,
+        ):
+            return ""
+        if self.method == "threshold":
+            return (
+                "pending: one value a side and nothing known of the noise; run at least 3 "
+                "trials on each side (or set a threshold for the workload and metric) to "
+                "test it; not emailed until then"
+            )
+        return (
+            "pending: the newest kernel moved; the kernels after it confirm it (they stay at "
+            "the new level) or clear it (the next one comes back); not emailed until confirmed"
+        )
+
 
 class AlertEvent(models.Model):
     """History of every triage change and who made it."""

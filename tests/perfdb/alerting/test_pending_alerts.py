@@ -46,6 +46,7 @@ def test_an_ab_of_two_stock_kernels_with_trials_is_emailed_with_the_second(tmp_p
     alert = throughput_regression()
     assert alert.status == "untriaged" and alert.confirmed_at is not None
     assert alert.notify_upload_id == b.pk and alert.method == "t-test"
+    assert alert.state_note == ""  # confirmed: nothing pending to explain
     (message_id,) = outbox_fill_for_upload(upload_id=b.pk)
     assert alert in OutboxMessage.objects.get(pk=message_id).alerts.all()
     # a worse kernel after it does not clear it; nothing is emailed twice
@@ -58,11 +59,17 @@ def test_an_ab_of_two_stock_kernels_with_trials_is_emailed_with_the_second(tmp_p
     )
 
 
-def test_one_value_a_kernel_is_pending_and_not_emailed(tmp_path, subscriber):
+def test_one_value_a_kernel_is_pending_and_not_emailed(tmp_path, subscriber, client):
     upload(tmp_path, "a", "2.4.20", (13000,))
     b = upload(tmp_path, "b", "2.5.59", (11000,))
     alert = throughput_regression()
     assert alert.status == "pending" and alert.confirmed_at is None
+    # the page and the API say what pending means and what would test it
+    page = client.get(f"/alerts/{alert.pk}/").content.decode()
+    assert "run at least 3 trials on each side" in page and 'id="alert-state-note"' in page
+    rows = client.get("/api/alerts/?status=pending").json()["results"]
+    (row,) = [a for a in rows if a["id"] == alert.pk]
+    assert row["state_note"].startswith("pending: one value a side")
     assert alert.notify_upload_id is None
     assert outbox_fill_for_upload(upload_id=b.pk) == []
     assert not OutboxMessage.objects.exists()
@@ -103,6 +110,7 @@ def test_a_spike_is_cleared_by_the_next_kernel_and_never_emailed(tmp_path, subsc
     c = upload(tmp_path, "c", "2.5.60", (13050,))
     alert = throughput_regression()
     assert alert.status == "cleared" and alert.confirmed_at is None
+    assert alert.state_note.startswith("cleared: the next kernel came back")
     assert alert.events.get(field="status").new.startswith("cleared")
     assert outbox_fill_for_upload(upload_id=c.pk) == []
     assert outbox_fill_digests(day=alert.created_at.date()) == []
