@@ -37,6 +37,31 @@ def django_setup() -> None:
     django.setup()
 
 
+def agreement_database(default_url: str, secret: str) -> None:
+    """Set Django up on an empty, migrated database whose name says it is an agreement
+    bench's (``DATABASE_URL``, else ``default_url``): created when missing, emptied first,
+    and refused unless its name contains "agreement"."""
+    import logging
+
+    import psycopg
+
+    url = os.environ.setdefault("DATABASE_URL", default_url)
+    name = url.rstrip("/").rsplit("/", 1)[1]
+    if "agreement" not in name:
+        sys.exit(f"refusing to empty {name}: the database's name must contain 'agreement'")
+    with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+    os.environ.setdefault("DEBUG", "0")
+    os.environ.setdefault("SECRET_KEY", secret)
+    django_setup()
+    from django.core.management import call_command
+
+    logging.disable(logging.INFO)  # a line per upload and check otherwise
+    call_command("migrate", verbosity=0)
+    call_command("flush", interactive=False, verbosity=0)
+
+
 def as_a_gunicorn_worker() -> None:
     """Import every view and freeze what is imported out of the cycle collector's reach, as
     config/gunicorn.conf.py's ``pre_fork`` does before a worker forks. A bench serving pages

@@ -23,8 +23,6 @@ migrated when missing, emptied first: its name must contain "agreement").
 from __future__ import annotations
 
 import argparse
-import logging
-import os
 import random
 import sys
 import time
@@ -36,7 +34,7 @@ from unittest import mock
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import product_replay  # noqa: E402
-from _common import django_setup  # noqa: E402
+from _common import agreement_database  # noqa: E402
 from detector_accuracy import jobs, noise_of, noise_overrides  # noqa: E402
 from detector_suite import (  # noqa: E402
     BETWEEN,
@@ -53,27 +51,6 @@ from perfdb.detector.detection import Settings  # noqa: E402
 
 FIGURES = ("caught", "true", "exact", "false")  # detector_suite.score's, in its order
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/perfdb_agreement"
-
-
-def _database() -> None:
-    """An empty, migrated database whose name says it is this bench's."""
-    import psycopg
-
-    url = os.environ.setdefault("DATABASE_URL", DEFAULT_DB)
-    name = url.rstrip("/").rsplit("/", 1)[1]
-    if "agreement" not in name:
-        sys.exit(f"refusing to empty {name}: the database's name must contain 'agreement'")
-    with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
-    os.environ.setdefault("DEBUG", "0")
-    os.environ.setdefault("SECRET_KEY", "bench-detector-agreement-only")
-    django_setup()
-    from django.core.management import call_command
-
-    logging.disable(logging.INFO)  # a line per upload and check otherwise
-    call_command("migrate", verbosity=0)
-    call_command("flush", interactive=False, verbosity=0)
 
 
 def main() -> None:
@@ -107,7 +84,7 @@ def main() -> None:
         "--peer-suite", type=int, default=20, help="peer-suite series of each kind, uploaded whole"
     )
     args = parser.parse_args()
-    _database()
+    agreement_database(DEFAULT_DB, "bench-detector-agreement-only")
     from perfdb.alerting import queue as alerting_queue
 
     mock.patch.object(alerting_queue, "regressions_check").start()  # run here instead

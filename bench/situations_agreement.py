@@ -33,8 +33,6 @@ and migrated when missing, emptied first: its name must contain "agreement").
 from __future__ import annotations
 
 import argparse
-import logging
-import os
 import random
 import sys
 import time
@@ -48,33 +46,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import detector_situations as situations  # noqa: E402
 import product_replay  # noqa: E402
-from _common import django_setup, table  # noqa: E402
+from _common import agreement_database, table  # noqa: E402
 from detector_suite import Series, Settings  # noqa: E402
 from product_replay import AGREES, OWN_HARDWARE, SAYS_WHY, SILENT, Held, Names  # noqa: E402
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/perfdb_situations_agreement"
 HELD_OUT_SEED = 61  # detector_situations' goals were tuned on 2003
-
-
-def _database() -> None:
-    """An empty, migrated database whose name says it is this bench's."""
-    import psycopg
-
-    url = os.environ.setdefault("DATABASE_URL", DEFAULT_DB)
-    name = url.rstrip("/").rsplit("/", 1)[1]
-    if "agreement" not in name:
-        sys.exit(f"refusing to empty {name}: the database's name must contain 'agreement'")
-    with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
-    os.environ.setdefault("DEBUG", "0")
-    os.environ.setdefault("SECRET_KEY", "bench-situations-agreement-only")
-    django_setup()
-    from django.core.management import call_command
-
-    logging.disable(logging.INFO)  # a line per upload and check otherwise
-    call_command("migrate", verbosity=0)
-    call_command("flush", interactive=False, verbosity=0)
 
 
 # --- the replays ---
@@ -299,7 +276,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="this cell only",
     )
     args = parser.parse_args(argv)
-    _database()
+    agreement_database(DEFAULT_DB, "bench-situations-agreement-only")
     from django.conf import settings
 
     from perfdb.alerting import queue as alerting_queue
