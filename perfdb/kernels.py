@@ -16,6 +16,11 @@ Deliberate choices (documented in docs/kernels.md):
   series and before the next series (2.4.20 < 2.4-distro < 2.5.0).
 - ``-stock`` is dropped (``2.4.20-stock`` is ``2.4.20``): stock is an empty patch set, not a
   different kernel.
+- Today's ``uname -r``: the numbers in a suffix compare as numbers, left to right
+  (``6.1.0-9-amd64`` < ``6.1.0-18-amd64``, ``5.15.0-97-generic`` < ``5.15.0-105-generic``,
+  Fedora's ``-300.fc39``, RHEL's ``-362.8.1.el9_3``); a ``git describe`` suffix counts its
+  commits (``6.8.0-rc3-45-gabc123`` and ``-00045-g…``; the hash is no number);
+  ``6.8.0-rc3+`` (a local build past the tag) sorts right after ``6.8.0-rc3``.
 """
 
 from __future__ import annotations
@@ -31,9 +36,13 @@ _VERSION = re.compile(
     r"""^(?P<major>\d{1,2})\.(?P<minor>\d{1,3})
         (?:\.(?P<patch>\d{1,3})(?:\.(?P<sublevel>\d{1,3}))?)?
         (?:-(?P<stage>pre|test|rc)(?P<stage_num>\d{1,3}))?
+        (?P<plus>\+)?
         (?P<suffix>(?:-[A-Za-z0-9][A-Za-z0-9_.+]*)*)$""",
     re.VERBOSE,
 )
+_DESCRIBE = re.compile(r"^(\d+)-g[0-9a-f]{7,40}\+?$")  # git describe: commits since, hash
+_NUMBERS = re.compile(r"\d+")
+_INT_MAX = 2**31 - 1  # the keys are stored as PostgreSQL integers
 
 
 class KernelVersionError(ValueError):
@@ -50,6 +59,7 @@ class KernelVersion:
     stage: str | None
     stage_num: int
     suffix: str  # without the leading "-", "" when none
+    plus: bool = False  # "6.8.0-rc3+": a local build past the tag
 
     @property
     def series(self) -> str:
@@ -63,30 +73,27 @@ class KernelVersion:
             text += f".{self.sublevel}"
         if self.stage:
             text += f"-{self.stage}{self.stage_num}"
-        return text
+        return text + ("+" if self.plus else "")
 
     @property
     def sort_key(self) -> tuple[int, ...]:
-        """Integers that order versions; equal keys are tie-broken by ``text``."""
+        """Integers that order versions; equal keys are tie-broken by ``text``.
+
+        The release, its stage, a local build's ``+``, then the suffix: none, one that starts
+        with a number (a distribution's build, ``git describe``'s commit count), or a named
+        one; then the suffix's numbers, compared as numbers."""
         patch = _SERIES_END if self.patch is None else self.patch
         stage = _STAGES[self.stage] if self.stage else _FINAL
+        key = (self.major, self.minor, patch, self.sublevel or 0, stage, self.stage_num)
         if not self.suffix:
-            suffix_rank, suffix_num = 0, 0
-        elif self.suffix.isdigit():
-            suffix_rank, suffix_num = 1, int(self.suffix)
+            return (*key, int(self.plus), 0)
+        described = _DESCRIBE.match(self.suffix)
+        if described:
+            numbers = [int(described.group(1))]  # the hash's digits are no order
         else:
-            trailing = re.search(r"(\d+)$", self.suffix)
-            suffix_rank, suffix_num = 2, int(trailing.group(1)) if trailing else 0
-        return (
-            self.major,
-            self.minor,
-            patch,
-            self.sublevel or 0,
-            stage,
-            self.stage_num,
-            suffix_rank,
-            min(suffix_num, 2**31 - 1),
-        )
+            numbers = [int(n) for n in _NUMBERS.findall(self.suffix)]
+        rank = 1 if self.suffix[0].isdigit() else 2
+        return (*key, int(self.plus), rank, *(min(n, _INT_MAX) for n in numbers))
 
 
 def parse_kernel(text: str) -> KernelVersion:
@@ -100,7 +107,8 @@ def parse_kernel(text: str) -> KernelVersion:
     if not match or len(cleaned) > 64:
         raise KernelVersionError(
             f"{text!r} is not a kernel version: expected MAJOR.MINOR[.PATCH][-preN|-rcN|-testN]"
-            "[-SUFFIX], e.g. 2.4.20, 2.3.99-pre3, 2.2.12-20 or 2.4-distro"
+            "[+][-SUFFIX], e.g. 2.4.20, 2.3.99-pre3, 2.2.12-20, 2.4-distro, 6.1.0-18-amd64 "
+            "or 6.8.0-rc3+"
         )
     stage = match.group("stage")
     return KernelVersion(
@@ -112,6 +120,7 @@ def parse_kernel(text: str) -> KernelVersion:
         stage=stage,
         stage_num=int(match.group("stage_num")) if stage else 0,
         suffix=match.group("suffix")[1:],
+        plus=bool(match.group("plus")),
     )
 
 
