@@ -176,6 +176,6 @@ class CompareRow:
     candidate_value: float
     p_value: float | None = None
     threshold_pct: float | None = None
-    # The compare table's verdict (perfdb.policy.judge) when known; None: p_value/threshold.
+    # The compare table's verdict (detector.policy.judge) when known; None: p_value/threshold.
     significant: bool | None = None
     reason: str = ""  # why (not) significant, and the alert for the pair

@@ -4,7 +4,7 @@ The compare page and ``GET /api/compare/`` both show these rows: each side's mea
 the % change, Welch's p-value when both sides have at least two values, and whether the change
 is better or worse in the metric's own direction (msg/s up, µs down).
 
-"Significant" is the detector's rule (``perfdb.policy.judge``), with the series' noise when
+"Significant" is the detector's rule (``perfdb.detector.policy.judge``), with the series' noise when
 the compared runs belong to one series (``SeriesContext``), so the page and the alerts agree;
 where they do not (another baseline, the series' step test, a pending or cleared alert) the
 row says why (``CompareLine.alert_note``).
@@ -172,7 +172,7 @@ def welch_p(base: tuple[float, ...], new: tuple[float, ...]) -> float | None:
     """Two-sided Welch p-value; None with fewer than 2 values a side.
 
     With no spread on either side scipy gives NaN; then equal means mean p = 1 and different
-    means p = 0 (every value moved), as ``perfdb.stats.welch_p_value`` decides.
+    means p = 0 (every value moved), as ``perfdb.detector.stats.welch_p_value`` decides.
     """
     if len(base) < 2 or len(new) < 2:
         return None
@@ -189,7 +189,7 @@ def is_better(direction: str, change: float | None) -> bool | None:
 
 
 def compare_line(values: MetricValues, context: SeriesContext | None = None) -> CompareLine:
-    """One metric, judged by the detector's rule (``perfdb.policy.judge``): with the series'
+    """One metric, judged by the detector's rule (``detector.policy.judge``): with the series'
     noise and the metric's resolution when ``context`` has them, else the two samples' own
     spread (or the single-value threshold) and the resolution the values show."""
     context = context or SeriesContext()

@@ -33,7 +33,7 @@ class CompareView(APIView):
             "side pooled), % change, Welch's two-sided p-value when both sides have at least "
             "two values (else confidence 'single value'), `better` in the metric's own "
             "direction (null when it has none), and `more_runs_needed` below three values. "
-            "`significant` is the regression detector's rule (perfdb.policy.judge, with the "
+            "`significant` is the regression detector's rule (detector.policy.judge, with the "
             "series' noise when the runs are of one series); `reason` says why it is or is "
             "not, and `alert_note` names the alert on these runs or why there is none."
         ),

@@ -152,7 +152,7 @@ class SeriesSettingAdmin(admin.ModelAdmin):
 
 
 class ThresholdForm(forms.ModelForm):
-    """Both numbers finite and > 0 (perfdb.policy.validate_threshold_pct), or empty."""
+    """Both numbers finite and > 0 (perfdb.detector.policy.validate_threshold_pct), or empty."""
 
     class Meta:
         model = models.Threshold

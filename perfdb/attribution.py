@@ -5,7 +5,7 @@ setup, metric and kernel — stock, prefixes (+p1, +p1+p2, …) and single patch
 each patch's change is measured against the build just below it: the previous prefix when
 both prefixes were run (exact: the steps add up to the stack), else the patch alone against
 stock (steps need not add up: patches may interact). Every step is judged by
-``perfdb.policy.judge``, the rule the compare page and the detector use. A step with no runs
+``detector.policy.judge``, the rule the compare page and the detector use. A step with no runs
 to measure it says which run would settle it ("run 2.5.66 + p2 alone").
 """
 

@@ -3,7 +3,7 @@
 A claim says "candidate is +4.7 % against baseline". With at least two values a side the
 data give a confidence interval of the change (Welch, at the policy's level, 1 - alpha): a
 stated figure inside it (widened by the figure's own rounding) is *supported* when
-``perfdb.policy.judge`` finds the change significant (or the claim is "no change"), else
+``perfdb.detector.policy.judge`` finds the change significant (or the claim is "no change"), else
 *not testable* (consistent, but these runs cannot show it); outside it, *contradicted*.
 With one value on a side there is no interval: the stored values give the change exactly,
 so a stated figure further from it than its rounding is *contradicted* (002's text says

@@ -2,7 +2,7 @@
 
 A setup (or its hardware) may name a reference build re-run regularly on the same hardware
 (``ReferenceBuild``). When its runs of the last ``WINDOW`` shift against its older runs —
-judged by ``perfdb.policy.judge``, the alerts' own rule — in the alert's direction, an alert
+judged by ``detector.policy.judge``, the alerts' own rule — in the alert's direction, an alert
 on that hardware raised in that window is *shared with the reference*: a ``ReferenceHold``
 records it, and the alert is held out of email until someone triages it (``held``).
 """

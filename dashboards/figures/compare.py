@@ -29,7 +29,7 @@ def pct_change(row: CompareRow) -> float | None:
 
 
 def is_significant(row: CompareRow, alpha: float = DEFAULT_ALPHA) -> bool:
-    """The compare table's verdict (the detector's rule, ``perfdb.policy.judge``) when the
+    """The compare table's verdict (the detector's rule, ``perfdb.detector.policy.judge``) when the
     row carries it; else a t-test's p-value, else the metric's threshold, else no."""
     change = pct_change(row)
     if change is None:

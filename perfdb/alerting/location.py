@@ -1,5 +1,5 @@
 """An alert's placement (how likely its kernel is, and the next likeliest), from the
-detector's change: set when the alert is made, confirmed or moved (``perfdb.placement``),
+detector's change: set when the alert is made, confirmed or moved (``perfdb.detector.placement``),
 and brought up to date when a later check reads it differently (``refresh``)."""
 
 from __future__ import annotations

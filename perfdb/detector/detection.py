@@ -3,8 +3,8 @@
 Pure functions over frozen dataclasses, no Django: the Celery task loads a series from the
 database, turns it into ``Point``s and stores the returned ``Change``s as alerts (direction
 "regression") or as recorded improvements. The statistics policy (noise model, thresholds,
-the pairwise judge shared with the compare page) is ``perfdb.policy``; ``Point``, ``Change``
-and the stock series' step scan (``perfdb.stats.step_scan``) are ``perfdb.series``. How it
+the pairwise judge shared with the compare page) is ``detector.policy``; ``Point``, ``Change``
+and the stock series' step scan (``detector.stats.step_scan``) are ``detector.series``. How it
 works and the accuracy figures: docs/detector.md.
 """
 

@@ -1,6 +1,6 @@
 """The one statistics policy: noise model, resolution, thresholds and the pairwise judge.
 
-Pure functions, no Django. ``perfdb.detection`` (alerts, change points) and the compare page
+Pure functions, no Django. ``detector.detection`` (alerts, change points) and the compare page
 (``dashboards.compare``) both decide "is this change real?" here, so they cannot disagree
 without saying why (``Verdict.reason``). docs/detector.md explains every choice; the figures
 come from bench/detector_accuracy.py.
@@ -101,7 +101,7 @@ def finite(values: Iterable[float]) -> tuple[float, ...]:
 
 def resolution_of(values: Iterable[float], *, max_decimals: int = 6) -> float | None:
     """The metric's quantum as the values show it: 0.03 and 0.04 s -> 0.01; None if finer
-    (more than ``max_decimals`` decimals: continuous). ``perfdb.resolution``: fast on the
+    (more than ``max_decimals`` decimals: continuous). ``perfdb.detector.resolution``: fast on the
     1,000 values of a long series, the same answer as the plain loop."""
     return resolution.resolution_of(values, max_decimals=max_decimals)
 

@@ -1,7 +1,7 @@
 """One series of runs as the detector sees it: ``Point``s in kernel order and the stock
-series' step scan (``perfdb.stats.step_scan``) with the ``Change``s it finds.
+series' step scan (``perfdb.detector.stats.step_scan``) with the ``Change``s it finds.
 
-Pure, no Django. ``perfdb.detection`` builds on it (baselines, pairwise checks, what to
+Pure, no Django. ``perfdb.detector.detection`` builds on it (baselines, pairwise checks, what to
 report) and re-exports ``Point`` and ``Change``; docs/detector.md tells how it works.
 """
 
@@ -64,7 +64,7 @@ class Change:
     # confirms it (a later check returns it "confirmed") or clears it (it is never returned
     # again): store it, show it, do not email it yet. docs/detector.md, "The states of an alert".
     status: str = "confirmed"
-    # A step's placement (``perfdb.placement``), worked out when read; None for a pairwise
+    # A step's placement (``perfdb.detector.placement``), worked out when read; None for a pairwise
     # change, whose kernel is the one compared.
     placement: Placement | None = field(default=None, compare=False, repr=False)
 

@@ -38,7 +38,7 @@ class PinnedBaseline(models.Model):
 class Threshold(models.Model):
     """Staff-set detector settings per workload and metric: a fixed threshold (% change) that
     replaces the one derived from the noise, and/or the typical run-to-run noise (%) a short
-    series is shrunk toward. Both must be finite and > 0 (``perfdb.policy``)."""
+    series is shrunk toward. Both must be finite and > 0 (``perfdb.detector.policy``)."""
 
     workload = models.ForeignKey(Workload, on_delete=models.CASCADE)
     metric = models.ForeignKey(Metric, on_delete=models.CASCADE)
@@ -137,7 +137,7 @@ class Alert(models.Model):
     notified_at = models.DateTimeField(null=True, blank=True)
     # A step's first kernel is uncertain when the step is small next to the noise: how likely
     # the candidate's kernel is (0..1), and the next likeliest first kernel's run and share
-    # (perfdb/placement.py). None for a pairwise change, whose kernel is the one compared.
+    # (perfdb/detector/placement.py). None for a pairwise change, whose kernel is the one compared.
     location_share = models.FloatField(null=True, blank=True)
     runner_up_run = models.ForeignKey(
         Run, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

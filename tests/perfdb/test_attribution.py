@@ -1,4 +1,4 @@
-"""perfdb.attribution: which patch of a stack moved the metric, judged by perfdb.policy."""
+"""perfdb.attribution: which patch of a stack moved the metric, judged by perfdb.detector.policy."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A step alert says how sure it is of its kernel (Change.location_share, perfdb/placement.py):
+"""A step alert says how sure it is of its kernel (Change.location_share, detector/placement.py):
 stored when the alert is confirmed and when it moves, written in its email, on its page and in
 the API."""
 

@@ -1,4 +1,4 @@
-"""``perfdb.order_stats`` (numpy's sort and partition of a long series' levels) against the
+"""``perfdb.detector.order_stats`` (numpy's sort and partition of a long series' levels) against the
 sorts it replaces, and ``policy.level_noise_pct``, which uses it, against its plain
 computation: the same floats, bit for bit, or the plain sort where numpy's order could differ
 (a NaN, an infinity, an int among floats)."""

@@ -1,4 +1,4 @@
-"""How sure the detector is of a step's first kernel (perfdb/placement.py,
+"""How sure the detector is of a step's first kernel (perfdb/detector/placement.py,
 Change.location_share)."""
 
 from __future__ import annotations

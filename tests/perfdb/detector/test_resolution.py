@@ -1,4 +1,4 @@
-"""``perfdb.resolution``: the numpy path gives the plain loop's answer on long series, bit for
+"""``detector.resolution``: the numpy path gives the plain loop's answer on long series, bit for
 bit, whatever the values (quantised, continuous, on the tolerance's edge, huge, NaN), and
 ``stats.abs_moves`` the same floats as the Python subtraction."""
 

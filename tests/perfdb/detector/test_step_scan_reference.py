@@ -168,7 +168,7 @@ def test_step_scan_is_identical_to_the_reference(seed):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_a_long_series_skipped_in_numpy_blocks_is_identical_to_the_reference(seed):
-    # >= 200 kernels: the quiet stretches are found with numpy (perfdb/scan_filter.py) and
+    # >= 200 kernels: the quiet stretches are found with numpy (perfdb/detector/scan_filter.py) and
     # only the kernels where a start might pass are tested one by one
     rng = random.Random(100 + seed)
     for _ in range(6):
