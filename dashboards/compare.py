@@ -17,9 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from statistics import fmean, stdev
 
-from scipy import stats as scipy_stats
-
-from perfdb.detector import policy
+from perfdb.detector import policy, stats
 from perfdb.detector.detection import PairContext, Settings
 
 # Fewer values than this on a side and the row says "more runs needed": two values do give a
@@ -169,16 +167,12 @@ def change_pct(base: float | None, new: float | None) -> float | None:
 
 
 def welch_p(base: tuple[float, ...], new: tuple[float, ...]) -> float | None:
-    """Two-sided Welch p-value; None with fewer than 2 values a side.
-
-    With no spread on either side scipy gives NaN; then equal means mean p = 1 and different
-    means p = 0 (every value moved), as ``perfdb.detector.stats.welch_p_value`` decides.
-    """
+    """Two-sided Welch p-value (the detector's ``stats.welch_p_value``: with no spread on
+    either side, equal means p = 1 and different means p = 0); None with fewer than 2 values
+    a side."""
     if len(base) < 2 or len(new) < 2:
         return None
-    if max(base) == min(base) and max(new) == min(new):
-        return 1.0 if fmean(base) == fmean(new) else 0.0
-    p = float(scipy_stats.ttest_ind(base, new, equal_var=False).pvalue)
+    p = stats.welch_p_value(base, new)
     return None if math.isnan(p) else p
 
 

@@ -92,22 +92,6 @@ def baseline_runs(
     return tuple(sorted(group, key=lambda p: p.run_id))
 
 
-def choose_baseline(
-    points: Sequence[Point], candidate: Point, *, pinned_run_id: int | None = None
-) -> Point | None:
-    """The candidate's baseline as one Point holding the pooled trials of its runs.
-
-    Its run_id is the earliest pooled run's; ``baseline_runs`` gives all of them.
-    """
-    group = baseline_runs(points, candidate, pinned_run_id=pinned_run_id)
-    if not group:
-        return None
-    values = tuple(v for p in group for v in p.values)
-    return Point(
-        run_id=group[0].run_id, kernel=group[0].kernel, patches=group[0].patches, values=values
-    )
-
-
 # --- the noise an A/B test or a short series is judged with ---
 
 
@@ -268,14 +252,24 @@ def _change(
 
 
 @dataclass(frozen=True)
+class Tested:
+    """How the short scan tested one kernel as it arrived: against which kernels of its
+    level, at which alpha, with which noise (the spikes seen so far included)."""
+
+    segment: tuple[int, ...]  # kernel indexes
+    alpha: float
+    noise: TrialNoise
+
+
+@dataclass(frozen=True)
 class ShortScan:
     """A short stock series read kernel by kernel: its steps, the kernels left out as
-    spikes or excursions, and the alpha each kernel was tested at."""
+    spikes or excursions, and how each kernel was tested."""
 
     steps: tuple[tuple[int, int, Change], ...]  # (kernel index, found at kernel, change)
     outliers: frozenset[int]  # kernel indexes
     returns: frozenset[int]  # kernels back at the level before a spike or an excursion
-    baselines: tuple[tuple[int, ...], ...]  # each kernel's baseline segment (kernel indexes)
+    tested: tuple[Tested | None, ...]  # by kernel index; None for the first kernel
 
 
 def kernel_alpha(settings: Settings, index: int, one_trial: bool = False) -> float:
@@ -312,7 +306,7 @@ def short_scan(
     steps: list[tuple[int, int, Change]] = []
     outliers: set[int] = set()
     returns: set[int] = set()
-    baselines: list[tuple[int, ...]] = [()]
+    tested: list[Tested | None] = [None]
     segment: list[int] = [0]
     before: list[int] = []
     last = -1
@@ -321,9 +315,9 @@ def short_scan(
     for at in range(1, len(kernels)):
         if len(spikes) >= 2:  # one bad run is an outlier; two say the runs wander
             noise = replace(measured, sources=(*measured.sources, *spikes))
-        baselines.append(tuple(segment))
         alpha = kernel_alpha(settings, at - segment[0], one_trial)  # each level anew
         share = 0.5 if len(segment) >= 2 else 0.0  # no cut inside a one-kernel level
+        tested.append(Tested(tuple(segment), alpha * (1 - share), noise))
         verdict = _judge_kernels(
             kernels, segment, [at], better, settings, noise, alpha * (1 - share)
         )
@@ -374,7 +368,7 @@ def short_scan(
         change = _change(_runs(kernels, segment), kernels[at].run_ids[0], verdict, status)
         steps.append((at, seen_at, change))
         before, segment, last = segment, [at], at
-    return ShortScan(tuple(steps), frozenset(outliers), frozenset(returns), tuple(baselines))
+    return ShortScan(tuple(steps), frozenset(outliers), frozenset(returns), tuple(tested))
 
 
 def _spike_move(
@@ -544,8 +538,11 @@ def detect(
         return []
     usable = ordered(points)
     series = _analysed(usable, settings)
-    trials = trial_noise(usable, settings)
-    ab_noise: policy.Noise | None = series.noise if series else trials.noise(settings)
+    # a long series has its noise model; the trials' pass over every run is for short ones
+    trials, ab_noise = None, series.noise if series is not None else None
+    if series is None:
+        trials = trial_noise(usable, settings)
+        ab_noise = trials.noise(settings)
     changes: list[Change] = []
     stock_kernels: set[str] = set()
     wanted = None if candidates is None else set(candidates)
@@ -560,7 +557,7 @@ def detect(
             changes.append(change)
     if stock_kernels and series is not None:
         changes += _series_changes(series, better, stock_kernels)
-    elif stock_kernels:
+    elif stock_kernels and trials is not None:
         changes += _short_changes(
             usable, better, settings, trials, None if wanted is None else stock_kernels
         )
@@ -614,20 +611,17 @@ def pair_context(
     elif stock:
         kernels = _stock_by_kernel(usable)
         names = [k.kernel for k in kernels]
-        at = names.index(_kernel(first)) if _kernel(first) in names else 0
-        alpha = kernel_alpha(settings, at, trials.within_pct is None)
-        if len(kernels) >= 2:
-            scan = short_scan(kernels, better, settings, trials)
-            outliers = frozenset(r for i in scan.outliers for r in kernels[i].run_ids)
-            after_spike = at in scan.outliers or at in scan.returns
-            if at < len(scan.baselines) and scan.baselines[at]:
-                group = tuple(
-                    p
-                    for p in usable
-                    if _kernel(p) in {names[i] for i in scan.baselines[at]} and not p.patches
-                )
-                segment = scan.baselines[at]
-                noise = trials.noise(settings, _segment_spread(kernels, segment, trials.within_pct))
+        at = names.index(_kernel(first))
+        scan = short_scan(kernels, better, settings, trials)
+        outliers = frozenset(r for i in scan.outliers for r in kernels[i].run_ids)
+        after_spike = at in scan.outliers or at in scan.returns
+        how = scan.tested[at]
+        if how is not None:  # as the scan tested this kernel: its level, alpha and noise
+            level = {names[i] for i in how.segment}
+            group = tuple(p for p in usable if not p.patches and _kernel(p) in level)
+            alpha = how.alpha
+            spread = _segment_spread(kernels, how.segment, how.noise.within_pct)
+            noise = how.noise.noise(settings, spread)
     return PairContext(
         noise=noise,
         resolution=settings.resolution,

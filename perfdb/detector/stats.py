@@ -89,26 +89,6 @@ def pooled_cv_pct(groups: Sequence[Sequence[float]]) -> float | None:
     return math.sqrt(weighted / dof)
 
 
-def successive_difference_cv_pct(
-    levels: Sequence[float], *, min_differences: int = 3
-) -> float | None:
-    """Relative sd (%) of an ordered series' levels, judged from neighbour-to-neighbour moves.
-
-    For runs with a single value there are no trials to measure noise from, but the series
-    itself shows it: without a step, x[i+1] - x[i] has sd sqrt(2) * sigma. The median of
-    |differences| (scaled by 1.4826 for a normal sd) ignores the one large move a step
-    makes. With fewer than ``min_differences`` moves the estimate is too rough: None.
-    """
-    if len(levels) - 1 < min_differences:
-        return None
-    centre = float(np.median(levels))
-    if centre == 0:
-        return None
-    moves = np.abs(np.diff(np.asarray(levels, dtype=float)))
-    sigma = 1.4826 * float(np.median(moves)) / math.sqrt(2)
-    return sigma / abs(centre) * 100.0
-
-
 def abs_moves(levels: Sequence[float]) -> list[float]:
     """|x[i+1] - x[i]| for each neighbour pair; numpy for a long series of floats (the same
     IEEE subtraction, the same floats back), plain Python otherwise (ints stay exact)."""
@@ -116,10 +96,6 @@ def abs_moves(levels: Sequence[float]) -> list[float]:
         moves: list[float] = np.abs(np.diff(np.asarray(levels, dtype=float))).tolist()
         return moves
     return [abs(b - a) for a, b in zip(levels, levels[1:], strict=False)]
-
-
-def normal_two_sided_p(z: float) -> float:
-    return float(2.0 * scipy_stats.norm.sf(abs(z)))
 
 
 # --- steps at the newest kernel, one pass over a series (linear time) ---

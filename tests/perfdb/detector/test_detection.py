@@ -8,12 +8,12 @@ from perfdb.detector.detection import (
     Settings,
     baseline_runs,
     change_points,
-    choose_baseline,
     detect,
+    pair_context,
     short_scan,
     trial_noise,
 )
-from perfdb.detector.policy import judge
+from perfdb.detector.policy import Noise, judge
 from perfdb.detector.series import stock_by_kernel
 from perfdb.kernels import sort_kernels
 
@@ -70,17 +70,9 @@ def test_baseline_runs(candidate, pinned, expected_runs):
     assert tuple(p.run_id for p in got) == expected_runs
 
 
-def test_choose_baseline_pools_trials_of_repeated_runs():
-    baseline = choose_baseline(SERIES, SERIES[5])
-    assert baseline is not None
-    assert baseline.kernel == "2.5.59" and baseline.patches == ()
-    assert sorted(baseline.values) == [95.0, 96.0, 97.0]
-    assert choose_baseline(SERIES, SERIES[0]) is None
-
-
 def test_pinned_run_must_be_in_the_series():
     with pytest.raises(ValueError, match="pinned baseline run 99"):
-        choose_baseline(SERIES, SERIES[2], pinned_run_id=99)
+        baseline_runs(SERIES, SERIES[2], pinned_run_id=99)
 
 
 # --- compare ---
@@ -491,3 +483,15 @@ def test_a_kernel_parsed_for_the_series_is_what_parse_kernel_says(kernel):
     from perfdb.kernels import kernel_sort_key, parse_kernel
 
     assert parsed_kernel(kernel) == (parse_kernel(kernel).text, kernel_sort_key(kernel))
+
+
+def test_the_compare_page_gets_the_level_alpha_and_noise_the_scan_used():
+    """After a step the count of a level's kernels starts again: the kernel two after the
+    step is tested against the two kernels of its level, at alpha / 2^2, half of it for the
+    new kernel (the other half for the cuts), and the compare page is told the same."""
+    points = stock_series([100.0, 100.0, 80.0, 80.0, 80.0], trials=3, noise_pct=0.5)
+    context = pair_context(points, {5}, better="higher")
+    assert context is not None and not context.step_scan
+    assert context.detector_baseline == (3, 4)
+    assert context.alpha == pytest.approx(Settings().alert_alpha / 4 / 2)
+    assert isinstance(context.noise, Noise) and context.noise.within_pct is not None
