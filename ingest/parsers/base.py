@@ -36,6 +36,31 @@ class ParseError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
+class Summary:
+    """The spread a report states for a value it gives as a mean, when its trials are not in
+    the file: the kernel test robot's ``123456 ± 3%`` or an mmtests table's Stddev row.
+
+    Kept as printed, never converted: ``sd`` in the value's unit, ``sd_pct`` as a percent of
+    the value; ``runs`` only when the file states how many runs the mean is over. A value
+    with a summary is a mean of several runs, not one trial, and is tested as such.
+    """
+
+    sd: float | None = None
+    sd_pct: float | None = None
+    runs: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.sd is None and self.sd_pct is None and self.runs is None:
+            raise ValueError("a summary states at least a spread or a number of runs")
+        for name in ("sd", "sd_pct"):
+            value = getattr(self, name)
+            if value is not None and not (math.isfinite(value) and value >= 0):
+                raise ValueError(f"a summary's {name} is a finite number >= 0, not {value!r}")
+        if self.runs is not None and self.runs < 1:
+            raise ValueError(f"a summary's runs is at least 1, not {self.runs}")
+
+
+@dataclass(frozen=True, slots=True)
 class Measurement:
     """One scalar result, e.g. throughput = 13183 msg/s (higher is better)."""
 
@@ -46,6 +71,8 @@ class Measurement:
     # The smallest step the tool can print, in ``unit`` (time's 0.01 s, a profile's 1 tick):
     # no difference within it is a regression. None: unknown (read from the values).
     resolution: float | None = None
+    # The mean's spread as a report states it (LKP, mmtests); None: the value is one trial.
+    summary: Summary | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -397,6 +424,30 @@ def _column_value_name(column: SeriesColumn, at: int) -> str:
 
 def _named(name: str, at: int) -> str:
     return name
+
+
+Recogniser = Callable[[str], bool]
+
+_RECOGNISERS: dict[str, Recogniser] = {}
+
+
+def recognises(name: str) -> Callable[[Recogniser], Recogniser]:
+    """Register how to tell a file of parser ``name`` from its text alone, for the upload of
+    one file without a manifest (a robot's report mail, an mmtests table). Only formats whose
+    text says what it is register one: a bare column of numbers is no format's."""
+
+    def decorate(func: Recogniser) -> Recogniser:
+        if name in _RECOGNISERS:
+            raise RuntimeError(f"recogniser for {name!r} registered twice")
+        _RECOGNISERS[name] = func
+        return func
+
+    return decorate
+
+
+def recognisers() -> dict[str, Recogniser]:
+    """Each self-describing format's recogniser, by parser name."""
+    return dict(_RECOGNISERS)
 
 
 def get_parser(name: str) -> Parser:
