@@ -157,6 +157,41 @@ class Result(models.Model):
         return f"run {self.run_id} {self.metric_id} trial {self.trial} = {self.value}"
 
 
+class ResultSummary(models.Model):
+    """The spread a report states for a run's value when its trials are not in the file.
+
+    The kernel test robot prints ``1234567 ± 2%`` and mmtests a Stddev row beside each mean:
+    the run then has one stored value (trial 0, the mean) and this row says what it summarises.
+    Kept as printed (``sd`` in the metric's unit, ``sd_pct`` as a percent of the value, the
+    number of ``runs`` only when the report states it), so that a comparison can be tested
+    from summary statistics and says so, instead of reading the mean as one trial.
+    """
+
+    id = models.BigAutoField(primary_key=True)
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="summaries")
+    metric = models.ForeignKey(Metric, on_delete=models.PROTECT, related_name="+")
+    sd = models.FloatField(null=True, blank=True)
+    sd_pct = models.FloatField(null=True, blank=True)
+    runs = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["run", "metric"], name="result_summary_uniq"),
+            # A spread is a finite number >= 0 (a zero spread is printed: "0.00").
+            models.CheckConstraint(
+                condition=finite("sd", null=True) & ~models.Q(sd__lt=0),
+                name="result_summary_sd_finite",
+            ),
+            models.CheckConstraint(
+                condition=finite("sd_pct", null=True) & ~models.Q(sd_pct__lt=0),
+                name="result_summary_sd_pct_finite",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"run {self.run_id} {self.metric_id}: sd {self.sd} sd% {self.sd_pct} n {self.runs}"
+
+
 class ProfileEntry(models.Model):
     """One function's ticks in a run's profile. Not partitioned: hash partitions by run made
     the pickers' per-run probes scans of every partition (migration 0011)."""
