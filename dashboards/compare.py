@@ -60,14 +60,42 @@ class MetricValues:
     better: str  # "higher" | "lower" | "none", as perfdb.models.Better
     base: tuple[float, ...]
     new: tuple[float, ...]
+    # A side that is one run's mean with the spread its report states (LKP, mmtests).
+    base_stated: StatedSpread | None = None
+    new_stated: StatedSpread | None = None
+
+
+@dataclass(frozen=True)
+class StatedSpread:
+    """A report's ``± 3%`` (``sd_pct``) or Stddev row (``sd``), as printed, and its runs."""
+
+    sd: float | None
+    sd_pct: float | None
+    runs: int | None
+
+    def stated(self, mean: float) -> policy.Stated:
+        """The summary in the value's unit, for a test: a relative spread times the mean."""
+        sd = self.sd if self.sd is not None else (self.sd_pct or 0.0) / 100 * abs(mean)
+        return policy.Stated(mean=mean, sd=sd, runs=self.runs)
+
+    def text(self) -> str:
+        """The spread as the report prints it: ``± 3 %`` or ``± 0.021``."""
+        if self.sd_pct is not None:
+            return f"± {self.sd_pct:g} %"
+        if self.sd is not None:
+            return f"± {number_text(self.sd)}"
+        return ""
 
 
 @dataclass(frozen=True)
 class Side:
     values: tuple[float, ...]
+    stated: StatedSpread | None = None  # the one value is a mean with this stated spread
 
     @property
     def n(self) -> int:
+        if self.stated is not None and self.stated.runs is not None:
+            return self.stated.runs
         return len(self.values)
 
     @property
@@ -76,7 +104,9 @@ class Side:
 
     @property
     def sd(self) -> float | None:
-        return stdev(self.values) if self.n > 1 else None
+        if self.stated is not None and self.mean is not None:
+            return self.stated.stated(self.mean).sd
+        return stdev(self.values) if len(self.values) > 1 else None
 
 
 @dataclass(frozen=True)
@@ -141,6 +171,8 @@ class CompareLine:
             "more_runs_needed": self.more_runs_needed,
             "reason": self.reason,
             "alert_note": self.alert_note,
+            # Each side is a report's mean with its stated spread, tested from the summaries.
+            "from_stated_spread": self.base.stated is not None and self.new.stated is not None,
         }
 
 
@@ -150,10 +182,14 @@ def number_text(value: float) -> str:
 
 
 def side_text(side: Side) -> str:
-    """``mean ± sd (n)``, the sd left out for a single value, a dash for no value."""
+    """``mean ± sd (n)``, the sd left out for a single value, a dash for no value; a report's
+    mean with its spread as printed and the runs it states (``676,543 ± 3 % (report, n 6)``)."""
     if side.mean is None:
         return "—"
     text = number_text(side.mean)
+    if side.stated is not None:
+        runs = f", n {side.stated.runs}" if side.stated.runs is not None else ""
+        return f"{text} {side.stated.text()} (report{runs})".replace("  ", " ")
     if side.sd is not None:
         text += f" ± {number_text(side.sd)}"
     return f"{text} ({side.n})"
@@ -187,16 +223,24 @@ def compare_line(values: MetricValues, context: SeriesContext | None = None) -> 
     noise and the metric's resolution when ``context`` has them, else the two samples' own
     spread (or the single-value threshold) and the resolution the values show."""
     context = context or SeriesContext()
-    base, new = Side(values.base), Side(values.new)
+    stated = _both_stated(values)
+    base = Side(values.base, values.base_stated if stated else None)
+    new = Side(values.new, values.new_stated if stated else None)
     change = change_pct(base.mean, new.mean)
-    p = welch_p(values.base, values.new)
-    if base.n == 0 or new.n == 0:
+    if stated:
+        verdict = _judge_stated(values, change, context)
+        p = None if verdict is None or verdict.p_value is None else min(1.0, 2 * verdict.p_value)
+    else:
+        verdict = _judge(values, change, context)
+        p = welch_p(values.base, values.new)
+    if base.n == 0 or new.n == 0 or not values.base or not values.new:
         confidence = MISSING
+    elif stated:
+        confidence = "runs not stated" if p is None else f"p = {p:.3g} (stated spread)"
     elif p is None:
         confidence = SINGLE_VALUE
     else:
         confidence = f"p = {p:.3g}"
-    verdict = _judge(values, change, context)
     significant = verdict is not None and verdict.significant
     return CompareLine(
         metric=values.name,
@@ -209,10 +253,39 @@ def compare_line(values: MetricValues, context: SeriesContext | None = None) -> 
         confidence=confidence,
         better=is_better(values.better, change),
         significant=significant,
-        more_runs_needed=min(base.n, new.n) < MIN_VALUES,
+        more_runs_needed=min(base.n, new.n) < MIN_VALUES
+        and not (stated and verdict is not None and verdict.method == "untested"),
         reason=_reason(verdict, context),
         alert_note=_alert_note(values, verdict, context),
         threshold_pct=verdict.threshold_pct if verdict is not None else None,
+    )
+
+
+def _both_stated(values: MetricValues) -> bool:
+    """Each side is one report's mean with its stated spread: tested from the summaries."""
+    return (
+        values.base_stated is not None
+        and values.new_stated is not None
+        and len(values.base) == 1
+        and len(values.new) == 1
+    )
+
+
+def _judge_stated(
+    values: MetricValues, change: float | None, context: SeriesContext
+) -> policy.Verdict | None:
+    if change is None or values.better not in policy.BETTER_CHOICES:
+        return None
+    assert values.base_stated is not None and values.new_stated is not None
+    resolution = (context.pair.resolution if context.pair else None) or policy.resolution_of(
+        (*values.base, *values.new)
+    )
+    return policy.judge_stated(
+        values.base_stated.stated(values.base[0]),
+        values.new_stated.stated(values.new[0]),
+        values.better,
+        resolution,
+        context.settings,
     )
 
 

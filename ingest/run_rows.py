@@ -25,6 +25,10 @@ class RunRows:
     histograms: list[Histogram] = field(default_factory=list)
     curves: list[Curve] = field(default_factory=list)
     trials: set[int] = field(default_factory=set)
+    # A report's stated spread of a run's mean, by metric id: (metric, sd, sd_pct, runs).
+    summaries: dict[int, tuple[Metric, float | None, float | None, int | None]] = field(
+        default_factory=dict
+    )
 
 
 def run_rows(planned: PlannedRun, metrics: MetricCache) -> RunRows:
@@ -72,6 +76,16 @@ def _record_rows(
     for m in record.measurements:
         metric = metrics.get(m.metric, m.unit, m.better, f"file {path!r}", m.resolution)
         add_result(metric, trial, m.value, f"file {path!r}")
+        if m.summary is not None:
+            if trial:
+                # A stated spread describes the run's mean; on one of several trials it
+                # would describe neither the trial nor the run.
+                raise BundleDataError(
+                    f"file {path!r} gives {m.metric} with a stated spread for trial {trial} "
+                    f"(line {record.line}); a mean with its spread is the run's only value"
+                )
+            s = m.summary
+            rows.summaries[metric.pk] = (metric, s.sd, s.sd_pct, s.runs)
     for p in record.profile:
         rows.profile.append((trial, source, p.function, p.ticks, p.load, p.share_pct))
     for c in record.columns:

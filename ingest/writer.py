@@ -41,6 +41,7 @@ from perfdb.models import (
     Kernel,
     PatchSet,
     RawFile,
+    ResultSummary,
     Run,
     Setup,
     Trial,
@@ -235,6 +236,11 @@ def runs_insert(new: list[_NewRun], files: Mapping[str, bytes], digests: Mapping
             for n in new
             for (_, trial), (metric, value) in n.rows.results.items()
         ),
+    )
+    ResultSummary.objects.bulk_create(
+        ResultSummary(run=n.run, metric=metric, sd=sd, sd_pct=sd_pct, runs=runs)
+        for n in new
+        for metric, sd, sd_pct, runs in n.rows.summaries.values()
     )
     copy_rows(
         "perfdb_profileentry",

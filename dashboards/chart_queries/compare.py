@@ -10,8 +10,8 @@ from dashboards.chart_queries.charts import params_text
 from dashboards.chartdata import (
     RunInfo,
 )
-from dashboards.compare import MetricValues
-from perfdb.models import Result, Run
+from dashboards.compare import MetricValues, StatedSpread
+from perfdb.models import Result, ResultSummary, Run
 
 # --- compare ------------------------------------------------------------------------------
 
@@ -53,8 +53,9 @@ def run_infos(*, run_ids: Sequence[int]) -> dict[int, tuple[RunInfo, str]]:
 def compare_values(*, base_ids: Sequence[int], new_ids: Sequence[int]) -> list[MetricValues]:
     """Per metric, the kept values of the baseline runs and of the candidate runs, pooled.
 
-    A run-level value (trial 0) and per-trial values both count as one value each. One query;
-    served by result_uniq (run, metric, trial): run IN (...) is its leading column.
+    A run-level value (trial 0) and per-trial values both count as one value each. A side
+    that is one run whose value a report gave with its spread carries that spread. Two
+    queries; served by result_uniq (run, metric, trial) and result_summary_uniq (run, metric).
     """
     base, new = set(base_ids), set(new_ids)
     rows = (
@@ -70,7 +71,25 @@ def compare_values(*, base_ids: Sequence[int], new_ids: Sequence[int]) -> list[M
             sides[0].append(r["value"])
         if r["run_id"] in new:
             sides[1].append(r["value"])
+    spreads = {
+        (run_id, name, unit): StatedSpread(sd, sd_pct, runs)
+        for run_id, name, unit, sd, sd_pct, runs in ResultSummary.objects.filter(
+            run_id__in=base | new
+        ).values_list("run_id", "metric__name", "metric__unit", "sd", "sd_pct", "runs")
+    }
+
+    def stated(ids: set[int], name: str, unit: str) -> StatedSpread | None:
+        return spreads.get((next(iter(ids)), name, unit)) if len(ids) == 1 else None
+
     return [
-        MetricValues(name, unit, better, tuple(b), tuple(n))
+        MetricValues(
+            name,
+            unit,
+            better,
+            tuple(b),
+            tuple(n),
+            base_stated=stated(base, name, unit),
+            new_stated=stated(new, name, unit),
+        )
         for (name, unit, better), (b, n) in grouped.items()
     ]

@@ -339,7 +339,8 @@ class Verdict:
     change_pct: float
     p_value: float | None  # one-sided, in the direction the change went; None: no test
     method: str  # "welch" (the two samples' own spread) | "t-test" (the series' noise) |
-    # "threshold" (a fixed threshold) | "untested" (one value a side, no noise known)
+    # "summary" (a report's stated spreads) | "threshold" (a fixed threshold) |
+    # "untested" (one value a side, no noise known)
     significant: bool
     threshold_pct: float  # the size the change had to reach (inf: it could not be tested)
     confidence: float  # 0..1: 1 - p_value
@@ -431,8 +432,75 @@ def judge(
     change = stats.relative_change_pct(base, cand)
     base_mean = stats.mean(base)
     floor_pct = resolution / 2 / abs(base_mean) * 100 if resolution else 0.0
-    tail = settings.alert_alpha if alpha is None else alpha
     test = _test(base, cand, noise, kernels, floor_pct)
+    untested = (
+        "one value on a side and no noise known for this series: "
+        "run at least 3 trials on each side to test it"
+    )
+    moved = abs(stats.mean(cand) - base_mean)
+    return _verdict(change, moved, test, untested, better, resolution, settings, alpha)
+
+
+@dataclass(frozen=True)
+class Stated:
+    """A side a report gives as a mean with its spread instead of its trials (the kernel
+    test robot's ``676543 ± 3%``, an mmtests Amean with its Stddev row). ``sd`` is in the
+    value's unit; ``runs`` is None when the report does not say how many runs it is over."""
+
+    mean: float
+    sd: float
+    runs: int | None
+
+
+def judge_stated(
+    base: Stated,
+    cand: Stated,
+    better: str,
+    resolution: float | None = None,
+    settings: Settings | None = None,
+    *,
+    alpha: float | None = None,
+) -> Verdict:
+    """The rule of :func:`judge` for two stated summaries: Welch's test from the means,
+    spreads and run counts (method "summary"). Without a run count on either side there is
+    no test: a spread over an unknown number of runs gives no standard error."""
+    settings = settings or Settings()
+    check_better(better)
+    if base.mean == 0:
+        raise ValueError("baseline mean is 0: no relative change")
+    change = (cand.mean - base.mean) / abs(base.mean) * 100.0
+    test: _Test | None = None
+    if base.runs and cand.runs and base.runs > 1 and cand.runs > 1:
+        v1, v2 = base.sd**2 / base.runs, cand.sd**2 / cand.runs
+        floor_pct = resolution / 2 / abs(base.mean) * 100 if resolution else 0.0
+        floor_var = (floor_pct * abs(base.mean) / 100) ** 2 * (1 / base.runs + 1 / cand.runs)
+        se = math.sqrt(max(v1 + v2, floor_var))
+        if v1 + v2 > 0:
+            dof = (v1 + v2) ** 2 / (v1**2 / (base.runs - 1) + v2**2 / (cand.runs - 1))
+        else:
+            dof = float(base.runs + cand.runs - 2)
+        test = _Test(se / abs(base.mean) * 100.0, max(dof, 1.0), "summary")
+    untested = (
+        "the report states each side's spread but not how many runs it is over: "
+        "no test from its summary"
+    )
+    moved = abs(cand.mean - base.mean)
+    return _verdict(change, moved, test, untested, better, resolution, settings, alpha)
+
+
+def _verdict(
+    change: float,
+    moved: float,
+    test: _Test | None,
+    untested: str,
+    better: str,
+    resolution: float | None,
+    settings: Settings,
+    alpha: float | None,
+) -> Verdict:
+    """The verdict on a relative ``change`` (``moved``: its size in the metric's unit) with
+    the standard error ``test`` gives; ``untested`` says why there is none."""
+    tail = settings.alert_alpha if alpha is None else alpha
     fixed = usable_threshold_pct(settings.threshold_pct)
     p_value: float | None = None
     if test is not None and test.se_pct > 0:
@@ -445,17 +513,15 @@ def judge(
         reason = f"a fixed threshold: {limit:.3g} % needed"
     elif test is None:
         limit, method, passed = math.inf, "untested", False
-        reason = (
-            "one value on a side and no noise known for this series: "
-            "run at least 3 trials on each side to test it"
-        )
+        reason = untested
     else:
         limit = max(settings.min_change_pct, critical_t(tail, test.dof) * test.se_pct)
         method = test.method
         passed = abs(change) >= limit
         reason = f"p = {p_value:.2g}, one-sided at alpha {tail:.2g}"
+        if method == "summary":
+            reason += ", from the report's stated spread"
     confidence = 1.0 - p_value if p_value is not None else 0.0
-    moved = abs(stats.mean(cand) - base_mean)
     if resolution is not None and resolution > 0 and moved <= resolution * (1 + 1e-9):
         passed, reason = False, f"within the metric's resolution ({resolution:g})"
     if change == 0 or better == "none":

@@ -12,6 +12,7 @@ from dashboards.compare import (
     MISSING,
     SINGLE_VALUE,
     MetricValues,
+    StatedSpread,
     compare_line,
     compare_lines,
 )
@@ -111,3 +112,53 @@ def test_json_row_has_the_api_fields():
     for key in ("metric", "unit", "base_mean", "new_mean", "change_pct", "p_value", "better"):
         assert key in row
     assert row["change_pct"] == pytest.approx(50.0)
+
+
+# --- a report's means with their stated spreads ----------------------------------------------
+
+
+def stated(base, new, base_spread, new_spread, better="higher") -> MetricValues:
+    return MetricValues(
+        "will-it-scale.per_process_ops",
+        "",
+        better,
+        (base,),
+        (new,),
+        base_stated=base_spread,
+        new_stated=new_spread,
+    )
+
+
+def test_a_robot_report_row_shows_its_spread_as_printed_and_is_not_one_trial():
+    line = compare_line(
+        stated(1234567.0, 676543.0, StatedSpread(None, 2.0, None), StatedSpread(None, 3.0, None))
+    )
+    assert line.change_pct == pytest.approx((676543 - 1234567) / 1234567 * 100)
+    assert line.base_text == "1,234,567 ± 2 % (report)"
+    assert line.new_text == "676,543 ± 3 % (report)"
+    assert line.confidence == "runs not stated"
+    assert line.verdict == "not significant"
+    assert "how many runs" in line.reason
+    assert not line.more_runs_needed  # more runs would not help: the report has them
+    assert line.as_json()["from_stated_spread"] is True
+
+
+def test_stated_spreads_with_run_counts_are_tested_from_the_summary():
+    base, new = StatedSpread(30.0, None, 6), StatedSpread(40.0, None, 6)
+    line = compare_line(stated(1000.0, 900.0, base, new))
+    two_sided = stats.ttest_ind_from_stats(1000.0, 30.0, 6, 900.0, 40.0, 6, equal_var=False)
+    assert line.p_value == pytest.approx(two_sided.pvalue)
+    assert line.confidence.endswith("(stated spread)")
+    assert (line.base.n, line.base.sd) == (6, 30.0)
+    assert line.verdict == "worse"
+    assert line.base_text == "1,000 ± 30 (report, n 6)"
+
+
+def test_a_stated_spread_on_one_side_only_falls_back_to_the_values():
+    line = compare_line(
+        MetricValues(
+            "amean", "s", "lower", (1.0,), (1.2,), base_stated=StatedSpread(0.1, None, 5)
+        )
+    )
+    assert line.base.stated is None
+    assert line.confidence == SINGLE_VALUE

@@ -150,3 +150,50 @@ def test_run_to_run_noise_is_read_through_mixed_trial_counts(seed):
     assert noise is not None
     assert 0.75 < noise.between_pct < 1.25
     assert 1.8 < noise.within_pct < 2.2
+
+
+# --- a report's stated summaries (judge_stated) ---------------------------------------------
+
+
+def test_a_stated_summary_is_tested_by_welch_from_its_statistics():
+    from scipy import stats as scipy_stats
+
+    base = policy.Stated(mean=1000.0, sd=30.0, runs=6)
+    cand = policy.Stated(mean=950.0, sd=40.0, runs=6)
+    verdict = policy.judge_stated(base, cand, "higher")
+    two_sided = scipy_stats.ttest_ind_from_stats(1000.0, 30.0, 6, 950.0, 40.0, 6, equal_var=False)
+    assert verdict.method == "summary"
+    assert verdict.p_value == pytest.approx(two_sided.pvalue / 2)
+    assert verdict.change_pct == pytest.approx(-5.0)
+    assert verdict.direction == "regression"
+    assert verdict.significant is (verdict.p_value < Settings().alert_alpha)
+    assert "stated spread" in verdict.reason
+
+
+def test_a_large_stated_drop_is_significant_and_a_noisy_one_is_not():
+    tight = policy.judge_stated(
+        policy.Stated(1000.0, 10.0, 5), policy.Stated(550.0, 10.0, 5), "higher"
+    )
+    noisy = policy.judge_stated(
+        policy.Stated(1000.0, 400.0, 3), policy.Stated(800.0, 400.0, 3), "higher"
+    )
+    assert tight.significant and tight.direction == "regression"
+    assert not noisy.significant and noisy.method == "summary"
+
+
+def test_a_spread_over_an_unstated_number_of_runs_is_not_tested():
+    verdict = policy.judge_stated(
+        policy.Stated(1000.0, 20.0, None), policy.Stated(500.0, 15.0, None), "higher"
+    )
+    assert verdict.method == "untested"
+    assert not verdict.significant
+    assert verdict.p_value is None
+    assert "how many runs" in verdict.reason
+
+
+def test_a_staff_threshold_replaces_the_summary_test():
+    settings = Settings(threshold_pct=10.0)
+    verdict = policy.judge_stated(
+        policy.Stated(1000.0, 20.0, None), policy.Stated(850.0, 15.0, None), "higher", None, settings
+    )
+    assert verdict.method == "threshold" and verdict.significant
