@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from ingest.report_bundle import ReportError, report_files
+
 MANIFEST_NAMES = ("manifest.toml", "manifest.json")
 _CHUNK = 64 * 1024
 _DRIVE = re.compile(r"^[A-Za-z]:")
@@ -52,6 +54,8 @@ def read_bundle(path: Path, limits: BundleLimits = BundleLimits()) -> Bundle:
     """Read the archive at ``path``; raise BundleError for anything unsafe or malformed."""
     path = Path(path)
     kind = _detect_kind(path)
+    if kind == "text":
+        return _report_bundle(path, limits)
     counter = _Counter(limits, compressed_bytes=max(os.path.getsize(path), 1))
     try:
         members = _read_zip(path, counter) if kind == "zip" else _read_tar(path, counter)
@@ -72,7 +76,25 @@ def _detect_kind(path: Path) -> str:
         return "zip"
     if head[257:262] == b"ustar":
         return "tar"
-    raise BundleError("not a .tar.gz or .zip archive")
+    return "text"  # maybe one report uploaded as it is (ingest/report_bundle.py)
+
+
+def _report_bundle(path: Path, limits: BundleLimits) -> Bundle:
+    """A report file uploaded without a manifest, as a bundle of that file and the manifest
+    its text implies; BundleError saying what was tried when it is no such report."""
+    size = os.path.getsize(path)
+    if size > limits.max_member_bytes:
+        raise BundleError(
+            f"not a .tar.gz or .zip archive, and {size} bytes is too large for one report "
+            f"(at most {limits.max_member_bytes})"
+        )
+    data = path.read_bytes()
+    member = _safe_name(path.name) or "report.txt"
+    try:
+        manifest_name, manifest_text = report_files(data, member)
+    except ReportError as error:
+        raise BundleError(str(error)) from None
+    return Bundle(manifest_name=manifest_name, manifest_text=manifest_text, files={member: data})
 
 
 class _Counter:

@@ -14,7 +14,10 @@ from perfdb.models import Run, Upload
 
 
 class BundleForm(forms.Form):
-    bundle = forms.FileField(help_text="A .tar.gz or .zip result bundle (format 1).")
+    bundle = forms.FileField(
+        help_text="A .tar.gz or .zip result bundle, or one report as it is: a kernel test "
+        "robot mail or an mmtests compare-kernels table (no manifest needed)."
+    )
 
 
 @login_required
