@@ -27,6 +27,7 @@ from perfdb.kernels import KernelVersionError, patch_tree_split
 
 # A label that is itself a plain kernel version ("2.6.0", "2.5.59-rc3") needs no mapping.
 _PLAIN_VERSION = re.compile(r"^\d+\.\d+(?:\.\d+){0,2}(?:-(?:pre|rc|test)\d+)?$")
+_UNAME = re.compile(r"^Linux\s+(\d+\.\d+\S*)$")  # `uname -sr`, as sysstat and lmbench print it
 
 
 class PlanError(ValueError):
@@ -106,6 +107,14 @@ def _file_part(spec: RunSpec, file: FileSpec, result: ParseResult) -> FilePart:
     return FilePart(file, _trials(file, groups[0], where), tuple(result.warnings))
 
 
+class _Unmapped(Exception):
+    """A label no rule maps to a kernel: its line and the ``labels`` entry to add."""
+
+    def __init__(self, text: str, line: int | None, entry: str):
+        super().__init__(text)
+        self.text, self.line, self.entry = text, line, entry
+
+
 def _build_of(block: RunsFromSpec, group: RecordGroup) -> tuple[str, tuple[str, ...]]:
     label = group.keys.get(block.label_key)
     if label is None:
@@ -121,6 +130,17 @@ def _build_of(block: RunsFromSpec, group: RecordGroup) -> tuple[str, tuple[str, 
         return build.kernel, build.patches
     if _PLAIN_VERSION.match(text) and not block.labels:
         return text, block.patches
+    uname = _UNAME.match(text)
+    if uname and not block.labels and not block.patches:
+        # sysstat's banner and lmbench's OS column print `uname -sr`: the release is the
+        # kernel as the machine ran it, split the way perfdb-upload run splits it.
+        release = uname.group(1)
+        try:
+            split = patch_tree_split(release)
+        except KernelVersionError:
+            split = None
+        else:
+            return split if split is not None else (release, ())
     wanted = '{ kernel = "...", patches = [...] }'
     try:
         split = patch_tree_split(text)
@@ -129,9 +149,19 @@ def _build_of(block: RunsFromSpec, group: RecordGroup) -> tuple[str, tuple[str, 
     if split is not None:  # 2.6.0-test9-mm2: the mm2 tree on 2.6.0-test9 (docs/kernels.md)
         listed = ", ".join(json.dumps(p) for p in split[1])
         wanted = f"{{ kernel = {json.dumps(split[0])}, patches = [{listed}] }}"
-    raise ParseError(
-        f"{block.where}: label {text!r} (line {group.line}) is not mapped to a kernel; add "
-        f"labels = {{ {json.dumps(text)} = {wanted} }}"
+    raise _Unmapped(text, group.line, f"{json.dumps(text)} = {wanted}")
+
+
+def _unmapped_error(block: RunsFromSpec, unmapped: list[_Unmapped]) -> ParseError:
+    """Every label of the block that is not mapped, at once, with the one line to add."""
+    shown = ", ".join(f"{u.text!r} (line {u.line})" for u in unmapped)
+    kind = "label" if len(unmapped) == 1 else f"{len(unmapped)} labels"
+    verb = "is" if len(unmapped) == 1 else "are"
+    entries = ", ".join(u.entry for u in unmapped)
+    return ParseError(
+        f"{block.where}: {kind} {shown} {verb} not mapped to a kernel; add "
+        f"labels = {{ {entries} }}",
+        unmapped[0].line,
     )
 
 
@@ -183,10 +213,19 @@ def _expand(block: RunsFromSpec, results: list[ParseResult], first_index: int) -
     groups = _block_parts(block, results)
     if not groups:
         raise ParseError(f"{block.where}: no record matches select {dict(block.select)}")
+    builds: list[tuple[str, tuple[str, ...]]] = []
+    unmapped: dict[str, _Unmapped] = {}
+    for group, _ in groups:
+        try:
+            builds.append(_build_of(block, group))
+        except _Unmapped as missing:
+            unmapped.setdefault(missing.text, missing)
+            builds.append(("", ()))
+    if unmapped:
+        raise _unmapped_error(block, list(unmapped.values()))
     runs = []
     seen: dict[str, int] = {}
-    for offset, (group, parts) in enumerate(groups):
-        kernel, patches = _build_of(block, group)
+    for offset, ((group, parts), (kernel, patches)) in enumerate(zip(groups, builds, strict=True)):
         params = _params(block, group)
         spec = RunSpec(
             index=first_index + offset,

@@ -93,6 +93,42 @@ def test_an_unmapped_label_is_an_error_that_says_what_to_write():
     )
 
 
+def test_every_unmapped_label_is_listed_at_once():
+    result = ParseResult(
+        records=(
+            rec(1, 5.0, label="2.5.59"),
+            rec(2, 6.0, label="2.5.59-vanilla"),
+            rec(3, 7.0, label="2.5.59-patched"),
+            rec(4, 8.0, label="2.5.59-vanilla"),
+        )
+    )
+    m = manifest(RUNS_FROM.split("labels =")[0])
+    with pytest.raises(PlanError) as caught:
+        plan_runs(m, parsed_for(m, result))
+    message = str(caught.value)
+    assert "2 labels '2.5.59-vanilla' (line 2), '2.5.59-patched' (line 3) are not mapped" in message
+    assert (
+        'labels = { "2.5.59-vanilla" = { kernel = "...", patches = [...] }, '
+        '"2.5.59-patched" = { kernel = "...", patches = [...] } }'
+    ) in message
+
+
+@pytest.mark.parametrize(
+    ("label", "kernel", "patches"),
+    [
+        ("Linux 6.1.0-18-amd64", "6.1.0-18-amd64", ()),
+        ("Linux 2.5.54", "2.5.54", ()),
+        ("Linux 6.6.15-rt22", "6.6.15", ("rt22",)),
+    ],
+)
+def test_a_uname_label_is_the_kernel_the_machine_ran(label, kernel, patches):
+    """sysstat's banner and lmbench's OS column print `uname -sr`."""
+    result = ParseResult(records=(rec(1, 5.0, label=label),))
+    m = manifest(RUNS_FROM.split("labels =")[0])
+    (planned,) = plan_runs(m, parsed_for(m, result))
+    assert (planned.spec.kernel, tuple(planned.spec.patches)) == (kernel, patches)
+
+
 def test_a_plain_version_label_needs_no_map():
     result = ParseResult(records=(rec(1, 5.0, label="2.5.59"), rec(2, 6.0, label="2.5.65")))
     m = manifest(RUNS_FROM.split("labels =")[0])
