@@ -20,8 +20,8 @@ import json
 from collections.abc import Mapping
 
 from ingest.parsers import ParseError, get_parser
-from ingest.parsers.base import ParseResult, group_records, recognisers
-from perfdb.kernels import KernelVersionError, parse_kernel
+from ingest.parsers.base import ParseResult, group_records, normalize_key_value, recognisers
+from perfdb.kernels import KernelVersionError, patch_tree_split
 
 MANIFEST = "manifest.json"
 # Today's labs that mail these reports run multi-processor machines; a manifest says
@@ -63,6 +63,7 @@ def report_manifest(parser: str, result: ParseResult, member: str, digest: str) 
     meta = result.metadata
     workload = _text(meta, "workload") or parser
     hardware = _text(meta, "hardware") or f"unstated-{digest[:10]}"
+    labels: dict[str, dict[str, object]] = {}
     for group in group_records(result.records):
         label = group.keys.get("label")
         if label is None:
@@ -70,14 +71,17 @@ def report_manifest(parser: str, result: ParseResult, member: str, digest: str) 
                 f"line {group.line}: the {parser} report gives no build for "
                 f"{group.describe()}; upload it in a bundle whose manifest names the kernel"
             )
+        text = normalize_key_value(label)
         try:
-            parse_kernel(str(label))
+            split = patch_tree_split(text)
         except KernelVersionError:
             raise ReportError(
                 f"line {group.line}: the {parser} report names the build {str(label)!r}, "
                 "which is not a kernel name; upload it in a bundle whose manifest maps it: "
                 f'labels = {{ "{label}" = {{ kernel = "...", patches = [...] }} }}'
             ) from None
+        kernel, patches = split if split is not None else (text, ())
+        labels[text] = {"kernel": kernel, "patches": list(patches)}
     notes = _text(meta, "machine")
     machine: dict[str, object] = {"notes": notes} if notes else {}
     manifest = {
@@ -90,6 +94,7 @@ def report_manifest(parser: str, result: ParseResult, member: str, digest: str) 
                 "workload": workload,
                 "hardware": hardware,
                 "mode": MODE,
+                "labels": labels,
             }
         ],
     }
