@@ -213,6 +213,16 @@ def _expand(block: RunsFromSpec, results: list[ParseResult], first_index: int) -
     groups = _block_parts(block, results)
     if not groups:
         raise ParseError(f"{block.where}: no record matches select {dict(block.select)}")
+    per_symbol = next((g for g, _ in groups if "symbol" in g.keys), None)
+    if per_symbol is not None and len(groups) > 1:
+        # perf report's rows mode gives a record per symbol: as runs they would be one run
+        # per kernel function, a series per symbol that no chart or alert reads.
+        raise ParseError(
+            f"{block.where}: the records are one per symbol (line {per_symbol.line}: "
+            f"{per_symbol.describe()}); runs_from would store one run per symbol. Re-run "
+            "perf report with -n so its samples are read as one profile per run, or pick one "
+            "row with select in a [[run]] file entry"
+        )
     builds: list[tuple[str, tuple[str, ...]]] = []
     unmapped: dict[str, _Unmapped] = {}
     for group, _ in groups:

@@ -229,9 +229,9 @@ def parse(text: str, options: Mapping[str, object]) -> ParseResult:
     else:
         if "Samples" not in listing.columns:
             raise ParseError(
-                "perf report without a Samples column (perf report -n): the sample counts "
-                "are not printed and are not derived from percentages; re-run with -n, or "
-                "set options rows = true to read the percentages as measurements",
+                "perf report without a Samples column: the sample counts are not printed "
+                "and are not derived from percentages; re-run it as perf report -n --stdio "
+                "to store the profile",
                 listing.header_line,
             )
         if "Symbol" not in listing.columns:

@@ -88,8 +88,7 @@ def test_an_unmapped_label_is_an_error_that_says_what_to_write():
     assert "label '2.6.0-test9-mm2' (line 15) is not mapped to a kernel" in message
     # A label of a patch tree gets the canonical spelling (docs/kernels.md) to copy.
     assert (
-        'labels = { "2.6.0-test9-mm2" = { kernel = "2.6.0-test9", patches = ["mm2"] } }'
-        in message
+        'labels = { "2.6.0-test9-mm2" = { kernel = "2.6.0-test9", patches = ["mm2"] } }' in message
     )
 
 
@@ -304,3 +303,16 @@ def test_path_and_paths_together_are_refused():
     toml = RUNS_FROM.replace('path = "dbench.log"', 'path = "dbench.log"\npaths = ["dbench.log"]')
     with pytest.raises(Exception, match="give 'path' .* or 'paths' .*not both"):
         manifest(toml)
+
+
+def test_runs_from_over_records_per_symbol_is_refused():
+    """perf report's rows mode keys a record by symbol: one run per kernel function."""
+    result = ParseResult(
+        records=(
+            rec(12, 30.0, label="6.1.0", symbol="clear_page_erms"),
+            rec(13, 12.5, label="6.1.0", symbol="native_queued_spin_lock_slowpath"),
+        )
+    )
+    m = manifest(RUNS_FROM.split("labels =")[0])
+    with pytest.raises(PlanError, match=r"one per symbol \(line 12: .*perf report with -n"):
+        plan_runs(m, parsed_for(m, result))

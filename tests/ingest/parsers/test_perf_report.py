@@ -74,6 +74,9 @@ def test_percentages_alone_are_not_made_into_ticks(name, line):
     with pytest.raises(ParseError, match="without a Samples column") as err:
         parse(read(name), {})
     assert err.value.line == line
+    # The advice is the profile (-n), never rows mode, whose runs would be one per symbol.
+    assert "perf report -n --stdio" in err.value.message
+    assert "rows" not in err.value.message
 
 
 def test_rows_mode_reads_percentages_of_an_old_mail_with_call_graph():
