@@ -200,6 +200,25 @@ def test_run_takes_one_of_several_records_with_select(tmp_path):
     assert run.params == {"command": " ".join(fio), "job": "seq", "direction": "read"}
 
 
+def test_a_capture_of_several_runs_is_told_which_flags_pick_one():
+    """The server's plan error names a manifest's select; a capture is told --select."""
+    manifest = parse_manifest(
+        'format = 2\n[[run]]\nworkload = "fio"\nkernel = "6.1.0"\nhardware = "box"\n'
+        'mode = "SMP"\nfiles = [{ path = "fio.json", parser = "fio" }]\n',
+        filename="manifest.toml",
+        available_files=["fio.json"],
+    )
+    text = (ROOT / "tests/fixtures/formats/fio/fio-3.33-two-jobs-json.json").read_text()
+    result = get_parser("fio")(text, {})
+    with pytest.raises(PlanError) as caught:
+        plan_runs(manifest, {file_key("fio.json", "fio", {}): result})
+    hint = load_script().capture_hint(str(caught.value))
+    assert hint is not None and "select = " not in hint
+    first = result.records[0].keys
+    flags = " ".join(f"--select {k}={v}" for k, v in first.items())
+    assert flags in hint
+
+
 @pytest.mark.parametrize(
     ("command", "parser"),
     [
@@ -242,6 +261,24 @@ def test_run_refuses_what_it_cannot_upload(tmp_path):
     assert not (tmp_path / "perfdb-bundles").exists()
     for output in (no_parser, no_server):  # refused before running anything
         assert "trial 1" not in output.stderr
+
+
+@pytest.mark.django_db(transaction=True)
+def test_run_checks_the_server_and_token_before_running_the_benchmark(tmp_path, live_server, token):
+    marker = tmp_path / "ran"
+    benchmark = ["--", "sh", "-c", f"touch {marker}"]
+    common = ["run", "--workload", "w", "--parser", "time"]
+    refused = script(
+        *common, "--server", live_server.url, "--token", "not-a-token", *benchmark, cwd=tmp_path
+    )
+    assert refused.returncode == 1
+    assert "refused the token" in refused.stderr and "nothing was run" in refused.stderr
+    unreachable = script(
+        *common, "--server", "http://127.0.0.1:9", "--token", token, *benchmark, cwd=tmp_path
+    )
+    assert unreachable.returncode == 1 and "cannot reach" in unreachable.stderr
+    assert not marker.exists()  # the benchmark never ran
+    assert not (tmp_path / "perfdb-bundles").exists()
 
 
 @needs_gnu_time
