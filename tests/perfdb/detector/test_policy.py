@@ -194,6 +194,10 @@ def test_a_spread_over_an_unstated_number_of_runs_is_not_tested():
 def test_a_staff_threshold_replaces_the_summary_test():
     settings = Settings(threshold_pct=10.0)
     verdict = policy.judge_stated(
-        policy.Stated(1000.0, 20.0, None), policy.Stated(850.0, 15.0, None), "higher", None, settings
+        policy.Stated(1000.0, 20.0, None),
+        policy.Stated(850.0, 15.0, None),
+        "higher",
+        None,
+        settings,
     )
     assert verdict.method == "threshold" and verdict.significant
