@@ -138,7 +138,12 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
-# plotly.js is served by the app itself from the installed plotly package (no CDN).
+# plotly.js is served by the app itself (no CDN). Chart pages load static/vendor/plotly/, a
+# partial bundle of the trace types the figure builders emit (~410 kB gzipped against the full
+# bundle's 1.47 MB; scripts/plotly-bundle/ builds it from the same plotly.js version the
+# plotly package bundles). The package's full plotly.min.js stays served as plotly/ for a
+# page that still asks for it. In production (DEBUG off) WhiteNoise serves every file gzipped
+# under a hashed name with a far-future cache header (CompressedManifestStaticFilesStorage).
 STATICFILES_DIRS = [BASE_DIR / "static", ("plotly", Path(plotly.__file__).parent / "package_data")]
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "var" / "media"))
 STORAGES = {

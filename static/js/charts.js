@@ -2,42 +2,90 @@
  *
  * A chart is <div class="js-chart" data-figure="ID"> plus a json_script element with that
  * ID holding the figure built in Python, or <div class="js-chart" data-src="URL">, whose
- * figure is fetched from URL (same origin) once: a long series' figure is not embedded. Clicking a point whose customdata is a run id opens
- * /runs/<id>/. The mode bar stays on, for its "download plot as PNG" button.
+ * figure is fetched from URL (same origin) once: a long series' figure is not embedded.
+ * data-overlay="URL" adds the traces URL answers ({"data": [...]}) on top: a series' alert
+ * markers, read fresh while the figure itself is cached. If the overlay fails, the chart is
+ * drawn without it and says so.
+ *
+ * Clicking a point opens its page: a customdata that is a run id opens /runs/<id>/, one that
+ * is a same-site path (an alert marker's "/alerts/<id>/") opens that path. The mode bar
+ * stays on, for its "download plot as PNG" button. Until a chart is drawn its box shows
+ * the loading note from _chart.html (and keeps its height); a failure replaces the note.
  */
 (function () {
   "use strict";
 
   var CONFIG = { responsive: true, displaylogo: false };
 
-  function runId(point) {
-    var id = point && point.customdata;
-    if (Array.isArray(id)) { id = id[0]; }
-    return id !== undefined && id !== null && /^\d+$/.test(String(id)) ? String(id) : null;
+  function pointUrl(point) {
+    var data = point && point.customdata;
+    if (Array.isArray(data)) { data = data[0]; }
+    if (data === undefined || data === null) { return null; }
+    var text = String(data);
+    if (/^\d+$/.test(text)) { return "/runs/" + text + "/"; }
+    // A path on this site only: "/x", never "//host" or "javascript:".
+    if (/^\/[^\/]/.test(text)) { return text; }
+    return null;
+  }
+
+  function fetchJson(url) {
+    return fetch(url, { credentials: "same-origin" }).then(function (response) {
+      if (!response.ok) { throw new Error("HTTP " + response.status); }
+      return response.json();
+    });
+  }
+
+  function note(el, text) {
+    var p = el.querySelector(".chart-loading");
+    if (!p) {
+      p = document.createElement("p");
+      p.className = "chart-loading";
+      el.appendChild(p);
+    }
+    p.textContent = text;
+    p.classList.add("chart-failed");
+    el.setAttribute("aria-busy", "false");
   }
 
   function draw(el) {
-    if (typeof Plotly === "undefined") { return; }
-    if (el.dataset.src) {
-      fetch(el.dataset.src, { credentials: "same-origin" })
-        .then(function (response) {
-          if (!response.ok) { throw new Error("figure: HTTP " + response.status); }
-          return response.json();
-        })
-        .then(function (fig) { plot(el, fig); })
-        .catch(function (error) { el.textContent = "The chart could not be loaded (" + error.message + ")."; });
+    if (typeof Plotly === "undefined") {
+      note(el, "The chart could not be drawn: plotly.js did not load.");
       return;
     }
-    var source = document.getElementById(el.dataset.figure);
-    if (!source) { return; }
-    plot(el, JSON.parse(source.textContent));
+    var figure;
+    if (el.dataset.src) {
+      figure = fetchJson(el.dataset.src);
+    } else {
+      var source = document.getElementById(el.dataset.figure);
+      if (!source) { note(el, "The chart has no figure."); return; }
+      figure = Promise.resolve(JSON.parse(source.textContent));
+    }
+    var overlay = el.dataset.overlay
+      ? fetchJson(el.dataset.overlay).catch(function (error) { return { failed: error }; })
+      : Promise.resolve(null);
+    Promise.all([figure, overlay])
+      .then(function (both) { return plot(el, both[0], both[1]); })
+      .catch(function (error) { note(el, "The chart could not be loaded (" + error.message + ")."); });
   }
 
-  function plot(el, fig) {
-    Plotly.newPlot(el, fig.data || [], fig.layout || {}, CONFIG).then(function () {
+  function plot(el, fig, overlay) {
+    var data = (fig.data || []).slice();
+    var failed = overlay && overlay.failed;
+    if (overlay && !failed) { data = data.concat(overlay.data || []); }
+    return Plotly.newPlot(el, data, fig.layout || {}, CONFIG).then(function () {
+      var loading = el.querySelector(".chart-loading");
+      if (loading) { loading.remove(); }
+      el.style.minHeight = "";
+      el.setAttribute("aria-busy", "false");
+      if (failed) {
+        var p = document.createElement("p");
+        p.className = "chart-note";
+        p.textContent = "The alert markers could not be loaded (" + failed.message + ").";
+        el.parentNode.insertBefore(p, el.nextSibling);
+      }
       el.on("plotly_click", function (event) {
-        var id = runId(event.points && event.points[0]);
-        if (id) { window.location.href = "/runs/" + id + "/"; }
+        var url = pointUrl(event.points && event.points[0]);
+        if (url) { window.location.href = url; }
       });
     });
   }
@@ -47,8 +95,8 @@
    * set-up, a baseline run of the old series). */
   function autosubmit(form) {
     form.addEventListener("change", function (event) {
-      var target = event.target;
-      var clears = (target.dataset && target.dataset.clears) || "";
+      var field = event.target;
+      var clears = (field.dataset && field.dataset.clears) || "";
       clears.split(" ").forEach(function (name) {
         if (!name) { return; }
         form.querySelectorAll("[name='" + name + "']").forEach(function (field) {

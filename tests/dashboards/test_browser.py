@@ -1,9 +1,9 @@
 """The pages in a real browser (headless Chromium via Playwright) against a live server.
 
 Data goes through the real ingest pipeline. Each page must draw its Plotly charts from the
-app's own plotly.min.js with no console error; changing a picker must change the URL (the
-permalink) and the chart. One screenshot per page at 1280 px and at 390 px goes to
-/tmp/shots/ for a person to look at.
+app's own partial plotly.js bundle (static/vendor/plotly/) with no console error; changing a
+picker must change the URL (the permalink) and the chart. One screenshot per page at 1280 px
+and at 390 px goes to /tmp/shots/ for a person to look at.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def browser():
 
 
 class Watched:
-    """A page that records console errors, failed requests and how plotly.min.js loaded."""
+    """A page that records console errors, failed requests and how plotly.js loaded."""
 
     def __init__(self, browser, width: int, height: int = 900):
         self.page = browser.new_page(viewport={"width": width, "height": height})
@@ -72,7 +72,7 @@ class Watched:
             self.errors.append(message.text)
 
     def _response(self, response) -> None:
-        if response.url.endswith("/static/plotly/plotly.min.js"):
+        if response.url.endswith("/static/vendor/plotly/plotly-perfdb.min.js"):
             self.plotly_status.append(response.status)
         elif response.status >= 400 and not response.url.endswith("favicon.ico"):
             self.errors.append(f"{response.status} {response.url}")
@@ -105,7 +105,7 @@ def test_each_page_draws_its_charts_without_errors(live_server, browser, data, n
     for width, height in ((1280, 900), (390, 844)):
         page = Watched(browser, width, height)
         page.open(live_server.url + path, charts)
-        assert page.plotly_status == [200], "plotly.min.js must come from the app"
+        assert page.plotly_status == [200], "plotly.js must come from the app"
         assert page.page.locator(".js-plotly-plot .main-svg").count() >= charts
         assert page.page.locator(".modebar-btn[data-title*='png' i]").count() >= 1
         page.page.screenshot(path=str(SHOTS / f"{name}-{width}.png"), full_page=True)

@@ -80,7 +80,7 @@ def test_each_page_draws_its_chart_with_the_local_plotly(client, data, url, char
     response = client.get(url)
     assert response.status_code == 200
     html = response.content.decode()
-    assert "/static/plotly/plotly.min.js" in html and "cdn" not in html.lower()
+    assert "/static/vendor/plotly/plotly-perfdb.min.js" in html and "cdn" not in html.lower()
     assert figure(response, chart_id)["data"], "the chart has no traces"
     for page in PAGES:  # the shared navigation links every page
         assert f'href="{page}"' in html
