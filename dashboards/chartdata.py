@@ -179,3 +179,18 @@ class CompareRow:
     # The compare table's verdict (detector.policy.judge) when known; None: p_value/threshold.
     significant: bool | None = None
     reason: str = ""  # why (not) significant, and the alert for the pair
+
+
+@dataclass(frozen=True)
+class AlertMark:
+    """One alert of a series, marked on the across-kernels chart at its candidate run's point.
+
+    ``status`` and ``direction`` are the alert's own values (perfdb.models.Alert); ``url`` is
+    its page, opened by a click on the mark."""
+
+    alert_id: int
+    run_id: int  # the candidate run: the mark sits on its point
+    status: str
+    direction: str  # "regression" or "improvement"
+    change_pct: float
+    url: str

@@ -7,6 +7,11 @@ visit and which Django's template engine would escape on every render). Both, an
 downloads, come finished from the cache until an upload to the setup's scope
 (``dashboards/series_data.py``); an anonymous reader's whole answer is kept until then and
 served before the middleware stack runs (``dashboards/page_cache.py``).
+
+The series' alerts are not in that figure: triage changes them without changing the series.
+The chart draws them over it from /kernels/alerts/ (``kernels_alerts``), read fresh on every
+request. A page whose URL names no set-up opens on the newest open regression (the series a
+reader most likely came for), else on the busiest set-up.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.html import escape
@@ -42,7 +47,7 @@ from perfdb.cache_reads import read_together
 @kept_while_current
 @bad_params_are_400
 def kernels(request: HttpRequest) -> HttpResponse:
-    q = request.GET
+    q = _with_open_regression(request.GET)
     fmt = format_param(q)
     setup_id = _kernels_setup_id(q)
     if setup_id is None:
@@ -83,6 +88,7 @@ def kernels(request: HttpRequest) -> HttpResponse:
             "baseline_id": baseline_id,
             "baseline_options": options,
             "figure_src": f"{reverse('dashboards-kernels-figure')}?{figure_query}",
+            "alerts_src": f"{reverse('dashboards-kernels-alerts')}?{figure_query}",
             "n_points": len(series["values"]),
         },
     )
@@ -226,6 +232,43 @@ def _figure(q) -> bytes:
         return series_data.figure_json(data, _baseline(data, baseline_id))
 
     return series_data.finished("figure", setup["id"], f"{metric['id']}:{baseline_id}", build)
+
+
+def _with_open_regression(q: QueryDict) -> QueryDict:
+    """The page's query, with the set-up and metric of the newest open regression (in the
+    scope asked for, if any) when it names no set-up: a metric it names is kept. One query
+    (``cq.open_regression_series``), so such a page is computed on every request rather than
+    kept (an alert's triage moves no version); a page naming its set-up is unchanged."""
+    if int_param(q, "setup") is not None:
+        return q
+    scope = scope_param(q, _scope_index().scopes) if q.get("scope") else None
+    found = cq.open_regression_series(scope=None if scope is None else scope.ids)
+    if found is None:
+        return q
+    chosen = q.copy()
+    chosen["setup"] = str(found[0])
+    if not q.get("metric"):
+        chosen["metric"] = str(found[1])
+    return chosen
+
+
+@bad_params_are_400
+def kernels_alerts(request: HttpRequest) -> HttpResponse:
+    """The alert marks of a series as ``{"data": [trace, ...]}``, which the page's chart
+    draws over its figure: the same query as the figure's (setup, metric, baseline). The
+    alerts are one query on every request (never kept: a triage moves no version); the
+    series they sit on is read from the cache, and not at all when there is no alert."""
+    q = request.GET
+    setup_id, metric_id = int_param(q, "setup"), int_param(q, "metric")
+    if setup_id is None or metric_id is None:
+        raise BadParam("setup" if setup_id is None else "metric", "required")
+    found = cq.series_alert_marks(setup_id=setup_id, metric_id=metric_id)
+    if found.metric is None:
+        return HttpResponse(series_data.NO_TRACES, content_type="application/json")
+    data = series_data.series(setup_id, found.metric)
+    baseline = _baseline(data, int_param(q, "baseline"))
+    body = series_data.alert_marks_json(data, found.marks, baseline)
+    return HttpResponse(body, content_type="application/json")
 
 
 def _kernels_setup_id(q) -> int | None:

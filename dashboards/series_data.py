@@ -19,8 +19,8 @@ from typing import Any
 from django.core.serializers.json import DjangoJSONEncoder
 
 from dashboards import chart_queries as cq
-from dashboards.chartdata import Baseline
-from dashboards.figures import across_kernels_figure
+from dashboards.chartdata import AlertMark, Baseline
+from dashboards.figures import across_kernels_figure, alert_marks
 from perfdb.cache import cached_in_scope, cached_in_setup, read_ahead, scope_key, setup_entry
 from perfdb.cache_setups import cached_per_setup, setup_keys
 
@@ -85,6 +85,19 @@ def figure_json(data: cq.KernelSeries, baseline: Baseline | None) -> bytes:
     """The across-kernels figure as the JSON Plotly takes: compact, no spaces."""
     figure = across_kernels_figure(data.series, baseline)
     return json.dumps(figure, cls=DjangoJSONEncoder, separators=(",", ":")).encode()
+
+
+# An overlay with nothing to draw (a series without alerts).
+NO_TRACES = b'{"data":[]}'
+
+
+def alert_marks_json(
+    data: cq.KernelSeries, marks: Sequence[AlertMark], baseline: Baseline | None
+) -> bytes:
+    """The series' alert marks as the overlay the page's chart draws over ``figure_json``'s
+    figure (``{"data": [...]}``); not cached: alerts change without the series."""
+    traces = alert_marks(data.series, marks, baseline)
+    return json.dumps({"data": traces}, cls=DjangoJSONEncoder, separators=(",", ":")).encode()
 
 
 def metric_choices(setup: Mapping[str, Any]) -> list[dict[str, Any]]:

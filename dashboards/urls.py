@@ -17,6 +17,7 @@ from dashboards import (
 urlpatterns = [
     path("kernels/", kernels_page.kernels, name="dashboards-kernels"),
     path("kernels/figure/", kernels_page.kernels_figure, name="dashboards-kernels-figure"),
+    path("kernels/alerts/", kernels_page.kernels_alerts, name="dashboards-kernels-alerts"),
     path("scaling/", pages.scaling, name="dashboards-scaling"),
     path("kernel-time/", kernel_time_page.kernel_time, name="dashboards-kernel-time"),
     path("wakeups/", wakeups_page.wakeups, name="dashboards-wakeups"),

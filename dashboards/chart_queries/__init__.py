@@ -1,6 +1,7 @@
 """Selectors for the chart pages: database rows in, ``dashboards.chartdata`` out.
 
-``charts`` reads the series every chart draws (``kernel_series`` the one across kernels);
+``charts`` reads the series every chart draws (``kernel_series`` the one across kernels,
+``series_alerts`` its alerts);
 ``pickers`` the choice lists; ``compare`` and ``overview`` the reads of those pages. Pages
 import this package as ``cq``.
 """
@@ -43,6 +44,11 @@ from dashboards.chart_queries.scaling_recent import (
     recent_piece,
     scaling_builds,
 )
+from dashboards.chart_queries.series_alerts import (
+    SeriesAlerts,
+    open_regression_series,
+    series_alert_marks,
+)
 from dashboards.chart_queries.timeseries import vmstat_runs
 
 __all__ = [
@@ -73,6 +79,9 @@ __all__ = [
     "scaling_pieces",
     "scaling_points",
     "series_points",
+    "SeriesAlerts",
+    "open_regression_series",
+    "series_alert_marks",
     "setup_choices",
     "vmstat_runs",
     "wakeup_rows",

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import plotly.graph_objects as go
 
-from dashboards.chartdata import Baseline, Point, Series
+from dashboards.chartdata import AlertMark, Baseline, Point, Series
 from dashboards.figures._common import (
     HOVER,
     STOCK_COLOUR,
@@ -83,6 +84,74 @@ def alert_figure(
         )
     fig.update_layout(showlegend=True)
     return to_dict(fig)
+
+
+# How an alert is marked, by what a reader does about it: an open regression needs someone
+# (red), a pending one waits for the next kernel (amber), an improvement is good news (green),
+# a triaged, invalid or cleared one needs nothing (grey). Legend order is this order.
+ALERT_KINDS = (
+    ("open regression", "#D62728"),
+    ("pending", "#E69F00"),
+    ("improvement", "#2CA02C"),
+    ("triaged", "#8C8C8C"),
+)
+# perfdb.models.Alert.Status values (no Django import here: the builders are pure).
+OPEN_STATUSES = frozenset({"untriaged", "acknowledged", "investigating"})
+
+
+def alert_kind(status: str, direction: str) -> str:
+    """The mark an alert gets (one of ``ALERT_KINDS``' names)."""
+    if status in OPEN_STATUSES:
+        return "open regression" if direction == "regression" else "improvement"
+    if status in ("pending", "improvement"):
+        return status
+    return "triaged"  # fixed, wontfix, invalid, cleared
+
+
+def alert_marks(
+    series: Series, marks: Sequence[AlertMark], baseline: Baseline | None = None
+) -> list[dict[str, Any]]:
+    """The series' alerts as marker traces to draw over ``across_kernels_figure``: a ring in
+    the kind's colour around each alert's candidate point (same x and y, scaled like the
+    lines), one trace per kind present so the legend names the colours. The hover says the
+    metric, the change and the status; ``customdata`` is the alert's page, which the page's
+    script opens on a click. An alert whose run is not in the series is left out."""
+    points = {p.run.run_id: p for p in series.points}
+    kinds: dict[str, list[tuple[AlertMark, Point]]] = {name: [] for name, _ in ALERT_KINDS}
+    for mark in marks:
+        if mark.run_id in points:
+            kinds[alert_kind(mark.status, mark.direction)].append((mark, points[mark.run_id]))
+    metric = esc(series.metric.name)
+    traces = []
+    for name, mark_colour in ALERT_KINDS:
+        found = kinds[name]
+        if not found:
+            continue
+        traces.append(
+            {
+                "type": "scatter",
+                "x": [esc(p.run.kernel) for _, p in found],
+                "y": [_scaled(p.value, baseline) for _, p in found],
+                "mode": "markers",
+                "name": f"alert: {name}",
+                "legendgroup": "alerts",
+                "marker": {
+                    "symbol": "circle-open",
+                    "size": 20,
+                    "color": mark_colour,
+                    "line": {"width": 3, "color": mark_colour},
+                },
+                "customdata": [m.url for m, _ in found],
+                "hovertext": [
+                    f"<b>alert #{m.alert_id}</b> ({esc(m.direction)})<br>"
+                    f"{metric}: {m.change_pct:+.1f} %<br>status: {esc(m.status)}<br>"
+                    f"{esc(p.run.build)}, run #{p.run.run_id}<br>click to open the alert"
+                    for m, p in found
+                ],
+                "hovertemplate": HOVER,
+            }
+        )
+    return traces
 
 
 def _title(series: Series) -> str:

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from dashboards.chartdata import (
+    AlertMark,
     Baseline,
     CompareRow,
     KernelProfile,
@@ -25,6 +26,7 @@ from dashboards.figures import (
     EMPTY_MESSAGE,
     across_kernels_figure,
     alert_figure,
+    alert_marks,
     compare_figure,
     esc,
     kernel_time_figure,
@@ -637,3 +639,58 @@ def test_a_scaling_line_remembered_from_another_chart_takes_its_place_and_colour
     assert remembered == scaling_figure(chart) == _scaling_by_graph_objects(chart)
     colours = [trace["line"]["color"] for trace in remembered["data"]]
     assert len(set(colours)) == len(colours) == len(scaling.by_build(SCALING))
+
+
+# --- alert marks on the across-kernels chart ------------------------------------------------
+
+
+def mark(alert_id: int, run_id: int, status: str, direction: str = "regression") -> AlertMark:
+    return AlertMark(alert_id, run_id, status, direction, -6.3, f"/alerts/{alert_id}/")
+
+
+@pytest.mark.parametrize(
+    "status, direction, kind, colour",
+    [
+        ("untriaged", "regression", "open regression", "#D62728"),
+        ("investigating", "regression", "open regression", "#D62728"),
+        ("acknowledged", "improvement", "improvement", "#2CA02C"),
+        ("pending", "regression", "pending", "#E69F00"),
+        ("improvement", "improvement", "improvement", "#2CA02C"),
+        ("fixed", "regression", "triaged", "#8C8C8C"),
+        ("wontfix", "regression", "triaged", "#8C8C8C"),
+        ("invalid", "regression", "triaged", "#8C8C8C"),
+        ("cleared", "regression", "triaged", "#8C8C8C"),
+    ],
+)
+def test_an_alert_is_marked_in_its_status_colour_on_its_run_point(status, direction, kind, colour):
+    (trace,) = alert_marks(series(), [mark(7, 3, status, direction)])
+    assert trace["name"] == f"alert: {kind}"
+    assert trace["marker"]["color"] == trace["marker"]["line"]["color"] == colour
+    # run 3 is the stock point on KERNELS[3] with the value 1030
+    assert (trace["x"], trace["y"], trace["customdata"]) == (["2.4.20"], [1030.0], ["/alerts/7/"])
+    assert trace["mode"] == "markers" and trace["type"] == "scatter"
+
+
+def test_alert_marks_are_one_trace_per_kind_in_legend_order_with_the_hover_a_reader_needs():
+    marks = [mark(1, 0, "fixed"), mark(2, 20, "untriaged"), mark(3, 22, "untriaged")]
+    traces = alert_marks(series(), marks)
+    assert [t["name"] for t in traces] == ["alert: open regression", "alert: triaged"]
+    assert traces[0]["x"] == ["2.3.28", "2.3.28"] and traces[0]["y"] == [1100.0, 900.0]
+    hover = traces[0]["hovertext"][0]
+    assert "alert #2" in hover and "VolanoMark throughput: -6.3 %" in hover
+    assert "status: untriaged" in hover and "2.3.28+task, run #20" in hover
+    json.dumps(traces)  # JSON-ready as it is
+
+
+def test_alert_marks_follow_a_relative_chart_and_skip_runs_not_in_the_series():
+    traces = alert_marks(series(), [mark(1, 3, "pending"), mark(2, 99, "pending")], Baseline(500.0))
+    assert [t["y"] for t in traces] == [[1030.0 / 500.0 * 100]]
+    assert alert_marks(series(), []) == []
+
+
+def test_alert_marks_escape_the_text_they_show():
+    hostile = Point(run(5, HOSTILE), 10.0)
+    marks = [AlertMark(1, 5, HOSTILE, HOSTILE, 1.0, "/alerts/1/")]
+    (trace,) = alert_marks(Series(Metric(HOSTILE, "s"), (HOSTILE,), (hostile,)), marks)
+    assert "<script>" not in json.dumps(trace)
+    assert trace["x"] == [esc(HOSTILE)]

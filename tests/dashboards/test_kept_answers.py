@@ -143,13 +143,20 @@ def test_an_answer_with_uncached_reads_is_not_kept(kept_30s, client, urls, monke
     assert early(url) is COMPUTED
 
 
-def test_the_default_series_page_is_kept(kept_30s, client, urls):
-    """/kernels/ without a setup charts the busiest one, read from the cached scope index,
-    and its context cached per setup version: nothing uncached, so its answer is kept."""
-    page = client.get("/kernels/")
-    assert page.status_code == 200
-    kept = early("/kernels/")
-    assert kept is not COMPUTED and kept.content == page.content
+def test_the_default_series_page_and_the_alert_marks_are_never_kept(
+    kept_30s, client, urls, django_assert_num_queries
+):
+    """/kernels/ without a setup opens on the newest open regression, and /kernels/alerts/
+    draws a series' alerts: both ask the database on every request, since a triage changes
+    an alert without moving any version a kept answer is checked against. The default
+    page's context is still cached per setup version: one query, the alerts'."""
+    assert client.get("/kernels/").status_code == 200
+    with django_assert_num_queries(1):
+        assert client.get("/kernels/").status_code == 200
+    assert early("/kernels/") is COMPUTED
+    marks = urls[2].replace("/kernels/figure/", "/kernels/alerts/")
+    assert client.get(marks).status_code == 200
+    assert early(marks) is COMPUTED
 
 
 def test_nothing_is_kept_when_the_setting_is_zero(settings, client, urls):
