@@ -26,6 +26,7 @@ stripped, and a row a mail client wrapped onto the next line is joined back, tok
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from collections.abc import Mapping
@@ -499,6 +500,22 @@ def _unit(metric: str) -> str:
     return ""
 
 
+# perfdb's Metric.name holds 100 characters (ingest/field_lengths.py checks every name
+# against it); the robot's perf-profile and perf-sched call chains are often longer.
+_NAME_LIMIT = 100
+
+
+def _stored_name(name: str, long_names: dict[str, str]) -> str:
+    """``name``, or when it is too long to store, its first 91 characters, ``~`` and 8 hex
+    digits of its SHA-1: the same chain gets the same name in every mail, so its series
+    stays one series, and ``long_names`` keeps the full name for the metadata."""
+    if len(name) <= _NAME_LIMIT:
+        return name
+    short = f"{name[: _NAME_LIMIT - 9]}~{hashlib.sha1(name.encode()).hexdigest()[:8]}"
+    long_names[short] = name
+    return short
+
+
 def _directions(tables: list[_Table], mail: _Mail) -> dict[str, Better]:
     """Which way is better for the metrics the robot names as regressed or improved.
 
@@ -531,28 +548,29 @@ def _change_key(kind: str, table: int, column: int, metric: str) -> str:
     return f"{kind}{where}:{metric}"
 
 
-def _records(tables: list[_Table], better: Mapping[str, Better]) -> list[Record]:
+def _records(
+    tables: list[_Table], better: Mapping[str, Better], long_names: dict[str, str]
+) -> list[Record]:
     records = []
     for table in tables:
         per_column: list[list[Measurement]] = [[] for _ in table.labels]
         for row in table.rows:
             if row.failure:
+                failed = _stored_name(f"{row.name}.failed_runs", long_names)
+                runs = _stored_name(f"{row.name}.runs", long_names)
                 for column, cell in enumerate(row.cells):
+                    per_column[column].append(Measurement(failed, cell.value, "runs", "lower", 1.0))
                     per_column[column].append(
-                        Measurement(f"{row.name}.failed_runs", cell.value, "runs", "lower", 1.0)
-                    )
-                    per_column[column].append(
-                        Measurement(f"{row.name}.runs", float(cell.runs or 0), "runs", "none", 1.0)
+                        Measurement(runs, float(cell.runs or 0), "runs", "none", 1.0)
                     )
                 continue
             unit = _unit(row.name)
             direction = better.get(row.name, "none")
+            name = _stored_name(row.name, long_names)
             for column, cell in enumerate(row.cells):
                 summary = Summary(sd_pct=cell.spread_pct) if cell.spread_pct is not None else None
                 per_column[column].append(
-                    Measurement(
-                        row.name, cell.value, unit, direction, _resolution(cell.token), summary
-                    )
+                    Measurement(name, cell.value, unit, direction, _resolution(cell.token), summary)
                 )
         for label, measurements in zip(table.labels, per_column, strict=True):
             keys: dict[str, KeyValue] = {"label": label, **table.params}
@@ -609,11 +627,18 @@ def parse(text: str, options: Mapping[str, object]) -> ParseResult:
             "under a line of commit ids and dashes"
         )
     better = _directions(tables, mail)
-    return ParseResult(
-        records=tuple(_records(tables, better)),
-        metadata=_metadata(tables, mail),
-        warnings=tuple(mail.warnings),
-    )
+    long_names: dict[str, str] = {}
+    records = _records(tables, better, long_names)
+    metadata = _metadata(tables, mail)
+    for short, name in long_names.items():
+        metadata[f"metric_name:{short}"] = name
+    if long_names:
+        mail.warnings.append(
+            f"{len(long_names)} metric names are longer than the {_NAME_LIMIT} characters "
+            "stored: kept as their head, '~' and a hash; the full names are in the metadata "
+            "as metric_name:<stored name>"
+        )
+    return ParseResult(records=tuple(records), metadata=metadata, warnings=tuple(mail.warnings))
 
 
 _RECOGNISED = re.compile(

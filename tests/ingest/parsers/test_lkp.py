@@ -18,7 +18,10 @@ def _parse(name: str):
 
 
 def _value(result, label: str, metric: str, **keys):
-    """The one measurement of ``metric`` in the record of ``label`` (and keys)."""
+    """The one measurement of ``metric`` (the name as the mail prints it) in the record of
+    ``label`` (and keys)."""
+    stored = {v: k[len("metric_name:") :] for k, v in result.metadata.items()}
+    metric = stored.get(metric, metric)
     found = [
         m
         for r in result.records
@@ -83,7 +86,28 @@ def test_a_2025_report_reads_every_row_as_printed():
         == 2.1e05
     )
     assert meta["change:perf-stat.i.branch-miss-rate%"] == -0.1
-    assert result.warnings == ()
+
+
+def test_a_name_too_long_to_store_keeps_its_head_and_a_hash():
+    result = _parse("stress-ng-pipeherd-2025-improvement.txt")
+    printed = (
+        "perf-profile.calltrace.cycles-pp.record__mmap_read_evlist.__cmd_record.cmd_record."
+        "run_builtin.handle_internal_command"
+    )
+    (short,) = [k for k, v in result.metadata.items() if v == printed]
+    stored = short[len("metric_name:") :]
+    assert len(stored) == 100 and stored.startswith(printed[:91] + "~")
+    assert _value(result, "f2ffc48de2017c69", printed).value == 3.32
+    assert all(len(m.metric) <= 100 for r in result.records for m in r.measurements)
+    assert result.warnings == (
+        "2 metric names are longer than the 100 characters stored: kept as their head, '~' "
+        "and a hash; the full names are in the metadata as metric_name:<stored name>",
+    )
+    # A hash of the name alone: the same chain in any mail is the same series.
+    assert stored == (
+        "perf-profile.calltrace.cycles-pp.record__mmap_read_evlist.__cmd_record.cmd_record."
+        "run_built~322af539"
+    )
 
 
 def test_an_unsigned_regression_headline_takes_its_direction_from_the_row():
