@@ -7,7 +7,7 @@ once (``create_or_get``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import psycopg
@@ -15,7 +15,8 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Model
 
 from ingest.manifest import HardwareSpec, Manifest, RunSpec
-from perfdb.kernels import parse_kernel
+from perfdb.kernel_commits import KernelFactsError, kernels_state
+from perfdb.kernels import KernelFacts, parse_kernel
 from perfdb.models import (
     Hardware,
     Kernel,
@@ -171,16 +172,29 @@ def kernel_rows(versions: Iterable[str]) -> dict[str, Kernel]:
     return rows
 
 
-def kernels_get(versions: Iterable[str], stored: list[Kernel] | None = None) -> dict[str, Kernel]:
+def kernels_get(
+    versions: Iterable[str],
+    stored: list[Kernel] | None = None,
+    stated: Mapping[str, KernelFacts] | None = None,
+) -> dict[str, Kernel]:
     """The kernels of these versions by their text, the missing ones created: one query to
     read them and one INSERT for the new ones, not four round trips per new kernel (a
     backfill bundle brings a new kernel with each run). A kernel another upload creates at
     the same moment is skipped by the INSERT (ON CONFLICT DO NOTHING waits for that upload's
-    commit) and read back."""
-    rows = kernel_rows(versions)
+    commit) and read back. ``stated``: the manifest's ``[kernel."…"]`` facts, stored first
+    (perfdb/kernel_commits.py), so a commit's row carries its order from its first run."""
+    found: dict[str, Kernel] = {}
+    if stated:
+        try:
+            found.update(kernels_state(stated))
+        except KernelFactsError as error:
+            raise BundleDataError(str(error)) from None
+    rows = {text: row for text, row in kernel_rows(versions).items() if text not in found}
+    if not rows:
+        return found
     if stored is None:  # ``stored``: read already (ingest/bundle_keys.py)
         stored = stored_rows(Kernel, "version = ANY(%s)", [list(rows)])
-    found = {k.version: k for k in stored if k.version in rows}
+    found.update({k.version: k for k in stored if k.version in rows})
     missing = [row for text, row in rows.items() if text not in found]
     if missing:
         Kernel.objects.bulk_create(missing, ignore_conflicts=True)  # ids are read back

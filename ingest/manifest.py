@@ -11,13 +11,15 @@ from __future__ import annotations
 import json
 import tomllib
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ingest import manifest_fields as mf
 from ingest.manifest_evidence import BuildSpec, ClaimSpec, read_claims, reference
+from ingest.manifest_kernels import read_kernels
 from ingest.manifest_runs import MAX_RUNS, FileSpec, RunSpec, read_runs
 from ingest.manifest_runs_from import RunsFromSpec, read_runs_from
+from perfdb.kernels import KernelFacts
 
 SUPPORTED_FORMATS = (1, 2)
 
@@ -33,7 +35,7 @@ __all__ = [
     "parse_manifest",
 ]
 
-_TOP_KEYS = ("format", "hardware", "metric", "run", "claim", "runs_from")
+_TOP_KEYS = ("format", "hardware", "metric", "kernel", "run", "claim", "runs_from")
 _HARDWARE_KEYS = ("cpus", "cpu", "mhz", "l2_kb", "memory_mb", "tiers", "notes", "reference")
 _METRIC_KEYS = ("unit", "better", "description")
 
@@ -75,6 +77,8 @@ class Manifest:
     runs: tuple[RunSpec, ...]
     runs_from: tuple[RunsFromSpec, ...] = ()
     claims: tuple[ClaimSpec, ...] = ()
+    # What the bundle states about kernels named by git, by kernel ([kernel."…"] tables).
+    kernels: Mapping[str, KernelFacts] = field(default_factory=dict)
 
 
 def parse_manifest(text: str, *, filename: str, available_files: Collection[str]) -> Manifest:
@@ -148,11 +152,14 @@ def _read_manifest(
         return None
     hardware = _read_hardware(top, problems)
     metrics = _read_metrics(top, problems)
+    kernels = read_kernels(data, problems)
     runs_from: tuple[RunsFromSpec, ...] | None = ()
     if fmt >= 2:
         runs_from = read_runs_from(data, problems, available)
     runs = read_runs(data, problems, available, set(metrics or {}), fmt, bool(runs_from))
-    if hardware is None or metrics is None or runs is None or runs_from is None:
+    if hardware is None or metrics is None or kernels is None:
+        return None
+    if runs is None or runs_from is None:
         return None
     return Manifest(
         format=fmt,
@@ -161,6 +168,7 @@ def _read_manifest(
         runs=runs,
         runs_from=runs_from,
         claims=claims,
+        kernels=kernels,
     )
 
 

@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
-from perfdb.kernels import KernelVersionError, parse_kernel, patch_tree_split
+from perfdb.kernels import KernelRef, KernelVersionError, parse_kernel, patch_tree_split
 
 Scalar = str | int | float | bool
 BETTER = ("higher", "lower", "none")
@@ -89,12 +89,20 @@ def better(value: object) -> str:
 
 
 def kernel(value: object) -> str:
-    """A kernel version; a patch tree in the suffix (``2.6.0-mm1``) is refused with the one
-    canonical spelling, ``kernel = "2.6.0", patches = ["mm1"]`` (docs/kernels.md)."""
+    """A kernel version, git commit or linux-next tag; a patch tree in the suffix
+    (``2.6.0-mm1``) is refused with the one canonical spelling, ``kernel = "2.6.0", patches =
+    ["mm1"]`` (docs/kernels.md), and so is a commit's tree written into its name: what is
+    stated about a commit goes in its ``[kernel."…"]`` table, once per bundle."""
     try:
-        text = parse_kernel(value).text  # type: ignore[arg-type]  # it checks the type itself
+        name = parse_kernel(value)  # type: ignore[arg-type]  # it checks the type itself
     except KernelVersionError as error:
         raise Invalid(str(error)) from None
+    text = name.text
+    if isinstance(name, KernelRef) and name.tree:
+        raise Invalid(
+            f"write kernel = {json.dumps(text)} and its tree in the bundle's "
+            f"[kernel.{json.dumps(text)}] table: tree = {json.dumps(name.tree)}"
+        )
     split = patch_tree_split(text)
     if split is not None:
         base, patches = split

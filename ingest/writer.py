@@ -121,7 +121,7 @@ def bundle_write(
     hardware = hardware_resolve(manifest, specs, stored.hardware)
     keys = _BundleKeys(
         hardware,
-        kernels_get((spec.kernel for spec in specs), stored.kernels),
+        kernels_get((spec.kernel for spec in specs), stored.kernels, manifest.kernels),
         patch_sets=dict(stored.patch_sets),
         setups=dict(stored.setups),
     )

@@ -8,7 +8,7 @@ from typing import Any
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
 
-from perfdb.kernels import parse_kernel
+from perfdb.kernels import KernelRef, kernel_label, parse_kernel, ref_sort_key
 from perfdb.models.checks import finite
 
 
@@ -24,10 +24,25 @@ class Mode(models.TextChoices):
 
 
 class Kernel(models.Model):
-    """A kernel version; ``sort_key`` orders versions as kernel people read them."""
+    """A kernel: a version (``6.8.0-rc3``) or a kernel named by git (a commit ``6e553c6bcb``, a
+    linux-next tag ``next-20240521``); ``sort_key`` orders them as kernel people read them.
+
+    A version's order is in its name. A git-named kernel's comes from what uploads state
+    about it — ``describe``, ``base``, ``committed_at`` (perfdb/kernels.py ``ref_sort_key``,
+    docs/kernels.md) — stated through ``perfdb.kernel_commits``, which recomputes the keys of
+    the kernels based on it when its own changes. ``tree`` and ``subject`` only label it
+    (``display``)."""
 
     version = models.CharField(max_length=64, unique=True)
     sort_key = ArrayField(models.IntegerField())
+    # Stated for kernels named by git only; empty (or null) when not stated.
+    tree = models.CharField(max_length=100, blank=True)  # "linux-next/master", first stated
+    describe = models.CharField(max_length=100, blank=True)  # "v6.8-rc3-45-g5ef2dccfcc"
+    base = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="based"
+    )
+    committed_at = models.DateTimeField(null=True, blank=True)
+    subject = models.CharField(max_length=300, blank=True)
 
     class Meta:
         ordering = ["sort_key", "version"]
@@ -35,20 +50,46 @@ class Kernel(models.Model):
             # Serves: ORDER BY kernel order for every across-kernels series.
             models.Index(fields=["sort_key", "version"], name="kernel_order_idx"),
         ]
+        constraints = [
+            models.CheckConstraint(
+                condition=~models.Q(base=models.F("id")), name="kernel_base_other"
+            )
+        ]
 
     def __str__(self) -> str:
+        # The identity, not ``display``: pages and exports print ``str(kernel)`` where the
+        # version is matched again (filters, downloads); a page that wants the label asks
+        # for ``display``.
         return self.version
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         self.normalize()
         super().save(*args, **kwargs)
 
+    @property
+    def display(self) -> str:
+        """The label a person reads: the version, or for a commit its short hash and subject
+        (``6e553c6bcb77 ("fork: use __mt_dup() …")``) or describe (``… (v6.7-rc3+45)``)."""
+        return kernel_label(
+            self.version, subject=self.subject, describe=self.describe, tree=self.tree
+        )
+
     def normalize(self) -> None:
-        """The version as its canonical text and the sort key read from it: what ``save``
-        stores, and what a bulk insert (which skips ``save``) must call first."""
-        version = parse_kernel(self.version)
-        self.version = version.text
-        self.sort_key = list(version.sort_key)
+        """The name as its canonical text and the sort key read from it and from what is
+        stated (the base's stored key): what ``save`` stores, and what a bulk insert (which
+        skips ``save``) must call first. ``linux-next/master@6e553c6bcb`` is commit
+        ``6e553c6bcb`` with its tree."""
+        name = parse_kernel(self.version)
+        self.version = name.text
+        if isinstance(name, KernelRef):
+            self.tree = self.tree or name.tree
+            base_key = None if self.base is None else tuple(self.base.sort_key)
+            key = ref_sort_key(
+                name, describe=self.describe, base_key=base_key, committed_at=self.committed_at
+            )
+            self.sort_key = list(key)
+        else:
+            self.sort_key = list(name.sort_key)
 
 
 class Patch(models.Model):

@@ -370,7 +370,8 @@ def test_all_problems_are_listed_one_per_line():
     with pytest.raises(KernelVersionError) as kernel_error:
         parse_kernel("linux")
     assert str(caught.value).splitlines() == [
-        "manifest.json: unknown top-level key 'spare'; known: format, hardware, metric, run, claim",
+        "manifest.json: unknown top-level key 'spare'; known: format, hardware, metric, kernel, "
+        "run, claim",
         "manifest.json: run 1 (VolanoMark 2.5.25): field 'mode': "
         'expected "UP" or "SMP", got "smp2"',
         f"manifest.json: run 2 (VolanoMark): field 'kernel': {kernel_error.value}",
