@@ -18,8 +18,9 @@ from dashboards.figures import across_kernels_figure, alert_figure
 from dashboards.figures.reference import reference_figure
 from dashboards.page_cache import kept_for_anonymous
 from dashboards.selection import choice_param, ids_param, int_param, text_param
+from dashboards.summaries import summary_url
 from perfdb.accounts import AuthenticatedHttpRequest
-from perfdb.alerting import location, moves, queries
+from perfdb.alerting import location, moves, queries, summaries
 from perfdb.alerting.triage import (
     alert_triage,
     alerts_bulk_triage,
@@ -122,6 +123,7 @@ def alert_detail(request: HttpRequest, alert_id: int) -> HttpResponse:
             "baseline": baseline_label(alert),
             "form": form,
             "compare_url": f"/compare/?base={base_ids}&new={alert.candidate_run_id}",
+            "summary_url": summary_url(summaries.key_of(alert)),
             "kernel_moves": moves.kernel_moves(alert),
             "placed": location.text(alert),
             "figure": alert_chart(alert),

@@ -11,10 +11,22 @@ from dashboards import (
     profile_diff_views,
     reference_api,
     run_pages,
+    summaries,
     wakeups_page,
 )
 
 urlpatterns = [
+    path("alerts/summaries/", summaries.summary_list, name="alert-summaries"),
+    path(
+        "alerts/summaries/<int:kernel>-<int:patch_set>-<int:upload>/",
+        summaries.summary_detail,
+        name="alert-summary",
+    ),
+    path(
+        "alerts/summaries/<int:kernel>-<int:patch_set>-<int:upload>/report.txt",
+        summaries.summary_report,
+        name="alert-summary-report",
+    ),
     path("kernels/", kernels_page.kernels, name="dashboards-kernels"),
     path("kernels/figure/", kernels_page.kernels_figure, name="dashboards-kernels-figure"),
     path("kernels/alerts/", kernels_page.kernels_alerts, name="dashboards-kernels-alerts"),

@@ -11,8 +11,10 @@ from django.utils.safestring import mark_safe
 from dashboards import chart_queries, scope_stats
 from dashboards.chart_queries.profiles import run_profile_diff_url
 from dashboards.page_cache import kept_for_anonymous
+from dashboards.summaries import summary_url
 from perfdb import queries
 from perfdb.accounts import AuthenticatedHttpRequest, token_get, token_rotate
+from perfdb.alerting import summaries
 from perfdb.cache import cached
 from perfdb.headers import attachment_header
 
@@ -20,8 +22,9 @@ from perfdb.headers import attachment_header
 @kept_for_anonymous("home", part=3)
 def home(request: HttpRequest) -> HttpResponse:
     """What the overview shows of the runs (the latest run per scope, the counts per workload
-    and hardware, the recent runs) is rendered once per data version (``home_runs``); the
-    uploads, alerts and demo uploads, which no data version follows, are index reads. For
+    and hardware, the recent runs) is rendered once per data version (``home_runs``); what
+    regressed (open and pending regressions by culprit build), the uploads with what their
+    builds moved, and the demo uploads, which no data version follows, are a query each. For
     anonymous readers under gunicorn the page is current for a third of
     PAGE_CACHE_STALE_SECONDS, then served up to that old while it is recomputed (its run
     tables may be that stale already: at most twice the setting behind in all)."""
@@ -32,8 +35,8 @@ def home(request: HttpRequest) -> HttpResponse:
         {
             "has_runs": has_runs,
             "runs_html": mark_safe(runs_html),  # rendered by the template engine, escaped
-            "uploads": list(queries.uploads_recent()),
-            "alerts": chart_queries.alerts_open(),
+            "uploads": summaries.uploads_with_outcome(),
+            "regressed": [(s, summary_url(s.key)) for s in summaries.summaries_open()],
             "demo_sources": queries.demo_uploads(),
         },
     )

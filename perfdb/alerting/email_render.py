@@ -1,5 +1,9 @@
 """An alert email's subject, text and HTML, from the alerts it lists (``notify`` fills the
-outbox with them); and a plain fallback that needs no template and no names from bundles."""
+outbox with them); and a plain fallback that needs no template and no names from bundles.
+
+The body is grouped by culprit build (``summaries``: kernel, patch set and the upload that
+brought it): one section per build with its alerts, a link to its summary page and the
+report for the mailing list (``report.py``), so a reader can forward it as it is."""
 
 from __future__ import annotations
 
@@ -7,7 +11,8 @@ from django.conf import settings
 from django.template.loader import render_to_string
 from django.urls import reverse
 
-from perfdb.alerting import location
+from perfdb.alerting import location, summaries
+from perfdb.alerting.report import report_text
 from perfdb.headers import header_text
 from perfdb.models import Alert
 
@@ -39,8 +44,25 @@ def alert_rows(alerts: list[Alert]) -> list[dict[str, object]]:
     return rows
 
 
+def summary_sections(alerts: list[Alert]) -> list[dict[str, object]]:
+    """The alerts by culprit build, each with its summary's address and list-ready report."""
+    site = settings.SITE_URL
+    sections = []
+    for summary in summaries.summaries_of(alerts):
+        url = site + summaries.summary_path(summary.key)
+        found = summaries.report(summary=summary, site=site, summary_url=url)
+        sections.append(
+            {
+                "summary": summary,
+                "url": url,
+                "rows": alert_rows(summary.alerts),
+                "report": report_text(found),
+            }
+        )
+    return sections
+
+
 def render(alerts: list[Alert], *, heading: str) -> tuple[str, str, str]:
-    rows = alert_rows(alerts)
     worst = min(
         alerts, key=lambda a: a.change_pct if a.metric.better == "higher" else -a.change_pct
     )
@@ -51,7 +73,11 @@ def render(alerts: list[Alert], *, heading: str) -> tuple[str, str, str]:
         f"{worst.change_pct:+.1f}% {worst.metric.name}",
         300,
     )
-    context = {"rows": rows, "heading": heading, "site": settings.SITE_URL}
+    context = {
+        "sections": summary_sections(alerts),
+        "heading": heading,
+        "site": settings.SITE_URL,
+    }
     text = render_to_string("email/alerts.txt", context)
     html = render_to_string("email/alerts.html", context)
     return subject, text, html

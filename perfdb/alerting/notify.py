@@ -83,6 +83,7 @@ def _detailed(alerts: QuerySet[Alert]) -> QuerySet[Alert]:
         "metric",
         "candidate_run__kernel",
         "candidate_run__patch_set",
+        "candidate_run__upload",  # the culprit build's upload: the body is grouped by build
         "runner_up_run__kernel",
     ).prefetch_related("baseline_runs__kernel", "baseline_runs__patch_set")
 

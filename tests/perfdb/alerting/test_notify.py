@@ -126,3 +126,34 @@ def test_upload_to_email_through_a_real_worker(tmp_path, celery_worker, smtp_ser
     assert len(handler.messages) == 1
     assert "regression" in handler.messages[0]["Subject"]
     assert OutboxMessage.objects.get().status == "sent"
+
+
+@pytest.mark.django_db
+def test_the_email_is_grouped_by_culprit_build_with_the_list_report(tmp_path, user, smtp):
+    """Two builds regress in one upload: still one email, a section per build, each with
+    its summary's link and the report for the list."""
+    from tests.perfdb.alerting.builds import upload_builds
+
+    subscribe(user)
+    upload_builds(tmp_path, "stock.tar.gz", [("2.4.20", "[]", (13000, 13100, 12950), 10)])
+    both = [
+        ("2.4.20", '["O(1)"]', (11000, 11100, 11050), 10),
+        ("2.4.20", '["slow"]', (10000, 10100, 10050), 10),
+    ]
+    upload = upload_builds(tmp_path, "both.tar.gz", both)
+    (message_id,) = outbox_fill_for_upload(upload_id=upload.pk)
+    assert outbox_send(message_id=message_id) == "sent"
+    (received,) = smtp.messages
+    parts = {
+        p.get_content_type(): p.get_payload(decode=True).decode()
+        for p in received.walk()
+        if not p.is_multipart()
+    }
+    text = parts["text/plain"].replace("\r\n", "\n")  # SMTP line ends
+    for build in ("2.4.20+O(1)", "2.4.20+slow"):
+        heading = f"== {build} (upload {upload.pk}, both.tar.gz): 2 regressions"
+        assert text.count(heading) == 1
+        assert text.count(f"build: {build}\n") == 1  # its report's header
+    assert text.count("         %stddev     %change         %stddev") == 2
+    assert "VolanoMark.throughput (msg/s)" in text and "/alerts/summaries/" in text
+    assert parts["text/html"].count('<pre style="font-family: monospace') == 2
