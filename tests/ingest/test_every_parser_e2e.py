@@ -54,6 +54,7 @@ SAMPLES = {
     "cyclictest": "cyclictest/cyclictest-2.4-q-h50.txt",
     "stress-ng": "stress-ng/stress-ng-0.15.06-cpu-vm-metrics.txt",
     "stress_ng": "stress-ng/stress-ng-0.15.06-cpu-metrics-brief.txt",
+    "mmtests": "mmtests/lkml-2022-pan-hackbench-tbench.txt",
     "lkp": "lkp/sockperf-netperf-2025-two-tests.txt",
 }
 
