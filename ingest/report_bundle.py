@@ -17,16 +17,23 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 
 from ingest.parsers import ParseError, get_parser
 from ingest.parsers.base import ParseResult, group_records, normalize_key_value, recognisers
-from perfdb.kernels import KernelVersionError, patch_tree_split
+from perfdb.kernels import KernelVersionError, parse_kernel, patch_tree_split
 
 MANIFEST = "manifest.json"
 # Today's labs that mail these reports run multi-processor machines; a manifest says
 # otherwise for a UP run.
 MODE = "SMP"
+# A commit as a report prints it, abbreviated to its column (16, 27 or 40 hex digits): kept
+# as its first 12, as `git log --abbrev=12` writes it, so one commit is one kernel whichever
+# report names it.
+_COMMIT = re.compile(r"^[0-9a-fA-F]{12,40}$")
+_ABBREV = 12
+_TAG = re.compile(r"^v(\d+\.\d+.*)$")  # a release tag as a column: v5.7 is kernel 5.7
 
 
 class ReportError(ValueError):
@@ -73,14 +80,14 @@ def report_manifest(parser: str, result: ParseResult, member: str, digest: str) 
             )
         text = normalize_key_value(label)
         try:
-            split = patch_tree_split(text)
+            split = _build(text)
         except KernelVersionError:
             raise ReportError(
                 f"line {group.line}: the {parser} report names the build {str(label)!r}, "
                 "which is not a kernel name; upload it in a bundle whose manifest maps it: "
                 f'labels = {{ "{label}" = {{ kernel = "...", patches = [...] }} }}'
             ) from None
-        kernel, patches = split if split is not None else (text, ())
+        kernel, patches = split
         labels[text] = {"kernel": kernel, "patches": list(patches)}
     notes = _text(meta, "machine")
     machine: dict[str, object] = {"notes": notes} if notes else {}
@@ -98,7 +105,39 @@ def report_manifest(parser: str, result: ParseResult, member: str, digest: str) 
             }
         ],
     }
+    kernels = _commit_facts(meta, {str(b["kernel"]) for b in labels.values()})
+    if kernels:
+        manifest["kernel"] = kernels
     return json.dumps(manifest, indent=2)
+
+
+def _build(label: str) -> tuple[str, tuple[str, ...]]:
+    """The kernel and patches a report's build label names; KernelVersionError if none."""
+    if _COMMIT.match(label):
+        return label[:_ABBREV].lower(), ()
+    tag = _TAG.match(label)
+    text = tag.group(1) if tag else label
+    split = patch_tree_split(text)
+    return split if split is not None else (parse_kernel(text).text, ())
+
+
+def _commit_facts(meta: Mapping[str, object], kernels: set[str]) -> dict[str, dict[str, str]]:
+    """What the report states about its commits, as ``[kernel."…"]`` tables: each commit's
+    subject, and that the tested ``commit`` is based on the ``base_commit`` (the robot's
+    base column), so the base sorts first. Only commits that are builds of the report."""
+
+    def short(sha: object) -> str:
+        text = str(sha or "").strip()
+        return text[:_ABBREV].lower() if _COMMIT.match(text) else ""
+
+    facts: dict[str, dict[str, str]] = {}
+    for key, subject in meta.items():
+        if key.startswith("commit_subject:") and short(key.partition(":")[2]) in kernels:
+            facts.setdefault(short(key.partition(":")[2]), {})["subject"] = str(subject)
+    tested, base = short(meta.get("commit")), short(meta.get("base_commit"))
+    if tested in kernels and base in kernels and tested != base:
+        facts.setdefault(tested, {})["base"] = base
+    return facts
 
 
 def report_files(data: bytes, member: str) -> tuple[str, str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +12,7 @@ from ingest.manifest import parse_manifest
 from ingest.parsers.base import Measurement, ParseResult, Record, Summary
 from ingest.plan import file_key, plan_runs
 from ingest.report_bundle import ReportError, recognised, report_manifest
+from perfdb.kernels import parse_kernel
 
 
 def record(line: int, value: float, **keys: object) -> Record:
@@ -92,3 +94,56 @@ def test_binary_that_is_no_archive_is_refused_as_such(tmp_path):
     path.write_bytes(b"\xff\xfe\x00garbage")
     with pytest.raises(BundleError, match="not UTF-8 text either"):
         read_bundle(path)
+
+
+# --- real reports, uploaded as they are, through the ingest -----------------------------------
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "formats"
+
+
+def upload_as_is(path: Path):
+    from ingest.services import upload_create, upload_ingest
+
+    with open(path, "rb") as stream:
+        upload, _ = upload_create(stream=stream, filename=path.name, source="cli")
+    upload_ingest(upload_id=upload.pk)
+    upload.refresh_from_db()
+    return upload
+
+
+@pytest.mark.django_db
+def test_a_robot_mail_becomes_two_builds_in_order_with_its_spreads(client):
+    from perfdb.models import Kernel, ResultSummary, Run
+
+    upload = upload_as_is(FIXTURES / "lkp" / "will-it-scale-poll2-2025-regression.txt")
+    assert upload.status == "done", upload.error
+    runs = list(Run.objects.filter(upload=upload).order_by("kernel__sort_key"))
+    assert [r.kernel.version for r in runs] == ["d000e073ca2a", "893598979838"]  # base first
+    tested = Kernel.objects.get(version="893598979838")
+    assert tested.base is not None and tested.base.version == "d000e073ca2a"
+    assert tested.subject == "do_pollfd(): convert to CLASS(fd)"
+    assert {r.setup_id for r in runs} == {runs[0].setup_id}  # one setup: two builds of it
+    assert runs[0].setup.hardware.name == "lkp-skl-fpga01"
+    # The headline row, as the mail prints it: "263173  -11.7%  232411 ..." (no spread shown)
+    # and rows with "± N%" keep the N as the run's spread.
+    spreads = ResultSummary.objects.filter(run__in=runs)
+    assert spreads.exists() and all(s.sd_pct is not None and s.runs is None for s in spreads)
+    page = client.get(f"/compare/?base={runs[0].pk}&new={runs[1].pk}")
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "will-it-scale.per_process_ops" in text
+    assert "-11.6 %" in text or "-11.7 %" in text  # the report's %change, from its means
+    assert "(report)" in text  # a mean with its stated spread, not one trial
+
+
+@pytest.mark.django_db
+def test_an_mmtests_table_of_three_kernels_is_one_series_across_them():
+    from perfdb.models import Run
+
+    upload = upload_as_is(FIXTURES / "mmtests" / "lkml-2022-highpcp-cascadelake.txt")
+    assert upload.status == "done", upload.error
+    runs = Run.objects.filter(upload=upload).order_by("kernel__sort_key")
+    kernels = [r.kernel.version for r in runs]
+    assert kernels == sorted(kernels, key=lambda k: parse_kernel(k).sort_key)
+    assert len({r.kernel_id for r in runs}) == 3
+    assert len({r.setup_id for r in runs}) == 1  # one setup charted across three kernels
