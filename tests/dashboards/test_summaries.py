@@ -78,7 +78,10 @@ def test_the_overview_leads_with_what_regressed(client, summary):
     page = client.get("/").content.decode()
     regressed = page[page.index('id="regressed"') : page.index('id="uploads"')]
     assert url(summary) in regressed and "2.4.20+O(1)" in regressed
-    assert f"{summary.worst.change_pct:.1f} %" in regressed and "since 2.4.20" in regressed
+    assert (
+        f"{summary.worst.change_pct:.1f} %" in regressed
+        and "first seen on 2.4.20+O(1)" in regressed
+    )
     outcome = page[page.index('id="uploads"') :]
     assert "4 regressions" in outcome
 
@@ -102,3 +105,7 @@ def test_the_overview_reads_a_fixed_number_of_rows(client, tmp_path, django_asse
     client.get("/")
     with django_assert_max_num_queries(few) as counted:
         client.get("/")
+
+
+def test_the_nav_leads_to_the_summaries(client):
+    assert '<a href="/alerts/summaries/">Regressions</a>' in client.get("/alerts/").content.decode()
