@@ -30,8 +30,12 @@ from ingest.parsers.gnutime_lines import (
     KERNBENCH_BLOCK,
     KERNBENCH_NOISE,
     METRICS,
+    UNFILLED_WHEN_ZERO,
     command_line,
+    names_verbose_field,
     read_values,
+    verbose_prefix,
+    verbose_text,
 )
 from ingest.parsers.run_labels import LabelScope, key_by_headings, warn_unlabelled_repeats
 from ingest.parsers.text import numbered_lines
@@ -111,9 +115,10 @@ def _context(state: _State, raw: str, line: str, number: int) -> bool:
     if state.preamble and re.fullmatch(r"make -j ?\d*", stripped):
         return True  # kernbench lists the -j values it will use: not the timed command
     state.preamble = False
-    if stripped.lower().startswith("command being timed:"):
+    verbose = verbose_text(stripped)
+    if verbose.lower().startswith("command being timed:"):
         state.close()  # GNU time -v names the command above its fields
-        state.command = stripped.split(":", 1)[1].strip().strip('"')
+        state.command = verbose.split(":", 1)[1].strip().strip('"')
         return True
     if len(_SIDE_BY_SIDE.findall(stripped)) > 1:
         raise ParseError(
@@ -139,7 +144,7 @@ def _context(state: _State, raw: str, line: str, number: int) -> bool:
 
 def _line(state: _State, raw: str, line: str, number: int) -> bool:
     """Read one non-blank line; False when nothing in it was recognised (prose, output)."""
-    if exited := EXIT.match(line):
+    if exited := EXIT.match(verbose_text(line)):
         if line.lstrip().startswith("Command exited"):
             state.close()  # GNU time prints it before the timing it belongs to
         _exit_status(state, int(exited["status"]), number)
@@ -157,15 +162,44 @@ def _line(state: _State, raw: str, line: str, number: int) -> bool:
     return bool(found)
 
 
+def _unwrap(
+    lines: list[tuple[int, str]], raw_lines: list[tuple[int, str]]
+) -> list[tuple[int, str, str]]:
+    """(number, line, raw) with GNU time -v fields a mail client wrapped joined back: a line
+    that is only the start of a field's label (``Elapsed (wall clock) time``) takes the next
+    line (``(h:mm:ss or m:ss): 0:00.32``) and keeps its own number."""
+    out: list[tuple[int, str, str]] = []
+    skip = False
+    for index, ((number, line), (_, raw)) in enumerate(zip(lines, raw_lines, strict=True)):
+        if skip:
+            skip = False
+            continue
+        following = lines[index + 1][1].strip() if index + 1 < len(lines) else ""
+        if following and verbose_prefix(line):
+            out.append((number, f"{line.rstrip()} {following}", raw))
+            skip = True
+            continue
+        out.append((number, line, raw))
+    return out
+
+
 def _read(text: str, options: Mapping[str, object]) -> _State:
     state = _State(options)
-    raw_lines = numbered_lines(text, unquote=False)
+    lines = _unwrap(numbered_lines(text), numbered_lines(text, unquote=False))
     after_blank = False
-    for (number, line), (_, raw) in zip(numbered_lines(text), raw_lines, strict=True):
+    for number, line, raw in lines:
         if not line.strip():
             after_blank = True
             continue
-        if not _line(state, raw, line, number) and state.scope.prose_break(line, after_blank):
+        read = _line(state, raw, line, number)
+        if not read and names_verbose_field(line):
+            raise ParseError(
+                f"a GNU time -v field that cannot be read: {line.strip()[:80]!r}; expected "
+                "one 'Label: value' field per line (fields reflowed onto one line, or text "
+                "after the value?)",
+                number,
+            )
+        if not read and state.scope.prose_break(line, after_blank):
             state.close()
             state.command, state.block = None, {}
         after_blank = False
@@ -178,21 +212,30 @@ def _record(timing: _Timing, warnings: list[str]) -> Record:
     if "elapsed" not in timing.values:
         raise ParseError("a timing without an elapsed (real/wall clock) time", first)
     measurements = []
+    unfilled: list[str] = []
     for name, (metric, unit, better) in METRICS.items():
         if name not in timing.values:
             continue
         value, line = timing.values[name]
-        if name == "max_rss" and value == 0:
-            warnings.append(
-                f"line {line}: maximum resident set size is 0 (kernels before 2.6.32 do not "
-                "report it); max_rss_kb omitted"
-            )
+        if name in UNFILLED_WHEN_ZERO and value == 0:
+            if name == "max_rss":
+                warnings.append(
+                    f"line {line}: maximum resident set size is 0 (kernels before 2.6.32 do "
+                    "not report it); max_rss_kb omitted"
+                )
+            else:
+                unfilled.append(metric)
             continue
         resolution = SECONDS_RESOLUTION if unit == "s" else None
         measurements.append(Measurement(metric, value, unit, better, resolution))  # type: ignore[arg-type]
         if name in timing.stddev:
             stddev = timing.stddev[name]
             measurements.append(Measurement(f"{metric}_stddev", stddev, unit, "none"))
+    if unfilled:
+        warnings.append(
+            f"line {first}: {', '.join(unfilled)} are 0 (Linux never fills the rusage "
+            "averages); omitted"
+        )
     return Record(keys=timing.keys, line=first, measurements=tuple(measurements))
 
 
@@ -220,8 +263,11 @@ def _own_line(line: str) -> bool:
 def parse(text: str, options: Mapping[str, object]) -> ParseResult:
     state = _read(text, options)
     if not state.done:
+        first = next((n for n, line in numbered_lines(text) if line.strip()), None)
         raise ParseError(
-            "no elapsed time found (GNU time, bash/tcsh time, kernbench or lkp kbuild output)"
+            "no elapsed time found: expected GNU time (default or -v), bash/tcsh time, "
+            "kernbench or lkp kbuild output, and no line from this one on is a timing",
+            first,
         )
     records = [_record(timing, state.warnings) for timing in state.done]
     if "jobs" in options:

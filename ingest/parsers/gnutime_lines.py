@@ -24,7 +24,27 @@ METRICS = {
     "minor_faults": ("minor_faults", "count", "none"),
     "context_switches": ("context_switches", "count", "none"),
     "sleeps": ("sleeps", "count", "none"),
+    # GNU time -v only: every other field it prints, under its own name.
+    "voluntary_context_switches": ("voluntary_context_switches", "count", "none"),
+    "involuntary_context_switches": ("involuntary_context_switches", "count", "none"),
+    "swaps": ("swaps", "count", "none"),
+    "fs_inputs": ("fs_inputs", "count", "none"),
+    "fs_outputs": ("fs_outputs", "count", "none"),
+    "socket_msgs_sent": ("socket_msgs_sent", "count", "none"),
+    "socket_msgs_received": ("socket_msgs_received", "count", "none"),
+    "signals_delivered": ("signals_delivered", "count", "none"),
+    "page_size": ("page_size_bytes", "bytes", "none"),
+    "avg_shared_text": ("avg_shared_text_kb", "KB", "none"),
+    "avg_unshared_data": ("avg_unshared_data_kb", "KB", "none"),
+    "avg_stack": ("avg_stack_kb", "KB", "none"),
+    "avg_total": ("avg_total_kb", "KB", "none"),
+    "avg_rss": ("avg_rss_kb", "KB", "none"),
 }
+# Linux's getrusage never fills these (always 0, GNU time prints them anyway): a 0 there is
+# no measurement, so it is dropped with a warning like a pre-2.6.32 maximum RSS of 0.
+UNFILLED_WHEN_ZERO = frozenset(
+    {"max_rss", "avg_shared_text", "avg_unshared_data", "avg_stack", "avg_total", "avg_rss"}
+)
 Value = tuple[str, float, float | None]
 
 EXIT = re.compile(r"^\s*(?:Command exited with non-zero status|Exit status:)\s*(?P<status>\d+)")
@@ -56,7 +76,23 @@ _GNU_VERBOSE = {
     "maximum resident set size (kbytes)": "max_rss",
     "major (requiring i/o) page faults": "major_faults",
     "minor (reclaiming a frame) page faults": "minor_faults",
+    "voluntary context switches": "voluntary_context_switches",
+    "involuntary context switches": "involuntary_context_switches",
+    "swaps": "swaps",
+    "file system inputs": "fs_inputs",
+    "file system outputs": "fs_outputs",
+    "socket messages sent": "socket_msgs_sent",
+    "socket messages received": "socket_msgs_received",
+    "signals delivered": "signals_delivered",
+    "page size (bytes)": "page_size",
+    "average shared text size (kbytes)": "avg_shared_text",
+    "average unshared data size (kbytes)": "avg_unshared_data",
+    "average stack size (kbytes)": "avg_stack",
+    "average total size (kbytes)": "avg_total",
+    "average resident set size (kbytes)": "avg_rss",
 }
+# "exit status" is read by EXIT; "command being timed" by gnutime._context.
+VERBOSE_LABELS = (*_GNU_VERBOSE, "exit status", "command being timed")
 _BASH = re.compile(
     r"^(?P<field>real|user|sys)\s+(?:(?P<min>\S+)m(?P<sec>[^\s()]+?)s|(?P<plain>[^\s()]+))"
     r"(?P<rest>\S*)(?:\s+(?P<note>\(.*\)))?$"
@@ -145,9 +181,38 @@ def _gnu_default(text: str, line: int, warnings: list[str]) -> list[Value]:
     return out
 
 
+# Markup some pages put before each GNU time -v line (a reST comment ``.. ``, a ``# ``).
+_VERBOSE_MARK = re.compile(r"^\s*(?:\.\.|#+|\|)\s+")
+
+
+def verbose_text(text: str) -> str:
+    """The line without a leading markup mark, for reading GNU time -v fields."""
+    return _VERBOSE_MARK.sub("", text, count=1)
+
+
+def verbose_prefix(text: str) -> bool:
+    """A line that is only the start of a GNU time -v field (its label or its label and
+    colon), the rest wrapped onto the next line by a mail client."""
+    stripped = " ".join(verbose_text(text).strip().lower().split())
+    if len(stripped) < 5:
+        return False
+    return any((label + ":").startswith(stripped) for label in VERBOSE_LABELS)
+
+
+_ANY_VERBOSE = re.compile(
+    "|".join(re.escape(label).replace(r"\ ", r"\s+") + r"\s*:" for label in VERBOSE_LABELS),
+    re.IGNORECASE,
+)
+
+
+def names_verbose_field(text: str) -> bool:
+    """Whether a line holds a GNU time -v field label with its colon, wherever it is."""
+    return bool(_ANY_VERBOSE.search(text))
+
+
 def _gnu_verbose(text: str, line: int, warnings: list[str]) -> list[Value]:
-    label, sep, value = text.strip().rpartition(": ")
-    field = _GNU_VERBOSE.get(label.lower()) if sep else None
+    label, sep, value = verbose_text(text).strip().rpartition(": ")
+    field = _GNU_VERBOSE.get(" ".join(label.lower().split())) if sep else None
     if field is None:
         return []
     if field == "elapsed":

@@ -61,6 +61,16 @@ def test_gnu_time_verbose_and_default_with_a_failed_command():
         "max_rss_kb": 1076,
         "major_faults": 0,
         "minor_faults": 72,
+        # every other -v field, as printed (the rusage averages are 0: omitted, warned)
+        "voluntary_context_switches": 1,
+        "involuntary_context_switches": 0,
+        "swaps": 0,
+        "fs_inputs": 0,
+        "fs_outputs": 0,
+        "socket_msgs_sent": 0,
+        "socket_msgs_received": 0,
+        "signals_delivered": 0,
+        "page_size_bytes": 4096,
     }
     assert values(result.records[1]) == {
         "elapsed_s": 0.21,
@@ -157,6 +167,20 @@ def test_tcsh_timings_keyed_by_the_timed_command():
                 "cpu_pct": 87,
                 "major_faults": 1204,
                 "minor_faults": 30431776,
+                **dict.fromkeys(
+                    (
+                        "voluntary_context_switches",
+                        "involuntary_context_switches",
+                        "swaps",
+                        "fs_inputs",
+                        "fs_outputs",
+                        "socket_msgs_sent",
+                        "socket_msgs_received",
+                        "signals_delivered",
+                    ),
+                    0,
+                ),
+                "page_size_bytes": 4096,
             },
         ),
         ("bash-pasted-spaces.txt", {"elapsed_s": 73.1, "user_s": 7.45, "system_s": 28.83}),
@@ -250,3 +274,54 @@ def test_bare_uname_label_kernbench_blocks_and_bash_minutes_over_the_hour():
     assert ebizzy[0] == {"elapsed_s": 354.362, "user_s": 2029.707, "system_s": 251.1}
     assert ebizzy[1]["user_s"] == 2162.203  # user    36m2.203s
     assert values(result.records[1])["context_switches_stddev"] == 123397
+
+
+def test_gnu_time_verbose_runs_read_every_field_keyed_by_command():
+    result = parse(read("talapas-bbmap-time-v-two-runs.txt"), {})
+    assert [r.keys["command"] for r in result.records] == [
+        "stats.sh in=DanioLongProtein2.fa out=Zfish_LP_stats.txt",
+        "stats.sh in=HumanLongProtein2.fa out=Human_LP_stats.txt",
+    ]
+    second = values(result.records[1])
+    assert second["elapsed_s"] == 0.51
+    assert second["max_rss_kb"] == 45216
+    assert second["voluntary_context_switches"] == 112
+    assert second["involuntary_context_switches"] == 22
+    assert second["fs_outputs"] == 64
+    assert second["page_size_bytes"] == 4096
+    assert "avg_rss_kb" not in second  # Linux prints 0: omitted with one warning per run
+    assert len(result.warnings) == 2 and "never fills" in result.warnings[1]
+
+
+def test_gnu_time_verbose_with_a_markup_prefix_and_minutes_elapsed():
+    (record,) = parse(read("nadia-ref-time-v-dotted.txt"), {}).records
+    got = values(record)
+    assert got["elapsed_s"] == 2043.06  # 34:03.06
+    assert got["fs_inputs"] == 156091288 and got["minor_faults"] == 106855140
+
+
+def test_gnu_time_verbose_fields_wrapped_by_a_mail_client_are_joined():
+    # the real two-run log, as a mail client breaks the Elapsed label after "time"
+    text = read("talapas-bbmap-time-v-two-runs.txt").replace(
+        "Elapsed (wall clock) time (h:mm:ss",
+        "Elapsed (wall clock) time\n> (h:mm:ss",
+    )
+    result = parse(text, {})
+    assert elapsed(result.records) == [0.69, 0.51]
+    assert [r.line for r in result.records] == [3, 30]
+
+
+def test_gnu_time_verbose_reflowed_fields_are_refused_at_their_line():
+    text = read("lkml-2003-08-27-chubb-quoting-fedyk-time-v-reflowed.txt")
+    with pytest.raises(ParseError) as err:
+        parse(text, {})
+    assert err.value.line == 1 and "non-zero status 100" in err.value.message
+    with pytest.raises(ParseError) as err:
+        parse(text, {"allow_failed": True})
+    assert err.value.line == 2 and "one 'Label: value' field per line" in err.value.message
+
+
+def test_a_file_without_a_timing_is_refused_at_its_first_line():
+    with pytest.raises(ParseError) as err:
+        parse("\n\nmake: Nothing to be done for 'all'.\n", {})
+    assert err.value.line == 3
