@@ -51,6 +51,10 @@ _RAW_FIXED = {
     "process fork+/bin/sh -c": "lat_proc_shell",
     "pipe bandwidth": "bw_pipe",
     "af_unix sock stream bandwidth": "bw_unix",
+    "fifo latency": "lat_fifo",
+    "fcntl lock latency": "lat_fcntl",
+    "semaphore latency": "lat_sem",
+    "unix connection cost": "lat_unix_connect",
 }
 # (pattern, metric template, whether the last group is the server host)
 _RAW_PATTERNS = [
@@ -61,14 +65,17 @@ _RAW_PATTERNS = [
     (re.compile(r"^tcp/ip connection cost to (\S+)$"), "lat_tcp_connect", True),
     (re.compile(r"^socket bandwidth using (\S+)$"), "bw_tcp", True),
     (re.compile(r"^pagefaults on .+$"), "lat_pagefault", False),
+    (re.compile(r"^file .+ write bandwidth$"), "bw_file_write", False),
 ]
 _LOCAL_HOSTS = {"localhost", "127.0.0.1"}
 _RAW_LINE = re.compile(
     r"^(?:Static\s+)?(?P<label>[A-Za-z][^:]*?):\s*(?P<value>\S+)"
-    r"(?P<second>\s*/\s*\S+)?\s+(?P<unit>microseconds|usecs|MB/sec)\s*$"
+    r"(?P<second>\s*/\s*\S+)?\s*(?P<unit>microseconds|usecs|MB/sec|KB/sec)\s*$"
 )
-_RAW_UNITS = {"microseconds": "us", "usecs": "us", "MB/sec": "MB/s"}
-_CTX_TITLE = re.compile(r'^"size=(\d+)k\b', re.IGNORECASE)
+_RAW_UNITS = {"microseconds": "us", "usecs": "us", "MB/sec": "MB/s", "KB/sec": "KB/s"}
+_CTX_TITLE = re.compile(r'^"size=(\d+)k\b(?:\s+ovr=(\S+))?', re.IGNORECASE)
+# lat_fs prints one row per file size: size, files made, creations/s, deletions/s.
+_LAT_FS_ROW = re.compile(r"^(\d+)k\s+(\d+)\s+(\d+)\s+(\d+)$")
 _BW_MEM_CMD = re.compile(
     r"\bbw_mem(?:\s+-\S+\s+\S+)*\s+\d+[kmKM]?\s+(rd|wr|rdwr|cp|fwr|frd|fcp|bzero|bcopy)\s*$"
 )
@@ -76,8 +83,28 @@ _PAIR = re.compile(r"^\s*(\S+)\s+(\S+)\s*$")
 _RESULTS_HEADER = re.compile(r"^\[lmbench\s*(\d+\.\d+\S*) results for (.*)\]\s*$")
 
 
+_UNITS = {"bw_file_write": "KB/s"}
+
+
 def _unit_of(metric: str) -> str:
+    if metric in _UNITS:
+        return _UNITS[metric]
+    if metric.startswith("fs_"):
+        return "files/s"
     return "MB/s" if metric.startswith("bw_") else "us"
+
+
+def _better(metric: str) -> str:
+    if "_overhead_" in metric:
+        return "none"
+    return "higher" if metric.startswith(("bw_", "fs_")) else "lower"
+
+
+def _slug_metric(label: str, unit: str) -> str:
+    """A test this parser has no name for, named from its own label (``Mmap read
+    latency`` -> ``lat_mmap_read_latency``): its value is read, not dropped."""
+    slug = "_".join(re.sub(r"[^a-z0-9]+", " ", label.lower()).split())
+    return f"{'bw' if unit.endswith('/s') else 'lat'}_{slug}"
 
 
 def _raw_metric(label: str) -> str | None:
@@ -103,6 +130,7 @@ class _Raw:
     warnings: list[str] = field(default_factory=list)
     metadata: dict[str, str] = field(default_factory=dict)
     line: int | None = None
+    units: dict[str, str] = field(default_factory=dict)  # of tests named from their label
 
 
 def _parse_raw(lines: list[tuple[int, str]]) -> list[_Raw]:
@@ -139,8 +167,19 @@ def _parse_raw(lines: list[tuple[int, str]]) -> list[_Raw]:
             close_curve()
             ctx = _CTX_TITLE.match(text)
             ctx_size = ctx.group(1) if ctx else None
+            if ctx and ctx.group(2) is not None:
+                overhead = parse_number(ctx.group(2), line=number, what="lat_ctx overhead")
+                raw.values.setdefault(f"lat_ctx_overhead_{ctx_size}k", []).append(overhead)
+                raw.line = raw.line or number
             if not ctx:
                 curve = (text[1:].strip(), [])
+            continue
+        if fs_row := _LAT_FS_ROW.match(text):
+            size = fs_row.group(1)
+            for metric, token in ((f"fs_create_{size}k", 3), (f"fs_delete_{size}k", 4)):
+                value = parse_number(fs_row.group(token), line=number, what=f"lat_fs {metric}")
+                raw.values.setdefault(metric, []).append(value)
+            raw.line = raw.line or number
             continue
         pair = _PAIR.match(text)
         if pair and (ctx_size is not None or curve is not None or bw_mem_op):
@@ -167,11 +206,12 @@ def _parse_raw(lines: list[tuple[int, str]]) -> list[_Raw]:
 
 
 def _raw_value(match: re.Match[str], number: int, raw: _Raw) -> None:
+    unit = _RAW_UNITS[match.group("unit")]
     metric = _raw_metric(match.group("label"))
     if metric is None:
-        return
-    unit = _RAW_UNITS[match.group("unit")]
-    if unit != _unit_of(metric):
+        metric = _slug_metric(match.group("label"), unit)
+        raw.units[metric] = unit
+    if unit != raw.units.get(metric, _unit_of(metric)):
         raise ParseError(
             f"{match.group('label')!r} is in {match.group('unit')}, expected {_unit_of(metric)}",
             number,
@@ -233,8 +273,8 @@ def _raw_records(part: _Raw) -> list[Record]:
             Measurement(
                 metric,
                 found[run],
-                _unit_of(metric),
-                "higher" if metric.startswith("bw_") else "lower",
+                part.units.get(metric, _unit_of(metric)),
+                _better(metric),  # type: ignore[arg-type]
             )
             for metric, found in part.values.items()
             if run < len(found)
@@ -297,5 +337,11 @@ def parse(text: str, options: Mapping[str, object]) -> ParseResult:
         return result
     parts = [part for part in _parse_raw(lines) if part.values or part.curves]
     if not parts:
-        raise ParseError("no lmbench result found (no summary table, no raw per-test line)")
+        first = next((n for n, line in lines if line.strip()), None)
+        raise ParseError(
+            "no lmbench result found: expected a summary table ('L M B E N C H' and dashed "
+            "rules) or raw per-test lines ('Simple syscall: 0.23 microseconds'), and no line "
+            "from this one on is either",
+            first,
+        )
     return _from_raw(parts)

@@ -263,3 +263,40 @@ def test_raw_repeats_without_header_are_runs_not_a_mean():
         (2, {"lat_syscall_null": 0.69}),
     ]
     assert any("never averaged" in w for w in result.warnings)
+
+
+def test_raw_lmbench2_output_in_a_mail_is_read_whole():
+    # every value the 2001 mail prints: syscalls, lat_fs rows, FIFO/fcntl, ctx overheads
+    result = parse(read("lkml-2001-10-09-safemode-2.4.10-ac10-preempt-raw.txt"), {})
+    (record,) = result.records
+    got = {m.metric: (m.value, m.unit) for m in record.measurements}
+    assert len(got) == 28
+    assert got["lat_fifo"] == (8.0457, "us")
+    assert got["lat_fcntl"] == (7.3516, "us")
+    assert got["lat_select_200tcp"] == (62.7955, "us")
+    assert got["lat_pagefault"] == (13098, "us")  # "13098 usecs"
+    assert got["fs_create_10k"] == (9124, "files/s")  # "10k 1000 9124 51972"
+    assert got["fs_delete_0k"] == (123993, "files/s")
+    assert got["lat_ctx_overhead_1024k"] == (301.96, "us")  # '"size=1024k ovr=301.96'
+    assert record.line == 13
+
+
+def test_raw_lines_after_shell_prompts_and_an_unnamed_test():
+    text = read("lkml-molnar-lat-syscall-prompts.txt")
+    (record,) = parse(text, {}).records
+    assert {m.metric: m.value for m in record.measurements} == {
+        "lat_syscall_open_close": 7.5756,
+        "lat_syscall_stat": 5.4864,
+        "lat_syscall_write": 0.9614,
+        "lat_syscall_read": 1.142,
+        "lat_syscall_null": 0.6349,
+    }
+    # a test this parser has no name for is read under its own label, never dropped
+    (record,) = parse(text + "\nMmap read latency: 2.5 microseconds\n", {}).records
+    assert {m.metric: m.value for m in record.measurements}["lat_mmap_read_latency"] == 2.5
+
+
+def test_a_file_with_no_lmbench_line_is_refused_at_its_first_line():
+    with pytest.raises(ParseError) as error:
+        parse("\nnothing measured here\n", {})
+    assert error.value.line == 2
