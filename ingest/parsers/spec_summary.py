@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from ingest.parsers.base import Measurement, ParseError, ParseResult, register
 from ingest.parsers.generic import MEASUREMENT_HEADER, parse_csv
 from ingest.parsers.numbers import parse_number
+from ingest.parsers.spec_table import read_tables
 from ingest.parsers.text import numbered_lines
 
 # metric -> (unit, better, accepted keys in normalized form)
@@ -71,10 +72,16 @@ def parse(text: str, options: Mapping[str, object]) -> ParseResult:
     header = [cell.strip().lower() for cell in _first_data_line(text).split(",")]
     if tuple(header[:4]) == MEASUREMENT_HEADER:
         return parse_csv(text, options)
+    lines = numbered_lines(text)
+    table_warnings: list[str] = []
+    table_records = read_tables(lines, options, table_warnings)
+    if table_records:
+        # A pasted results table: one record per row; the mail's prose is not key = value.
+        return ParseResult(records=tuple(table_records), warnings=tuple(table_warnings))
     found: dict[str, tuple[float, int]] = {}
     metadata: dict[str, str | int | float] = {}
     skipped = 0
-    for number, line in numbered_lines(text):
+    for number, line in lines:
         stripped = line.strip()
         if not stripped or stripped.startswith(("#", "!")):
             continue
@@ -99,7 +106,16 @@ def parse(text: str, options: Mapping[str, object]) -> ParseResult:
             metadata[f"{metric}_label"] = rest
     if not found:
         accepted = ", ".join(sorted(_ALIASES))
-        raise ParseError(f"no SPEC metric found; accepted keys (normalized): {accepted}")
+        first = next(
+            (n for n, line in lines if line.strip() and not line.lstrip().startswith(("#", "!"))),
+            None,
+        )
+        raise ParseError(
+            "no SPEC metric found: expected 'key = value' lines with an accepted key, or a "
+            "results table whose column names over a rule of '=' or '-' name a SPEC metric "
+            f"(conforming connections, ops/sec); accepted keys (normalized): {accepted}",
+            first,
+        )
     measurements = tuple(
         Measurement(metric, found[metric][0], unit, better)  # type: ignore[arg-type]
         for metric, (unit, better, _) in KNOWN.items()
