@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from dashboards.compare import AlertInfo, SeriesContext
 from perfdb.alerting import noise_prior
+from perfdb.alerting.kernel_order import detector_names
 from perfdb.alerting.regressions import detector_settings
 from perfdb.detector import detection
 from perfdb.models import Alert, Metric, Result, Run, Threshold
@@ -82,11 +83,12 @@ def _series_points(setup_id: int, metric_ids: list[int]) -> dict[int, list[detec
     runs: dict[int, dict[int, tuple[str, str, list[float]]]] = defaultdict(dict)
     for metric_id, run_id, kernel, patches, value in rows:
         runs[metric_id].setdefault(run_id, (kernel, patches, []))[2].append(value)
+    named = detector_names({k for by_run in runs.values() for k, _, _ in by_run.values()})
     return {
         metric_id: [
             detection.Point(
                 run_id=run_id,
-                kernel=kernel,
+                kernel=named[kernel],
                 patches=tuple(p for p in patches.split("+") if p),
                 values=tuple(values),
             )

@@ -24,6 +24,7 @@ from django.conf import settings as django_settings
 from django.db import connection
 from django.db.models import Aggregate, BinaryField, F, Func, Q, Value
 
+from perfdb.alerting.kernel_order import detector_names
 from perfdb.detector import detection, policy
 from perfdb.detector.order_stats import Floats
 from perfdb.detector.series import Columns, analyse, analyse_of, points_from
@@ -299,6 +300,9 @@ def _runs_ranked(
         "pk", "kernel__version", "patch_set__name"
     ):
         kernels[run_id], patches[run_id] = kernel, tuple(p for p in names.split("+") if p)
+    named = detector_names(set(kernels.values()))
+    if any(named[k] != k for k in named):  # commits: their stored order goes with them
+        kernels = {run_id: named[kernel] for run_id, kernel in kernels.items()}
     runs = points_from(kernels, kernels.values(), patches.values(), [(0.0,)] * len(kernels))
     return kernels, patches, {p.run_id: at for at, p in enumerate(detection.ordered(list(runs)))}
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from perfdb import alert_moves
 from perfdb.alerting import location
 from perfdb.alerting.check_data import CheckData, SeriesKey
-from perfdb.detector import detection
+from perfdb.detector import detection, kernel_name
 from perfdb.models import Alert, AlertEvent
 
 FIELD = "kernel"  # AlertEvent.field of a re-attribution
@@ -56,7 +56,7 @@ def move(
     upload_id: int | None,
 ) -> None:
     """Put ``alert`` on the change's run with the change's figures, and record why."""
-    kernels = {p.run_id: p.kernel for p in data.points[key]}
+    kernels = {p.run_id: kernel_name(p.kernel) for p in data.points[key]}
     before = _described(
         kernels.get(alert.candidate_run_id, "?"), alert.candidate_run_id, alert.change_pct
     )

@@ -25,10 +25,10 @@ from operator import attrgetter, itemgetter, not_
 
 from django.db.models import Avg
 
+from perfdb.alerting.kernel_order import detector_names
 from perfdb.cache import CATALOG, cached, cached_in_scope
 from perfdb.cache_setups import cached_per_setup
-from perfdb.detector import detection, policy
-from perfdb.kernels import kernel_sort_key
+from perfdb.detector import detection, kernel_order, policy
 from perfdb.models import Result, Setup
 
 SeriesKey = tuple[int, int]  # (setup id, metric id)
@@ -67,10 +67,11 @@ def _levels_of(setup_ids: list[int], metric_id: int) -> dict[int, list[float]]:
     runs: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for setup_id, kernel, _, level in rows:
         runs[setup_id][kernel].append(level)
+    named = detector_names({k for by_kernel in runs.values() for k in by_kernel})
     return {
         setup_id: [
             sum(runs[setup_id][k]) / len(runs[setup_id][k])
-            for k in sorted(runs[setup_id], key=kernel_sort_key)
+            for k in sorted(runs[setup_id], key=lambda k: kernel_order(named[k]))
         ]
         for setup_id in setup_ids
     }

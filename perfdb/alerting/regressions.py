@@ -16,7 +16,6 @@ the step's placement favours the alert's kernel (``alert_moves.stays``).
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections import defaultdict
 from collections.abc import Iterable
@@ -28,17 +27,17 @@ from django.utils import timezone
 from perfdb.alerting import check_data, location, moves, noise_prior, queue, series_lock
 from perfdb.alerting.check_data import CheckData, SeriesKey
 from perfdb.alerting.check_data import detector_settings as detector_settings
-from perfdb.detector import detection, policy
+from perfdb.detector import detection, kernel_name, kernel_order, policy
 from perfdb.faults import pause_point
 from perfdb.gc_pause import collector_paused
-from perfdb.kernels import kernel_sort_key
 from perfdb.models import Alert, AlertEvent, Metric, Result, Run, Threshold
 from perfdb.reference import hold_shared
 
 log = logging.getLogger(__name__)
 
-# Kernel keys parsed once per kernel string: a check orders every point of long series.
-_kernel_key = functools.lru_cache(maxsize=65536)(kernel_sort_key)
+# A point's kernel order (cached per kernel name by the detector): a check orders every
+# point of long series.
+_kernel_key = kernel_order
 
 _RUN_ID = attrgetter("run_id")
 
@@ -257,7 +256,7 @@ def _clear_unconfirmed(data: CheckData, key: SeriesKey, kept: set[int]) -> int:
             old=old,
             new="cleared (not confirmed: the next kernel came back, or it was the way back "
             "from an excursion; "
-            f"newest {max(keys, key=lambda k: keys[k])})",
+            f"newest {kernel_name(max(keys, key=lambda k: keys[k]))})",
         )
         cleared += 1
     return cleared
@@ -302,7 +301,7 @@ def _mark_recovered(data: CheckData, key: SeriesKey) -> int:
                 alert=alert,
                 field="recovered",
                 old="False",
-                new=f"True (back to {now / base * 100:+.1f} % at {latest.kernel})",
+                new=f"True (back to {now / base * 100:+.1f} % at {kernel_name(latest.kernel)})",
             )
             marked += 1
     return marked

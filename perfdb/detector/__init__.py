@@ -1,6 +1,7 @@
 """The regression detector: a series of runs in, changes out.
 
-One setup's runs of one metric (``Point``: kernel, patch set, trials) go in; the changes
+One setup's runs of one metric (``Point``: kernel, patch set, trials; a kernel whose name
+carries no order, a commit, named ``with_order``) go in; the changes
 worth an alert come out (``Change``: the candidate run, its baseline runs, the change, the
 test's p-value, confirmed or pending). Pure Python, no Django (an import-linter contract in
 pyproject.toml): the service in ``perfdb.alerting`` loads the series and stores the alerts,
@@ -27,7 +28,7 @@ from perfdb.detector.detection import (
     trial_noise,
 )
 from perfdb.detector.policy import BETTER_CHOICES, Noise, Settings, Verdict, judge
-from perfdb.detector.series import Change, Point, points_from
+from perfdb.detector.series import Change, Point, kernel_name, kernel_order, points_from, with_order
 
 __all__ = [
     "BETTER_CHOICES",
@@ -41,8 +42,11 @@ __all__ = [
     "change_points",
     "detect",
     "judge",
+    "kernel_name",
+    "kernel_order",
     "ordered",
     "pair_context",
     "points_from",
     "trial_noise",
+    "with_order",
 ]

@@ -85,6 +85,17 @@ _PLAIN = re.compile(r"(\d{1,2})\.(\d{1,3})\.(\d{1,3})")
 _PLAIN_TAIL = parse_kernel("0.0.0").sort_key[3:]  # no sublevel, final release, no suffix
 
 
+ORDER_MARK = "#"  # "893598979838#6.8.0...": a kernel name followed by its stored order
+
+
+def with_order(kernel: str, order: Sequence[int]) -> str:
+    """``kernel`` as a point names a kernel whose name carries no order (a commit, ordered
+    by the base or describe an upload stated; perfdb/kernels.py ``ref_sort_key``): the name,
+    then the sort key the database stores for it. The series orders it by that key and
+    names it by the name."""
+    return kernel + ORDER_MARK + ".".join(map(str, order))
+
+
 @lru_cache(maxsize=1 << 20)  # a series of 100,000 kernels must not evict its own
 def parsed_kernel(kernel: str) -> tuple[str, tuple[object, ...]]:
     """(the kernel as the series names it, its sort key), parsing the string once."""
@@ -92,8 +103,22 @@ def parsed_kernel(kernel: str) -> tuple[str, tuple[object, ...]]:
     if plain:  # "2.6.12", most kernels: what parse_kernel gives, without building a version
         major, minor, patch = (int(g) for g in plain.groups())
         return kernel, ((major, minor, patch, *_PLAIN_TAIL), kernel)
+    name, mark, order = kernel.partition(ORDER_MARK)
+    if mark:  # with_order's form: the order is stated, not read from the name
+        return name, (tuple(int(n) for n in order.split(".") if n), name)
     version = parse_kernel(kernel)
     return version.text, (version.sort_key, version.text)  # = kernel_sort_key(kernel)
+
+
+def kernel_order(kernel: str) -> tuple[object, ...]:
+    """The order of a kernel as a point names it (a version, or ``with_order``'s form)."""
+    return parsed_kernel(kernel)[1]
+
+
+def kernel_name(kernel: str) -> str:
+    """A kernel as a person reads it, from its name as a point gives it (``with_order``'s
+    form included)."""
+    return parsed_kernel(kernel)[0]
 
 
 def kernel_of(point: Point) -> str:
@@ -160,7 +185,7 @@ def stock_by_kernel(points: Sequence[Point]) -> list[KernelRuns]:
     for point in points:
         if not point.patches:
             groups.setdefault(kernel_of(point), []).append(point)
-    ordered = sorted(groups.items(), key=lambda item: parsed_kernel(item[0])[1])
+    ordered = sorted(groups.items(), key=lambda item: kernel_key(item[1][0]))
     return [_kernel_runs(kernel, runs) for kernel, runs in ordered]
 
 
@@ -277,7 +302,7 @@ def _one_run_each(kernels: tuple[str, ...]) -> tuple[str, ...] | None:
     they come in ``stock_by_kernel``'s order (strictly increasing keys); else None. A
     setup's series share their runs, so a check over 60 of them asks once."""
     names = tuple(parsed_kernel(k)[0] for k in kernels)
-    keys = [parsed_kernel(name)[1] for name in names]
+    keys = [parsed_kernel(k)[1] for k in kernels]
     if len(set(names)) != len(names) or not all(map(tuple.__lt__, keys, keys[1:])):
         return None
     return names
