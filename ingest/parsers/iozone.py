@@ -23,7 +23,15 @@ from ingest.parsers.base import (
     normalize_key_value,
     register,
 )
-from ingest.parsers.iozone_table import Table, add_row, cell_value, finish, header, is_row
+from ingest.parsers.iozone_table import (
+    Table,
+    add_row,
+    cell_value,
+    extend_header,
+    finish,
+    header,
+    is_row,
+)
 from ingest.parsers.numbers import parse_number
 from ingest.parsers.text import numbered_lines
 
@@ -127,6 +135,8 @@ class _Reader:
             if is_row(line):
                 add_row(self.table, line, number)
                 return
+            if not self.table.rows and extend_header(self.table, line):
+                return  # the rest of a header a mail client wrapped
             self.table = None
         if _BANNER.search(line):
             self.new_segment()
@@ -318,9 +328,14 @@ def parse(text: str, options: Mapping[str, object]) -> ParseResult:
         segment.records = _table_records(segment, reader.warnings) + segment.records
     records = _number_runs(reader.segments)
     if not records:
+        tables = [t.line for s in reader.segments for t in s.tables]
+        first = next((n for n, line in numbered_lines(text) if line.strip()), None)
         raise ParseError(
-            "no iozone results: neither a 'KB reclen ...' table with rows nor a "
-            "'Children see throughput' block"
+            "no iozone results: expected rows of numbers under the 'KB reclen ...' header here"
+            if tables
+            else "no iozone results: expected a 'KB reclen ...' table with rows or a "
+            "'Children see throughput' block, and no line from this one on is either",
+            tables[0] if tables else first,
         )
     return ParseResult(
         records=tuple(records), warnings=tuple(reader.warnings), metadata=_metadata(reader)

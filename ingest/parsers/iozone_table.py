@@ -84,6 +84,7 @@ class Row:
     record_kb: int
     cells: dict[int, str]  # column index in names -> token
     continuation: tuple[int, list[str]] | None = None
+    last_line: int = 0  # the last line of a row wrapped over several
 
 
 def header(line: str, number: int) -> Table | None:
@@ -112,6 +113,26 @@ def header(line: str, number: int) -> Table | None:
     return Table(number, names, kb_end, ends, data_ends, exact)
 
 
+def extend_header(table: Table, line: str) -> bool:
+    """Take ``line`` as the wrapped rest of the table's header when its words continue
+    iozone's column order. Where those columns end is lost with the wrap, so they can only be
+    filled by the wrapped tails of rows (:func:`finish`, by count, or refused)."""
+    words = line.split()
+    start = len(table.names)
+    expected = [word for word, _ in HEADER_WORDS[start : start + len(words)]]
+    if not words or words != expected:
+        return False
+    for offset, (_, metric) in enumerate(HEADER_WORDS[start : start + len(words)]):
+        table.names.append(metric)
+        # no data column ends here: only a wrapped row tail fills these columns
+        table.data_ends.append(_UNPLACED + offset)
+    table.exact = False
+    return True
+
+
+_UNPLACED = 10**6
+
+
 def is_row(line: str) -> bool:
     """A line made only of whole numbers: a data row or the wrapped rest of one."""
     tokens = line.split()
@@ -133,6 +154,11 @@ def add_row(table: Table, line: str, number: int) -> None:
         last = table.rows[-1] if table.rows else None
         if last is not None and last.line == number - 1 and last.continuation is None:
             last.continuation = (number, [tok for tok, _, _ in tokens])
+            last.last_line = number
+            return
+        if last is not None and last.continuation is not None and last.last_line == number - 1:
+            last.continuation[1].extend(tok for tok, _, _ in tokens)  # wrapped twice
+            last.last_line = number
             return
         raise ParseError(
             "iozone row does not line up with the KB/reclen columns of the header at line "

@@ -182,3 +182,40 @@ def test_truncated_throughput_line_is_refused():
 def test_no_results():
     with pytest.raises(ParseError, match="no iozone results"):
         parse(read("debian-3.489-auto.txt").split("                 ")[0], {})
+
+
+def _mail_wrap(text: str, width: int = 72) -> str:
+    """Break long lines at the last space before ``width``, as a mail client does."""
+    out = []
+    for line in text.split("\n"):
+        while len(line) > width and (cut := line.rfind(" ", 0, width)) > 0:
+            out.append(line[:cut])
+            line = line[cut + 1 :]
+        out.append(line)
+    return "\n".join(out)
+
+
+def test_auto_mode_table_wrapped_by_a_mail_client_reads_the_same_values():
+    # the real Debian 3.489 -a run with its header and rows wrapped at 72 columns
+    text = read("debian-3.489-auto.txt")
+    wrapped = parse(_mail_wrap(text), {})
+    original = parse(text, {})
+    assert [r.keys for r in wrapped.records] == [r.keys for r in original.records]
+    assert wrapped.values() == original.values()
+
+
+def test_wrapped_rows_with_skipped_tests_are_refused_at_their_row():
+    # blank cells of skipped tests cannot be placed once the row's tail is wrapped
+    with pytest.raises(ParseError) as err:
+        parse(_mail_wrap(read("debian-3.489-auto-skipped-tests.txt")), {})
+    assert err.value.line == 32 and "do not fill the table's columns" in err.value.message
+
+
+def test_a_file_without_iozone_results_is_refused_at_a_line():
+    with pytest.raises(ParseError) as err:
+        parse("\nno numbers here\n", {})
+    assert err.value.line == 2
+    header = "              KB  reclen   write rewrite    read    reread\n\nprose\n"
+    with pytest.raises(ParseError) as err:
+        parse(header, {})
+    assert err.value.line == 1 and "rows of numbers" in err.value.message
