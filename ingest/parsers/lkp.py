@@ -500,13 +500,14 @@ def _unit(metric: str) -> str:
     return ""
 
 
-# perfdb's Metric.name holds 100 characters (ingest/field_lengths.py checks every name
-# against it); the robot's perf-profile and perf-sched call chains are often longer.
-_NAME_LIMIT = 100
+# perfdb's Metric.name holds 300 characters (ingest/field_lengths.py checks every name
+# against it), room for the robot's perf-profile and perf-sched call chains as printed; a
+# longer one still gets a stable stored name.
+_NAME_LIMIT = 300
 
 
 def _stored_name(name: str, long_names: dict[str, str]) -> str:
-    """``name``, or when it is too long to store, its first 91 characters, ``~`` and 8 hex
+    """``name``, or when it is too long to store, its first 291 characters, ``~`` and 8 hex
     digits of its SHA-1: the same chain gets the same name in every mail, so its series
     stays one series, and ``long_names`` keeps the full name for the metadata."""
     if len(name) <= _NAME_LIMIT:

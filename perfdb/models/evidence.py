@@ -97,7 +97,7 @@ class Claim(models.Model):
         Metric, null=True, blank=True, on_delete=models.SET_NULL, related_name="claims"
     )
     setup_text = models.CharField(max_length=500)
-    metric_name = models.CharField(max_length=100)
+    metric_name = models.CharField(max_length=300)
     baseline = models.CharField(max_length=300)  # a build ("2.5.66") or a run label
     candidate = models.CharField(max_length=300)
     stated_change_pct = models.FloatField()

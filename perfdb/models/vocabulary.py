@@ -170,7 +170,7 @@ class Metric(models.Model):
     """A measured quantity. The same name may exist in two units (dbench's throughput in
     MB/s, VolanoMark's in msg/s): a metric is its name and its unit."""
 
-    name = models.CharField(max_length=100)
+    name = models.CharField(max_length=300)
     unit = models.CharField(max_length=50)
     better = models.CharField(max_length=6, choices=Better.choices)
     description = models.TextField(blank=True)
