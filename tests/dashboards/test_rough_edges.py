@@ -78,7 +78,9 @@ def test_a_regression_of_a_patch_names_the_patch_on_the_overview_and_in_the_subj
     patched = data.run("2.5.25", "pri_preempt")
     alert = _alert_on(patched)
     html = client.get("/").content.decode()
-    assert f"#{patched.pk}</a> (2.5.25+pri_preempt)" in html
+    regressed = html.split('id="regressed"', 1)[1].split("</section>", 1)[0]
+    assert "<strong>2.5.25+pri_preempt</strong>" in regressed  # the culprit build, patch named
+    assert f'href="/alerts/{alert.pk}/"' in regressed
     subject, text, _ = _render([Alert.objects.get(pk=alert.pk)], heading="New regressions")
     assert "VolanoMark 2.5.25+pri_preempt -20.0% throughput" in subject
 
