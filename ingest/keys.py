@@ -257,6 +257,7 @@ class MetricCache:
         self.declared = manifest.metrics
         self.rows: dict[tuple[str, str], Metric] = {}
         self.stored: dict[tuple[str, str], Metric] = {}
+        self.warnings: list[str] = []
 
     def names(self, keys: Iterable[tuple[str, str]]) -> list[str]:
         """The metric names ``prefetch`` reads for these (name, unit) pairs."""
@@ -286,12 +287,45 @@ class MetricCache:
                 )
             # "none" is no opinion (vmstat's cs): a direction staff set in the admin stands.
             if not created and metric.better != better and better != "none":
-                raise BundleDataError(
-                    f"{where}: metric {name!r} ({unit}) is {better!r}-is-better here but "
-                    f"{metric.better!r} in the stored data"
+                if metric.better != "none":
+                    raise BundleDataError(
+                        f"{where}: metric {name!r} ({unit}) is {better!r}-is-better here but "
+                        f"{metric.better!r} in the stored data"
+                    )
+                # Stored with no opinion (sysbench's total_time_s, a fixed run length) and
+                # named by another tool that has one (perf bench's): the values are stored,
+                # the metric keeps no direction until staff give it one; never a failed
+                # upload after its preview passed.
+                self.warnings.append(
+                    f"{where}: metric {name!r} ({unit}) is {better!r}-is-better here but has "
+                    "no direction in the stored data; it is kept without one (set it in the "
+                    "admin if every tool that reports it means the same)"
                 )
             self.rows[key] = metric
         return self.rows[key]
+
+    def directions_check(self, wanted: Iterable[tuple[str, str, str, str]]) -> list[str]:
+        """What ``get`` would refuse for these (name, unit, better, where), read only: the
+        preview's check, so an upload never fails on a direction its preview passed. Warnings
+        (a direction where the stored metric has none) go to ``warnings`` as ``get`` puts them."""
+        found = list(wanted)
+        self.prefetch((name, unit) for name, unit, _, _ in found)
+        problems = []
+        for name, unit, better, where in found:
+            metric = self.stored.get((name, unit))
+            if metric is None or metric.better == better or better == "none":
+                continue
+            if metric.better != "none":
+                problems.append(
+                    f"{where}: metric {name!r} ({unit}) is {better!r}-is-better here but "
+                    f"{metric.better!r} in the stored data"
+                )
+            else:
+                self.warnings.append(
+                    f"{where}: metric {name!r} ({unit}) is {better!r}-is-better here but has "
+                    "no direction in the stored data; it is kept without one"
+                )
+        return problems
 
     def direct(self, name: str, where: str) -> Metric:
         spec = self.declared.get(name)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ingest.bundle import read_bundle
+from ingest.keys import MetricCache
 from ingest.plan import PlannedRun
 from ingest.services import DATA_ERRORS, bundle_parse
 
@@ -71,7 +72,21 @@ def bundle_preview(*, stream: BinaryIO) -> Preview:
             copy.write(chunk)
         copy.flush()
         try:
-            _, plan, warnings = bundle_parse(read_bundle(Path(copy.name)))
+            manifest, plan, warnings = bundle_parse(read_bundle(Path(copy.name)))
         except DATA_ERRORS as error:
             return Preview(runs=[], warnings=[], problems=str(error).splitlines())
-    return Preview(runs=[_run_preview(p) for p in plan], warnings=warnings, problems=[])
+    # The stored metrics' directions, which only the writer read before: the one check of
+    # ingest that needs the database and can refuse a bundle whose files all parse.
+    metrics = MetricCache(manifest)
+    problems = metrics.directions_check(
+        (m.metric, m.unit, m.better, f"file {part.file.path!r}")
+        for planned in plan
+        for part in planned.parts
+        for _, record in part.trials
+        for m in record.measurements
+    )
+    return Preview(
+        runs=[_run_preview(p) for p in plan],
+        warnings=[*warnings, *dict.fromkeys(metrics.warnings)],
+        problems=list(dict.fromkeys(problems)),
+    )

@@ -128,6 +128,7 @@ def bundle_write(
     outcome, created_by_index, setup_ids = _runs_write(
         plan, files, upload, keys, metrics, digests, fingerprints, stored.fingerprints
     )
+    outcome.warnings.extend(metrics.warnings)
     _link_baselines(specs, created_by_index)
     evidence_write(  # reference builds and [[claim]]s (ingest/evidence.py)
         manifest=manifest,
