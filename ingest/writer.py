@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import connection
+import psycopg
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from psycopg.types.json import Jsonb
 
@@ -48,6 +50,15 @@ from perfdb.models import (
     Upload,
 )
 from perfdb.timeseries import columns_from_samples
+
+log = logging.getLogger(__name__)
+
+# A unique key another upload's transaction wrote at the same moment (PostgreSQL's
+# unique_violation): the bundle is written again, and the rows that upload committed are
+# then read as stored. Each conflict means another upload committed, so a few attempts
+# suffice; a bundle that conflicts with itself fails on the last one as before.
+UNIQUE_VIOLATION = "23505"
+KEY_RACE_ATTEMPTS = 5
 
 
 @dataclass
@@ -108,9 +119,45 @@ def bundle_write(
     files: Mapping[str, bytes],
     upload: Upload | None,
 ) -> WriteOutcome:
-    """Write every run of the bundle. Must run inside one transaction (the caller's)."""
+    """Write every run of the bundle. Must run inside one transaction (the caller's).
+
+    Each attempt runs in a savepoint. Two uploads of the same new run (or kernel, hardware,
+    setup, patch set, metric) at once: the second's INSERT waits for the first's commit,
+    then meets the unique key; the savepoint is rolled back (nothing of the attempt stays)
+    and the bundle written again, and under READ COMMITTED its reads now see what the
+    other upload stored, so its runs are recognised as already stored, as if it had come
+    a moment later, never a failed upload."""
     if not connection.in_atomic_block:
         raise RuntimeError("bundle_write must run inside transaction.atomic()")
+    for attempt in range(1, KEY_RACE_ATTEMPTS + 1):
+        try:
+            with transaction.atomic():
+                return _bundle_write(manifest=manifest, plan=plan, files=files, upload=upload)
+        except (IntegrityError, psycopg.errors.UniqueViolation) as exc:
+            if attempt == KEY_RACE_ATTEMPTS or not _unique_violation(exc):
+                raise
+            log.info(
+                "upload %s: a key was stored by another upload meanwhile (%s); writing again",
+                upload.pk if upload else None,
+                str(exc).splitlines()[0] if str(exc) else type(exc).__name__,
+            )
+    raise AssertionError("unreachable")  # the loop returns or raises
+
+
+def _unique_violation(exc: BaseException) -> bool:
+    """Whether ``exc`` (Django's IntegrityError wraps the driver's error) is a unique-key
+    conflict, the one a concurrent upload causes; a foreign-key or check violation is not."""
+    cause = exc if isinstance(exc, psycopg.Error) else exc.__cause__
+    return getattr(getattr(cause, "diag", None), "sqlstate", None) == UNIQUE_VIOLATION
+
+
+def _bundle_write(
+    *,
+    manifest: Manifest,
+    plan: list[PlannedRun],
+    files: Mapping[str, bytes],
+    upload: Upload | None,
+) -> WriteOutcome:
     specs = [p.spec for p in plan]
     digests = FileDigests(files)
     fingerprints = [run_fingerprint(spec, digests) for spec in specs]
