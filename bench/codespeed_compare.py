@@ -1,4 +1,4 @@
-"""perfdb and Codespeed side by side (issue 18): the same series in both, loaded through their
+"""perfdb and Codespeed side by side: the same series in both, loaded through their
 public write paths, served by gunicorn with the same workers, measured in the same run.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/perfdb_cs REDIS_URL=redis://127.0.0.1:6379/10 \\
@@ -110,7 +110,7 @@ def measure(args, bases, targets) -> dict[str, list[float]]:
                 for kind in ("json", "page"):
                     urls = target[server][kind]
                     seconds = fetch_all(bases[server], urls)
-                    if round_:  # the first round warms
+                    if round_:  # the caches warm on the untimed first sweep
                         times.setdefault(f"{server} {kind}", []).append(seconds)
     return times
 

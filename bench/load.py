@@ -27,7 +27,7 @@ Prints per page kind and overall p50/p95, the first-after-upload times, upload-t
 errors (must be 0) and uploads lost (accepted but not done by the end; must be 0), and the
 ratio of each to its goal. Every process started is stopped on the way out; runs made here
 are marked synthetic and stay: each run lengthens the uploaders' series (a 90 s run adds
-~15 runs to each of their setups; a session of 30 runs took them from 64 to ~500 runs), so
+~15 runs to each of their setups; thirty runs take them from 64 to ~500 runs), so
 figures drift upwards over many runs on one database: compare runs made in the same minutes
 (before and after alternated), or rebuild the database. The tasks a run leaves queued (the
 regression checks above all: ~1,500 after twenty runs) are worked through during the next
@@ -55,7 +55,7 @@ from load_bundles import multipart, nightly_bundle
 from load_pages import page_pool
 from load_servers import cpu_now, free_port, server_env, start_servers, stop, wait_until_up
 
-# Goals (issue 18): page p95, first request after an upload, upload-to-done p95.
+# Goals (docs/performance.md): page p95, first request after an upload, upload-to-done p95.
 GOAL_PAGE_P95 = 0.5
 GOAL_FIRST_AFTER_UPLOAD = 0.3
 GOAL_UPLOAD_DONE_P95 = 30.0

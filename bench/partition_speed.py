@@ -1,5 +1,5 @@
 """What the big tables' reads do, partitioned or not: the plans of the page queries, and the
-in-place conversion's time (migration 0010, issue 18).
+in-place conversion's time (migration 0010).
 
     # the plans (run once before and once after migration 0010, on the same data):
     export DATABASE_URL=postgres://postgres@127.0.0.1:5432/perfdb_partitions

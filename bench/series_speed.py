@@ -1,4 +1,4 @@
-"""The series page and its data, single requests (issue 18): warm, and the first request after
+"""The series page and its data, single requests: warm, and the first request after
 an upload to the series' setup (its setup's and scope's versions moved: everything of the
 series recomputed).
 

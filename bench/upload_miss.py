@@ -8,8 +8,8 @@ Through Django's test client, for each page: warm; right after runs were added t
 scope (``perfdb.cache.runs_added``, what the ingest writer's commit does); right after runs
 were added to the page's *own* scope; the same once the warm-up task's work
 (``dashboards.warm.pages_after_upload``, run by a worker after each upload's commit) is
-done; and with everything stale (``data_changed``, which is what every upload did before
-per-scope versions). Minimum of --repeat tries, wall ms and the process's CPU ms. Then
+done; and with everything stale (``data_changed``, what removing or editing runs does: the
+worst case a page meets). Minimum of --repeat tries, wall ms and the process's CPU ms. Then
 what the warm-up task costs after one machine's upload (a setup in each of its scopes).
 """
 
