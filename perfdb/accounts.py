@@ -6,6 +6,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied
+from django.core.validators import validate_email
 from django.db import transaction
 from django.http import HttpRequest
 from rest_framework.authtoken.models import Token
@@ -27,12 +28,22 @@ def signed_in(user: AbstractBaseUser | AnonymousUser) -> User:
 
 
 @transaction.atomic
-def user_ensure(*, username: str, staff: bool = False) -> User:
-    """Get or create a user; ``staff`` only ever grants staff, never takes it away."""
+def user_ensure(*, username: str, staff: bool = False, email: str | None = None) -> User:
+    """Get or create a user; ``staff`` only ever grants staff, never takes it away. ``email``
+    (checked, ValidationError otherwise) replaces the address: alert subscriptions go only to
+    the account's own address, so a lab account made from the shell needs one to subscribe."""
     user, _ = get_user_model().objects.get_or_create(username=username)
+    changed = []
     if staff and not user.is_staff:
         user.is_staff = True
-        user.save(update_fields=["is_staff"])
+        changed.append("is_staff")
+    if email is not None:
+        validate_email(email)
+        if user.email != email:
+            user.email = email
+            changed.append("email")
+    if changed:
+        user.save(update_fields=changed)
     return user
 
 

@@ -27,6 +27,37 @@ def test_create_token_creates_the_user_and_prints_only_the_token(capsys, django_
     assert capsys.readouterr().out.strip() != key
 
 
+def test_create_token_sets_the_address_a_subscription_needs(capsys, client, django_user_model):
+    from perfdb.models import Subscription
+
+    call_command("create_token", "lab2", "--email", "lab2@example.org")
+    capsys.readouterr()
+    user = django_user_model.objects.get(username="lab2")
+    assert user.email == "lab2@example.org"
+    client.force_login(user)
+    subscription = {
+        "workload_pattern": "*",
+        "hardware_pattern": "*",
+        "metric_pattern": "*",
+        "min_change_pct": "0",
+        "delivery": "immediate",
+        "active": "on",
+        "email": "lab2@example.org",
+    }
+    client.post("/subscriptions/", subscription)
+    assert Subscription.objects.get().email == "lab2@example.org"
+    call_command("create_token", "lab2")  # without --email the address is kept
+    assert django_user_model.objects.get(username="lab2").email == "lab2@example.org"
+
+
+def test_create_token_refuses_an_address_that_is_not_one(django_user_model):
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="--email"):
+        call_command("create_token", "lab3", "--email", "not-an-address")
+    assert not django_user_model.objects.filter(username="lab3").exists()
+
+
 def test_login_page_and_token_page(client, user):
     assert client.get("/login/").status_code == 200
     assert client.get("/account/").status_code == 302  # login required

@@ -1,8 +1,10 @@
-"""python manage.py create_token USERNAME [--staff] [--rotate]: print the user's API token."""
+"""python manage.py create_token USERNAME [--staff] [--rotate] [--email ADDRESS]: print the
+user's API token."""
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from perfdb.accounts import token_get, token_rotate, user_ensure
 
@@ -14,8 +16,23 @@ class Command(BaseCommand):
         parser.add_argument("username")
         parser.add_argument("--staff", action="store_true", help="make the user staff (triage)")
         parser.add_argument("--rotate", action="store_true", help="replace any existing token")
+        parser.add_argument(
+            "--email",
+            help="set the account's address (alert subscriptions are sent only to it)",
+        )
 
-    def handle(self, *args: Any, username: str, staff: bool, rotate: bool, **options: Any) -> None:
-        user = user_ensure(username=username, staff=staff)
+    def handle(
+        self,
+        *args: Any,
+        username: str,
+        staff: bool,
+        rotate: bool,
+        email: str | None = None,
+        **options: Any,
+    ) -> None:
+        try:
+            user = user_ensure(username=username, staff=staff, email=email)
+        except ValidationError as exc:
+            raise CommandError(f"--email {email!r}: {' '.join(exc.messages)}") from exc
         key = token_rotate(user=user) if rotate else token_get(user=user)
         self.stdout.write(key)
