@@ -35,7 +35,10 @@ if not SECRET_KEY:
     raise RuntimeError("SECRET_KEY must be set when DEBUG=0")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
-SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+# The default names the port scripts/dev.sh serves on (PORT, 8000 unless given).
+SITE_URL = os.environ.get(
+    "SITE_URL", f"http://127.0.0.1:{os.environ.get('PORT') or '8000'}"
+).rstrip("/")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -77,6 +80,9 @@ MIDDLEWARE.insert(1, MIDDLEWARE.pop(MIDDLEWARE.index("config.middleware.BodySize
 # /api/series/) is answered before the rest runs; its headers are those the rest added when it
 # was computed (dashboards/page_cache.py).
 MIDDLEWARE.insert(0, "dashboards.page_cache.KeptAnswerMiddleware")
+# Outermost: the request id (every log line of a request, a kept answer's too), its duration,
+# and /metrics answered before sessions and redirects (config/observability_middleware.py).
+MIDDLEWARE.insert(0, "config.observability_middleware.ObservabilityMiddleware")
 
 AUTHENTICATION_BACKENDS = [
     # django-axes first: it refuses a locked-out username/address before a password check.
@@ -190,6 +196,10 @@ FILE_UPLOAD_HANDLERS = [
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 CELERY_BROKER_URL = REDIS_URL
 CELERY_RESULT_BACKEND = REDIS_URL
+# No task's return value is read (uploads, checks and emails record their outcome in
+# PostgreSQL): storing each one only filled Redis. A task whose result is read says so
+# (``ignore_result=False``: perfdb.tasks.ping, the end-to-end worker test's).
+CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
@@ -252,11 +262,17 @@ CELERY_BEAT_SCHEDULE = {
 # config/cache_version.py; CACHE_VERSION=... to pin it, e.g. to a release's commit): a deploy
 # of changed code never reads values of the old shape.
 CACHE_VERSION = os.environ.get("CACHE_VERSION") or code_version(BASE_DIR)
+# The cache apart from the broker (docs/deploy.md "Redis"): its own Redis, run with maxmemory
+# and allkeys-lru, since eviction must never take a queued task. Unset: database 1 of the
+# default local server, or REDIS_URL itself when that names another (nothing to guess from).
+CACHE_REDIS_URL = os.environ.get("CACHE_REDIS_URL") or (
+    REDIS_URL if os.environ.get("REDIS_URL") else "redis://127.0.0.1:6379/1"
+)
 CACHES = {
     "default": {
         # Redis, but a Redis that does not answer is a cache miss (logged), never a 500.
         "BACKEND": "perfdb.cache_backend.FailSoftRedisCache",
-        "LOCATION": REDIS_URL,
+        "LOCATION": CACHE_REDIS_URL,
         "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 1.0},
         "KEY_PREFIX": f"perfdb-{CACHE_VERSION}",
     }
@@ -346,12 +362,16 @@ SPECTACULAR_SETTINGS = {
 
 # --- Production hardening (active when DEBUG=0) ----------------------------------
 if not DEBUG:
-    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+    # HTTPS=0: the site is reached over plain http (docker compose on a laptop, where
+    # http://localhost:8000 must not redirect to an https nobody serves): no redirect, cookies
+    # that travel over http, no HSTS. Production behind TLS keeps the default, 1.
+    HTTPS = env_bool("HTTPS", True)
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", HTTPS)
     # The container's health check (Dockerfile HEALTHCHECK) asks over plain HTTP.
     SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
-    SESSION_COOKIE_SECURE = True
-    CSRF_COOKIE_SECURE = True
-    SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", 31536000))
+    SESSION_COOKIE_SECURE = HTTPS
+    CSRF_COOKIE_SECURE = HTTPS
+    SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", 31536000)) if HTTPS else 0
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
 # X-Forwarded-Proto is believed only behind a proxy that sets it (and strips a client's own):
@@ -359,13 +379,8 @@ if not DEBUG:
 if env_bool("TRUST_X_FORWARDED_PROTO", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-}
+# Logs (JSON with the request and upload ids), /metrics and Sentry: docs/observability.md.
+from config.observability import *  # noqa: E402,F403
 
 # Series with fewer stock kernels than this are read kernel by kernel as they arrive (a test
 # on the trials, confirmed with the upload); longer ones by the step scan (docs/detector.md).

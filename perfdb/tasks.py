@@ -8,7 +8,8 @@ from __future__ import annotations
 from celery import shared_task
 
 
-@shared_task
+@shared_task(ignore_result=False)
 def ping(value: str) -> str:
-    """Round trip through the broker and a worker."""
+    """Round trip through the broker and a worker: its answer is read back, so it is the one
+    task that keeps its result (settings ``CELERY_TASK_IGNORE_RESULT``)."""
     return f"pong:{value}"
