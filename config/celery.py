@@ -10,3 +10,6 @@ app = Celery("perfdb")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()  # each installed app's tasks.py
 app.autodiscover_tasks(["perfdb.alerting"])  # a package inside the perfdb app
+
+# Request and upload ids through task headers, task durations, the project's log format.
+import config.celery_observability  # noqa: E402,F401

@@ -80,6 +80,9 @@ MIDDLEWARE.insert(1, MIDDLEWARE.pop(MIDDLEWARE.index("config.middleware.BodySize
 # /api/series/) is answered before the rest runs; its headers are those the rest added when it
 # was computed (dashboards/page_cache.py).
 MIDDLEWARE.insert(0, "dashboards.page_cache.KeptAnswerMiddleware")
+# Outermost: the request id (every log line of a request, a kept answer's too), its duration,
+# and /metrics answered before sessions and redirects (config/observability_middleware.py).
+MIDDLEWARE.insert(0, "config.observability_middleware.ObservabilityMiddleware")
 
 AUTHENTICATION_BACKENDS = [
     # django-axes first: it refuses a locked-out username/address before a password check.
@@ -376,13 +379,8 @@ if not DEBUG:
 if env_bool("TRUST_X_FORWARDED_PROTO", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-}
+# Logs (JSON with the request and upload ids), /metrics and Sentry: docs/observability.md.
+from config.observability import *  # noqa: E402,F403
 
 # Series with fewer stock kernels than this are read kernel by kernel as they arrive (a test
 # on the trials, confirmed with the upload); longer ones by the step scan (docs/detector.md).

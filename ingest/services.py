@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import uuid
 from collections.abc import Callable, Mapping
 from datetime import timedelta
 from pathlib import Path
 from typing import BinaryIO
 
+import sentry_sdk
 from django.conf import settings
 from django.core.files import File
 from django.db import DatabaseError, IntegrityError, transaction
@@ -41,6 +41,7 @@ from ingest.parsers import ParseError, ParseResult, get_parser
 from ingest.plan import PlanError, PlannedRun, file_key, plan_runs
 from ingest.upload_rows import INGEST_LOCK as INGEST_LOCK  # named here by tests and tools
 from ingest.writer import WriteOutcome, bundle_write
+from perfdb import log_context
 from perfdb.alerting import queue as alerting_queue
 from perfdb.faults import pause_point
 from perfdb.gc_pause import collector_paused
@@ -142,15 +143,25 @@ def upload_fail(*, upload_id: int, reason: str) -> None:
 
 
 def upload_fail_internal(*, upload_id: int, exc: BaseException, where: str = "") -> str:
-    """Fail an upload on an unexpected error; the message carries a reference that is also in
-    the log line with the traceback. Returns the reference."""
-    ref = uuid.uuid4().hex[:10]
-    log.error("upload %s: internal error ref %s %s", upload_id, ref, where, exc_info=exc)
+    """Fail an upload on an unexpected error with a reference staff can look up: the request
+    id, which every log line of the upload's request and tasks carries (the traceback's line
+    too), and the Sentry event when Sentry is on. Returns the request id."""
+    ref = log_context.request_id()
+    if ref is None:  # called outside a request or a task (a shell): an id for this line
+        ref = log_context.new_request_id()
+    before = sentry_sdk.last_event_id()
+    with log_context.bound(request_id=ref, upload_id=upload_id):
+        # With Sentry on, its logging integration makes this line an event (a new last event
+        # id; an unchanged one means it was not sent, and is not named).
+        log.error("upload %s: internal error, reference %s %s", upload_id, ref, where, exc_info=exc)
+    event = sentry_sdk.last_event_id()
+    event = event if event != before else None
     where = where or "while ingesting"
+    in_sentry = f"in Sentry as event {event} and " if event else ""
     upload_fail(
         upload_id=upload_id,
         reason=f"internal error {where}: {type(exc).__name__}; this is a bug on the server, "
-        f"not in your bundle: staff can find it in the log as reference {ref}",
+        f"not in your bundle: staff can find it {in_sentry}in the log as reference {ref}",
     )
     return ref
 
