@@ -58,8 +58,6 @@ SUFFIXES = {".md", ".py", ".html", ".sh", ".toml", ".js", ".css", ".yml", ".txt"
 # its line is gone.
 PENDING = {
     "docs/deploy.md": '(docs/performance.md, "Under load", session 11)',
-    "perfdb/models/summaries.py": "(docs/performance.md, session 12)",
-    "ingest/synthetic/store.py": '(docs/performance.md, "Session 11")',
 }
 
 

@@ -266,7 +266,7 @@ def statistics_refresh() -> float:
     written; returns the seconds it took. Autovacuum would in its own time (where it is on),
     but a benchmark run right after a build planned on the statistics of the empty tables:
     24.5 ms of PostgreSQL CPU per request under bench/load.py against 0.3 ms once analysed
-    (docs/performance.md, "Session 11"); and autovacuum never analyses a partitioned
+    (docs/performance.md, "Planner statistics"); and autovacuum never analyses a partitioned
     table's parent. VACUUM cannot run inside a transaction (a test's): there ANALYZE alone."""
     start = time.perf_counter()
     statement = "ANALYZE" if connection.in_atomic_block else "VACUUM (ANALYZE)"
