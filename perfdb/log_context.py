@@ -88,4 +88,9 @@ class ContextFilter(logging.Filter):
         for name, var in (("request_id", _request_id), ("upload_id", _upload_id), ("task", _task)):
             if not hasattr(record, name):
                 setattr(record, name, var.get())
+        if record.request_id is None:  # type: ignore[attr-defined]
+            # Django logs a 4xx/5xx answer ("Not Found: ...") after the middleware returned,
+            # outside the request's context, with the request itself on the record.
+            request = getattr(record, "request", None)
+            record.request_id = getattr(request, "request_id", None)
         return True
