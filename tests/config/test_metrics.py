@@ -3,11 +3,18 @@ config/pipeline_metrics.py)."""
 
 from __future__ import annotations
 
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
 import pytest
 import redis
 from django.conf import settings
 from prometheus_client.parser import text_string_to_metric_families
 
+from config.metrics import TASK_DURATION
 from config.pipeline_metrics import PRIORITY_SEP
 from perfdb.models import Alert, OutboxMessage
 from tests.bundles import volano_bundle
@@ -154,3 +161,33 @@ def test_redis_down_leaves_the_database_metrics_and_says_so(client, settings):
 def test_a_scrape_costs_four_queries(client, django_assert_num_queries):
     with django_assert_num_queries(4):
         client.get("/metrics")
+
+
+# --- the Grafana dashboard (docs/grafana/perfdb.json) -----------------------------------
+
+DASHBOARD = Path(settings.BASE_DIR) / "docs" / "grafana" / "perfdb.json"
+
+
+def dashboard_exprs() -> list[str]:
+    board = json.loads(DASHBOARD.read_text())
+    return [target["expr"] for panel in board["panels"] for target in panel["targets"]]
+
+
+def test_the_dashboard_reads_only_metrics_the_app_exports(client):
+    client.get("/healthz")  # a labelled histogram shows its series once observed
+    exported = {name for name, _ in scrape(client)} | {
+        s.name for family in TASK_DURATION.collect() for s in family.samples
+    }
+    exported |= {f"{TASK_DURATION._name}_bucket", f"{TASK_DURATION._name}_count"}
+    used = {name for expr in dashboard_exprs() for name in re.findall(r"perfdb_\w+", expr)}
+    assert used and used <= exported, used - exported
+
+
+@pytest.mark.skipif(shutil.which("promtool") is None, reason="promtool is not installed")
+def test_the_dashboards_queries_are_valid_promql(tmp_path):
+    records = [{"record": f"perfdb:board_{i}", "expr": e} for i, e in enumerate(dashboard_exprs())]
+    rules = {"groups": [{"name": "dashboard", "rules": records}]}
+    path = tmp_path / "rules.yml"
+    path.write_text(json.dumps(rules))  # JSON is YAML
+    result = subprocess.run(["promtool", "check", "rules", str(path)], capture_output=True)
+    assert result.returncode == 0, result.stdout + result.stderr
