@@ -7,7 +7,7 @@ source scripts/services.sh
 
 ensure_postgres
 ensure_redis
-ensure_venv
+ensure_venv requirements-dev.txt  # the runtime set plus tests, linters and mypy
 
 # PostgreSQL's server tools (initdb, pg_ctl, pg_basebackup) for the streaming-replica test
 # (tests/config/test_replica.py, skipped without them): Debian keeps them off PATH.
