@@ -7,16 +7,18 @@ import json
 import re
 import shutil
 import subprocess
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 import redis
 from django.conf import settings
+from django.utils import timezone
 from prometheus_client.parser import text_string_to_metric_families
 
 from config.metrics import TASK_DURATION
 from config.pipeline_metrics import PRIORITY_SEP
-from perfdb.models import Alert, OutboxMessage
+from perfdb.models import Alert, OutboxMessage, Upload
 from tests.bundles import volano_bundle
 from tests.perfdb.alerting.test_regressions import check, ingest_runs
 
@@ -124,6 +126,28 @@ def test_an_alert_and_an_email_move_their_gauges(client, tmp_path):
     assert sum(v for k, v in after.items() if k[0] == "perfdb_alerts") == Alert.objects.count()
     assert after[("perfdb_outbox_messages", (("status", "pending"),))] == 1
     assert after[("perfdb_outbox_oldest_pending_age_seconds", ())] > 364 * 86400
+
+
+def test_an_owed_regression_check_shows_as_detection_lag(client, tmp_path, settings):
+    upload = ingest_runs(tmp_path, "a.tar.gz", [("2.4.20", "[]", (13000, 13100, 12950))])
+    upload.refresh_from_db()
+    assert upload.detection_due_at is not None  # the ingest owes its check
+    # Stored 100 s ago: due FOLLOWUP_DEADLINE_SECONDS after that.
+    stored = timezone.now() - timedelta(seconds=100)
+    due = stored + timedelta(seconds=settings.FOLLOWUP_DEADLINE_SECONDS)
+    Upload.objects.filter(pk=upload.pk).update(detection_due_at=due)
+    values = scrape(client)
+    assert values[("perfdb_detection_owed", ())] == 1
+    assert 100 <= values[("perfdb_detection_lag_seconds", ())] < 110
+    Upload.objects.filter(pk=upload.pk).update(detection_due_at=None)  # the check ran
+    values = scrape(client)
+    assert (
+        values[("perfdb_detection_owed", ())],
+        values[("perfdb_detection_lag_seconds", ())],
+    ) == (
+        0,
+        0,
+    )
 
 
 def test_a_queued_task_moves_its_queue_depth(client, settings):
