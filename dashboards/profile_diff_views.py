@@ -26,6 +26,7 @@ from rest_framework.views import APIView
 
 from dashboards import exports
 from dashboards.chart_queries import profiles as pq
+from dashboards.compare_api import RUN_IDS
 from dashboards.figures.profile_diff import profile_diff_figure
 from dashboards.page_tools import bad_params_are_400, download, links
 from dashboards.selection import BadParam, choice_param, format_param, ids_param, int_param
@@ -193,13 +194,27 @@ def profile_diff_page(request: HttpRequest) -> HttpResponse:
 class ProfileDiffView(APIView):
     @extend_schema(
         parameters=[
-            OpenApiParameter("base", str, description="baseline run ids: 12,13"),
-            OpenApiParameter("new", str, description="candidate run ids: 15"),
-            OpenApiParameter("setup", int, description="or: a setup id, with the two builds"),
-            OpenApiParameter("base_build", str, description="kernel+patches, e.g. 2.4.20"),
-            OpenApiParameter("new_build", str, description="kernel+patches, e.g. 2.5.59+O(1)"),
+            OpenApiParameter("base", RUN_IDS, description="baseline run ids: 12,13"),
+            OpenApiParameter("new", RUN_IDS, description="candidate run ids: 15"),
+            # Which setups and builds have a profile is the data's, not the schema's: a
+            # well-formed value naming none is a 400 naming the parameter (as /api/compare/).
+            OpenApiParameter(
+                "setup",
+                {"type": "integer", "minimum": 1},
+                description="or: a setup with profiled runs (default: the first such setup)",
+            ),
+            OpenApiParameter(
+                "base_build",
+                str,
+                description="one of the setup's profiled builds (kernel+patches, e.g. 2.4.20)",
+            ),
+            OpenApiParameter(
+                "new_build",
+                str,
+                description="one of the setup's profiled builds, e.g. 2.5.59+O(1)",
+            ),
         ],
-        responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},
+        responses={200: OpenApiTypes.OBJECT},
         summary="Which kernel functions moved between two profiles",
         description=(
             "Every function of either side, largest change in share of kernel ticks first, "

@@ -8,8 +8,8 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
 from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_POST
-from drf_spectacular.utils import extend_schema
-from rest_framework import status
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -18,6 +18,12 @@ from rest_framework.views import APIView
 from ingest import recovery, services
 from ingest.api import UploadDetailView, UploadSchema, upload_json
 from perfdb.models import Upload
+
+# The retry's refusal: the upload is being ingested, or is done (re-ingest is staff's).
+NOT_SENT_AGAIN = OpenApiResponse(
+    inline_serializer("UploadNotSentAgain", {"error": serializers.CharField()}),
+    description="not sent again: the upload is being ingested right now, or is done",
+)
 
 
 def may_retry(user, upload: Upload) -> bool:
@@ -83,7 +89,7 @@ class UploadRetryView(APIView):
 
     @extend_schema(
         request=None,
-        responses={202: UploadSchema},
+        responses={202: UploadSchema, 409: NOT_SENT_AGAIN},
         summary="Send a failed (or stuck) upload through ingest again",
     )
     def post(self, request: Request, upload_id: int) -> Response:
