@@ -302,8 +302,9 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "EXCEPTION_HANDLER": "dashboards.api_errors.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
-        "rest_framework.throttling.AnonRateThrottle",
-        "rest_framework.throttling.UserRateThrottle",
+        # DRF's, counting per client address as perfdb.client_ip reads it past the proxy.
+        "dashboards.api_throttle.AnonRateThrottle",
+        "dashboards.api_throttle.UserRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "anon": os.environ.get("API_THROTTLE_ANON", "300/min"),
@@ -385,3 +386,7 @@ from config.observability import *  # noqa: E402,F403
 # Series with fewer stock kernels than this are read kernel by kernel as they arrive (a test
 # on the trials, confirmed with the upload); longer ones by the step scan (docs/detector.md).
 PERFDB_SHORT_KERNELS = int(os.environ.get("PERFDB_SHORT_KERNELS", "12"))
+
+# The reverse proxy (trusted hops, the client's address), the broker's connection:
+# docs/proxy-and-faults.md.
+from config.network import *  # noqa: E402,F403

@@ -1,5 +1,8 @@
 """Token authentication that is throttled per client address on failures.
 
+The address is the client's past the trusted proxies (``perfdb.client_ip``): keyed on
+``REMOTE_ADDR`` behind a proxy, twenty bad tokens from anyone refused every token user.
+
 DRF authenticates before it throttles, so a wrong token is a 401 that no throttle ever
 counts: 300 guesses in a row all got their answer. Here each failed token costs one count
 per client address in the cache; past ``API_BAD_TOKEN_LIMIT`` failures in
@@ -14,14 +17,12 @@ from django.core.cache import cache
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed, Throttled
 
-
-def client_address(request) -> str:
-    return str(request.META.get("REMOTE_ADDR", "") or "unknown")
+from perfdb.client_ip import client_ip
 
 
 class ThrottledTokenAuthentication(TokenAuthentication):
     def authenticate(self, request):
-        key = f"perfdb:bad-token:{client_address(request)}"
+        key = f"perfdb:bad-token:{client_ip(request)}"
         limit = int(getattr(settings, "API_BAD_TOKEN_LIMIT", 20))
         window = int(getattr(settings, "API_BAD_TOKEN_WINDOW", 600))
         if "authorization" in request.headers and int(cache.get(key, 0)) >= limit:

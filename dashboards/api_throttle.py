@@ -10,6 +10,11 @@ minute): a client is refused when the requests of the last ``duration`` seconds 
 rate, as by DRF's pair, with times taken to the whole second. The counts are kept under keys
 of their own (DRF's views keep a list of times under theirs): the views with this throttle
 are counted apart from the rest of the API, at the same rates.
+
+Both count per client as ``perfdb.client_ip`` reads it through ``TRUSTED_PROXIES``: DRF's
+own ``get_ident`` believed the first ``X-Forwarded-For`` entry a client sent (without
+``NUM_PROXIES``), so an anonymous client escaped the rate by changing it, and behind a proxy
+without the header every client was the proxy.
 """
 
 from __future__ import annotations
@@ -18,10 +23,27 @@ import math
 from typing import Any
 
 from django.core.cache import cache
-from rest_framework.throttling import AnonRateThrottle, BaseThrottle, UserRateThrottle
+from rest_framework import throttling
+from rest_framework.throttling import BaseThrottle
+
+from perfdb.client_ip import client_ip
 
 PREFIX = "per-second:"
 Counts = tuple[tuple[int, int], ...]  # (second, requests in it), newest first
+
+
+class AnonRateThrottle(throttling.AnonRateThrottle):
+    """DRF's anonymous rate, per client address past the trusted proxies."""
+
+    def get_ident(self, request) -> str:
+        return client_ip(request)
+
+
+class UserRateThrottle(throttling.UserRateThrottle):
+    """DRF's per-user rate (keyed on the user; on the address when anonymous)."""
+
+    def get_ident(self, request) -> str:
+        return client_ip(request)
 
 
 class AnonAndUserRateThrottle(BaseThrottle):
