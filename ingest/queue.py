@@ -12,8 +12,14 @@ INGEST_UPLOAD = "ingest.tasks.ingest_upload"
 
 
 def ingest_upload(*, upload_id: int) -> None:
-    """Queue the ingest of a stored upload (call it after the upload row commits)."""
-    current_app.send_task(INGEST_UPLOAD, args=[upload_id])
+    """Queue the ingest of a stored upload (call it after the upload row commits).
+
+    It raises fast when the broker is down (the web request answers 202 within the
+    connect timeout, config/network.py; the caller leaves ``task_sent_at`` empty and the
+    sweep queues it later). No result is kept (nothing reads it), so sending never opens the
+    result backend's connection: that one retried for 19 s before failing, whatever the
+    broker's timeouts."""
+    current_app.send_task(INGEST_UPLOAD, args=[upload_id], ignore_result=True)
 
 
 def ingest_backlog() -> int | None:

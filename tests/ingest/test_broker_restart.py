@@ -184,3 +184,113 @@ def test_a_queued_message_still_waiting_is_not_sent_twice(tmp_path, user, settin
         assert upload.task_sent_at > sent  # sent again (to the routed queue)
     finally:
         client.delete(settings.CELERY_INGEST_QUEUE)
+
+
+# --- the worker survives its broker ------------------------------------------------------------
+
+
+def uploads_of(tmp_path, count: int) -> list[Upload]:
+    """``count`` uploads of different runs (a kernel each), stored and not yet ingested."""
+    from tests.ingest.test_faults import bundle_upload
+
+    return [
+        bundle_upload(tmp_path, f"k{i}.tar.gz", f"2.6.{i + 1}", "[]", (13000 + i, 13100, 12950))
+        for i in range(count)
+    ]
+
+
+def start_prefork_worker(workers, broker: Broker, **extra: str) -> subprocess.Popen:
+    """A worker as docker-compose runs it: the prefork pool, with gossip, mingle and
+    heartbeats (the fixture's workers turn those off); its log is the fixture's."""
+    import sys
+
+    from tests.conftest import ROOT
+
+    out = open(workers.log, "a")  # noqa: SIM115
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "config", "worker", "-c", "2", "-Q", QUEUE,
+         "--loglevel", "INFO", "-n", f"survivor{len(workers.procs)}@%h"],
+        cwd=ROOT, env={**workers.env, "REDIS_URL": broker.url, **extra},
+        stdout=out, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    workers.procs.append(proc)
+    return proc
+
+
+def test_broker_restarted_with_tasks_in_flight_the_worker_lives_and_all_finish(
+    tmp_path, workers, broker
+):
+    """Three uploads: one paused inside its ingest transaction (taken, unacknowledged), the
+    others queued or prefetched; Redis is killed and started empty. The worker process must
+    still be running (reconnected) and every upload done within a minute, the sweep (sent
+    as beat sends it) queueing what the broker lost."""
+    uploads = uploads_of(tmp_path, 3)
+    worker = start_prefork_worker(
+        workers, broker, PERFDB_PAUSE_AT="ingest-writing", FOLLOWUP_DEADLINE_SECONDS="5"
+    )
+    app = sender(broker)
+    for upload in uploads:
+        app.send_task("ingest.tasks.ingest_upload", args=[upload.pk], queue=QUEUE)
+    Upload.objects.update(task_sent_at=timezone.now())  # as ingest_queue does
+    reached = tmp_path / "ingest-writing.reached"
+    deadline = time.time() + 30
+    while not reached.exists() and time.time() < deadline:
+        time.sleep(0.05)
+    assert reached.exists(), "no ingest reached its transaction"
+    broker.kill()
+    time.sleep(2)  # the worker notices and retries meanwhile
+    broker.start()  # empty: queued and unacknowledged messages are gone
+    (tmp_path / "ingest-writing.release").touch()
+    restarted = time.time()
+
+    def all_done() -> bool:
+        return Upload.objects.filter(status="done").count() == len(uploads)
+
+    sweep_until(broker, all_done, timeout=60, what="every upload done")
+    assert time.time() - restarted < 60
+    assert worker.poll() is None, workers.log.read_text()[-3000:]
+    failed = Upload.objects.exclude(status="done").values_list("pk", "status", "error")
+    assert not failed
+
+
+def app_of(broker: Broker) -> Celery:
+    """The project's Celery settings (config/celery.py, config/network.py) on this broker."""
+    from config.celery import app as project
+
+    app = Celery("outage", set_as_current=False)
+    app.config_from_object("django.conf:settings", namespace="CELERY")
+    app.conf.broker_url = app.conf.result_backend = broker.url  # one Redis, as deployed
+    app.conf.broker_transport_options = project.conf.broker_transport_options
+    return app
+
+
+def test_an_upload_while_the_broker_is_down_is_answered_fast_and_swept_later(
+    tmp_path, broker, client, token, settings
+):
+    from celery import current_app
+
+    from ingest.recovery import uploads_recover_stuck
+    from tests.bundles import volano_bundle
+
+    previous = current_app._get_current_object()
+    app = app_of(broker)
+    app.set_current()
+    try:
+        broker.kill()
+        path = volano_bundle(tmp_path / "outage.tar.gz")
+        started = time.monotonic()
+        with open(path, "rb") as stream:
+            response = client.post(
+                "/api/uploads/", {"bundle": stream}, HTTP_AUTHORIZATION=f"Token {token}"
+            )
+        took = time.monotonic() - started
+        assert response.status_code == 202, response.content
+        assert took < 2, f"the upload's answer took {took:.1f} s with the broker down"
+        upload = Upload.objects.get(pk=response.json()["id"])
+        assert upload.status == "queued" and upload.task_sent_at is None  # the sweep's to send
+        broker.start()
+        later = timezone.now() + timezone.timedelta(minutes=1)
+        assert uploads_recover_stuck(now=later)["requeued"] == [upload.pk]
+        assert redis.Redis.from_url(broker.url).llen(settings.CELERY_INGEST_QUEUE) == 1
+    finally:
+        previous.set_current()
