@@ -18,6 +18,13 @@ from perfdb.models import Upload
 
 log = logging.getLogger(__name__)
 
+# How long a queued upload's message may be missing from the broker before the sweep sends
+# it again: longer than the moment between the upload's commit and its send, short enough
+# that beat's 30-second sweep finishes what a broker restart lost within a minute (30 s +
+# this + the ingest). A copy sent while a worker holds the first is harmless: the ingest
+# claims an upload once.
+SEND_GRACE = timedelta(seconds=10)
+
 
 def upload_reingest(*, upload_id: int, user: object = None, queue_it: bool = True) -> Upload:
     """Run ingest of a stored bundle again (a fixed parser reaches old uploads); its runs are
@@ -90,7 +97,7 @@ def uploads_recover_stuck(*, now: datetime | None = None) -> dict[str, list[int]
     """
     now = now or timezone.now()
     limit = timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
-    grace = services.detection_deadline()
+    grace = min(services.detection_deadline(), SEND_GRACE)
     requeued, failed = [], []
     for upload in _unsent(now, grace, limit).order_by("created_at", "pk"):
         if services.ingest_queue(upload_id=upload.pk):
