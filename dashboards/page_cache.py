@@ -25,19 +25,27 @@ resolution, sessions, authentication, DRF and its throttle: never stale, one cac
 trip. Only for GETs without a body, a session or messages cookie or an ``Authorization``
 header, keyed by scheme, host, path, query and ``Accept``. Such a hit is not counted by the
 API's throttle (it computes nothing, like a static file; a miss is counted as before).
+
+*Keys from known parameters* (``KNOWN_PARAMS``): a URL's query enters a key with the
+parameters no kept view reads left out and the rest ordered by name, so ``?setup=3&utm=x``,
+``?utm=y&setup=3`` and ``?setup=3`` are one entry, not one per junk value (a client adding
+cache busters would fill Redis). What makes that safe is checked, not assumed: the request's
+query notes every name a view reads (``_NamesRead``), and an answer whose view read a name
+outside the list is never kept.
 """
 
 from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import wraps
 from typing import Any, TypeVar
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.core.cache import cache
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.utils.cache import patch_vary_headers
 
 from perfdb import cache_reads
@@ -49,6 +57,121 @@ MESSAGES_COOKIE = "messages"
 T = TypeVar("T")
 # A kept answer as stored: (its versions as (key, value) pairs, body, every header).
 Answer = tuple[tuple[tuple[str, int], ...], bytes, list[tuple[str, str]]]
+
+
+# Every query parameter a kept page or answer reads (dashboards/selection.py's helpers, the
+# API's filters and pagination, DRF's ``format``). A name missing here is safe, only costly:
+# the answers of a view that reads it are not kept (``_read_known_only``).
+KNOWN_PARAMS = frozenset(
+    {
+        "base", "base_build", "baseline", "better", "build", "builds", "chart", "direction",
+        "format", "groups", "hardware", "kernel", "kind", "metric", "mode", "name", "new",
+        "new_build", "page", "param", "patch", "patches", "rest", "runs", "scope", "setup",
+        "setups", "source", "status", "top", "value", "verdict", "version", "workload",
+    }
+)  # fmt: skip
+
+
+class _NamesRead(QueryDict):
+    """The request's query, noting every parameter name read; whatever lists the names
+    (iteration, ``items``, ``copy``, ``urlencode``) counts as reading them all."""
+
+    names_read: set[str]
+
+    @classmethod
+    def of(cls, query: QueryDict) -> _NamesRead:
+        noted = cls(mutable=True, encoding=query.encoding)
+        noted.names_read = set()
+        for key, values in query.lists():
+            noted.setlist(key, values)
+        noted._mutable = False
+        return noted
+
+    def _all(self) -> None:
+        self.names_read.update(dict.keys(self))
+
+    def __getitem__(self, key: str) -> Any:
+        self.names_read.add(key)
+        return super().__getitem__(key)
+
+    def __contains__(self, key: object) -> bool:
+        self.names_read.add(str(key))
+        return super().__contains__(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self.names_read.add(key)
+        return super().get(key, default)
+
+    def getlist(self, key: str, default: Any = None) -> Any:
+        self.names_read.add(key)
+        return super().getlist(key, default)
+
+    def __iter__(self) -> Iterator[str]:
+        self._all()
+        return super().__iter__()
+
+    def keys(self) -> Any:
+        self._all()
+        return super().keys()
+
+    def items(self) -> Any:
+        self._all()
+        return super().items()
+
+    def lists(self) -> Any:
+        self._all()
+        return super().lists()
+
+    def values(self) -> Any:
+        self._all()
+        return super().values()
+
+    def dict(self) -> dict[str, Any]:
+        self._all()
+        return super().dict()
+
+    def urlencode(self, safe: str | None = None) -> str:
+        self._all()
+        return super().urlencode(safe)
+
+    def copy(self) -> QueryDict:  # type: ignore[override]  # a plain copy, noting nothing
+        self._all()
+        plain = QueryDict(mutable=True, encoding=self.encoding)
+        for key, values in super().lists():
+            plain.setlist(key, values)
+        return plain
+
+    __copy__ = copy  # type: ignore[assignment]
+
+    def __deepcopy__(self, memo: Any) -> Any:
+        return self.copy()
+
+
+def _known_query(query: QueryDict) -> str:
+    """The known parameters of ``query``, ordered by name (a name's values in their order)."""
+    names = sorted(name for name in query if name in KNOWN_PARAMS)
+    return urlencode([(name, value) for name in names for value in query.getlist(name)])
+
+
+def note_reads(request: HttpRequest) -> None:
+    """Key this request by its known parameters and note the names its view reads."""
+    request._known_query = _known_query(request.GET)  # type: ignore[attr-defined]
+    request.GET = _NamesRead.of(request.GET)  # type: ignore[assignment]  # a QueryDict still
+
+
+def _keyed_path(request: HttpRequest) -> str:
+    """The path and the query as keys see it (the full query when reads are not noted)."""
+    known = getattr(request, "_known_query", None)
+    if known is None:
+        return request.get_full_path()
+    return f"{request.path}?{known}" if known else request.path
+
+
+def _read_known_only(request: HttpRequest) -> bool:
+    """The view read no parameter outside ``KNOWN_PARAMS`` (or reads were not noted, and
+    the key is the full query)."""
+    names = getattr(request.GET, "names_read", None)
+    return names is None or names <= KNOWN_PARAMS
 
 
 def shared_request(request: HttpRequest) -> bool:
@@ -92,8 +215,18 @@ def kept_data(request: HttpRequest, name: str, fn: Callable[[], T]) -> T:
     seconds = int(stale_seconds())
     if seconds <= 0 or not shared_request(request):
         return fn()
-    entry = _entry(name, request.build_absolute_uri())
-    return _kept({entry: (STRUCTURE_KEY,)}, lambda _: {entry: fn()}, seconds)[entry]
+    entry = _entry(name, request.build_absolute_uri(_keyed_path(request)))
+    made: list[T] = []
+    caller = threading.get_ident()
+
+    def compute(_: list[str]) -> dict[str, T]:
+        value = fn()
+        if threading.get_ident() == caller:  # not the refresh after the response
+            made.append(value)
+        return {entry: value} if _read_known_only(request) else {}
+
+    got = _kept({entry: (STRUCTURE_KEY,)}, compute, seconds)
+    return made[0] if made else got[entry]
 
 
 def _kept(wanted: dict[str, tuple[str]], compute: Compute[T], seconds: int) -> dict[str, T]:
@@ -118,7 +251,7 @@ def kept_for_anonymous(
             seconds = int(stale_seconds() / part)
             if seconds <= 0 or not shared_request(request):
                 return view(request, *args, **kwargs)
-            entry = _entry(name, request.get_full_path())
+            entry = _entry(name, _keyed_path(request))
             made: list[HttpResponse] = []
             caller = threading.get_ident()
 
@@ -127,7 +260,7 @@ def kept_for_anonymous(
                     response = view(request, *args, **kwargs)
                 if threading.get_ident() == caller:  # not the refresh after the response
                     made.append(response)
-                if not _keepable(request, response):
+                if not _keepable(request, response) or not _read_known_only(request):
                     return {}
                 headers = {h: response[h] for h in KEPT_HEADERS if response.has_header(h)}
                 return {entry: (response.content, headers)}
@@ -181,7 +314,7 @@ def _answer_key(request: HttpRequest) -> str:
         (
             request.scheme or "",
             meta.get("HTTP_HOST", ""),
-            request.get_full_path(),
+            _keyed_path(request),
             meta.get("HTTP_ACCEPT", ""),
         )
     )
@@ -218,7 +351,7 @@ def _kept_answer(key: str) -> HttpResponse | None:
 
 def _keep_answer(request: HttpRequest, key: str, response: HttpResponse) -> None:
     versions = getattr(request, "_kept_versions", None)
-    if versions is None or not _keepable(request, response):
+    if versions is None or not _keepable(request, response) or not _read_known_only(request):
         return
     headers = list(response.items())
     cache.set(key, (tuple(versions.items()), response.content, headers), TIMEOUT_SECONDS)
@@ -238,6 +371,8 @@ class KeptAnswerMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if stale_seconds() <= 0:
             return self.get_response(request)
+        if request.method in ("GET", "HEAD"):
+            note_reads(request)
         answerable = _answer_request(request)
         key = _answer_key(request) if answerable else ""
         if answerable and (kept := _kept_answer(key)) is not None:

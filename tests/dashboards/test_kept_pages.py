@@ -147,3 +147,50 @@ def test_a_page_read_steadily_is_recomputed_after_the_response_not_by_it(kept_30
     Alert.objects.filter(pk=alert.pk).update(status="open")
     age_by(31)
     assert "fixed</td>" not in client.get("/alerts/").content.decode(), "too old: computed"
+
+
+# --- keys from known parameters ------------------------------------------------------------
+
+
+def _kept_pages() -> int:
+    from django.core.cache import cache
+
+    return sum(":page-" in key for key in cache._cache)  # LocMemCache (config/test_settings.py)
+
+
+def test_junk_parameters_and_their_order_share_one_kept_page(kept_30s, client, alert):
+    url = f"/compare/?base={alert.baseline_runs.get().pk}&new={alert.candidate_run_id}"
+    first = client.get(url)
+    entries = _kept_pages()
+    Alert.objects.filter(pk=alert.pk).update(notes="changed meanwhile")
+    base, new = url.split("?")[1].split("&")
+    for same in (url + "&utm_source=x", url + "&_=1733390000", f"/compare/?{new}&{base}&z=1"):
+        assert client.get(same).content == first.content, same  # the kept copy
+    assert _kept_pages() == entries, "no entry per junk value"
+    api = "/api/runs/"
+    assert client.get(api + "?nocache=1").json() == client.get(api + "?other=2").json()
+    assert _kept_pages() == entries + 1  # one entry for the API list, whatever the junk
+
+
+def test_a_view_reading_a_parameter_outside_the_list_is_never_kept(kept_30s, rf):
+    from django.http import HttpResponse
+
+    from dashboards import page_cache
+
+    computed = []
+
+    @page_cache.kept_for_anonymous("probe")
+    def view(request):
+        computed.append(request.GET.get("secret"))  # a name no key holds
+        return HttpResponse(f"secret={request.GET.get('secret')}")
+
+    def get(query: str):
+        request = rf.get("/probe/" + query)
+        page_cache.note_reads(request)
+        return view(request).content
+
+    assert get("?secret=1") == b"secret=1"
+    assert get("?secret=2") == b"secret=2", "keyed without it, so never served from the copy"
+    assert computed == ["1", "2"]
+    query = rf.get("/?setup=2&utm=x&metric=1&setup=1").GET
+    assert page_cache._known_query(query) == "metric=1&setup=2&setup=1"
