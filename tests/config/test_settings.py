@@ -25,7 +25,8 @@ def _settings(env: dict[str, str], *names: str) -> dict:
     )
     result = subprocess.run(
         [sys.executable, "-c", code],
-        env={**clean, **env},
+        # config.settings itself, not the test override pytest-django names.
+        env={**clean, "DJANGO_SETTINGS_MODULE": "config.settings", **env},
         capture_output=True,
         text=True,
         cwd=ROOT,
