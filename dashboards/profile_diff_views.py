@@ -8,7 +8,8 @@ Two ways to name the sides, both permalinks:
   setup (or of the busiest profiled setup) are compared.
 
 The rows come from ``perfdb.profile_diff`` (pure); the chart from
-``dashboards.figures.profile_diff``.
+``dashboards.figures.profile_diff``. The idle loop is listed apart (its own line and table),
+so the busy functions are ranked among themselves by their share of busy ticks.
 """
 
 from __future__ import annotations
@@ -30,12 +31,13 @@ from dashboards.compare_api import RUN_IDS
 from dashboards.figures.profile_diff import profile_diff_figure
 from dashboards.page_tools import bad_params_are_400, download, links
 from dashboards.selection import BadParam, choice_param, format_param, ids_param, int_param
-from perfdb.profile_diff import DiffRow, ProfileSide, profile_diff, top_movers
+from perfdb.profile_diff import DiffRow, ProfileSide, idle_rows, profile_diff, top_movers
 
 TOP_DEFAULT, TOP_MAX = 15, 50
 COLUMNS = (
     "function",
     "status",
+    "idle",
     "base_ticks",
     "new_ticks",
     "base_share_pct",
@@ -141,6 +143,7 @@ def row_json(row: DiffRow) -> dict[str, object]:
     return {
         "function": row.function,
         "status": row.status,
+        "idle": row.idle,
         "base_ticks": row.base_ticks,
         "new_ticks": row.new_ticks,
         "base_share_pct": round(row.base_share_pct, 4),
@@ -171,7 +174,8 @@ def profile_diff_page(request: HttpRequest) -> HttpResponse:
     if fmt:
         return download((diff_table(diff),), request, fmt)
     movers = top_movers(diff.rows, top)
-    sched = [r for r in diff.rows if r.status == "set"]
+    sched = [r for r in diff.rows if r.status == "set" and not r.idle]
+    idle = idle_rows(diff.rows)
     selection = {**diff.selection, "top": top}
     return render(
         request,
@@ -180,10 +184,12 @@ def profile_diff_page(request: HttpRequest) -> HttpResponse:
             **context,
             **links("dashboards-profile-diff", selection, ("profile-diff",)),
             "diff": diff,
-            "rows": diff.rows,
+            "rows": [r for r in diff.rows if not r.idle],
             "scheduler": sched[0] if sched else None,
-            "appeared": [r.function for r in diff.rows if r.status == "appeared"],
-            "vanished": [r.function for r in diff.rows if r.status == "vanished"],
+            "idle_line": idle[0] if idle else None,
+            "idle_rows": idle[1:],
+            "appeared": [r.function for r in diff.rows if r.status == "appeared" and not r.idle],
+            "vanished": [r.function for r in diff.rows if r.status == "vanished" and not r.idle],
             "figure": profile_diff_figure(sched + movers, diff.base.label, diff.new.label),
             "compare_url": f"/compare/?base={','.join(map(str, diff.base_ids))}"
             f"&new={','.join(map(str, diff.new_ids))}",
@@ -217,8 +223,10 @@ class ProfileDiffView(APIView):
         responses={200: OpenApiTypes.OBJECT},
         summary="Which kernel functions moved between two profiles",
         description=(
-            "Every function of either side, largest change in share of kernel ticks first, "
-            "after one line summing the scheduler set of each side's kernel era. Sides pool "
+            "Every function of either side: a line summing the scheduler set of each side's "
+            "kernel era, a line summing the idle set (`default_idle`, `intel_idle`, …), then "
+            "the busy functions, largest change in share of busy (non-idle) ticks first, then "
+            "the idle functions (`idle` true), whose shares are of all ticks. Sides pool "
             "their runs' and trials' ticks. `*_ticks_per_work` divide ticks by the side's "
             "throughput (`work_metric`) when both sides have one. `status`: both, appeared, "
             "vanished, set."

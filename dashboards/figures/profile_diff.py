@@ -1,7 +1,7 @@
 """The profile diff as a diverging bar chart: which kernel functions gained or lost share.
 
 Pure: ``perfdb.profile_diff.DiffRow`` rows in, a JSON-ready figure out. One horizontal bar per
-function, its change in share of the side's kernel ticks (percentage points), the scheduler
+function, its change in share of the side's busy (non-idle) kernel ticks (points), the scheduler
 set summed as its own bar on top; red grew, blue shrank (colour-blind safe), and each bar says
 so in words, with "new" / "gone" for functions that appear or vanish.
 """
@@ -27,8 +27,8 @@ def _label(row: DiffRow) -> str:
 def _hover(row: DiffRow, base: str, new: str) -> str:
     lines = [
         f"<b>{esc(row.function)}</b>{STATUS_TEXT[row.status]}",
-        f"{esc(base)}: {fmt(row.base_ticks)} ticks, {row.base_share_pct:.2f} % of kernel ticks",
-        f"{esc(new)}: {fmt(row.new_ticks)} ticks, {row.new_share_pct:.2f} % of kernel ticks",
+        f"{esc(base)}: {fmt(row.base_ticks)} ticks, {row.base_share_pct:.2f} % of busy ticks",
+        f"{esc(new)}: {fmt(row.new_ticks)} ticks, {row.new_share_pct:.2f} % of busy ticks",
         f"change: {row.delta_share_pp:+.2f} points",
     ]
     if row.base_ticks_per_work is not None and row.new_ticks_per_work is not None:
@@ -53,7 +53,7 @@ def profile_diff_figure(
             label += " "
         labels.append(label)
     height = max(320, 140 + 30 * len(rows))
-    layout = base_layout(title, "change in share of kernel ticks (points)", "", 2, height)
+    layout = base_layout(title, "change in share of busy kernel ticks (points)", "", 2, height)
     layout["yaxis"].update(
         type="category", categoryorder="array", categoryarray=labels, autorange="reversed"
     )

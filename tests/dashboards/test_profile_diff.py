@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from perfdb.profile_diff import SCHEDULER_LINE
+from perfdb.profile_diff import IDLE_LINE, SCHEDULER_LINE
 from tests.dashboards.data import load
 from tests.dashboards.test_pages import figure
 
@@ -35,11 +35,28 @@ def test_two_runs_rank_functions_and_sum_the_scheduler(client, data):
     assert api["rows"][0]["function"] == SCHEDULER_LINE
     # schedule: 2000 of the listed ticks on 2.4.20, 2300 on 2.5.25 (tests/dashboards/data.py)
     assert rows["schedule"]["base_ticks"] == 2000 and rows["schedule"]["new_ticks"] == 2300
-    movers = [r for r in api["rows"] if r["status"] != "set"]
+    movers = [r for r in api["rows"] if r["status"] != "set" and not r["idle"]]
     deltas = [abs(r["delta_share_pp"]) for r in movers]
     assert deltas == sorted(deltas, reverse=True)
+    assert [r["function"] for r in api["rows"] if r["idle"]] == [IDLE_LINE, "default_idle"]
     assert api["work_metric"]["name"] == "throughput"
     assert rows["schedule"]["new_ticks_per_work"] is not None
+
+
+def test_idle_is_listed_apart_and_never_leads_the_busy_functions(client, data):
+    """tests/dashboards/data.py's readprofile: default_idle has most ticks on every run."""
+    base, new = data.run("2.4.20"), data.run("2.5.25")
+    response = client.get(f"/profile-diff/?base={base.pk}&new={new.pk}")
+    html = response.content.decode()
+    busy = html[html.index('id="profile-diff-rows"') : html.index('id="profile-diff-idle"')]
+    idle = html[html.index('id="profile-diff-idle-rows"') :]
+    assert "default_idle" not in busy and "<code>default_idle</code>" in idle
+    assert 'id="diff-idle"' in html and "of all ticks" in html
+    labels = [y for trace in figure(response, "fig-profile-diff")["data"] for y in trace["y"]]
+    assert "default_idle" not in labels and IDLE_LINE not in labels
+    # Every number is in a cell that never wraps (static/css/site.css: td.num).
+    for row in busy.split("<tr")[2:]:
+        assert row.count('<td class="num') == row.count("<td") - 2 >= 5, row
 
 
 def test_builds_of_a_setup_and_the_downloads(client, data):
@@ -51,6 +68,7 @@ def test_builds_of_a_setup_and_the_downloads(client, data):
     text = client.get(url + "&format=csv").content.decode()
     rows = list(csv.DictReader(io.StringIO(text)))
     assert rows[0]["function"] == SCHEDULER_LINE and "delta_share_pp" in rows[0]
+    assert rows[1]["function"] == IDLE_LINE and rows[1]["idle"] == "True"
     payload = json.loads(client.get(url + "&format=json").content)
     assert payload["columns"][0] == "function" and len(payload["rows"]) == len(rows)
 
