@@ -272,6 +272,11 @@ class ShortScan:
     tested: tuple[Tested | None, ...]  # by kernel index; None for the first kernel
 
 
+# With one trial a kernel, a step from a level of one kernel is tested at this share of the
+# kernel's alpha (short_scan).
+ONE_VALUE_LEVEL_SHARE = 0.1
+
+
 def kernel_alpha(settings: Settings, index: int, one_trial: bool = False) -> float:
     """The one-sided alpha the ``index``-th kernel of a level is tested at: the budget spent
     over its kernels, ``alert_alpha`` / k^2, which sums to at most 1.64 x ``alert_alpha``
@@ -317,10 +322,11 @@ def short_scan(
             noise = replace(measured, sources=(*measured.sources, *spikes))
         alpha = kernel_alpha(settings, at - segment[0], one_trial)  # each level anew
         share = 0.5 if len(segment) >= 2 else 0.0  # no cut inside a one-kernel level
-        tested.append(Tested(tuple(segment), alpha * (1 - share), noise))
-        verdict = _judge_kernels(
-            kernels, segment, [at], better, settings, noise, alpha * (1 - share)
-        )
+        # With one trial a kernel an arrival is never confirmed by itself: its test only makes
+        # the kernel a pending step, which the kernels that stay confirm at the kernel's alpha.
+        arrival = (settings.alert_alpha if one_trial else alpha) * (1 - share)
+        tested.append(Tested(tuple(segment), arrival, noise))
+        verdict = _judge_kernels(kernels, segment, [at], better, settings, noise, arrival)
         untested = verdict is not None and _kept_untested(verdict, settings)
         if verdict is None or not (verdict.significant or untested):
             found = _earlier_step(kernels, segment, at, better, settings, noise, alpha * share)
@@ -353,9 +359,14 @@ def short_scan(
                 returns.add(at + 1)
                 continue
             again = None
-            if staying and len(segment) >= 2:  # one value is no level: it may be the bad run
+            # One value is no level: it may be the bad run, unless three kernels at the new
+            # level give the noise that tells a bad run from a step. Those kernels are the
+            # ones that stayed, chosen by their closeness (a narrower spread than chance
+            # gives), so that test is held to a tenth of the kernel's alpha.
+            if staying and (len(segment) >= 2 or len(staying) >= 2):
                 level = [at, *staying]
-                again = _judge_kernels(kernels, segment, level, better, settings, noise, alpha)
+                held = alpha if len(segment) >= 2 else alpha * ONE_VALUE_LEVEL_SHARE
+                again = _judge_kernels(kernels, segment, level, better, settings, noise, held)
             if again is not None and again.significant and again.direction == verdict.direction:
                 verdict, seen_at = again, staying[-1]
             elif staying and staying[-1] + 1 < len(kernels):

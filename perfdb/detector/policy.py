@@ -30,8 +30,10 @@ class Settings:
     alpha: float = 0.1  # a stated claim's interval is at 1 - alpha (perfdb.claims)
     # One comparison's false-alert rate in the direction tested (one-sided): an A/B, a patched
     # build against its stock kernel, a short series' newest kernel against its level. A short
-    # series spends it over its kernels (the k-th comparison gets alert_alpha / k).
-    alert_alpha: float = 0.01
+    # series spends it over its kernels (the k-th comparison gets alert_alpha / k^2), about
+    # 1.5 x alert_alpha in all: 0.006 keeps a clean short series under one false alert in 100
+    # (bench/detector_situations.py: 0.89 per 100 at 3-6 kernels, 0.44 for an A/B).
+    alert_alpha: float = 0.006
     min_change_pct: float = 2.0  # below this a significant change is not worth an alert
     threshold_pct: float | None = None  # fixed threshold; None (or invalid) = derive from noise
     # one value a side and no noise known: a change this large is kept as a pending alert

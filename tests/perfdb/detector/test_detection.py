@@ -159,7 +159,7 @@ def test_the_test_is_one_sided_at_alert_alpha():
 
     assert verdict.p_value == pytest.approx(scipy_stats.t.sf(t, 4))
     assert verdict.threshold_pct == pytest.approx(
-        scipy_stats.t.isf(0.01, 4) * math.sqrt(2 / 3), rel=1e-6
+        scipy_stats.t.isf(Settings().alert_alpha, 4) * math.sqrt(2 / 3), rel=1e-6
     )
     assert verdict.significant and verdict.direction == "regression"
     strict = judge(base, new, "higher", alpha=1e-4)
@@ -256,6 +256,21 @@ def test_one_trial_a_kernel_pends_until_the_next_kernel_agrees():
     back = stock_series([100.0, 100.5, 99.6, 80.0, 100.2], trials=1, noise_pct=0.3)
     assert 4 not in by_run(detect(back, better="higher", candidates={5}))  # a spike
     assert 4 not in by_run(detect(back, better="higher"))
+
+
+def test_one_trial_a_step_after_one_kernel_is_confirmed_once_the_new_level_shows_its_noise():
+    """A step on the second kernel of a one-trial series: the level before it is one value,
+    which may be a bad run; three kernels at the new level (their spread the noise) confirm
+    it, two do not."""
+    levels = [467.0, 560.0, 580.0, 580.0, 574.0]  # lower is better: a 22 % regression
+    two = [Point(i + 1, f"6.{i}.0", (), (v,)) for i, v in enumerate(levels[:3])]
+    assert all(c.status != "confirmed" for c in detect(two, better="lower"))
+    five = [Point(i + 1, f"6.{i}.0", (), (v,)) for i, v in enumerate(levels)]
+    found = by_run(detect(five, better="lower"))
+    assert (found[2].status, found[2].direction) == ("confirmed", "regression")
+    # the first kernel alone off (a bad first run, the rest one level): never a step there
+    flat = [Point(i + 1, f"6.{i}.0", (), (v,)) for i, v in enumerate([560.0, 561.0, 579.0])]
+    assert all(c.status != "confirmed" for c in detect(flat, better="lower"))
 
 
 def test_a_step_too_small_for_its_first_kernel_is_found_when_the_next_agree():
