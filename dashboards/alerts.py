@@ -13,6 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 
 from dashboards import chart_queries
 from dashboards.attribution_views import for_builds
+from dashboards.chart_queries.links import alert_links
 from dashboards.chart_queries.profiles import profile_diff_url
 from dashboards.figures import across_kernels_figure, alert_figure
 from dashboards.figures.reference import reference_figure
@@ -114,7 +115,7 @@ def alert_detail(request: HttpRequest, alert_id: int) -> HttpResponse:
             )
             messages.success(request, "Alert updated.")
             return redirect("alert-detail", alert_id=alert.pk)
-    base_ids = ",".join(str(r.pk) for r in alert.baseline_runs.all())
+    base_ids = ",".join(str(r.pk) for r in sorted(alert.baseline_runs.all(), key=lambda r: r.pk))
     return render(
         request,
         "dashboards/alert_detail.html",
@@ -132,6 +133,7 @@ def alert_detail(request: HttpRequest, alert_id: int) -> HttpResponse:
             "profile_diff_url": profile_diff_url(
                 [r.pk for r in alert.baseline_runs.all()], [alert.candidate_run_id], alert.setup_id
             ),
+            **alert_links(alert=alert),  # its series chart, the open alerts either side
         },
     )
 

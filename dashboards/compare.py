@@ -13,8 +13,9 @@ row says why (``CompareLine.alert_note``).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from statistics import fmean, stdev
 
 from perfdb.detector import policy, stats
@@ -81,7 +82,7 @@ class StatedSpread:
     def text(self) -> str:
         """The spread as the report prints it: ``± 3 %`` or ``± 0.021``."""
         if self.sd_pct is not None:
-            return f"± {self.sd_pct:g} %"
+            return f"± {_as_printed(self.sd_pct)} %"
         if self.sd is not None:
             return f"± {number_text(self.sd)}"
         return ""
@@ -178,7 +179,17 @@ class CompareLine:
 
 def number_text(value: float) -> str:
     """Four significant digits, thousands separated: 13,100 and 15.27 and 0.0123."""
-    return f"{value:,.0f}" if abs(value) >= 1e4 else f"{value:,.4g}"
+    if abs(value) >= 1e4:
+        return f"{value:,.0f}"
+    return f"{value:,.4g}" if value == 0 or abs(value) >= 1e-3 else plain_text(value, 4)
+
+
+def _as_printed(value: float) -> str:
+    """A report's number as short as ``:g`` writes it, without its exponent (1e-05)."""
+    text = f"{value:g}"
+    if "e" not in text or not math.isfinite(value):
+        return text
+    return plain_text(value, 6).rstrip("0").rstrip(".")
 
 
 def side_text(side: Side) -> str:
@@ -236,11 +247,11 @@ def compare_line(values: MetricValues, context: SeriesContext | None = None) -> 
     if base.n == 0 or new.n == 0 or not values.base or not values.new:
         confidence = MISSING
     elif stated:
-        confidence = "runs not stated" if p is None else f"p = {p:.3g} (stated spread)"
+        confidence = "runs not stated" if p is None else f"{p_text(p)} (stated spread)"
     elif p is None:
         confidence = SINGLE_VALUE
     else:
-        confidence = f"p = {p:.3g}"
+        confidence = p_text(p)
     significant = verdict is not None and verdict.significant
     return CompareLine(
         metric=values.name,
@@ -308,6 +319,7 @@ def _judge(
 def _reason(verdict: policy.Verdict | None, context: SeriesContext) -> str:
     if verdict is None:
         return ""
+    verdict = replace(verdict, reason=without_exponents(verdict.reason))
     needed = percent_text(verdict.threshold_pct)
     if verdict.significant:
         return f"beyond the detector's threshold ({needed} needed; {verdict.reason})"
@@ -322,12 +334,50 @@ def _reason(verdict: policy.Verdict | None, context: SeriesContext) -> str:
 
 
 def percent_text(value: float) -> str:
-    """A threshold as people write it: 32 %, 4.5 %, 0.25 %; never 1.2e+02."""
+    """A threshold as people write it: 32 %, 4.5 %, 0.25 %, 0.0012 %; never 1.2e+02."""
     if not math.isfinite(value):
         return "no test"
     if abs(value) >= 10:
         return f"{value:,.0f} %"
-    return f"{value:.2g} %" if abs(value) < 1 else f"{value:.1f} %"
+    if abs(value) >= 1:
+        return f"{value:.1f} %"
+    if value == 0:
+        return "0 %"
+    return f"{plain_text(value, 2).rstrip('0').rstrip('.')} %"  # as :.2g, without its exponent
+
+
+def plain_text(value: float, digits: int) -> str:
+    """``value`` to ``digits`` significant digits in positional notation: 0.000012, not the
+    1.2e-05 that ``:g`` prints below 1e-4 (a reader skims a column of numbers; an exponent
+    hides the size)."""
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(value))))
+    return f"{value:.{decimals}f}"
+
+
+_EXPONENT = re.compile(r"(?<![\w.])(\d+(?:\.(\d+))?)[eE]([+-]?\d+)\b")
+
+
+def without_exponents(text: str) -> str:
+    """``text`` with each number in scientific notation written out, its digits kept:
+    the detector's reasons say ``p = 2e-05``; the page says ``p = 0.00002``."""
+
+    def plain(match: re.Match[str]) -> str:
+        digits = len(match[1].replace(".", "").lstrip("0")) or 1
+        return plain_text(float(match[0]), digits)
+
+    return _EXPONENT.sub(plain, text)
+
+
+# Below this a p-value is written as a bound: its digits are past what the test can tell
+# (the t distribution's tail with three values a side), and ``:.3g`` would print 1.2e-07.
+P_FLOOR = 1e-4
+
+
+def p_text(p: float) -> str:
+    """``p = 0.0031``, or ``p < 0.0001`` below the floor."""
+    return "p < 0.0001" if p < P_FLOOR else f"p = {p:.3g}"
 
 
 def _alert_note(
@@ -390,8 +440,8 @@ def _alert_note(
         return "no alert yet: one trial a kernel, so the next kernel must agree"
     if pair.alpha is not None and pair.alpha < context.settings.alert_alpha:
         return (
-            f"no alert: the detector tests this kernel at alpha {pair.alpha:.2g} (a short "
-            "series spends its false-alert budget over its kernels)"
+            f"no alert: the detector tests this kernel at alpha {plain_text(pair.alpha, 2)} "
+            "(a short series spends its false-alert budget over its kernels)"
         )
     return "no alert: not checked with this data yet (it is checked when an upload adds runs)"
 
@@ -428,3 +478,41 @@ def compare_lines(
 def _rank(line: CompareLine) -> tuple[int, float, str]:
     order = {"worse": 0, "better": 1, "not significant": 2}.get(line.verdict, 3)
     return (order, -abs(line.change_pct or 0.0), line.metric)
+
+
+# The headline metric is the one ``dashboards.selection.default_metric`` picks for a page's
+# default (higher-is-better first: throughput; then lower-is-better: latency), so the compare
+# page leads with the number the across-kernels page opens on. Neither the workload nor the
+# parsers store a headline, and most alerts would favour whichever metric is noisiest.
+_HEADLINE_RANK = {"higher": 0, "lower": 1}
+
+
+def headline_metric(lines: Iterable[CompareLine]) -> tuple[str, str] | None:
+    """(name, unit) of the workload's headline metric among ``lines``; None when no metric
+    has a direction (vmstat's means alone)."""
+    directed = [line for line in lines if line.direction in _HEADLINE_RANK]
+    if not directed:
+        return None
+    best = min(directed, key=lambda line: (_HEADLINE_RANK[line.direction], line.metric))
+    return best.metric, best.unit
+
+
+def table_order(lines: Iterable[CompareLine]) -> list[CompareLine]:
+    """The page's rows: the headline metric first, then metrics with a direction before
+    those without one (vmstat's means, a message count), each group by verdict (worse,
+    better, not significant, the rest), then tested rows (a p-value) before untested ones,
+    then the larger |change| first. ``compare_lines``' order otherwise."""
+    lines = list(lines)
+    headline = headline_metric(lines)
+
+    def key(line: CompareLine) -> tuple[int, int, int, int, float, str]:
+        return (
+            0 if (line.metric, line.unit) == headline else 1,
+            1 if line.direction == "none" else 0,
+            _rank(line)[0],
+            0 if line.p_value is not None else 1,
+            -abs(line.change_pct or 0.0),
+            line.metric,
+        )
+
+    return sorted(lines, key=key)

@@ -3,18 +3,23 @@ comparison of two sets of runs."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
+from django.utils.html import escape, format_html
+from django.utils.safestring import SafeString, mark_safe
 
 from dashboards import chart_queries as cq
 from dashboards import exports
 from dashboards.attribution_views import attribution_table, compare_attribution
+from dashboards.chart_queries import compare as compare_queries
 from dashboards.chart_queries import profiles as profile_queries
 from dashboards.chartdata import CompareRow
 from dashboards.chartdata import Metric as MetricData
-from dashboards.compare import CompareLine, compare_lines
+from dashboards.compare import CompareLine, compare_lines, headline_metric, table_order
 from dashboards.compare_series import compare_contexts
 from dashboards.figures import (
     compare_figure,
@@ -23,11 +28,17 @@ from dashboards.figures import (
 from dashboards.figures.vmstat import DEFAULT_GROUPS, column_groups
 from dashboards.page_cache import kept_for_anonymous
 from dashboards.page_tools import bad_params_are_400, download, links, run_text
+from dashboards.pages import _scope_index
 from dashboards.selection import (
     BadParam,
+    build_param,
     choice_param,
     format_param,
     ids_param,
+    scope_param,
+    setup_label,
+    setup_of_key,
+    setup_ref_param,
 )
 
 # --- system activity (vmstat) -----------------------------------------------------------
@@ -94,8 +105,17 @@ def _groups_param(
 
 
 def compare_selection(q) -> tuple[list[int], list[int]]:
-    """The two sides from ``base`` and ``new``; both are needed, a run only on one side."""
+    """The two sides from ``base`` and ``new`` (run ids), and from ``base_build`` and
+    ``new_build`` (``2.5.25+pri_preempt``: every run of that build) in the set-up ``setup``
+    (an id or ``VolanoMark/P8/UP``); both sides are needed, a run only on one side."""
     base, new = ids_param(q, "base"), ids_param(q, "new")
+    if q.get("base_build") or q.get("new_build"):
+        setup_id = _setup_id(q)
+        if setup_id is None:
+            raise BadParam("setup", "give the set-up of the builds, e.g. setup=VolanoMark/P8/UP")
+        builds = compare_queries.setup_builds(setup_id=setup_id, limit=NAMED_BUILDS)
+        base = list(dict.fromkeys(base + build_param(q, "base_build", builds)))
+        new = list(dict.fromkeys(new + build_param(q, "new_build", builds)))
     if base and not new:
         raise BadParam("new", "give the candidate run ids, e.g. new=15,16")
     if new and not base:
@@ -106,8 +126,24 @@ def compare_selection(q) -> tuple[list[int], list[int]]:
     return base, new
 
 
+# A build named in the URL is looked up among this many of the set-up's newest builds.
+NAMED_BUILDS = 100_000
+
+
+def _setup_id(q) -> int | None:
+    """``setup`` as an id, or its readable key resolved among the set-ups it names."""
+    ref = setup_ref_param(q)
+    if ref is None or isinstance(ref, int):
+        return ref
+    named = compare_queries.setups_named(
+        workload=ref.workload, hardware=ref.hardware, mode=ref.mode
+    )
+    return int(setup_of_key(ref, named)["id"])
+
+
 def compare_data(base: list[int], new: list[int]) -> tuple[list[CompareLine], dict]:
-    """Lines and run infos; unknown run ids are a BadParam naming their side."""
+    """Lines in the page's order (``compare.table_order``: the headline metric first) and
+    run infos; unknown run ids are a BadParam naming their side."""
     infos = cq.run_infos(run_ids=base + new)
     for name, ids in (("base", base), ("new", new)):
         unknown = [i for i in ids if i not in infos]
@@ -116,7 +152,10 @@ def compare_data(base: list[int], new: list[int]) -> tuple[list[CompareLine], di
     # judged by the detector's rule, with the series' noise and the alerts on these runs
     contexts = compare_contexts(base_ids=base, new_ids=new)
     lines = compare_lines(cq.compare_values(base_ids=base, new_ids=new), contexts)
-    return lines, infos
+    return table_order(lines), infos
+
+
+RECENT_SHOWN = 20
 
 
 @kept_for_anonymous("compare")
@@ -125,7 +164,11 @@ def compare(request: HttpRequest) -> HttpResponse:
     q = request.GET
     fmt = format_param(q)
     base, new = compare_selection(q)
-    context: dict[str, Any] = {"base": base, "new": new, "recent": cq.run_choices()}
+    context: dict[str, Any] = {
+        "base": base,
+        "new": new,
+        **compare_picker(q, base, new),
+    }
     if not base:
         return render(request, "dashboards/compare.html", context)
     lines, infos = compare_data(base, new)
@@ -136,6 +179,7 @@ def compare(request: HttpRequest) -> HttpResponse:
     selection = {"base": ",".join(map(str, base)), "new": ",".join(map(str, new))}
     directed = [line for line in lines if line.direction != "none"]
     rows = _compare_rows(directed or lines, infos[base[0]][0], infos[new[0]][0])
+    headline = headline_metric(lines)
     return render(
         request,
         "dashboards/compare.html",
@@ -145,7 +189,10 @@ def compare(request: HttpRequest) -> HttpResponse:
                 "dashboards-compare", selection, ("compare", *(t.name for t in attribution_tables))
             ),
             "attribution": attribution,
-            "lines": lines,
+            "lines": [
+                (line, (line.metric, line.unit) == headline, linked_note(line.alert_note))
+                for line in lines
+            ],
             "base_runs": [run_text(*infos[i]) for i in base],
             "new_runs": [run_text(*infos[i]) for i in new],
             "figure": compare_figure(tuple(rows), title="Candidate against baseline"),
@@ -153,6 +200,82 @@ def compare(request: HttpRequest) -> HttpResponse:
             "profile_diff_url": profile_queries.profile_diff_url(base, new),
         },
     )
+
+
+def compare_picker(q, base: list[int], new: list[int]) -> dict[str, Any]:
+    """What the page's pickers offer: the scopes (workload/hardware/mode), the chosen
+    scope's set-ups, the chosen set-up's builds with their run ids, and the recent runs;
+    each build and run marked when it is on a side. The set-up is ``setup`` (id or name),
+    else the baseline's, else the busiest of ``scope``; none chosen, only the scopes.
+    Three queries when a set-up is shown (its scope's set-ups, its builds, recent runs),
+    four when it is found from the baseline run."""
+    index = _scope_index()
+    setup_id = _setup_id(q)
+    scope = scope_param(q, index.scopes) if q.get("scope") else None
+    if setup_id is None and scope is None and base:
+        setup_id = compare_queries.run_setup_id(run_id=base[0])
+    setups: list[dict[str, Any]] = []
+    if setup_id is not None and scope is None:
+        setups = cq.setup_choices(setup_id=setup_id)
+        if not setups:
+            raise BadParam("setup", f"no set-up {setup_id} with runs")
+        key = f"{setups[0]['workload_id']}-{setups[0]['hardware_id']}-{setups[0]['mode']}"
+        scope = next((s for s in index.scopes if s.key == key), None)
+    if scope is not None:
+        setups = cq.setup_choices(scope=scope.ids)
+        if setup_id not in {s["id"] for s in setups}:  # another scope chosen since
+            setup_id = max(setups, key=lambda s: s["run_count"])["id"] if setups else None
+    sides = set(base), set(new)
+    builds = (
+        []
+        if setup_id is None
+        else _build_rows(compare_queries.setup_builds(setup_id=setup_id), sides)
+    )
+    recent = [
+        {**r, "in_base": r["id"] in sides[0], "in_new": r["id"] in sides[1]}
+        for r in cq.run_choices(limit=RECENT_SHOWN)
+    ]
+    return {
+        "scopes": index.scopes,
+        "scope": scope,
+        "setups": [{**s, "label": setup_label(s)} for s in setups],
+        "setup_id": setup_id,
+        "builds": builds,
+        "builds_capped": len(builds) >= compare_queries.BUILDS_SHOWN,
+        "recent": recent,
+    }
+
+
+def _build_rows(
+    builds: dict[str, list[int]], sides: tuple[set[int], set[int]]
+) -> list[dict[str, Any]]:
+    """A build is ticked on a side when all its runs are there."""
+    return [
+        {
+            "build": build,
+            "ids": ",".join(map(str, ids)),
+            "n": len(ids),
+            "in_base": set(ids) <= sides[0],
+            "in_new": set(ids) <= sides[1],
+        }
+        for build, ids in builds.items()
+    ]
+
+
+_ALERT_NAMED = re.compile(r"\balert (\d+)\b")
+
+
+def linked_note(note: str) -> SafeString:
+    """A row's alert note with each ``alert N`` a link to that alert's page."""
+    if not note:
+        return mark_safe("")
+    parts = _ALERT_NAMED.split(note)  # text, id, text, id, ..., text
+    html = [escape(parts[0])]
+    for i in range(1, len(parts), 2):
+        url = reverse("alert-detail", args=[int(parts[i])])
+        html.append(format_html('<a href="{}">alert {}</a>', url, parts[i]))
+        html.append(escape(parts[i + 1]))
+    return mark_safe("".join(html))  # every part escaped above
 
 
 def _compare_rows(lines: list[CompareLine], base_run, new_run) -> list[CompareRow]:

@@ -262,8 +262,14 @@ def default_metric(metrics: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | 
 def metric_param(
     query: Mapping[str, Any], metrics: Sequence[Mapping[str, Any]]
 ) -> tuple[Mapping[str, Any] | None, str]:
-    """(metric, note). A metric id this selection has no data for falls back to the default,
-    with a note: switching setups keeps the old metric in the URL, which is not an error."""
+    """(metric, note). ``metric`` is an id or a name (``metric=events_per_s``, or
+    ``metric=events_per_s (events/s)`` where the name is in two units; ``metric_named``).
+    A metric id this selection has no data for falls back to the default, with a note:
+    switching setups keeps the old metric in the URL, which is not an error. A name is
+    what a person typed: one this selection does not have is a 400 naming it."""
+    raw = _one(query, "metric").strip()
+    if raw and not is_number(raw):
+        return metric_named(raw, metrics), ""
     wanted = int_param(query, "metric")
     chosen = default_metric(metrics)
     if wanted is None:
@@ -273,3 +279,118 @@ def metric_param(
             return metric, ""
     name = chosen["name"] if chosen else "nothing"
     return chosen, f"metric {wanted} has no results here; showing {name}."
+
+
+def metric_named(
+    raw: str, metrics: Sequence[Mapping[str, Any]], name: str = "metric"
+) -> Mapping[str, Any]:
+    """The one metric of ``metrics`` called ``raw``: its name (``events_per_s``), or its name
+    and unit as the pickers show them (``events_per_s (events/s)``). A name no metric has,
+    or one in several units, is a ``BadParam`` saying so and listing what would do."""
+    if len(raw) > MAX_TEXT:
+        raise BadParam(name, f"at most {MAX_TEXT} characters, got {len(raw)}")
+    found = [m for m in metrics if m["name"] == raw]
+    if not found:
+        found = [m for m in metrics if f"{m['name']} ({m['unit']})" == raw]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        units = ", ".join(f"{m['name']} ({m['unit']})" for m in found)
+        raise BadParam(name, f"{raw[:60]!r} is in {len(found)} units: {units}; give one of those")
+    known = ", ".join(sorted({m["name"] for m in metrics})[:12]) or "none here"
+    raise BadParam(name, f"no metric {raw[:60]!r} here; these have results: {known}")
+
+
+# --- set-ups and builds by name ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SetupKey:
+    """A set-up as a person names it: ``VolanoMark/P8/UP`` (workload, hardware, mode), with
+    the parameters that tell its set-ups apart when there are several:
+    ``VolanoMark/P8/UP/rooms=10,messages=1000``. The workload is its name, with or without
+    its version."""
+
+    workload: str
+    hardware: str
+    mode: str
+    params: tuple[tuple[str, str], ...] = ()
+
+    def text(self) -> str:
+        return "/".join([self.workload, self.hardware, self.mode])
+
+
+def setup_ref_param(query: Mapping[str, Any], name: str = "setup") -> int | SetupKey | None:
+    """``setup`` as an id (``setup=4``) or a readable key (``SetupKey``); None when absent.
+    The key is matched against the set-ups found for it with ``setup_of_key``."""
+    raw = text_param(query, name)
+    if raw is None:
+        return None
+    if is_number(raw):
+        return int(raw)
+    parts = raw.split("/")
+    if len(parts) not in (3, 4) or not all(p.strip() for p in parts[:3]):
+        raise BadParam(
+            name,
+            f"expected a set-up id or workload/hardware/mode such as VolanoMark/P8/UP "
+            f"(then /rooms=10 to pick among its set-ups), got {raw[:60]!r}",
+        )
+    params: list[tuple[str, str]] = []
+    if len(parts) == 4:
+        for item in (p.strip() for p in parts[3].split(",") if p.strip()):
+            key, eq, value = item.partition("=")
+            if not eq or not key.strip():
+                raise BadParam(name, f"expected parameters as rooms=10,messages=1000, got {item!r}")
+            params.append((key.strip(), value.strip()))
+    return SetupKey(parts[0].strip(), parts[1].strip(), parts[2].strip(), tuple(params))
+
+
+def setup_of_key(
+    key: SetupKey, setups: Sequence[Mapping[str, Any]], name: str = "setup"
+) -> Mapping[str, Any]:
+    """The one set-up of ``setups`` (``setup_dict`` rows of the key's workload, hardware and
+    mode) whose parameters include the key's, or among several the one with just those.
+    None or several: a ``BadParam`` saying which,
+    listing the set-ups' parameters so the reader can add the ones that tell them apart."""
+    matching = [
+        s
+        for s in setups
+        if all(k in s["params"] and str(s["params"][k]) == v for k, v in key.params)
+    ]
+    exact = [s for s in matching if len(s["params"]) == len(key.params)]
+    if len(matching) == 1 or len(exact) == 1:  # rooms=10 names the set-up of just rooms=10
+        return matching[0] if len(matching) == 1 else exact[0]
+    asked = key.text() + ("/" + ",".join(f"{k}={v}" for k, v in key.params) if key.params else "")
+    if not setups:
+        raise BadParam(name, f"no set-up {key.text()!r} with runs (workload/hardware/mode)")
+    if not matching:
+        raise BadParam(name, f"no set-up {asked!r}; its set-ups have {_setups_listed(setups)}")
+    raise BadParam(
+        name,
+        f"{asked!r} matches {len(matching)} set-ups: {_setups_listed(matching)}; add the "
+        f"parameters that tell them apart, e.g. {key.text()}/"
+        + ",".join(f"{k}={v}" for k, v in sorted(matching[0]["params"].items())),
+    )
+
+
+def _setups_listed(setups: Sequence[Mapping[str, Any]], most: int = 6) -> str:
+    texts = [setup_label(s) for s in setups[:most]]
+    more = f" and {len(setups) - most} more" if len(setups) > most else ""
+    return "; ".join(texts) + more
+
+
+def build_param(
+    query: Mapping[str, Any], name: str, builds: Mapping[str, Sequence[int]]
+) -> list[int]:
+    """The run ids of the build named by ``name`` (``6.8.0`` or ``6.8.0+patch-a``, as
+    ``Run.build`` writes it) among ``builds`` (a set-up's builds and their run ids); [] when
+    absent. An unknown build is a 400 naming it and the set-up's nearest builds."""
+    raw = text_param(query, name)
+    if raw is None:
+        return []
+    if raw in builds:
+        return list(builds[raw])
+    near = [b for b in builds if b.startswith(raw.split("+")[0])][:8] or list(builds)[:8]
+    raise BadParam(
+        name, f"no build {raw[:60]!r} in this set-up; it has {', '.join(near) or 'none'}"
+    )

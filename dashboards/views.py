@@ -8,8 +8,8 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
-from dashboards import chart_queries, scope_stats
-from dashboards.chart_queries.profiles import run_profile_diff_url
+from dashboards import scope_stats
+from dashboards.chart_queries.links import run_links
 from dashboards.page_cache import kept_for_anonymous
 from dashboards.summaries import summary_url
 from perfdb import queries
@@ -76,13 +76,12 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
         "dashboards/run_detail.html",
         {
             "run": run,
-            "results": queries.run_results(run_id=run.pk),
             "trials": list(run.trials.all()),
             "profiles": _profiles(run),
             "raw_files": list(run.raw_files.only("id", "path", "parser", "trial", "warnings")),
             "profile": list(run.profile.order_by("-ticks")[:30]),
-            "baseline_id": chart_queries.run_baseline_id(run=run),
-            "profile_diff_url": run_profile_diff_url(run=run),
+            # results with their series links, alerts, and the baseline its alert names
+            **run_links(run=run, results=queries.run_results(run_id=run.pk)),
         },
     )
 

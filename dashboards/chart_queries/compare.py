@@ -93,3 +93,53 @@ def compare_values(*, base_ids: Sequence[int], new_ids: Sequence[int]) -> list[M
         )
         for (name, unit, better), (b, n) in grouped.items()
     ]
+
+
+# --- the compare page's pickers --------------------------------------------------------------
+
+# A set-up's builds listed for picking, newest kernels first: a long series has a thousand
+# kernels, more than anyone scrolls; the filter box and the recent runs reach the rest.
+BUILDS_SHOWN = 300
+
+
+def setup_builds(*, setup_id: int, limit: int = BUILDS_SHOWN) -> dict[str, list[int]]:
+    """The set-up's builds (``Run.build``: ``2.5.25+pri_preempt``) with their run ids, newest
+    kernel first, stock before patched; at most ``limit`` builds. One query, served by
+    run_series_idx (setup, kernel, patch_set)."""
+    rows = (
+        Run.objects.filter(setup_id=setup_id)
+        .values_list("id", "kernel__version", "patch_set__name")
+        .order_by("-kernel__sort_key", "kernel__version", "patch_set__name", "id")
+    )
+    builds: dict[str, list[int]] = {}
+    for run_id, kernel, patches in rows.iterator(chunk_size=2000):
+        build = f"{kernel}+{patches}" if patches else kernel
+        if build not in builds and len(builds) >= limit:
+            break
+        builds.setdefault(build, []).append(run_id)
+    return builds
+
+
+def run_setup_id(*, run_id: int) -> int | None:
+    """The set-up of one run (the picker opens on the compared runs' set-up). One query."""
+    found: int | None = Run.objects.filter(pk=run_id).values_list("setup_id", flat=True).first()
+    return found
+
+
+def setups_named(*, workload: str, hardware: str, mode: str) -> list[dict]:
+    """Set-ups with runs of a workload (its name, or name and version), hardware and mode,
+    by name: what ``selection.setup_of_key`` picks from. One query."""
+    from dashboards.chart_queries.summaries import SETUP_FIELDS, SETUP_ORDER, setup_dict
+    from perfdb.models import Setup
+
+    rows = (
+        Setup.objects.filter(summary__isnull=False, hardware__name=hardware, mode=mode)
+        .filter(Q(workload__name=workload) | Q(workload__name=workload.rsplit(" ", 1)[0]))
+        .values(*SETUP_FIELDS)
+        .order_by(*SETUP_ORDER)
+    )
+    return [
+        setup_dict(r)
+        for r in rows
+        if workload in (r["workload__name"], f"{r['workload__name']} {r['workload__version']}")
+    ]

@@ -7,6 +7,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from dashboards.chartdata import CompareRow
+from dashboards.compare import p_text, percent_text
 from dashboards.figures._common import (
     HOVER,
     base_layout,
@@ -127,11 +128,11 @@ def _hover(row: CompareRow, kind: str, alpha: float) -> str:
     if row.significant is not None:
         test = esc(row.reason) if row.reason else ("significant" if row.significant else "")
         if row.p_value is not None:
-            test = f"p = {row.p_value:.3g}; {test}"
+            test = f"{p_text(row.p_value)}; {test}"
     elif row.p_value is not None:
-        test = f"p = {row.p_value:.3g} (significant below {alpha:g})"
+        test = f"{p_text(row.p_value)} (significant below {alpha:g})"
     elif row.threshold_pct is not None:
-        test = f"single values; threshold ±{row.threshold_pct:g}%"
+        test = f"single values; threshold ±{percent_text(row.threshold_pct)}"
     else:
         test = "not tested"
     direction = "higher" if row.metric.higher_is_better else "lower"

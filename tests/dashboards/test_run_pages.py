@@ -1,0 +1,128 @@
+"""The compare page (dashboards/run_pages.py): picking sides from a set-up's builds and the
+recent runs, builds and set-ups by name, rows in the page's order with alerts linked, over
+data stored by the real ingest pipeline (tests/dashboards/data.py)."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+
+import pytest
+
+from dashboards.run_pages import linked_note
+from perfdb.models import Metric
+from tests.dashboards.data import load
+from tests.dashboards.test_series_alerts import make_alert
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def data(tmp_path):
+    return load(tmp_path)
+
+
+def rows(html: str) -> list[str]:
+    """The metric of each compare row, in page order."""
+    return re.findall(r'<tr class="verdict-[^"]*" data-metric="([^"]+)"', html)
+
+
+def test_the_picker_lists_a_setups_builds_with_their_run_ids(client, data):
+    base, new = data.run("2.5.25"), data.run("2.5.25", "pri_preempt")
+    html = client.get(f"/compare/?setup={base.setup_id}").content.decode()
+    builds = re.findall(r'<tr data-text="([^"]+)"><td><code>', html)
+    # newest kernel first, stock before patched
+    assert builds == ["2.5.25", "2.5.25+pri_preempt", "2.4.20", "2.3.99-pre3"]
+    assert f'name="base" value="{base.pk}" class="pick" data-side="base"' in html
+    assert f'name="new" value="{new.pk}" class="pick" data-side="new"' in html
+    assert 'id="compare-rows"' not in html  # nothing compared yet
+
+
+def test_ticked_builds_submitted_without_script_are_pooled(client, data):
+    """The form without compare.js: each ticked build sends its run ids as one more base=."""
+    a, b, c = data.run("2.4.20"), data.run("2.3.99-pre3"), data.run("2.5.25", "pri_preempt")
+    html = client.get(f"/compare/?base={a.pk}&base={b.pk}&new={c.pk}").content.decode()
+    assert f"#{a.pk} 2.4.20" in html and f"#{b.pk} 2.3.99-pre3" in html
+    # the picker opens on the baseline's set-up, the chosen builds ticked on their side
+    assert re.search(rf'value="{a.pk}" class="pick" data-side="base" checked', html)
+    assert re.search(rf'value="{c.pk}" class="pick" data-side="new" checked', html)
+
+
+def test_builds_by_name_in_a_setup_by_name(client, data):
+    base, new = data.run("2.5.25"), data.run("2.5.25", "pri_preempt")
+    named = client.get(
+        "/compare/?setup=VolanoMark/P8/UP/rooms=10,messages=1000"
+        "&base_build=2.5.25&new_build=2.5.25%2Bpri_preempt"
+    )
+    by_id = client.get(f"/compare/?base={base.pk}&new={new.pk}")
+    assert named.status_code == 200
+    assert rows(named.content.decode()) == rows(by_id.content.decode())
+    api = client.get(
+        f"/api/compare/?setup={base.setup_id}&base_build=2.5.25&new_build=2.5.25%2Bpri_preempt"
+    ).json()
+    assert (api["base"], api["new"]) == ([base.pk], [new.pk])
+
+
+@pytest.mark.parametrize(
+    "query, says",
+    [
+        # several set-ups (rooms 5, 10, 20 and the wakeup grid) under one workload/hardware/mode
+        ("setup=VolanoMark/P8/UP&base_build=2.5.25&new_build=2.4.20", "add the parameters"),
+        ("setup=VolanoMark/P8/SMP&base_build=2.5.25&new_build=2.4.20", "no set-up"),
+        (
+            "setup=VolanoMark/P8/UP/rooms=10,messages=1000&base_build=9.9&new_build=2.4.20",
+            "no build '9.9'",
+        ),
+        ("base_build=2.5.25&new_build=2.4.20", "give the set-up"),
+        ("setup=VolanoMark&base_build=2.5.25", "workload/hardware/mode"),
+    ],
+)
+def test_a_name_that_is_unknown_or_ambiguous_is_a_400_saying_so(client, data, query, says):
+    response = client.get(f"/compare/?{query}")
+    assert response.status_code == 400
+    assert says in unescape(response.content.decode())
+
+
+def test_rows_lead_with_the_headline_metric_and_vmstat_last(client, data):
+    base, new = data.run("2.5.25"), data.run("2.5.25", "pri_preempt")
+    html = client.get(f"/compare/?base={base.pk}&new={new.pk}").content.decode()
+    order = rows(html)
+    assert order[0] == "throughput"
+    assert re.search(r'<tr class="verdict-[a-z-]+ headline" data-metric="throughput">', html)
+    directed = {m.name for m in Metric.objects.exclude(better="none")}
+    led = [i for i, name in enumerate(order) if name in directed]
+    undirected = [i for i, name in enumerate(order) if name not in directed]
+    assert led == list(range(len(led))) and min(undirected) == len(led)
+    assert all(order[i].startswith(("vmstat_", "messages_", "kernel_")) for i in undirected)
+    assert 'id="rows-filter"' in html
+    assert not re.search(r"\d[eE][+-]\d", re.sub(r"<script.*?</script>", "", html, flags=re.S))
+
+
+def test_an_alert_named_in_a_row_is_a_link(client, data):
+    base, new = data.run("2.5.25"), data.run("2.5.25", "pri_preempt")
+    alert = make_alert(new, Metric.objects.get(name="throughput"), "pending", "improvement", 5)
+    html = client.get(f"/compare/?base={base.pk}&new={new.pk}").content.decode()
+    assert f'<a href="/alerts/{alert.pk}/">alert {alert.pk}</a>' in html
+
+
+def test_a_note_is_escaped_around_its_links():
+    html = linked_note("cleared <b> (alert 12): runs 3 moved; alert 4")
+    assert html == (
+        'cleared &lt;b&gt; (<a href="/alerts/12/">alert 12</a>): runs 3 moved; '
+        '<a href="/alerts/4/">alert 4</a>'
+    )
+
+
+def test_the_compared_page_reads_a_bounded_number_of_queries(
+    client, data, django_assert_max_num_queries
+):
+    base, new = data.run("2.5.25"), data.run("2.5.25", "pri_preempt")
+    client.get(f"/compare/?base={base.pk}&new={new.pk}")  # the scope index, cached
+    with django_assert_max_num_queries(QUERIES):
+        assert client.get(f"/compare/?base={base.pk}&new={new.pk}").status_code == 200
+
+
+# The compare rows (run infos, values, summaries, the series' contexts and alerts), the
+# attribution and profile checks, and the pickers: the baseline's set-up, its scope's set-ups,
+# its builds, the recent runs. Pinned so a picker that reads per build or per run shows.
+QUERIES = 30

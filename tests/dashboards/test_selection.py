@@ -1,0 +1,107 @@
+"""Names where ids are (dashboards/selection.py): a metric, a set-up and a build by name,
+and a 400 that says what is unknown or ambiguous. Pure: no database."""
+
+from __future__ import annotations
+
+import pytest
+
+from dashboards.selection import (
+    BadParam,
+    SetupKey,
+    build_param,
+    metric_param,
+    setup_of_key,
+    setup_ref_param,
+)
+
+METRICS = [
+    {"id": 1, "name": "events_per_s", "unit": "events/s", "better": "higher"},
+    {"id": 2, "name": "events_per_s", "unit": "ops/s", "better": "higher"},
+    {"id": 3, "name": "latency_p99", "unit": "us", "better": "lower"},
+]
+
+
+@pytest.mark.parametrize(
+    "raw, expected",
+    [("3", 3), ("latency_p99", 3), ("events_per_s (ops/s)", 2), ("", 1), ("99", 1)],
+)
+def test_a_metric_by_id_or_name(raw, expected):
+    metric, _ = metric_param({"metric": raw}, METRICS)
+    assert metric is not None and metric["id"] == expected
+
+
+@pytest.mark.parametrize(
+    "raw, says",
+    [
+        ("events_per_s", "is in 2 units: events_per_s (events/s), events_per_s (ops/s)"),
+        ("throughput", "no metric 'throughput' here; these have results: events_per_s"),
+    ],
+)
+def test_a_metric_name_unknown_or_in_two_units_is_refused_saying_so(raw, says):
+    with pytest.raises(BadParam, match="metric") as error:
+        metric_param({"metric": raw}, METRICS)
+    assert says in error.value.message
+
+
+SETUPS = [
+    {"id": 7, "params": {"rooms": 10, "messages": 1000}},
+    {"id": 8, "params": {"rooms": 20, "messages": 1000}},
+    {"id": 9, "params": {"rooms": 10, "messages": 1000, "server_nice": -19}},
+]
+
+
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("12", 12),
+        ("VolanoMark/P8/UP", SetupKey("VolanoMark", "P8", "UP")),
+        (
+            "VolanoMark 2.1.2/P8/SMP/rooms=10",
+            SetupKey("VolanoMark 2.1.2", "P8", "SMP", (("rooms", "10"),)),
+        ),
+        ("", None),
+    ],
+)
+def test_a_setup_by_id_or_readable_key(raw, expected):
+    assert setup_ref_param({"setup": raw}) == expected
+
+
+@pytest.mark.parametrize(
+    "params, expected",
+    [
+        ((("rooms", "20"),), 8),
+        ((("server_nice", "-19"),), 9),
+        ((("rooms", "10"), ("messages", "1000")), 7),
+    ],
+)
+def test_a_keys_parameters_pick_one_setup(params, expected):
+    assert setup_of_key(SetupKey("V", "P8", "UP", params), SETUPS)["id"] == expected
+
+
+@pytest.mark.parametrize(
+    "params, says",
+    [
+        ((), "matches 3 set-ups"),
+        ((("rooms", "10"),), "matches 2 set-ups"),
+        ((("rooms", "5"),), "no set-up"),
+    ],
+)
+def test_a_key_naming_no_setup_or_several_is_refused_saying_so(params, says):
+    with pytest.raises(BadParam, match=says):
+        setup_of_key(SetupKey("V", "P8", "UP", params), SETUPS)
+
+
+@pytest.mark.parametrize("raw", ["V/P8", "V//UP", "V/P8/UP/rooms"])
+def test_a_malformed_setup_key_is_refused(raw):
+    with pytest.raises(BadParam, match="setup"):
+        setup_ref_param({"setup": raw})
+
+
+def test_a_build_by_name_gives_its_runs_or_names_the_near_ones():
+    builds = {"6.8.0": [1, 2], "6.8.0+fix": [3], "6.7.0": [4]}
+    assert build_param({"new_build": "6.8.0+fix"}, "new_build", builds) == [3]
+    assert build_param({}, "new_build", builds) == []
+    with pytest.raises(
+        BadParam, match=r"no build '6.8.0\+nope' in this set-up; it has 6.8.0, 6.8.0\+fix"
+    ):
+        build_param({"new_build": "6.8.0+nope"}, "new_build", builds)
