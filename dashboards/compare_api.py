@@ -1,4 +1,6 @@
-"""GET /api/compare/?base=<run ids>&new=<run ids>: the compare page's rows as JSON."""
+"""GET /api/compare/?base=<run ids>&new=<run ids>: the compare page's rows as JSON, in its
+order (the headline metric first). The sides may be builds of a set-up by name instead:
+``?setup=VolanoMark/P8/UP&base_build=2.5.25&new_build=2.5.25+pri_preempt``."""
 
 from __future__ import annotations
 
@@ -13,12 +15,25 @@ from dashboards.run_pages import compare_data, compare_selection
 from dashboards.selection import BadParam
 
 RUN_IDS = {"type": "string", "pattern": r"^[0-9]{1,18}(,[0-9]{1,18}){0,49}$"}
+TEXT = {"type": "string", "maxLength": 200}
 COMPARE_PARAMS = [
     OpenApiParameter(
-        "base", RUN_IDS, required=True, description="baseline run ids, comma-separated: 12,13"
+        "base", RUN_IDS, description="baseline run ids, comma-separated: 12,13 (or base_build)"
     ),
     OpenApiParameter(
-        "new", RUN_IDS, required=True, description="candidate run ids, comma-separated: 15,16"
+        "new", RUN_IDS, description="candidate run ids, comma-separated: 15,16 (or new_build)"
+    ),
+    OpenApiParameter(
+        "setup",
+        TEXT,
+        description="the set-up of base_build and new_build: its id, or workload/hardware/mode "
+        "such as VolanoMark/P8/UP, then /rooms=10 to pick among its set-ups",
+    ),
+    OpenApiParameter(
+        "base_build", TEXT, description="every run of this build in the set-up: 2.5.25"
+    ),
+    OpenApiParameter(
+        "new_build", TEXT, description="every run of this build in the set-up: 2.5.25+pri_preempt"
     ),
 ]
 
