@@ -12,9 +12,10 @@ hover text. Category values on axes are therefore escaped strings too.
 
 from dashboards.figures._common import EMPTY_MESSAGE, esc
 from dashboards.figures.compare import compare_figure
+from dashboards.figures.kernel_time import kernel_time_figure
 from dashboards.figures.kernels import across_kernels_figure, alert_figure, alert_marks
 from dashboards.figures.profile import top_functions_figure
-from dashboards.figures.scaling import kernel_time_figure, scaling_figure
+from dashboards.figures.scaling import scaling_figure
 from dashboards.figures.vmstat import vmstat_figure
 from dashboards.figures.wakeups import wakeups_figures
 

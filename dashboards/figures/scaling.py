@@ -10,7 +10,6 @@ from typing import Any, TypeVar
 import plotly.graph_objects as go
 
 from dashboards.chartdata import (
-    KernelTimeChart,
     KernelTimePoint,
     Metric,
     ScalingChart,
@@ -26,7 +25,6 @@ from dashboards.figures._common import (
     fmt,
     plain,
     run_hover,
-    run_label,
     to_dict,
 )
 
@@ -111,82 +109,3 @@ def _scaling_hover(point: ScalingPoint, param: str, metric: Metric) -> str:
     if point.sd is not None:
         value += f" ± {fmt(point.sd, unit)}"
     return f"{esc(param)} = {point.x:g}<br>{esc(metric.name)}: {value}<br>{run_hover(point.run)}"
-
-
-def kernel_time_figure(chart: KernelTimeChart) -> dict[str, Any]:
-    """% of total time in the kernel and in the scheduler.
-
-    Against a parameter: a solid (kernel) and a dashed (scheduler) line per build, in the
-    build's colour, as in 000 Figures 4, 10 and 13. Without one: grouped bars, one pair per
-    run. PNG export comes from the page's Plotly config.
-    """
-    title = esc(chart.title or "Time in kernel and in scheduler")
-    if not chart.points:
-        return empty_figure(title)
-    if chart.param is None:
-        return to_dict(_kernel_time_bars(chart, title))
-    return to_dict(_kernel_time_lines(chart, title))
-
-
-def _kernel_time_hover(point: KernelTimePoint) -> str:
-    return (
-        f"in kernel: {fmt(point.kernel_pct, '%')} of total time<br>"
-        f"in scheduler: {fmt(point.scheduler_pct, '%')} of total time<br>"
-        f"{run_hover(point.run)}"
-    )
-
-
-def _kernel_time_bars(chart: KernelTimeChart, title: str) -> go.Figure:
-    layout = base_layout(title, "run", "% of total time", n_legend=2)
-    layout.update(barmode="group")
-    layout["xaxis"].update(type="category", categoryorder="array", tickangle=-30)
-    layout["yaxis"].update(rangemode="tozero")
-    labels = [run_label(p.run) for p in chart.points]
-    layout["xaxis"]["categoryarray"] = labels
-    fig = go.Figure(layout=layout)
-    for name, field, bar_colour in (
-        ("in kernel", "kernel_pct", colour(0)),
-        ("in scheduler", "scheduler_pct", colour(1)),
-    ):
-        fig.add_trace(
-            go.Bar(
-                x=labels,
-                y=[getattr(p, field) for p in chart.points],
-                name=name,
-                marker={"color": bar_colour},
-                customdata=[p.run.run_id for p in chart.points],
-                hovertext=[_kernel_time_hover(p) for p in chart.points],
-                hovertemplate=HOVER,
-            )
-        )
-    return fig
-
-
-def _kernel_time_lines(chart: KernelTimeChart, title: str) -> go.Figure:
-    if any(p.x is None for p in chart.points):
-        raise ValueError(f"every point needs a value of {chart.param!r}")
-    groups = by_build(chart.points)
-    x_title = axis_title(chart.param or "", chart.param_unit)
-    layout = base_layout(title, x_title, "% of total time", n_legend=2 * len(groups))
-    layout["yaxis"].update(rangemode="tozero")
-    fig = go.Figure(layout=layout)
-    for i, (build, points) in enumerate(groups.items()):
-        points = sorted(points, key=lambda p: p.x or 0)
-        for what, field, dash in (
-            ("kernel", "kernel_pct", "solid"),
-            ("scheduler", "scheduler_pct", "dash"),
-        ):
-            fig.add_trace(
-                go.Scatter(
-                    x=[p.x for p in points],
-                    y=[getattr(p, field) for p in points],
-                    mode="lines+markers",
-                    name=f"{esc(build)}: {what}",
-                    legendgroup=esc(build),
-                    line={"color": colour(i), "dash": dash},
-                    customdata=[p.run.run_id for p in points],
-                    hovertext=[_kernel_time_hover(p) for p in points],
-                    hovertemplate=HOVER,
-                )
-            )
-    return fig

@@ -14,6 +14,7 @@ from django.urls import reverse
 
 from perfdb.models import Alert, Metric, Run, Setup
 from tests.dashboards.data import HOSTILE, HOSTILE_PATCH, ROOMS, SCALING, SERIES, load
+from tests.dashboards.kernel_time_data import add_rooms_5
 
 pytestmark = pytest.mark.django_db
 
@@ -272,8 +273,22 @@ def test_scaling_csv(client, data):
 def test_top_n_functions_comes_from_the_url(client, data, top):
     response = client.get(f"/kernel-time/?top={top}")
     fig = figure(response, "fig-functions")
-    assert len(fig["data"]) == top + 1  # the top N and "other"
-    assert fig["data"][-1]["name"] == "other"
+    names = [t["name"] for t in fig["data"]]
+    assert len(names) == top + 2 and names[-2:] == ["other", "idle"]  # the top N busy ones
+    assert "default_idle" not in names  # most of data.py's ticks, but idle: apart
+
+
+def test_kernel_time_draws_a_panel_per_setup_labelled_by_build(client, data, tmp_path):
+    add_rooms_5(tmp_path)
+    response = client.get("/kernel-time/")
+    fig = figure(response, "fig-kernel-time")
+    panels = [k for k in fig["layout"] if k.startswith("xaxis")]
+    drawn = {(t["xaxis"], tuple(t["customdata"])) for t in fig["data"]}
+    assert len(panels) == len(fig["layout"]["annotations"]) == len(drawn) == 2
+    titles = [a["text"] for a in fig["layout"]["annotations"]]
+    assert titles == ["<b>rooms=5</b> · 2 runs", "<b>rooms=10</b> · 4 runs"]
+    labels = {x for t in fig["data"] for x in t["x"]}
+    assert "2.5.25+pri_preempt" in labels and not any("rooms" in x for x in labels)
 
 
 def test_kernel_time_values_come_from_readprofile(client, data):
