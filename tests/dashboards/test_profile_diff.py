@@ -7,7 +7,9 @@ import io
 import json
 
 import pytest
+from django.http import QueryDict
 
+from dashboards.profile_diff_views import diff_from_query
 from perfdb.profile_diff import IDLE_LINE, SCHEDULER_LINE
 from tests.dashboards.data import load
 from tests.dashboards.test_pages import figure
@@ -104,3 +106,15 @@ def test_reachable_from_compare_run_and_kernel_time(client, data):
     assert 'id="run-profile-diff"' in run_page
     kernel_time = client.get("/kernel-time/").content.decode()
     assert 'id="profile-diff-link"' in kernel_time
+
+
+def test_a_diffs_reads_are_pinned(data, django_assert_num_queries):
+    """Builds of a setup: the builds (1), each side's runs (2), their keys (1), their ticks
+    (2), the shared work metric (1) and each side's work with its trials (4). Runs named:
+    the same less the builds and runs."""
+    base, new = data.run("2.4.20"), data.run("2.5.25")
+    query = QueryDict(f"setup={base.setup_id}&base_build=2.4.20&new_build=2.5.25")
+    with django_assert_num_queries(11):
+        assert diff_from_query(query) is not None
+    with django_assert_num_queries(8):
+        assert diff_from_query(QueryDict(f"base={base.pk}&new={new.pk}")) is not None
