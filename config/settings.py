@@ -80,6 +80,11 @@ MIDDLEWARE.insert(1, MIDDLEWARE.pop(MIDDLEWARE.index("config.middleware.BodySize
 # /api/series/) is answered before the rest runs; its headers are those the rest added when it
 # was computed (dashboards/page_cache.py).
 MIDDLEWARE.insert(0, "dashboards.page_cache.KeptAnswerMiddleware")
+# Around the kept answers too: HTML, JSON and CSV are sent compressed (zstd, brotli or gzip,
+# as the client accepts) and with Vary: Accept-Encoding; WhiteNoise compresses static files
+# itself (Content-Encoding set, left alone). Django masks the CSRF token in every response,
+# the secret a compressed page could otherwise leak (BREACH).
+MIDDLEWARE.insert(0, "compression_middleware.middleware.CompressionMiddleware")
 # Outermost: the request id (every log line of a request, a kept answer's too), its duration,
 # and /metrics answered before sessions and redirects (config/observability_middleware.py).
 MIDDLEWARE.insert(0, "config.observability_middleware.ObservabilityMiddleware")

@@ -14,6 +14,7 @@ import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import brotli
 import pytest
 import sentry_sdk
 from django.conf import settings
@@ -70,8 +71,11 @@ class _Envelopes(BaseHTTPRequestHandler):
 
     def do_POST(self):  # noqa: N802 (http.server's name)
         body = self.rfile.read(int(self.headers["Content-Length"]))
-        if self.headers.get("Content-Encoding") == "gzip":
+        encoding = self.headers.get("Content-Encoding")
+        if encoding == "gzip":
             body = gzip.decompress(body)
+        elif encoding == "br":  # sentry-sdk sends brotli when the brotli package is present
+            body = brotli.decompress(body)
         self.received.append(body)
         self.send_response(200)
         self.end_headers()

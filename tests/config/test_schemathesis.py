@@ -96,7 +96,8 @@ def test_the_api_keeps_its_schema(case, api_data):
     excluded = []
     if (case.method, case.path) in NOT_SCHEMA_EXPRESSIBLE:
         excluded.append(positive_data_acceptance)
-    headers = {"Authorization": f"Token {api_data}"}
+    # The WSGI transport reads bodies as sent; an HTTP client decodes a compressed one.
+    headers = {"Authorization": f"Token {api_data}", "Accept-Encoding": "identity"}
     case.call_and_validate(headers=headers, excluded_checks=excluded)
 
 
@@ -108,5 +109,7 @@ def test_a_refused_retry_is_the_documented_409(api_data):
     done = Upload.objects.filter(status=Upload.Status.DONE).first()
     operation = schema["/api/uploads/{upload_id}/retry/"]["POST"]
     case = operation.Case(path_parameters={"upload_id": done.pk})
-    response = case.call_and_validate(headers={"Authorization": f"Token {api_data}"})
+    response = case.call_and_validate(
+        headers={"Authorization": f"Token {api_data}", "Accept-Encoding": "identity"}
+    )
     assert response.status_code == 409 and "re-ingest" in response.json()["error"]
