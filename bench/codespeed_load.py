@@ -48,8 +48,8 @@ def _bundle(workload: str, kernels: Sequence[str], values: Sequence[list]) -> by
 def load_perfdb(base: str, n: int, kernels, values, per_upload: int) -> float | None:
     """Upload the data set (unless stored) in bundles of ``per_upload`` kernels, one after
     the other as a lab's machines would, each waited for until done. Seconds, or None."""
-    from perfdb.accounts import token_get, user_ensure
     from perfdb.models import Run
+    from perfdb.operations.accounts import token_get, user_ensure
 
     workload = f"cs-compare-{n}"
     if Run.objects.filter(setup__workload__name=workload).count() >= n:

@@ -283,8 +283,8 @@ def drive(args, base, pool, token, units, stats: Stats, procs) -> tuple[float, f
 def main() -> None:
     args = arguments()
     django_setup()
-    from perfdb.accounts import token_get, user_ensure
     from perfdb.models import Run, Upload
+    from perfdb.operations.accounts import token_get, user_ensure
 
     units = database_ready()
     token = token_get(user=user_ensure(username="bench-uploader", staff=False))

@@ -147,8 +147,8 @@ def long_series() -> None:
     from django.db import transaction
 
     from perfdb.alerting import check_data, regressions
-    from perfdb.gc_pause import collector_paused
     from perfdb.models import Metric, Run
+    from perfdb.operations.gc_pause import collector_paused
 
     nonce = uuid.uuid4().hex[:8]
     stored = Run.objects.filter(setup__workload__name=LONG_WORKLOAD)

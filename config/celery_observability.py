@@ -2,10 +2,10 @@
 
 - Publishing (web or worker): the current request id and upload id ride along in the task's
   message headers (``perfdb_request_id``, ``perfdb_upload_id``).
-- Before a task runs: they are bound for its log lines (perfdb/log_context.py); the upload id
-  is also read from the arguments of the tasks that take one first, so a task queued by the
-  recovery sweep names its upload too. A task with no request id (beat's) gets a new one,
-  which its follow-up tasks then carry.
+- Before a task runs: they are bound for its log lines (perfdb/operations/log_context.py);
+  the upload id is also read from the arguments of the tasks that take one first, so a task
+  queued by the recovery sweep names its upload too. A task with no request id (beat's) gets a
+  new one, which its follow-up tasks then carry.
 - After it ran: its duration goes into ``perfdb_celery_task_duration_seconds``.
 - The worker logs through the project's LOGGING (JSON in production), not Celery's own
   format, so web and worker lines read alike.
@@ -25,7 +25,7 @@ from typing import Any
 
 from celery import signals
 
-from perfdb import log_context
+from perfdb.operations import log_context
 
 log = logging.getLogger(__name__)
 

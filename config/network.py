@@ -5,15 +5,15 @@ environment; imported at the end of config/settings.py.
 
 import os
 
-from perfdb.client_ip import parse_trusted_proxies
+from perfdb.operations.client_ip import parse_trusted_proxies
 
 # --- The reverse proxy ------------------------------------------------------------------
 # Which hops are ours: empty or 0 (no proxy: REMOTE_ADDR is the client), a count (that many
 # proxies, each appending to X-Forwarded-For), or addresses/networks of our proxies
-# ("127.0.0.1,10.0.0.0/8"). perfdb.client_ip.client_ip reads it; every per-client limit
+# ("127.0.0.1,10.0.0.0/8"). perfdb.operations.client_ip.client_ip reads it; every per-client limit
 # (DRF's throttles, the bad-token limit, django-axes' lockout) and log line asks that function.
 TRUSTED_PROXIES = parse_trusted_proxies(os.environ.get("TRUSTED_PROXIES", ""))
-AXES_CLIENT_IP_CALLABLE = "perfdb.client_ip.client_ip"
+AXES_CLIENT_IP_CALLABLE = "perfdb.operations.client_ip.client_ip"
 
 # --- The broker -------------------------------------------------------------------------
 # Seconds to open a connection to Redis. The web server queues an upload's ingest inside the

@@ -43,7 +43,7 @@ if LOG_FORMAT not in {"json", "plain"}:
 LOGGING: dict[str, Any] = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"context": {"()": "perfdb.log_context.ContextFilter"}},
+    "filters": {"context": {"()": "perfdb.operations.log_context.ContextFilter"}},
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
         "json": {
@@ -89,7 +89,7 @@ SENTRY_DSN = os.environ.get("SENTRY_DSN", "")
 
 def _tag_with_context(event: Any, hint: Any) -> Any:
     """Every event names the request and the upload it happened in, as the log lines do."""
-    from perfdb import log_context
+    from perfdb.operations import log_context
 
     tags = event.setdefault("tags", {})
     if log_context.request_id():

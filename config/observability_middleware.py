@@ -20,7 +20,7 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import Resolver404, resolve
 
 from config.metrics import REQUEST_DURATION, metrics_response
-from perfdb import log_context
+from perfdb.operations import log_context
 
 REQUEST_ID_HEADER = "X-Request-ID"
 # Any other method a client makes up is counted as "other": a label value per made-up word

@@ -122,15 +122,16 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
-# Reads to a streaming replica when DATABASE_REPLICA_URL is set (perfdb/db_router.py): writes,
-# reads inside a transaction and upload status go to the primary; a status says "done" only
-# once the replica has replayed it (waiting at most DATABASE_REPLICA_WAIT seconds).
+# Reads to a streaming replica when DATABASE_REPLICA_URL is set
+# (perfdb/operations/db_router.py): writes, reads inside a transaction and upload status go
+# to the primary; a status says "done" only once the replica has replayed it (waiting at
+# most DATABASE_REPLICA_WAIT seconds).
 if os.environ.get("DATABASE_REPLICA_URL"):
     DATABASES["replica"] = dj_database_url.parse(
         os.environ["DATABASE_REPLICA_URL"], conn_max_age=60, conn_health_checks=True
     )
     DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
-    DATABASE_ROUTERS = ["perfdb.db_router.PrimaryReplicaRouter"]
+    DATABASE_ROUTERS = ["perfdb.operations.db_router.PrimaryReplicaRouter"]
 DATABASE_REPLICA_WAIT = float(os.environ.get("DATABASE_REPLICA_WAIT", 5))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -307,7 +308,7 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "EXCEPTION_HANDLER": "dashboards.api_errors.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
-        # DRF's, counting per client address as perfdb.client_ip reads it past the proxy.
+        # DRF's, counting per client address as perfdb.operations.client_ip reads it past the proxy.
         "dashboards.api_throttle.AnonRateThrottle",
         "dashboards.api_throttle.UserRateThrottle",
     ],

@@ -20,7 +20,6 @@ from dashboards.figures.reference import reference_figure
 from dashboards.page_cache import kept_for_anonymous
 from dashboards.selection import choice_param, ids_param, int_param, text_param
 from dashboards.summaries import summary_url
-from perfdb.accounts import AuthenticatedHttpRequest
 from perfdb.alerting import location, moves, queries, summaries
 from perfdb.alerting.triage import (
     alert_triage,
@@ -29,6 +28,7 @@ from perfdb.alerting.triage import (
     subscription_save,
 )
 from perfdb.models import Alert, OutboxMessage, ReferenceHold, Subscription
+from perfdb.operations.accounts import AuthenticatedHttpRequest
 from perfdb.reference import reference_history
 
 STATUS_CHOICES = ["open", *Alert.Status.values]

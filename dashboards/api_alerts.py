@@ -36,10 +36,10 @@ from dashboards.api_serializers import (
     SubscriptionSerializer,
 )
 from dashboards.selection import strict_choice_param
-from perfdb.accounts import signed_in
 from perfdb.alerting import queries
 from perfdb.alerting.triage import alert_triage, alerts_bulk_triage, subscription_save
 from perfdb.models import Alert, Subscription
+from perfdb.operations.accounts import signed_in
 
 ALERT_FILTERS = [
     OpenApiParameter("status", str, enum=STATUS_CHOICES, description="'open': not yet resolved"),

@@ -1,6 +1,6 @@
 """Token authentication that is throttled per client address on failures.
 
-The address is the client's past the trusted proxies (``perfdb.client_ip``): keyed on
+The address is the client's past the trusted proxies (``perfdb.operations.client_ip``): keyed on
 ``REMOTE_ADDR`` behind a proxy, twenty bad tokens from anyone refused every token user.
 
 DRF authenticates before it throttles, so a wrong token is a 401 that no throttle ever
@@ -17,7 +17,7 @@ from django.core.cache import cache
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed, Throttled
 
-from perfdb.client_ip import client_ip
+from perfdb.operations.client_ip import client_ip
 
 
 class ThrottledTokenAuthentication(TokenAuthentication):

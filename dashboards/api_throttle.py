@@ -11,7 +11,7 @@ rate, as by DRF's pair, with times taken to the whole second. The counts are kep
 of their own (DRF's views keep a list of times under theirs): the views with this throttle
 are counted apart from the rest of the API, at the same rates.
 
-Both count per client as ``perfdb.client_ip`` reads it through ``TRUSTED_PROXIES``: DRF's
+Both count per client as ``perfdb.operations.client_ip`` reads it through ``TRUSTED_PROXIES``: DRF's
 own ``get_ident`` believed the first ``X-Forwarded-For`` entry a client sent (without
 ``NUM_PROXIES``), so an anonymous client escaped the rate by changing it, and behind a proxy
 without the header every client was the proxy.
@@ -26,7 +26,7 @@ from django.core.cache import cache
 from rest_framework import throttling
 from rest_framework.throttling import BaseThrottle
 
-from perfdb.client_ip import client_ip
+from perfdb.operations.client_ip import client_ip
 
 PREFIX = "per-second:"
 Counts = tuple[tuple[int, int], ...]  # (second, requests in it), newest first

@@ -6,7 +6,7 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 
-from perfdb.health import health_report, probe
+from perfdb.operations.health import health_report, probe
 
 
 @never_cache

@@ -1,4 +1,5 @@
-"""``/status/``: the pipeline's state for staff (``perfdb.status``); ``?format=json`` too."""
+"""``/status/``: the pipeline's state for staff (``perfdb.operations.status``); also as JSON
+(``?format=json``)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 
-from perfdb.status import status_report
+from perfdb.operations.status import status_report
 
 
 @never_cache

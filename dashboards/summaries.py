@@ -15,8 +15,8 @@ from dashboards.selection import choice_param
 from perfdb.alerting import location, summaries
 from perfdb.alerting.report import report_text
 from perfdb.alerting.summaries import Summary, SummaryKey
-from perfdb.headers import attachment_header
 from perfdb.models import Alert
+from perfdb.operations.headers import attachment_header
 
 TRIAGE_STATUSES = [s for s in Alert.Status.values if s not in ("pending", "cleared")]
 

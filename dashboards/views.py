@@ -13,10 +13,10 @@ from dashboards.chart_queries.links import run_links
 from dashboards.page_cache import kept_for_anonymous
 from dashboards.summaries import summary_url
 from perfdb import queries
-from perfdb.accounts import AuthenticatedHttpRequest, token_get, token_rotate
 from perfdb.alerting import summaries
 from perfdb.cache import cached
-from perfdb.headers import attachment_header
+from perfdb.operations.accounts import AuthenticatedHttpRequest, token_get, token_rotate
+from perfdb.operations.headers import attachment_header
 
 
 @kept_for_anonymous("home", part=3)

@@ -16,8 +16,8 @@ from rest_framework.views import APIView
 
 from ingest.preview import bundle_preview
 from ingest.services import UploadTooLarge, upload_create
-from perfdb.db_router import replica_caught_up
 from perfdb.models import Upload
+from perfdb.operations.db_router import replica_caught_up
 
 
 def upload_json(upload: Upload, request: Request) -> dict[str, object]:
@@ -93,7 +93,7 @@ class UploadCreateView(APIView):
 class UploadDetailView(APIView):
     @extend_schema(responses={200: UploadSchema}, summary="An upload's status, progress and runs")
     def get(self, request: Request, upload_id: int) -> Response:
-        upload = get_object_or_404(Upload, pk=upload_id)  # the primary (perfdb/db_router.py)
+        upload = get_object_or_404(Upload, pk=upload_id)  # the primary: db_router.py
         doc = upload_json(upload, request)
         if upload.status == Upload.Status.DONE and not replica_caught_up():
             # The replica pages read from has not replayed the upload yet: "done" now would

@@ -13,7 +13,7 @@ While it ingests, the worker's database session holds an advisory lock on the up
 upload ``processing`` whose lock nobody holds belongs to a dead worker, and the sweep
 re-queues it at once instead of waiting for a time limit. Any exception ends the upload
 ``failed`` with a message naming the file and parser; only the transient errors of
-``perfdb.transient`` are left to the task to retry.
+``perfdb.operations.transient`` are left to the task to retry.
 """
 
 from __future__ import annotations
@@ -41,13 +41,13 @@ from ingest.parsers import ParseError, ParseResult, get_parser
 from ingest.plan import PlanError, PlannedRun, file_key, plan_runs
 from ingest.upload_rows import INGEST_LOCK as INGEST_LOCK  # named here by tests and tools
 from ingest.writer import WriteOutcome, bundle_write
-from perfdb import log_context
 from perfdb.alerting import queue as alerting_queue
-from perfdb.faults import pause_point
-from perfdb.gc_pause import collector_paused
 from perfdb.kernels import KernelVersionError
 from perfdb.models import Upload
-from perfdb.transient import TRANSIENT_ERRORS
+from perfdb.operations import log_context
+from perfdb.operations.faults import pause_point
+from perfdb.operations.gc_pause import collector_paused
+from perfdb.operations.transient import TRANSIENT_ERRORS
 
 log = logging.getLogger(__name__)
 

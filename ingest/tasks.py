@@ -1,9 +1,9 @@
 """Celery edges for ingestion: take ids, call one service, retry only transient errors.
 
-Transient errors (``perfdb.transient``: a lost database connection, also the raw driver error
-from inside a COPY) are retried with a short capped backoff on a fresh connection; when the
-retries are spent the upload fails with the reason, within seconds, instead of waiting for
-the stuck-upload sweep.
+Transient errors (``perfdb.operations.transient``: a lost database connection, also the raw
+driver error from inside a COPY) are retried with a short capped backoff on a fresh
+connection; when the retries are spent the upload fails with the reason, within seconds,
+instead of waiting for the stuck-upload sweep.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
 from ingest import queue, recovery, services
-from perfdb.transient import TRANSIENT_ERRORS, reset_connection
+from perfdb.operations.transient import TRANSIENT_ERRORS, reset_connection
 
 MAX_RETRIES = 4  # 1 + 2 + 4 + 8 s of waiting
 

@@ -40,7 +40,7 @@ from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
 from perfdb import cache_reads, cache_refresh, cache_warm, cache_writes
-from perfdb.gc_pause import collector_paused
+from perfdb.operations.gc_pause import collector_paused
 
 VERSION_KEY = "perfdb:data-version"
 STRUCTURE_KEY = "perfdb:structure-version"
@@ -143,7 +143,7 @@ def cached_entries(
     all are current (none if ``found`` holds ``read_ahead(wanted)``, read with a caller's
     own keys); only the others are computed (in one call). ``max_age``: current until two
     thirds of that age whatever the versions; then as a previous value (``stale``)."""
-    with collector_paused():  # perfdb/gc_pause.py: a scope chart unpickles ~100,000 objects
+    with collector_paused():  # a scope chart unpickles ~100,000 objects
         return _cached_entries(wanted, compute, timeout, stale, found, max_age)
 
 

@@ -150,7 +150,7 @@ def staff(db, django_user_model):
 
 @pytest.fixture
 def token(user):
-    from perfdb.accounts import token_get
+    from perfdb.operations.accounts import token_get
 
     return token_get(user=user)
 

@@ -13,8 +13,8 @@ from django.urls import reverse
 
 from perfdb.alerting import location, summaries
 from perfdb.alerting.report import report_text
-from perfdb.headers import header_text
 from perfdb.models import Alert
+from perfdb.operations.headers import header_text
 
 
 def alert_rows(alerts: list[Alert]) -> list[dict[str, object]]:

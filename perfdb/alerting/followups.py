@@ -26,8 +26,8 @@ from django.utils import timezone
 
 from perfdb.alerting import queue
 from perfdb.alerting.regressions import regressions_check_upload
-from perfdb.faults import pause_point
 from perfdb.models import Alert, Upload
+from perfdb.operations.faults import pause_point
 
 log = logging.getLogger(__name__)
 

@@ -39,8 +39,8 @@ from django.utils import timezone
 
 from perfdb.alerting.email_render import render as _render
 from perfdb.alerting.email_render import render_fallback as _render_fallback
-from perfdb.headers import header_text
 from perfdb.models import Alert, OutboxMessage, Subscription
+from perfdb.operations.headers import header_text
 from perfdb.reference import emailable
 
 log = logging.getLogger(__name__)

@@ -28,9 +28,9 @@ from perfdb.alerting import check_data, location, moves, noise_prior, queue, ser
 from perfdb.alerting.check_data import CheckData, SeriesKey
 from perfdb.alerting.check_data import detector_settings as detector_settings
 from perfdb.detector import detection, kernel_name, kernel_order, policy
-from perfdb.faults import pause_point
-from perfdb.gc_pause import collector_paused
 from perfdb.models import Alert, AlertEvent, Metric, Result, Run, Threshold
+from perfdb.operations.faults import pause_point
+from perfdb.operations.gc_pause import collector_paused
 from perfdb.reference import hold_shared
 
 log = logging.getLogger(__name__)
@@ -318,7 +318,7 @@ def regressions_check_upload(
     not take the series lock (a worker of the previous release, the admin) collides with one
     of this check's writes: the check completes instead of losing all it found."""
     pairs = list(series)
-    with collector_paused():  # perfdb/gc_pause.py: a Point per run of every series
+    with collector_paused():  # perfdb/operations/gc_pause.py: a Point per run of every series
         try:
             return _check_upload(upload_id, pairs, notify)
         except IntegrityError as exc:

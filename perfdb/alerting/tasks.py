@@ -2,8 +2,8 @@
 
 Names come from ``perfdb.alerting.queue`` (see there why they are not this module's path).
 Every task is idempotent and retried (short, capped backoff) only on the transient errors of
-``perfdb.transient``; long waits (an SMTP outage) are beat's, never a countdown, so a broker
-redelivery never races a retry. What a retry cannot finish, the beat sweeps find again.
+``perfdb.operations.transient``; long waits (an SMTP outage) are beat's, never a countdown, so a
+broker redelivery never races a retry. What a retry cannot finish, the beat sweeps find again.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from perfdb.alerting.notify import (
     outbox_wake,
 )
 from perfdb.models import OutboxMessage
-from perfdb.transient import TRANSIENT_ERRORS, reset_connection
+from perfdb.operations.transient import TRANSIENT_ERRORS, reset_connection
 
 
 class RetryOptions(TypedDict):

@@ -87,7 +87,7 @@ def test_anonymous_cannot_upload_but_can_read(client, tmp_path):
 
 
 def test_a_rotated_token_stops_working(client, user, tmp_path):
-    from perfdb.accounts import token_get, token_rotate
+    from perfdb.operations.accounts import token_get, token_rotate
 
     old = token_get(user=user)
     token_rotate(user=user)

@@ -21,8 +21,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from config.celery import app
 from ingest import queue as ingest_queue
 from ingest.services import upload_create
-from perfdb import log_context
 from perfdb.models import Upload
+from perfdb.operations import log_context
 from tests.bundles import volano_bundle
 from tests.conftest import ROOT, free_port
 

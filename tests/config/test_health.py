@@ -13,7 +13,7 @@ def test_healthz_detail_is_ok_with_a_worker(client, staff, celery_worker):
 
 
 def test_healthz_is_fast_and_asks_no_worker(client, monkeypatch):
-    from perfdb import health
+    from perfdb.operations import health
 
     # Fast by construction: no Celery round trip (a broker ping waits up to a second).
     monkeypatch.setattr(health, "check_workers", lambda: pytest.fail("a Celery round trip"))

@@ -20,8 +20,8 @@ import sentry_sdk
 from django.conf import settings
 from django.utils.module_loading import import_string
 
-from perfdb import log_context
 from perfdb.models import Upload
+from perfdb.operations import log_context
 from tests.conftest import ROOT
 
 
@@ -100,7 +100,7 @@ import sys, django
 django.setup()
 import sentry_sdk
 from ingest.services import upload_fail_internal
-from perfdb import log_context
+from perfdb.operations import log_context
 try:
     {}["parser state"]
 except KeyError as exc:

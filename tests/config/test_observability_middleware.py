@@ -8,7 +8,7 @@ import logging
 import pytest
 from prometheus_client import REGISTRY
 
-from perfdb.log_context import ContextFilter
+from perfdb.operations.log_context import ContextFilter
 
 pytestmark = pytest.mark.django_db
 

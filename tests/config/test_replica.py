@@ -95,7 +95,7 @@ CHILD = textwrap.dedent(
     from django.core.management import call_command
     from django.db import connections, router, transaction
     from django.test import Client
-    from perfdb.db_router import replica_caught_up
+    from perfdb.operations.db_router import replica_caught_up
     from perfdb.models import Run, Upload
     from tests.dashboards.data import dashboard_bundle, ingest
 

@@ -371,7 +371,7 @@ def test_every_run_field_is_measured(tmp_path, field, value, limit):
 
 
 def test_headers_helpers():
-    from perfdb.headers import attachment_header, header_text
+    from perfdb.operations.headers import attachment_header, header_text
 
     assert header_text("a\r\nb\x00c\u2028d") == "a b c d"
     assert attachment_header('x/"a\r\nb".log') == 'attachment; filename="a b.log"'

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from perfdb.accounts import token_get
+from perfdb.operations.accounts import token_get
 from tests.bundles import volano_bundle
 from tests.perfdb.alerting.test_regressions import check, ingest_runs
 

@@ -13,7 +13,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def staff_auth(staff):
-    from perfdb.accounts import token_get
+    from perfdb.operations.accounts import token_get
 
     return {"HTTP_AUTHORIZATION": f"Token {token_get(user=staff)}"}
 

@@ -1,6 +1,6 @@
 """Faults after an upload, against real processes: a Celery worker SIGKILLed at a named
-point (perfdb/faults.py makes it wait there, so the kill lands deterministically), an SMTP
-server that stops, restarts or hangs mid-exchange, database connections terminated with
+point (perfdb/operations/faults.py makes it wait there, so the kill lands deterministically), an
+SMTP server that stops, restarts or hangs mid-exchange, database connections terminated with
 pg_terminate_backend mid-ingest. After each: the upload is final, the expected alert exists
 once, and its email was delivered once (one Message-ID).
 

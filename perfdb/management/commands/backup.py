@@ -5,7 +5,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from perfdb.backup import BackupError, backup
+from perfdb.operations.backup import BackupError, backup
 
 
 class Command(BaseCommand):

@@ -6,7 +6,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from perfdb.accounts import token_get, token_rotate, user_ensure
+from perfdb.operations.accounts import token_get, token_rotate, user_ensure
 
 
 class Command(BaseCommand):

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from perfdb.health import health_report
+from perfdb.operations.health import health_report
 
 
 class Command(BaseCommand):

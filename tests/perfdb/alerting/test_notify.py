@@ -84,7 +84,7 @@ def test_smtp_down_keeps_the_message_and_retries(tmp_path, user, smtp, settings)
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
 def test_upload_to_email_through_a_real_worker(tmp_path, celery_worker, smtp_server, user, client):
-    from perfdb.accounts import token_get
+    from perfdb.operations.accounts import token_get
     from tests.bundles import make_bundle, manifest_toml, volano_log, volano_run
 
     _, handler = smtp_server

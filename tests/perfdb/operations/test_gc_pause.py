@@ -1,5 +1,5 @@
-"""perfdb/gc_pause.py: the cycle collector is paused around a parse or a check, and always
-comes back as it was."""
+"""perfdb/operations/gc_pause.py: the cycle collector is paused around a parse or a check, and
+always comes back as it was."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import gc
 import pytest
 
 from ingest.parsers import ParseError
-from perfdb.gc_pause import collector_paused
+from perfdb.operations.gc_pause import collector_paused
 
 
 def test_the_collector_is_off_inside_and_back_on_after():

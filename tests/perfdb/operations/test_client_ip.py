@@ -1,12 +1,12 @@
-"""perfdb/client_ip.py: the client's address past the trusted proxies, and nothing a client
-writes in X-Forwarded-For believed beyond them."""
+"""perfdb/operations/client_ip.py: the client's address past the trusted proxies, and nothing a
+client writes in X-Forwarded-For believed beyond them."""
 
 from __future__ import annotations
 
 import pytest
 from django.test import RequestFactory
 
-from perfdb.client_ip import client_ip, parse_trusted_proxies
+from perfdb.operations.client_ip import client_ip, parse_trusted_proxies
 
 
 def ip(settings, trusted, remote: str, forwarded: str | None = None) -> str:

@@ -1,4 +1,4 @@
-"""perfdb/backup.py with the real pg_dump and pg_restore: a backup of ingested uploads is
+"""perfdb/operations/backup.py with the real pg_dump and pg_restore: a backup of ingested uploads is
 restored, by ``manage.py restore`` in another process, into a database created for the test
 and an empty media folder, and every run, result, raw file and bundle is found there."""
 
@@ -19,8 +19,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
 
-from perfdb.backup import BUNDLES, MANIFEST
 from perfdb.models import RawFile, Result, Run, SetupSummary, Upload
+from perfdb.operations.backup import BUNDLES, MANIFEST
 from tests.bundles import ingest_bundle, volano_bundle
 from tests.conftest import ROOT
 
