@@ -15,8 +15,8 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Model
 
 from ingest.manifest import HardwareSpec, Manifest, RunSpec
-from perfdb.kernel_commits import KernelFactsError, kernels_state
 from perfdb.kernels import KernelFacts, parse_kernel
+from perfdb.kernels.commits import KernelFactsError, kernels_state
 from perfdb.models import (
     Hardware,
     Kernel,
@@ -182,7 +182,7 @@ def kernels_get(
     backfill bundle brings a new kernel with each run). A kernel another upload creates at
     the same moment is skipped by the INSERT (ON CONFLICT DO NOTHING waits for that upload's
     commit) and read back. ``stated``: the manifest's ``[kernel."…"]`` facts, stored first
-    (perfdb/kernel_commits.py), so a commit's row carries its order from its first run."""
+    (perfdb/kernels/commits.py), so a commit's row carries its order from its first run."""
     found: dict[str, Kernel] = {}
     if stated:
         try:

@@ -9,7 +9,7 @@ subject = "fork: use __mt_dup() to duplicate maple tree in dup_mmap()"
 ```
 
 One table per kernel, whichever runs use it (a base commit may have no run of the bundle);
-the writer stores them through perfdb/kernel_commits.py.
+the writer stores them through perfdb/kernels/commits.py.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ Functions are compared by their share of ticks, because tick counts depend on HZ
 1000 on 2.6) and on how long the profile ran; where a side has a throughput figure, ticks per
 unit of work are given too, since a share can fall only because another function grew.
 
-The idle loop (``default_idle``, ``intel_idle``, …: ``perfdb.kernel_functions``) is kept
+The idle loop (``default_idle``, ``intel_idle``, …: ``perfdb.kernels.functions``) is kept
 apart. On a lightly loaded machine it is most of the profile (002 Table 6: 54,048 of 60,332
 ticks), so it would lead every ranking, and any change in load would move every other
 function's share of all ticks by the same factor. So the busy functions are ranked among
@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from perfdb.kernel_functions import idle_functions, scheduler_functions
+from perfdb.kernels.functions import idle_functions, scheduler_functions
 
 SCHEDULER_LINE = "(scheduler: all functions of the set)"
 IDLE_LINE = "(idle: all functions of the set)"

@@ -1,7 +1,7 @@
 """Top kernel functions per run as stacked bars (000 Figures 2, 3, 9, 12; 002 Tables 5-6).
 
 The idle loop (``default_idle``, ``intel_idle``, …, the set of the run's kernel era in
-``perfdb.kernel_functions``) is drawn apart, as its own small panel of % of all ticks over the
+``perfdb.kernels.functions``) is drawn apart, as its own small panel of % of all ticks over the
 busy functions' bars: on a machine that waits it is most of the profile (002 Table 6: 54,048 of
 60,332 ticks), so it had led the "top functions" and squeezed every busy function into a
 sliver. The busy functions are ranked among themselves and drawn as shares of busy ticks.
@@ -26,7 +26,7 @@ from dashboards.figures._common import (
     run_label,
     to_dict,
 )
-from perfdb.kernel_functions import idle_functions
+from perfdb.kernels.functions import idle_functions
 
 OTHER = "other"
 IDLE = "idle"

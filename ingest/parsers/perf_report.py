@@ -10,7 +10,7 @@ include callees and have no sample count; they are only kept in ``rows`` mode.
 Records: one per event (``# Samples: ... of event 'cycles'``) and, when those columns are
 present, per ``command`` and ``shared_object``. Each profile record also gets
 ``scheduler_share_pct`` and ``idle_share_pct``: the summed shares of the scheduler and idle
-functions of a current kernel (the modern sets of perfdb/kernel_functions.py).
+functions of a current kernel (the modern sets of perfdb/kernels/functions.py).
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from ingest.parsers.base import (
 )
 from ingest.parsers.numbers import parse_number
 from ingest.parsers.text import numbered_lines
-from perfdb.kernel_functions import IDLE_FUNCTIONS_MODERN as MODERN_IDLE_FUNCTIONS
-from perfdb.kernel_functions import SCHEDULER_FUNCTIONS_MODERN as MODERN_SCHEDULER_FUNCTIONS
+from perfdb.kernels.functions import IDLE_FUNCTIONS_MODERN as MODERN_IDLE_FUNCTIONS
+from perfdb.kernels.functions import SCHEDULER_FUNCTIONS_MODERN as MODERN_SCHEDULER_FUNCTIONS
 
 _NUMERIC_COLUMNS = {"Overhead", "Children", "Self", "Samples", "Period"}
 _PCT_COLUMNS = {"Overhead": "overhead_pct", "Children": "children_pct", "Self": "self_pct"}

@@ -24,8 +24,8 @@ from ingest.parsers.base import (
 from ingest.parsers.numbers import parse_number
 from ingest.parsers.run_labels import block_headings, is_kernel
 from ingest.parsers.text import numbered_lines
-from perfdb.kernel_functions import IDLE_FUNCTIONS_2X as DEFAULT_IDLE_FUNCTIONS
-from perfdb.kernel_functions import SCHEDULER_FUNCTIONS_2X as DEFAULT_SCHEDULER_FUNCTIONS
+from perfdb.kernels.functions import IDLE_FUNCTIONS_2X as DEFAULT_IDLE_FUNCTIONS
+from perfdb.kernels.functions import SCHEDULER_FUNCTIONS_2X as DEFAULT_SCHEDULER_FUNCTIONS
 
 _NUMERIC = re.compile(r"^[+-]?[\d.,]+%?$|^[+-]?(?:nan|inf)$", re.IGNORECASE)
 _ADDRESS = re.compile(r"^(?:0x)?(?:[0-9a-fA-F]{8}|[0-9a-fA-F]{16})$")

@@ -1,7 +1,7 @@
 """The kernel names a series hands the detector: a version as it is, a commit with its order.
 
 A version (``6.8.0-rc3``, ``2.4.20``) says where it sorts; a commit or a linux-next tag does
-not, and sorts by what uploads stated about it (its base, its describe; perfdb/kernels.py),
+not, and sorts by what uploads stated about it (its base, its describe; perfdb/kernels/versions.py),
 which the database keeps as the kernel's ``sort_key``. The detector orders every series by
 kernel, so such a kernel is passed ``with_order``: its name and that stored key. Without it
 the robot's base commit and the commit tested on it would be ordered by their hashes.

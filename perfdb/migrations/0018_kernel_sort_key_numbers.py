@@ -1,6 +1,6 @@
 """Kernel sort keys read the numbers of a suffix as numbers (6.1.0-9-amd64 before
 6.1.0-18-amd64) and know ``+`` local builds and ``git describe`` counts: every stored key is
-computed again from its version (perfdb/kernels.py, docs/kernels.md)."""
+computed again from its version (perfdb/kernels/versions.py, docs/kernels.md)."""
 
 from django.db import migrations
 

@@ -1,8 +1,8 @@
 """Kernels named by git (a commit, a linux-next tag): what uploads state about one (tree,
-describe, base, commit time, subject; perfdb/kernel_commits.py). And every stored key computed
+describe, base, commit time, subject; perfdb/kernels/commits.py). And every stored key computed
 again: a ``git describe`` part anywhere in a suffix now counts its commits and never its
 hash's digits (``6.9.0-rc1-next-20240410-12-g5ef2dccfcc``, ``…-00045-g5ef2dccfcc-dirty``;
-perfdb/kernels.py, docs/kernels.md)."""
+perfdb/kernels/versions.py, docs/kernels.md)."""
 
 import django.db.models.deletion
 from django.db import migrations, models

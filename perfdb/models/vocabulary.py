@@ -28,8 +28,8 @@ class Kernel(models.Model):
     linux-next tag ``next-20240521``); ``sort_key`` orders them as kernel people read them.
 
     A version's order is in its name. A git-named kernel's comes from what uploads state
-    about it — ``describe``, ``base``, ``committed_at`` (perfdb/kernels.py ``ref_sort_key``,
-    docs/kernels.md) — stated through ``perfdb.kernel_commits``, which recomputes the keys of
+    about it — ``describe``, ``base``, ``committed_at`` (``perfdb.kernels.ref_sort_key``,
+    docs/kernels.md) — stated through ``perfdb.kernels.commits``, which recomputes the keys of
     the kernels based on it when its own changes. ``tree`` and ``subject`` only label it
     (``display``)."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from perfdb.kernel_functions import scheduler_functions
+from perfdb.kernels.functions import scheduler_functions
 from perfdb.profile_diff import (
     IDLE_LINE,
     SCHEDULER_LINE,

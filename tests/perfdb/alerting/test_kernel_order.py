@@ -11,7 +11,7 @@ from ingest.services import upload_create, upload_ingest
 from perfdb.alerting.kernel_order import detector_names
 from perfdb.alerting.regressions import regressions_check_upload
 from perfdb.detector import kernel_name, kernel_order
-from perfdb.kernel_commits import KernelFacts, kernels_state
+from perfdb.kernels.commits import KernelFacts, kernels_state
 from perfdb.models import Alert, Kernel, Result
 
 pytestmark = pytest.mark.django_db

@@ -16,7 +16,7 @@ import pytest
 from django.apps import apps
 from django.db import IntegrityError, transaction
 
-from perfdb.kernel_commits import KernelFacts, KernelFactsError, kernel_state, kernels_state
+from perfdb.kernels.commits import KernelFacts, KernelFactsError, kernel_state, kernels_state
 from perfdb.models import Kernel
 
 pytestmark = pytest.mark.django_db

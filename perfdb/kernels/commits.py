@@ -1,7 +1,7 @@
 """Store what uploads state about kernels named by git, and keep every kernel's order right.
 
 A commit (``6e553c6bcb``) or a linux-next tag (``next-20240521``) carries no order in its
-name: it sorts by what is stated about it (perfdb/kernels.py ``ref_sort_key``, docs/kernels.md).
+name: it sorts by what is stated about it (``perfdb.kernels.ref_sort_key``, docs/kernels.md).
 ``kernels_state`` records those statements — from a manifest's ``[kernel."…"]`` tables
 (ingest/keys.py) or from a module that reads them elsewhere, e.g. the kernel test robot's
 report, which names a base commit and the commit tested on it:

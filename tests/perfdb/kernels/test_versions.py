@@ -413,7 +413,7 @@ def test_a_describe_part_counts_commits_wherever_it_is_in_a_suffix():
 @pytest.mark.django_db
 def test_the_database_orders_mixed_kernels_as_the_pure_order():
     """Stored int32 arrays, ordered by PostgreSQL, agree with the pure keys (test_kernels)."""
-    from perfdb.kernel_commits import kernels_state
+    from perfdb.kernels.commits import kernels_state
     from perfdb.models import Kernel
 
     shuffled = HELD_OUT[:]
