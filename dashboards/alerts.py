@@ -27,9 +27,9 @@ from perfdb.alerting.triage import (
     subscription_delete,
     subscription_save,
 )
+from perfdb.features.reference import reference_history
 from perfdb.models import Alert, OutboxMessage, ReferenceHold, Subscription
 from perfdb.operations.accounts import AuthenticatedHttpRequest
-from perfdb.reference import reference_history
 
 STATUS_CHOICES = ["open", *Alert.Status.values]
 

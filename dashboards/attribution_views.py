@@ -1,7 +1,7 @@
 """Patch-stack attribution on the compare page and the alert page.
 
 When one side is stock kernel K and the other K + a patch stack, in one setup, the compare
-page shows what each patch brings (``perfdb.attribution``) as a waterfall, for the first
+page shows what each patch brings (``perfdb.features.attribution``) as a waterfall, for the first
 metric with a direction (the headline one, as ``selection.default_metric`` ranks them). A
 single patch is shown beside the other patches measured alone on K, so a table of patches
 each run alone (002 Tables 8 and 9) reads as one waterfall. An alert on a patched build
@@ -17,7 +17,7 @@ from dashboards import exports
 from dashboards.chart_queries import attribution as aq
 from dashboards.compare import CompareLine
 from dashboards.figures.attribution import attribution_figure
-from perfdb.attribution import Attribution, attribute, build_name
+from perfdb.features.attribution import Attribution, attribute, build_name
 from perfdb.models import Metric
 
 

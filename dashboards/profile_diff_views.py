@@ -7,7 +7,7 @@ Two ways to name the sides, both permalinks:
   setup, pooled. With only ``setup`` (or nothing) the first and last profiled builds of the
   setup (or of the busiest profiled setup) are compared.
 
-The rows come from ``perfdb.profile_diff`` (pure); the chart from
+The rows come from ``perfdb.features.profile_diff`` (pure); the chart from
 ``dashboards.figures.profile_diff``. The idle loop is listed apart (its own line and table),
 so the busy functions are ranked among themselves by their share of busy ticks.
 """
@@ -31,7 +31,7 @@ from dashboards.compare_api import RUN_IDS
 from dashboards.figures.profile_diff import profile_diff_figure
 from dashboards.page_tools import bad_params_are_400, download, links
 from dashboards.selection import BadParam, choice_param, format_param, ids_param, int_param
-from perfdb.profile_diff import DiffRow, ProfileSide, idle_rows, profile_diff, top_movers
+from perfdb.features.profile_diff import DiffRow, ProfileSide, idle_rows, profile_diff, top_movers
 
 TOP_DEFAULT, TOP_MAX = 15, 50
 COLUMNS = (

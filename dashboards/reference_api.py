@@ -18,8 +18,8 @@ from rest_framework.views import APIView
 
 from dashboards.api_errors import DETAIL_ERRORS
 from dashboards.exports import ListCSVRenderer
+from perfdb.features.reference import reference_history
 from perfdb.models import ReferenceBuild, ReferenceHold
-from perfdb.reference import reference_history
 
 RUN_COLUMNS = ("run", "uploaded", "mean", "trials", "recent")
 

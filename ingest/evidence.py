@@ -12,7 +12,7 @@ from django.db import connection
 from ingest.keys import kernel_get, patch_set_get
 from ingest.manifest import Manifest, RunSpec
 from ingest.manifest_evidence import BuildSpec, ClaimSpec
-from perfdb.claim_checks import LABEL_PREFIX, claim_check, claims_recheck
+from perfdb.features.claim_checks import LABEL_PREFIX, claim_check, claims_recheck
 from perfdb.models import (
     Claim,
     Hardware,

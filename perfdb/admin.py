@@ -194,7 +194,7 @@ class OutboxMessageAdmin(admin.ModelAdmin):
 @admin.register(models.ReferenceBuild)
 class ReferenceBuildAdmin(admin.ModelAdmin):
     """The control build re-run on a hardware (or for one setup); alerts raised while it
-    shifts are held (perfdb/reference.py)."""
+    shifts are held (perfdb/features/reference.py)."""
 
     list_display = ["id", "hardware", "setup", "kernel", "patch_set", "created_at"]
     raw_id_fields = ["setup"]

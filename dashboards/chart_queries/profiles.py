@@ -1,6 +1,6 @@
 """Reads for the profile diff: pooled kernel profiles of one side, and what the pickers offer.
 
-A side is one or more runs (their trials' ticks summed, ``perfdb.profile_diff.pool``), or
+A side is one or more runs (their trials' ticks summed, ``perfdb.features.profile_diff.pool``), or
 every run of one build of a setup. The unit of work is the side's throughput: the first
 higher-is-better metric both sides have (the headline number, as ``selection.default_metric``
 picks it), each run's mean counted once per profiled trial, so ticks per unit of work assume
@@ -17,8 +17,8 @@ from typing import Any
 from django.db.models import Count, Exists, OuterRef
 
 from perfdb.cache import cached, scope_key
+from perfdb.features.profile_diff import ProfileSide
 from perfdb.models import ProfileEntry, Result, Run, SetupSummary
-from perfdb.profile_diff import ProfileSide
 
 # Metrics a profile produces about itself: never the unit of work.
 PROFILE_METRICS = ("kernel_ticks", "kernel_busy_pct", "scheduler_pct")

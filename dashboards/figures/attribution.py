@@ -13,7 +13,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from dashboards.figures._common import base_layout, empty_figure, esc, fmt, to_dict
-from perfdb.attribution import Attribution, Step, build_name
+from perfdb.features.attribution import Attribution, Step, build_name
 
 GOOD, BAD, LEVEL = "#1A9850", "#D73027", "#444444"
 

@@ -1,6 +1,6 @@
 """The profile diff as a diverging bar chart: which kernel functions gained or lost share.
 
-Pure: ``perfdb.profile_diff.DiffRow`` rows in, a JSON-ready figure out. One horizontal bar per
+Pure: ``perfdb.features.profile_diff`` rows in, a JSON-ready figure out. One horizontal bar per
 function, its change in share of the side's busy (non-idle) kernel ticks (points), the scheduler
 set summed as its own bar on top; red grew, blue shrank (colour-blind safe), and each bar says
 so in words, with "new" / "gone" for functions that appear or vanish.
@@ -14,7 +14,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from dashboards.figures._common import HOVER, base_layout, empty_figure, esc, fmt, to_dict
-from perfdb.profile_diff import DiffRow
+from perfdb.features.profile_diff import DiffRow
 
 GREW, SHRANK = "#D55E00", "#0072B2"
 STATUS_TEXT = {"appeared": " (new)", "vanished": " (gone)", "set": "", "both": ""}

@@ -39,9 +39,9 @@ from django.utils import timezone
 
 from perfdb.alerting.email_render import render as _render
 from perfdb.alerting.email_render import render_fallback as _render_fallback
+from perfdb.features.reference import emailable
 from perfdb.models import Alert, OutboxMessage, Subscription
 from perfdb.operations.headers import header_text
-from perfdb.reference import emailable
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +89,8 @@ def _detailed(alerts: QuerySet[Alert]) -> QuerySet[Alert]:
 
 
 def _alerts_query() -> QuerySet[Alert]:
-    # Alerts shared with a reference build that moved too wait for triage (perfdb/reference.py).
+    # Alerts shared with a reference build that moved too wait for triage
+    # (perfdb/features/reference.py).
     return _detailed(emailable(Alert.objects.all()))
 
 

@@ -28,10 +28,10 @@ from perfdb.alerting import check_data, location, moves, noise_prior, queue, ser
 from perfdb.alerting.check_data import CheckData, SeriesKey
 from perfdb.alerting.check_data import detector_settings as detector_settings
 from perfdb.detector import detection, kernel_name, kernel_order, policy
+from perfdb.features.reference import hold_shared
 from perfdb.models import Alert, AlertEvent, Metric, Result, Run, Threshold
 from perfdb.operations.faults import pause_point
 from perfdb.operations.gc_pause import collector_paused
-from perfdb.reference import hold_shared
 
 log = logging.getLogger(__name__)
 

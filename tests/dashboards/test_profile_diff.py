@@ -10,7 +10,7 @@ import pytest
 from django.http import QueryDict
 
 from dashboards.profile_diff_views import diff_from_query
-from perfdb.profile_diff import IDLE_LINE, SCHEDULER_LINE
+from perfdb.features.profile_diff import IDLE_LINE, SCHEDULER_LINE
 from tests.dashboards.data import load
 from tests.dashboards.test_pages import figure
 

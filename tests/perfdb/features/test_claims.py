@@ -1,10 +1,17 @@
-"""perfdb.claims: a stated change against the stored values."""
+"""perfdb.features.claims: a stated change against the stored values."""
 
 from __future__ import annotations
 
 import pytest
 
-from perfdb.claims import CONTRADICTED, NO_DATA, NOT_TESTABLE, SUPPORTED, check_claim, rounding_of
+from perfdb.features.claims import (
+    CONTRADICTED,
+    NO_DATA,
+    NOT_TESTABLE,
+    SUPPORTED,
+    check_claim,
+    rounding_of,
+)
 
 
 @pytest.mark.parametrize(

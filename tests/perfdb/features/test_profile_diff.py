@@ -1,11 +1,10 @@
-"""Profile diff (perfdb/profile_diff.py): pure, no database."""
+"""Profile diff (perfdb/features/profile_diff.py): pure, no database."""
 
 from __future__ import annotations
 
 import pytest
 
-from perfdb.kernels.functions import scheduler_functions
-from perfdb.profile_diff import (
+from perfdb.features.profile_diff import (
     IDLE_LINE,
     SCHEDULER_LINE,
     ProfileSide,
@@ -14,6 +13,7 @@ from perfdb.profile_diff import (
     profile_diff,
     top_movers,
 )
+from perfdb.kernels.functions import scheduler_functions
 
 # Two small listings in the shape of 002's Table 5/6: 2.4 with goodness, 2.6 without.
 BASE = ProfileSide(

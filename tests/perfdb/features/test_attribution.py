@@ -1,10 +1,11 @@
-"""perfdb.attribution: which patch of a stack moved the metric, judged by perfdb.detector.policy."""
+"""perfdb.features.attribution: which patch of a stack moved the metric, judged by
+perfdb.detector.policy."""
 
 from __future__ import annotations
 
 import pytest
 
-from perfdb.attribution import attribute
+from perfdb.features.attribution import attribute
 
 STOCK = (100.0, 101.0, 99.0, 100.0)
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from django.utils import timezone
 
-from perfdb.claims import check_claim
+from perfdb.features.claims import check_claim
 from perfdb.models import Claim, Result, Run
 
 LABEL_PREFIX = "run labelled "
