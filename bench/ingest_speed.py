@@ -242,7 +242,7 @@ def cpu_now(pid: int) -> float:
 
 def broker_warm() -> None:
     """A worker has its broker connection up before it takes an upload: the commit's
-    send_task (the page-cache warm-up, perfdb/cache.py) must not pay kombu's first import."""
+    send_task (the page-cache warm-up, perfdb/cache/) must not pay kombu's first import."""
     import redis
     from django.conf import settings
 

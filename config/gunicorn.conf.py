@@ -17,7 +17,7 @@ import gc
 import os
 
 # Under gunicorn a scope chart (scaling, kernel-time, wakeups) whose previous value is younger
-# than this is served while a background thread recomputes it (perfdb/cache.py): uploads
+# than this is served while a background thread recomputes it (perfdb/cache/): uploads
 # arriving every few seconds would otherwise have it recomputed as often as it is read. The
 # pages no version follows (compare, run detail, alerts, the overview, /api/runs/) are kept
 # this long for anonymous readers (dashboards/page_cache.py). docs/deploy.md has the trade.

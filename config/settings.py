@@ -243,7 +243,7 @@ CELERY_TASK_ROUTES = {
     "dashboards.tasks.warm_pages": {"queue": CELERY_PAGES_QUEUE},
 }
 # Recompute the pages' shared cache entries (overview, busiest setup, profiled setups) in a
-# task after each upload instead of in the next browser's request (perfdb/cache.py).
+# task after each upload instead of in the next browser's request (perfdb/cache/).
 PAGE_CACHE_WARM = env_bool("PAGE_CACHE_WARM", True)
 # Follow-up work (README "Operations"): owed work past this many seconds is queued again.
 FOLLOWUP_DEADLINE_SECONDS = int(os.environ.get("FOLLOWUP_DEADLINE_SECONDS", 30))
@@ -277,7 +277,7 @@ CACHE_REDIS_URL = os.environ.get("CACHE_REDIS_URL") or (
 CACHES = {
     "default": {
         # Redis, but a Redis that does not answer is a cache miss (logged), never a 500.
-        "BACKEND": "perfdb.cache_backend.FailSoftRedisCache",
+        "BACKEND": "perfdb.cache.backend.FailSoftRedisCache",
         "LOCATION": CACHE_REDIS_URL,
         "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 1.0},
         "KEY_PREFIX": f"perfdb-{CACHE_VERSION}",

@@ -12,7 +12,7 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # An existing (empty) static root; files are served by the finders as in development.
 STATIC_ROOT = Path(tempfile.mkdtemp(prefix="perfdb-static-"))  # noqa: F405
 WHITENOISE_USE_FINDERS = True
-# Page data caches (perfdb/cache.py) live in this process only, cleared before each test
+# Page data caches (perfdb/cache/) live in this process only, cleared before each test
 # (tests/conftest.py): a value cached by one test can never be served to another.
 CACHES = {
     "default": {

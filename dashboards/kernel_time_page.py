@@ -3,7 +3,7 @@ scheduler per run, and the top kernel functions, of a bounded number of a scope'
 (``KERNEL_TIME_MAX_SETUPS``: its profiled setups with the most profiled runs first, then
 the most-run), any others or all of them with ``?setups=<id>&setups=<id>`` or
 ``?setups=all``. Its data and figures are cached per scope version and drawn selection
-(perfdb/cache.py), so a request unpickles only what it draws.
+(perfdb/cache/), so a request unpickles only what it draws.
 """
 
 from __future__ import annotations

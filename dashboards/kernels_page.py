@@ -40,8 +40,7 @@ from dashboards.selection import (
     scope_param,
     setup_label,
 )
-from perfdb.cache import CATALOG, cached_in_setup, cached_per_scope
-from perfdb.cache_reads import read_together
+from perfdb.cache import CATALOG, cached_in_setup, cached_per_scope, read_together
 
 
 @kept_while_current

@@ -1,7 +1,7 @@
 """Whole pages kept a few seconds for anonymous readers: compare, run detail, the alerts,
 the overview and the scope charts.
 
-These pages read more than the data versions of perfdb/cache.py follow (alerts and their
+These pages read more than the data versions of perfdb/cache/ follow (alerts and their
 triage, thresholds, a series' noise and baseline as runs arrive), so they cannot be keyed
 by a version that says when they change. Under gunicorn (``PAGE_CACHE_STALE_SECONDS`` > 0,
 config/gunicorn.conf.py) an anonymous GET is answered from a copy at most that many seconds
@@ -19,7 +19,7 @@ CSRF on every unsafe method (only GET and HEAD are kept).
 *Kept answers* (``kept_while_current``, ``KeptAnswerMiddleware``): a view whose every read is
 a versioned cache read (the series page, its figure, ``/api/series/``) has its whole final
 response (body and every header the middleware added) kept under the versions those reads
-found (perfdb/cache_reads.py), and the middleware, first in the stack, answers the next
+found (perfdb/cache/reads.py), and the middleware, first in the stack, answers the next
 anonymous GET of the same URL from it while those versions are unchanged, before URL
 resolution, sessions, authentication, DRF and its throttle: never stale, one cache round
 trip. Only for GETs without a body, a session or messages cookie or an ``Authorization``
@@ -48,8 +48,15 @@ from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.utils.cache import patch_vary_headers
 
-from perfdb import cache_reads
-from perfdb.cache import STRUCTURE_KEY, TIMEOUT_SECONDS, Compute, cached_entries, stale_seconds
+from perfdb.cache import (
+    STRUCTURE_KEY,
+    TIMEOUT_SECONDS,
+    Compute,
+    bounded_by_age,
+    cached_entries,
+    recorded,
+    stale_seconds,
+)
 
 # Headers a kept page is sent with again (the middleware adds the rest on every request).
 KEPT_HEADERS = ("Content-Type", "Content-Disposition", "Content-Language")
@@ -232,7 +239,7 @@ def kept_data(request: HttpRequest, name: str, fn: Callable[[], T]) -> T:
 def _kept(wanted: dict[str, tuple[str]], compute: Compute[T], seconds: int) -> dict[str, T]:
     """Current for two thirds of ``seconds``; then served while a thread recomputes it
     after the response, as long as it is younger than ``seconds`` or
-    ``PAGE_CACHE_STALE_SECONDS`` (perfdb/cache.py ``max_age``, ``stale``): a page read
+    ``PAGE_CACHE_STALE_SECONDS`` (perfdb/cache/ ``max_age``, ``stale``): a page read
     steadily is never computed by a request. Stored ten times that long: a page read again
     after a pause still has its copy, for its age to be judged."""
     return cached_entries(wanted, compute, timeout=seconds * 10, stale=True, max_age=seconds)
@@ -256,7 +263,7 @@ def kept_for_anonymous(
             caller = threading.get_ident()
 
             def compute(_: list[str]) -> dict[str, tuple[bytes, dict[str, str]]]:
-                with cache_reads.bounded_by_age():
+                with bounded_by_age():
                     response = view(request, *args, **kwargs)
                 if threading.get_ident() == caller:  # not the refresh after the response
                     made.append(response)
@@ -278,13 +285,13 @@ def kept_for_anonymous(
 def kept_while_current(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     """Mark an anonymous GET's answer as keepable whole by ``KeptAnswerMiddleware`` under
     the versions the view's cached reads found, if every read was current and the view
-    queried nothing outside a cached computation (perfdb/cache_reads.py)."""
+    queried nothing outside a cached computation (perfdb/cache/reads.py)."""
 
     @wraps(view)
     def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if request.method != "GET" or stale_seconds() <= 0 or not shared_request(request):
             return view(request, *args, **kwargs)
-        with cache_reads.recorded() as reads:
+        with recorded() as reads:
             response = view(request, *args, **kwargs)
         if reads.current and reads.versions:
             request._kept_versions = reads.versions  # type: ignore[attr-defined]

@@ -30,8 +30,7 @@ from dashboards.selection import (
     scope_param,
     scopes_from,
 )
-from perfdb.cache import cached_before, cached_in_scope
-from perfdb.cache_setups import cached_per_setup
+from perfdb.cache import cached_before, cached_in_scope, cached_per_setup
 
 # A scaling chart with more lines than this is unreadable (and slow): by default it shows the
 # newest builds in kernel order, and the page lets you pick others.
@@ -207,7 +206,7 @@ def _scaling_chart(
     when the caller read them already (a scope's ~100 pieces unpickled once, not twice).
 
     A scope's chart reads every run of ~100 setups (~0.5 s at 10M results): it is made of
-    one piece per setup, cached per setup version (``perfdb.cache_setups``), so after an
+    one piece per setup, cached per setup version (``perfdb.cache.setups``), so after an
     upload only the pieces of the setups it wrote to are read again. The pieces read for
     the newest builds (every default view) are cut to each setup's newest builds
     (``cq.recent_piece``): their size does not grow with the series' history."""

@@ -68,7 +68,7 @@ def scope_runs(scopes: list[Scope]) -> dict[Scope, list[SetupRuns]]:
 
 def busiest_setup_cached() -> int | None:
     """``busiest_setup_id()`` once per data version (warmed after each upload,
-    dashboards/warm.py; served stale meanwhile under gunicorn, perfdb/cache.py)."""
+    dashboards/warm.py; served stale meanwhile under gunicorn, perfdb/cache/)."""
     return cached("dashboards:busiest-setup", busiest_setup_id, stale=True)
 
 
@@ -108,14 +108,14 @@ Overview = tuple[list[WorkloadCount], list[HardwareCount], list[LatestRun]]
 
 def overview_cached() -> Overview:
     """``overview()`` once per data version: the home page's, warmed after each upload
-    (dashboards/warm.py; served stale meanwhile under gunicorn, perfdb/cache.py)."""
+    (dashboards/warm.py; served stale meanwhile under gunicorn, perfdb/cache/)."""
     return cached("home:overview", overview, stale=True)
 
 
 def overview() -> Overview:
     """The overview's run counts per workload and per hardware and its latest runs, from
     one read of the per-scope summaries. Plain data, not model rows: the home page caches
-    it (perfdb/cache.py keeps ORM objects out of the cache)."""
+    it (perfdb/cache/ keeps ORM objects out of the cache)."""
     every = scope_runs(scopes_all())
     latest = [
         LatestRun(

@@ -21,8 +21,15 @@ from django.core.serializers.json import DjangoJSONEncoder
 from dashboards import chart_queries as cq
 from dashboards.chartdata import AlertMark, Baseline
 from dashboards.figures import across_kernels_figure, alert_marks
-from perfdb.cache import cached_in_scope, cached_in_setup, read_ahead, scope_key, setup_entry
-from perfdb.cache_setups import cached_per_setup, setup_keys
+from perfdb.cache import (
+    cached_in_scope,
+    cached_in_setup,
+    cached_per_setup,
+    read_ahead,
+    scope_key,
+    setup_entry,
+    setup_keys,
+)
 
 # Each setup's metric ids, cached per setup (``metrics_of_setups``).
 METRIC_IDS = "series:setup-metric-ids"
@@ -53,7 +60,7 @@ def _series_key(metric_id: int) -> str:
 def page_keys(setup_id: int, context_key: str, metric_id: int | None) -> list[str]:
     """The cache keys of a series page's context (``context_key``, cached per setup) and of
     the parts it is made of: the setup's metric ids and, when the page names its metric,
-    the series. Read together (perfdb.cache_reads ``read_together``), a context computed
+    the series. Read together (perfdb.cache.reads ``read_together``), a context computed
     after an upload costs one read for all three, not one each."""
     keys = read_ahead(setup_entry(context_key, setup_id)) + setup_keys(METRIC_IDS, [setup_id])
     if metric_id is not None:

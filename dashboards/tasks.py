@@ -5,11 +5,11 @@ from __future__ import annotations
 from celery import shared_task
 
 from dashboards import warm
-from perfdb.cache_warm import WARM_PAGES, queued_scopes
+from perfdb.cache import WARM_PAGES, queued_scopes
 
 
 @shared_task(name=WARM_PAGES, ignore_result=True)
 def warm_pages(scopes: list[str] | None = None) -> None:
     """Recompute the page data uploads to ``scopes`` and to the scopes waiting in the warm
-    set made stale (perfdb/cache_warm.py, dashboards/warm.py)."""
+    set made stale (perfdb/cache/warm.py, dashboards/warm.py)."""
     warm.pages_after_upload(queued_scopes(scopes))

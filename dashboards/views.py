@@ -45,7 +45,7 @@ def home(request: HttpRequest) -> HttpResponse:
 def home_runs() -> tuple[bool, str]:
     """(any runs, the overview's run tables as HTML), once per data version: rendering the
     latest run of every scope was most of a warm overview's CPU. Served stale under gunicorn
-    while recomputed (perfdb/cache.py), like the overview's counts it shows; warmed after
+    while recomputed (perfdb/cache/), like the overview's counts it shows; warmed after
     each upload (dashboards/warm.py)."""
 
     def build() -> tuple[bool, str]:

@@ -4,7 +4,7 @@ scope's setups: whole thresholds, the most-run first, up to ``WAKEUPS_MAX_SETUPS
 any others or all with ``?thresholds=0&thresholds=40`` or ``?thresholds=all``. Rows and
 figures are cached per scope version and drawn thresholds (a request unpickles only the
 build it shows) and served up to ``PAGE_CACHE_STALE_SECONDS`` behind uploads
-(perfdb/cache.py); a download is never behind.
+(perfdb/cache/); a download is never behind.
 """
 
 from __future__ import annotations

@@ -50,7 +50,7 @@ def _scope(scope: str) -> None:
 
 def after_commit(sender: object, scopes: Sequence[str], **kwargs: object) -> None:
     """In the writer's process, right after its commit moved the versions of ``scopes``
-    (``perfdb.cache_warm.runs_committed``): their setup pickers, a query per scope. The pages
+    (``perfdb.cache.runs_committed``): their setup pickers, a query per scope. The pages
     worker's warm runs at nice 10 behind every other upload's scopes, so the uploader's
     first series page used to compute its scope's picker itself (4 of its 12 waits on a
     loaded web process, bench/load.py). The upload is done already: a page asking

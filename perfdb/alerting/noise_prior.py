@@ -26,8 +26,7 @@ from operator import attrgetter, itemgetter, not_
 from django.db.models import Avg
 
 from perfdb.alerting.kernel_order import detector_names
-from perfdb.cache import CATALOG, cached, cached_in_scope
-from perfdb.cache_setups import cached_per_setup
+from perfdb.cache import CATALOG, cached, cached_in_scope, cached_per_setup
 from perfdb.detector import detection, kernel_order, policy
 from perfdb.models import Result, Setup
 
@@ -37,7 +36,7 @@ _KERNEL, _PATCHES = attrgetter("kernel"), attrgetter("patches")
 
 def _levels_by_setup(workload_id: int, metric_id: int) -> dict[int, list[float]]:
     """Every setup's stock series of this workload/metric that has one: each setup's levels
-    cached per setup version (``perfdb.cache_setups``), so after an upload only the setups
+    cached per setup version (``perfdb.cache.setups``), so after an upload only the setups
     it wrote to are read again (every setup of a workload at 10M results: 0.6-0.8 s)."""
     setup_ids = cached_in_scope(
         f"workload-setups:{workload_id}",

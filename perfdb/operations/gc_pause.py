@@ -6,7 +6,7 @@ cycle, all alive until the work ends; every collection they trigger walks them a
 quarter to a third of that work's CPU). Reference counting still frees what the work drops;
 the collector resumes afterwards, or stays off if it already was. Used by the ingest's
 parsers (ingest/services.py), the regression check (perfdb/alerting/regressions.py) and
-every cached page computation (perfdb/cache.py: a scope chart's ~100 pieces unpickled and
+every cached page computation (perfdb/cache/: a scope chart's ~100 pieces unpickled and
 drawn make ~100,000 tuples; collections were half of its warm's CPU, bench/upload_miss.py).
 """
 

@@ -129,10 +129,10 @@ def test_a_page_read_steadily_is_recomputed_after_the_response_not_by_it(kept_30
     from django.core.cache import cache
 
     from dashboards.page_cache import _entry
-    from perfdb.cache import _entry_key
+    from perfdb.cache.entries import entry_key
 
     def age_by(seconds: float) -> None:
-        key = _entry_key(_entry("alerts", "/alerts/"))
+        key = entry_key(_entry("alerts", "/alerts/"))
         stamp, when, value = cache.get(key)
         cache.set(key, (stamp, when - seconds, value))
 

@@ -1,4 +1,4 @@
-"""Cached page data (perfdb/cache.py) and the scope-then-setup picker of the kernels page.
+"""Cached page data (perfdb/cache/) and the scope-then-setup picker of the kernels page.
 
 The overview and the pickers are cached until runs are added or removed; these tests show the
 cache is really served (a write that skips the version bump leaves the page stale) and that

@@ -9,7 +9,7 @@ import pytest
 from dashboards import chart_queries as cq
 from dashboards import warm
 from perfdb import cache as page_cache
-from perfdb.cache_setups import cached_per_setup
+from perfdb.cache import cached_per_setup
 from perfdb.models import Metric, Run, Setup
 from tests.dashboards.test_scaling_builds import figure_builds, volano_upload
 

@@ -13,7 +13,8 @@ import pytest
 
 from dashboards import scope_stats
 from perfdb import cache as page_cache
-from perfdb import cache_refresh
+from perfdb.cache import entries, refresh
+from perfdb.cache.versions import current_versions
 from perfdb.models import Run, Setup
 from tests.dashboards.data import load
 from tests.dashboards.test_page_cache import ingest_on_hardware, scope_key
@@ -98,8 +99,8 @@ def another_process_computes(key: str, scope: str) -> None:
     """Hold the lock ``cached_per_scope`` takes while it computes ``key`` of ``scope`` now."""
     from django.core.cache import cache
 
-    stamp = page_cache._versions([page_cache.STRUCTURE_KEY, "perfdb:scope-version:" + scope])
-    lock = page_cache._lock_key(page_cache._name(key, scope), tuple(stamp))
+    stamp = current_versions([page_cache.STRUCTURE_KEY, "perfdb:scope-version:" + scope])
+    lock = entries.lock_key(entries.entry_name(key, scope), tuple(stamp))
     assert cache.add(lock, 1, 60)
 
 
@@ -128,8 +129,8 @@ def test_cached_serves_the_previous_value_while_another_process_computes():
     compute = counter()
     assert page_cache.cached("t:all", compute) == 1
     page_cache.runs_added(["1-1-SMP"])
-    stamp = page_cache._versions([page_cache.STRUCTURE_KEY, page_cache.VERSION_KEY])
-    assert cache.add(page_cache._lock_key(page_cache._name("t:all", "*all*"), tuple(stamp)), 1)
+    stamp = current_versions([page_cache.STRUCTURE_KEY, page_cache.VERSION_KEY])
+    assert cache.add(entries.lock_key(entries.entry_name("t:all", "*all*"), tuple(stamp)), 1)
     assert page_cache.cached("t:all", compute) == 1
     page_cache.data_changed()
     assert page_cache.cached("t:all", compute) == 2
@@ -173,9 +174,9 @@ def stale_for_30s(settings, monkeypatch):
     settings.PAGE_CACHE_STALE_SECONDS = 30
     started: list[object] = []
     age = {"seconds": 15.0}
-    submit = cache_refresh.submit
-    monkeypatch.setattr(cache_refresh, "submit", lambda job: started.append(job) or submit(job))
-    monkeypatch.setattr(page_cache, "_age", lambda entry: age["seconds"])
+    submit = refresh.submit
+    monkeypatch.setattr(refresh, "submit", lambda job: started.append(job) or submit(job))
+    monkeypatch.setattr(entries, "entry_age", lambda entry: age["seconds"])
     return started, age
 
 
@@ -186,7 +187,7 @@ def test_a_young_previous_value_is_served_and_recomputed_in_the_background(stale
     page_cache.runs_added(["1-1-SMP"])
     assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute, stale=True) == 1
     assert len(started) == 1
-    cache_refresh.wait_idle()
+    refresh.wait_idle()
     assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute, stale=True) == 2
     assert len(started) == 1, "the value stored by the background is current"
 
@@ -265,7 +266,7 @@ def test_the_default_scaling_chart_after_a_new_build_is_drawn_in_the_background(
     served = client.get(url)
     assert served.status_code == 200 and "2.6.1" not in served.content.decode()
     assert started, "recomputed in the background"
-    cache_refresh.wait_idle()
+    refresh.wait_idle()
     age["seconds"] = 31.0  # the page kept whole is too old now: the request makes it
     assert "2.6.1" in client.get(url).content.decode()
     assert drawn_by and threading.get_ident() not in drawn_by, "drawn, but not by a request"

@@ -179,7 +179,7 @@ def test_the_series_page_after_an_upload_to_its_setup_takes_six_redis_round_trip
     from django.test import override_settings
 
     from perfdb import cache as page_cache
-    from tests.perfdb.test_cache_backend import redis_caches
+    from tests.perfdb.cache.test_backend import redis_caches
 
     trips: list[str] = []
     command, pipeline = redis.client.Redis.execute_command, redis.client.Pipeline.execute

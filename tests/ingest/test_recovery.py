@@ -131,7 +131,7 @@ def test_the_broker_down_still_answers_with_the_upload_id_and_the_sweep_queues_i
 def test_pages_answer_when_the_cache_is_unreachable(client):
     dead = {
         "default": {
-            "BACKEND": "perfdb.cache_backend.FailSoftRedisCache",
+            "BACKEND": "perfdb.cache.backend.FailSoftRedisCache",
             "LOCATION": "redis://127.0.0.1:1/0",
             "OPTIONS": {"socket_connect_timeout": 0.2, "socket_timeout": 0.2},
         }

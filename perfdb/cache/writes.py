@@ -2,7 +2,7 @@
 
 A page's data computed on a miss is made of nested cached values (the series page: its
 context, made of the setup's metric ids and the series), each a cached computation of its
-own (perfdb/cache.py). Each used to take a lock and store itself as soon as it was computed:
+own (entries.py). Each used to take a lock and store itself as soon as it was computed:
 three round trips to Redis per value, 31 for the series page after an upload to its setup
 (6 now: tests/dashboards/test_series_cache.py). On a loaded web process every round trip
 is also a wait for the GIL again (py-spy on bench/load.py: the Redis socket was 44 % of the
@@ -58,7 +58,7 @@ def take() -> Writes:
 
 
 def add_many(keys: list[str], value: object, timeout: int | None) -> list[str]:
-    """``cache.add`` of each key, in one round trip on Redis (perfdb.cache_backend): the
+    """``cache.add`` of each key, in one round trip on Redis (backend.py): the
     keys added."""
     if not keys:
         return []

@@ -1,4 +1,4 @@
-"""perfdb/cache_writes.py: values computed inside another cached computation are stored with
+"""perfdb/cache/writes.py: values computed inside another cached computation are stored with
 the outermost one, read from this thread's pending writes meanwhile (never computed twice
 in one computation), and stored even when the outer computation raises."""
 
@@ -8,7 +8,8 @@ import pytest
 from django.core.cache import cache
 
 from perfdb import cache as page_cache
-from perfdb import cache_writes
+from perfdb.cache import writes
+from perfdb.cache.entries import entry_key
 
 
 def _inner(calls: list[str]) -> int:
@@ -21,7 +22,7 @@ def _inner(calls: list[str]) -> int:
 
 def _stored(key: str, setup_id: int) -> bool:
     (name,) = page_cache.setup_entry(key, setup_id)
-    return cache.get(page_cache._entry_key(name)) is not None
+    return cache.get(entry_key(name)) is not None
 
 
 def test_a_nested_value_is_stored_with_the_outer_one_and_read_from_pending_meanwhile():
@@ -36,7 +37,7 @@ def test_a_nested_value_is_stored_with_the_outer_one_and_read_from_pending_meanw
     assert page_cache.cached_in_setup("outer", 1, outer) == 14
     assert calls == ["inner"] and seen == [False]
     assert _stored("inner", 1) and _stored("outer", 1)
-    assert cache_writes.take() == {}  # nothing left pending in this thread
+    assert writes.take() == {}  # nothing left pending in this thread
     assert page_cache.cached_in_setup("outer", 1, outer) == 14  # a hit: nothing computed
     assert calls == ["inner"]
 
@@ -51,4 +52,4 @@ def test_nested_values_are_stored_when_the_outer_computation_raises():
     with pytest.raises(LookupError):
         page_cache.cached_in_setup("outer", 2, outer)
     assert _stored("inner", 1) and not _stored("outer", 2)
-    assert cache_writes.take() == {}
+    assert writes.take() == {}

@@ -1,4 +1,4 @@
-"""perfdb/cache.py: keys carry the code version, values are plain data, and an admin edit or
+"""perfdb/cache/: keys carry the code version, values are plain data, and an admin edit or
 deletion of a run or of the vocabulary it is shown with moves the data version."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from django.core.cache import cache
 
 from config.cache_version import code_version
 from perfdb import cache as page_cache
-from perfdb import cache_reads
+from perfdb.cache.entries import entry_key
 from perfdb.models import Hardware, Kernel, Metric, Run, Setup
 from tests.dashboards.data import load
 
@@ -184,7 +184,7 @@ def test_a_computation_kept_by_age_reads_stale_entries_as_any_reader(settings, b
     def page(_: list[str]) -> dict[str, int]:
         if not bounded:
             return {"page": page_cache.cached_in_scope("t:chart", "1-1-SMP", chart, stale=True)}
-        with cache_reads.bounded_by_age():
+        with page_cache.bounded_by_age():
             return {"page": page_cache.cached_in_scope("t:chart", "1-1-SMP", chart, stale=True)}
 
     got = page_cache.cached_entries({"page": (page_cache.STRUCTURE_KEY,)}, page, max_age=10)
@@ -207,7 +207,7 @@ def test_an_entry_kept_by_age_is_served_then_recomputed_after_the_response():
         return page_cache.cached_entries(wanted, page, max_age=30)["page"]
 
     def age_by(seconds: float) -> None:
-        key = page_cache._entry_key("page")
+        key = entry_key("page")
         stamp, when, value = cache.get(key)
         cache.set(key, (stamp, when - seconds, value))
 
@@ -234,7 +234,7 @@ def test_an_entry_kept_by_age_may_be_served_as_stale_as_any_previous_value(setti
         return {"page": len(computed)}
 
     wanted = {"page": (page_cache.STRUCTURE_KEY,)}
-    key = page_cache._entry_key("page")
+    key = entry_key("page")
 
     def read() -> int:
         return page_cache.cached_entries(wanted, page, stale=True, max_age=10)["page"]

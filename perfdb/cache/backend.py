@@ -2,7 +2,7 @@
 write is skipped, with a warning in the log (at most one per 30 s per process), so the pages
 fall back to computing their data instead of answering 500.
 
-A change of data while Redis is unreachable cannot bump the data version (perfdb/cache.py);
+A change of data while Redis is unreachable cannot bump the data version (versions.py);
 pages may then show data cached before the outage until the next change or the cache
 timeout. Short socket timeouts (settings.CACHES OPTIONS) keep a hung Redis from hanging pages.
 """
@@ -160,7 +160,7 @@ class FailSoftRedisCache(RedisCache):
 
     def add_to_set(self, key: str, members: list[str], flag: str, flag_seconds: int) -> bool:
         """Add ``members`` to the set ``key`` and set ``flag`` (for ``flag_seconds``) if it
-        was not set, in one round trip: whether the flag was set here (perfdb/cache_warm.py).
+        was not set, in one round trip: whether the flag was set here (warm.py).
         False when Redis does not answer."""
         try:
             client = self._cache.get_client(write=True)  # type: ignore[attr-defined]  # no stub

@@ -1,4 +1,4 @@
-"""perfdb/cache_backend.py against the real Redis (settings.REDIS_URL; the other tests cache in
+"""perfdb/cache/backend.py against the real Redis (settings.REDIS_URL; the other tests cache in
 LocMemCache): the version bumps of an upload's commit, sent as one pipeline, move every key
 they name and start a missing one fresh, and a Redis that does not answer is no error."""
 
@@ -17,7 +17,7 @@ from perfdb import cache as page_cache
 def redis_caches(location: str) -> dict[str, dict[str, object]]:
     return {
         "default": {
-            "BACKEND": "perfdb.cache_backend.FailSoftRedisCache",
+            "BACKEND": "perfdb.cache.backend.FailSoftRedisCache",
             "LOCATION": location,
             "OPTIONS": {"socket_connect_timeout": 0.2, "socket_timeout": 0.5},
             "KEY_PREFIX": f"perfdb-test-{uuid.uuid4().hex}",  # nobody else's keys

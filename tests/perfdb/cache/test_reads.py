@@ -1,4 +1,4 @@
-"""perfdb/cache_reads.py: what an answer was read under. Current only when every cached read
+"""perfdb/cache/reads.py: what an answer was read under. Current only when every cached read
 found its value current, no version moved between two reads, and nothing was queried
 outside a cached computation."""
 
@@ -9,8 +9,8 @@ from django.core.cache import cache
 from django.db import connection
 
 from perfdb import cache as page_cache
-from perfdb import cache_reads
-from perfdb.cache_reads import recorded
+from perfdb.cache.entries import lock_key
+from perfdb.cache.reads import get_many, read_together, recorded
 
 pytestmark = pytest.mark.django_db
 
@@ -38,7 +38,7 @@ def test_a_previous_value_served_is_not_current(settings):
     page_cache.runs_added([], [9])
     ((name, keys),) = page_cache.setup_entry("a", 9).items()
     stamp = tuple(cache.get(key) for key in keys)
-    cache.add(page_cache._lock_key(name, stamp), 1, 60)
+    cache.add(lock_key(name, stamp), 1, 60)
     with recorded() as reads:
         assert page_cache.cached_in_setup("a", 9, lambda: "new") == "old"
     assert not reads.current
@@ -60,8 +60,8 @@ def test_a_query_outside_a_computation_is_not_current_inside_one_is():
 
 def test_reads_inside_read_together_take_what_it_read_others_read_the_cache():
     cache.set_many({"a": 1, "b": 2})
-    with cache_reads.read_together(["a", "b", "absent"]):
+    with read_together(["a", "b", "absent"]):
         cache.set("a", 10)  # after the read: what it read is what the reads inside see
-        assert cache_reads.get_many(["a", "absent"]) == {"a": 1}
-        assert cache_reads.get_many(["a", "c"]) == {"a": 10}  # "c" not read: the cache
-    assert cache_reads.get_many(["a", "b"]) == {"a": 10, "b": 2}
+        assert get_many(["a", "absent"]) == {"a": 1}
+        assert get_many(["a", "c"]) == {"a": 10}  # "c" not read: the cache
+    assert get_many(["a", "b"]) == {"a": 10, "b": 2}

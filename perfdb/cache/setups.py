@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
-from perfdb.cache import cached_entries, read_ahead, setup_entry
+from perfdb.cache.entries import cached_entries, read_ahead, setup_entry
 
 T = TypeVar("T")
 Wanted = dict[str, tuple[str, str]]  # entry name -> its version keys
@@ -51,5 +51,5 @@ def cached_per_setup(
 
 def setup_keys(key: str, setup_ids: Sequence[int]) -> list[str]:
     """The cache keys ``cached_per_setup(key, setup_ids, ...)`` reads (to read them with
-    others: perfdb.cache_reads ``read_together``)."""
+    others: reads.py ``read_together``)."""
     return read_ahead(_wanted(key, setup_ids)[0])

@@ -1,4 +1,4 @@
-"""Cached entries recomputed after the response (perfdb/cache.py, served stale meanwhile),
+"""Cached entries recomputed after the response (entries.py, served stale meanwhile),
 by one thread per process, one at a time.
 
 One thread, not one per refresh: a burst of due entries after an upload would otherwise

@@ -1,7 +1,7 @@
 """What one request's answer was read under: the data versions its cached reads found current,
 so that dashboards/page_cache.py can keep the whole answer under exactly those versions.
 
-A value of perfdb/cache.py is current under the versions read before it was computed, so an
+A value of entries.py is current under the versions read before it was computed, so an
 answer made only of such values is current while every version its reads found is unchanged:
 kept under them, it is served exactly as long as computing it again would give the same bytes,
 and an upload or an edit (which moves one of them) makes the next request compute it. It is not
@@ -21,7 +21,7 @@ from typing import Any
 from django.core.cache import cache
 from django.db import connections
 
-# Depth of the cached computations running in this thread (perfdb/cache.py): what they read
+# Depth of the cached computations running in this thread (entries.py): what they read
 # is stored with their stamp.
 computing = threading.local()
 _recording = threading.local()
@@ -52,7 +52,7 @@ def bounded_by_age() -> Iterator[None]:
 
 
 def found_versions(now: Mapping[str, int]) -> None:
-    """The version keys' values a cached read took (perfdb/cache.py, every read)."""
+    """The version keys' values a cached read took (entries.py, every read)."""
     reads: Reads | None = getattr(_recording, "reads", None)
     if reads is None:
         return
@@ -94,7 +94,7 @@ _ahead = threading.local()
 @contextmanager
 def read_together(keys: Sequence[str]) -> Iterator[None]:
     """Read ``keys`` now, in one round trip, for the cached reads inside: one whose keys are
-    all among them (perfdb.cache ``read_ahead``) reads nothing more. A page computed after
+    all among them (``entries.read_ahead``) reads nothing more. A page computed after
     an upload reads its nested parts (the series page: the setup's metric ids, the series)
     with its own entry, not one round trip each: on a loaded web process each is a wait
     for a core and the GIL again."""

@@ -1,0 +1,85 @@
+"""The page data cache: plain values computed from the stored runs, kept in Redis under the
+data versions they were computed from, so that a value is served exactly while its data
+stand. This package's names are its one public face: *get* (``cached`` and its scoped and
+per-setup forms: a value computed once per version, read in one round trip, served a little
+stale while recomputed), *set* (what a computation returns is stored with its versions;
+nested ones with the outermost), *invalidate* (``runs_added``, ``data_changed`` and their
+``_on_commit`` forms, and the model signals) and *versions* (``data_version``,
+``scope_key``, the version keys), with ``recorded`` and ``read_together`` for a whole
+answer kept under the versions its reads found, and the warm-up hooks after an upload.
+Inside: ``versions``, ``entries``, ``invalidate``, ``setups`` (values of many setups'
+pieces), ``reads`` (what a request read under), ``writes`` (nested stores),
+``refresh`` (the recompute thread), ``warm`` (the pages' warm-up task) and ``backend``
+(Django's Redis cache, failing soft: ``settings.CACHES``). Every key also carries the code
+version (``settings.CACHE_VERSION``, the ``KEY_PREFIX``); values are never ORM objects.
+"""
+
+from perfdb.cache.entries import (
+    TIMEOUT_SECONDS,
+    Compute,
+    cached,
+    cached_before,
+    cached_entries,
+    cached_in_scope,
+    cached_in_setup,
+    cached_per_scope,
+    read_ahead,
+    setup_entry,
+    stale_seconds,
+)
+from perfdb.cache.invalidate import (
+    data_changed,
+    data_changed_on_commit,
+    runs_added,
+    runs_added_on_commit,
+)
+from perfdb.cache.reads import bounded_by_age, read_together, recorded
+from perfdb.cache.setups import cached_per_setup, setup_keys
+from perfdb.cache.versions import (
+    CATALOG,
+    SCOPE_VERSION_PREFIX,
+    SETUP_VERSION_PREFIX,
+    STRUCTURE_KEY,
+    VERSION_KEY,
+    data_version,
+    scope_key,
+)
+from perfdb.cache.warm import WARM_PAGES, queued_scopes, runs_committed
+
+__all__ = [
+    # get
+    "Compute",
+    "TIMEOUT_SECONDS",
+    "cached",
+    "cached_before",
+    "cached_entries",
+    "cached_in_scope",
+    "cached_in_setup",
+    "cached_per_scope",
+    "cached_per_setup",
+    "read_ahead",
+    "setup_entry",
+    "setup_keys",
+    "stale_seconds",
+    # invalidate
+    "data_changed",
+    "data_changed_on_commit",
+    "runs_added",
+    "runs_added_on_commit",
+    # versions
+    "CATALOG",
+    "SCOPE_VERSION_PREFIX",
+    "SETUP_VERSION_PREFIX",
+    "STRUCTURE_KEY",
+    "VERSION_KEY",
+    "data_version",
+    "scope_key",
+    # a whole answer kept under the versions its reads found (dashboards/page_cache.py)
+    "bounded_by_age",
+    "read_together",
+    "recorded",
+    # the warm-up after an upload (dashboards/warm.py, dashboards/tasks.py)
+    "WARM_PAGES",
+    "queued_scopes",
+    "runs_committed",
+]

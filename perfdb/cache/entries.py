@@ -1,0 +1,263 @@
+"""Values computed once per version and stored with the versions they were computed under.
+
+An entry is stored under one key with its *stamp* (the versions it was computed under) and
+when: one ``get_many`` reads versions and entries. A reader takes the versions *before* it
+queries, so a value computed from data older than a commit can only be stored with the
+versions that commit left behind. An entry whose stamp is old but whose structure version
+is current holds the previous value, served while another process computes the entry
+(under a short lock: a burst after an upload costs one computation) and, with
+``stale=True`` and ``PAGE_CACHE_STALE_SECONDS`` > 0 (gunicorn: 30; 0 elsewhere), while
+younger than that, recomputed by a background thread (``refresh``) at most once every
+third of that time (an older one by the request): a scope chart is at most that far behind
+the uploads. Runs removed or edited are never served stale.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import time
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from typing import Any, TypeVar
+
+from django.conf import settings
+from django.core.cache import cache
+
+from perfdb.cache import reads, refresh, writes
+from perfdb.cache.versions import (
+    SCOPE_VERSION_PREFIX,
+    SETUP_VERSION_PREFIX,
+    STRUCTURE_KEY,
+    VERSION_KEY,
+    current_versions,
+)
+from perfdb.operations.gc_pause import collector_paused
+
+ENTRY_PREFIX = "perfdb:e:"
+# Entries of old versions are dead weight once nobody reads them; let Redis drop them.
+TIMEOUT_SECONDS = 6 * 60 * 60
+# Longest a computation may keep others on the previous value before they compute too.
+LOCK_SECONDS = 60
+
+
+T = TypeVar("T")
+# An entry as stored: (stamp: the versions it was computed under, when, the value pickled on
+# its own: a stamp not current costs no unpickling of a value not served, ~40 ms per MB).
+Stored = tuple[tuple[int, ...], float, bytes]
+Stamps = Mapping[str, tuple[int, ...]]  # entry name -> the versions it is computed under
+Compute = Callable[[list[str]], Mapping[str, T]]  # entry names -> their values
+
+
+def stale_seconds() -> float:
+    """How old a previous value may be and still be served while it is recomputed."""
+    given = getattr(settings, "PAGE_CACHE_STALE_SECONDS", None)
+    return float(os.environ.get("PAGE_CACHE_STALE_SECONDS", 0) if given is None else given)
+
+
+def entry_name(key: str, scope: str) -> str:
+    """An entry's name whatever the versions (hashed: a key may carry free text)."""
+    return hashlib.sha256(f"{key}|{scope}".encode()).hexdigest()[:40]
+
+
+def entry_key(name: str) -> str:
+    return ENTRY_PREFIX + name
+
+
+def lock_key(name: str, stamp: tuple[int, ...]) -> str:
+    """Held while a process computes the entry for these versions."""
+    return f"perfdb:computing:{name}:{'.'.join(map(str, stamp))}"
+
+
+def cached_entries(
+    wanted: Mapping[str, Sequence[str]],
+    compute: Callable[[list[str]], Mapping[str, T]],
+    timeout: int = TIMEOUT_SECONDS,
+    stale: bool = False,
+    found: Mapping[str, Any] | None = None,
+    max_age: float = 0.0,
+) -> dict[str, T]:
+    """For each entry name, the value ``compute([...names])[name]`` computed under the
+    current values of its version keys (``STRUCTURE_KEY`` first), in one round trip when
+    all are current (none if ``found`` holds ``read_ahead(wanted)``, read with a caller's
+    own keys); only the others are computed (in one call). ``max_age``: current until two
+    thirds of that age whatever the versions; then as a previous value (``stale``)."""
+    with collector_paused():  # a scope chart unpickles ~100,000 objects
+        return _cached_entries(wanted, compute, timeout, stale, found, max_age)
+
+
+def _cached_entries(
+    wanted: Mapping[str, Sequence[str]],
+    compute: Callable[[list[str]], Mapping[str, T]],
+    timeout: int,
+    stale: bool,
+    found: Mapping[str, Any] | None,
+    max_age: float,
+) -> dict[str, T]:
+    version_keys = list(dict.fromkeys(k for keys in wanted.values() for k in keys))
+    found = reads.get_many(read_ahead(wanted)) if found is None else found
+    found = writes.overlay(found, [entry_key(n) for n in wanted])
+    current = current_versions(version_keys, found)
+    if current is None:  # the cache is unreachable: nothing is reused
+        reads.served_previous()  # (nor kept: no versions to keep it under)
+        return dict(compute(list(wanted)))
+    now = dict(zip(version_keys, current, strict=True))
+    reads.found_versions(now)  # what a whole answer is kept under (page_cache.py)
+    stamps = {n: tuple(now[k] for k in keys) for n, keys in wanted.items()}
+    out: dict[str, T] = {}
+    previous: dict[str, Stored] = {}
+    for name, stamp in stamps.items():
+        entry = found.get(entry_key(name))
+        renew = max_age > 0 and entry is not None and entry_age(entry) >= max_age * 2 / 3
+        if entry is not None and entry[0] == stamp and not renew:
+            out[name] = _value(entry)
+        elif entry is not None and entry[0][0] == stamp[0]:  # runs only added since
+            previous[name] = entry
+    missing = [n for n in wanted if n not in out]
+    if missing:  # a previous value may be served up to ``limit`` seconds old
+        limit = max(max_age, stale_seconds() if stale else 0.0)
+        out.update(_recompute(missing, previous, stamps, compute, timeout, limit))
+    return out
+
+
+def _recompute(
+    missing: list[str],
+    previous: Mapping[str, Stored],
+    stamps: Stamps,
+    compute: Compute[T],
+    timeout: int,
+    limit: float,
+) -> dict[str, T]:
+    """The entries not current: the previous value of those younger than ``limit`` seconds
+    (recomputed in the background when a third of that old) or of those another process is
+    computing, the others computed here under a lock each. Taking the locks is also how a
+    computation elsewhere is seen (a lock not taken is held): one round trip for both."""
+    if reads.depth():  # inside a computation: computed again here, never a stale copy
+        return _compute_and_store(missing, stamps, compute, timeout, [])
+    young = [n for n in missing if n in previous and entry_age(previous[n]) < limit]
+    due = [n for n in young if entry_age(previous[n]) >= limit / 3]
+    rest = [n for n in missing if n not in young]
+    locks = set(_lock(due + rest, stamps))
+    busy = [n for n in rest if n in previous and lock_key(n, stamps[n]) not in locks]
+    out: dict[str, T] = {n: _value(previous[n]) for n in young + busy}
+    if out:  # older than the versions: an answer made of them is not kept whole
+        reads.served_previous()
+    again = [n for n in due if lock_key(n, stamps[n]) in locks]
+    if again:
+        mine = [lock_key(n, stamps[n]) for n in again]
+        job = partial(_compute_and_store, again, stamps, compute, timeout, mine)
+        if not refresh.submit(job):  # too many queued: a reader past the limit computes
+            cache.delete_many(mine)
+    todo = [n for n in rest if n not in busy]
+    if todo:
+        mine = [lock_key(n, stamps[n]) for n in todo if lock_key(n, stamps[n]) in locks]
+        out.update(_compute_and_store(todo, stamps, compute, timeout, mine))
+    return out
+
+
+def _value(entry: Stored) -> Any:
+    return pickle.loads(entry[2])
+
+
+def entry_age(entry: Stored) -> float:
+    return time.time() - entry[1]  # seconds since its versions were read
+
+
+def _lock(names: list[str], stamps: Stamps) -> list[str]:
+    """The lock of each entry that nobody else holds now (taken here, in one round trip)."""
+    return writes.add_many([lock_key(n, stamps[n]) for n in names], 1, LOCK_SECONDS)
+
+
+def _compute_and_store(
+    todo: list[str], stamps: Stamps, compute: Compute[T], timeout: int, locks: list[str]
+) -> dict[str, T]:
+    """``compute(todo)``, stored with each entry's stamp; the locks taken are released
+    (one another process took meanwhile is its own: both compute, rare). Inside another
+    computation the entries are stored with the outermost one (perfdb/writes.py)."""
+    started = time.time()
+    nested = reads.depth() > 0
+    reads.computing.depth = reads.depth() + 1
+    try:
+        computed = compute(todo)
+        kept = {n: pickle.dumps(computed[n], -1) for n in todo if n in computed}  # -1: newest
+        writes.defer({entry_key(n): (stamps[n], started, v) for n, v in kept.items()}, timeout)
+    finally:
+        reads.computing.depth -= 1
+        if not nested:  # stored even if compute raised: what was computed is current
+            writes.store(writes.take(), locks)
+    return {n: computed[n] for n in todo if n in computed}
+
+
+def cached(key: str, fn: Callable[[], T], timeout: int = TIMEOUT_SECONDS, stale: bool = False) -> T:
+    """``fn()``, computed once per data version. ``key`` must name everything ``fn`` reads
+    besides the stored runs (e.g. the scope it is for)."""
+    name = entry_name(key, "*all*")
+    wanted = {name: (STRUCTURE_KEY, VERSION_KEY)}
+    return cached_entries(wanted, lambda _: {name: fn()}, timeout, stale)[name]
+
+
+def cached_per_scope(
+    key: str,
+    scopes: Sequence[str],
+    compute: Callable[[list[str]], Mapping[str, T]],
+    timeout: int = TIMEOUT_SECONDS,
+    stale: bool = False,
+) -> dict[str, T]:
+    """For each scope, ``compute([...scopes])[scope]``, cached per scope version: only those
+    moved since are computed again, in one call. ``key`` names all else it reads."""
+    names = {entry_name(key, s): s for s in dict.fromkeys(scopes)}
+    wanted = {n: (STRUCTURE_KEY, SCOPE_VERSION_PREFIX + s) for n, s in names.items()}
+
+    def compute_named(todo: list[str]) -> dict[str, T]:
+        computed = compute([names[n] for n in todo])
+        return {n: computed[names[n]] for n in todo if names[n] in computed}
+
+    got = cached_entries(wanted, compute_named, timeout, stale)
+    return {names[n]: v for n, v in got.items()}
+
+
+def cached_in_scope(
+    key: str,
+    scope: str,
+    fn: Callable[[], T],
+    timeout: int = TIMEOUT_SECONDS,
+    stale: bool = False,
+) -> T:
+    """``fn()``, computed once per version of ``scope``: for a value that reads only that
+    scope's runs (its charts). ``key`` must name everything else ``fn`` reads."""
+    return cached_per_scope(key, [scope], lambda _: {scope: fn()}, timeout, stale)[scope]
+
+
+def read_ahead(wanted: Mapping[str, Sequence[str]]) -> list[str]:
+    """The keys ``cached_entries(wanted, ...)`` reads."""
+    keys = dict.fromkeys(k for version_keys in wanted.values() for k in version_keys)
+    return list(keys) + [entry_key(n) for n in wanted]
+
+
+def setup_entry(key: str, setup_id: int) -> dict[str, tuple[str, str]]:
+    """``cached_in_setup``'s entry: its name and version keys."""
+    versions = (STRUCTURE_KEY, SETUP_VERSION_PREFIX + str(setup_id))
+    return {entry_name(key, f"setup:{setup_id}"): versions}
+
+
+def cached_in_setup(
+    key: str, setup_id: int, fn: Callable[[], T], found: Mapping[str, Any] | None = None
+) -> T:
+    """``fn()``, computed once per version of the setup: for a value that reads only that
+    setup's runs (a series). ``key`` must name everything else ``fn`` reads. An entry of a
+    setup that does not exist is never stored if ``fn`` raises (a 404)."""
+    wanted = setup_entry(key, setup_id)
+    (name,) = wanted
+    return cached_entries(wanted, lambda _: {name: fn()}, found=found)[name]
+
+
+def cached_before(key: str, scope: str) -> bool:
+    """Whether ``cached_in_scope(key, scope, ...)`` was computed under an earlier (or the
+    current) version with the current structure: someone looks at it, so it is worth
+    recomputing ahead of them."""
+    stored_at = entry_key(entry_name(key, scope))
+    found = cache.get_many([STRUCTURE_KEY, stored_at])
+    versions = current_versions([STRUCTURE_KEY], found)
+    entry = found.get(stored_at)
+    return versions is not None and entry is not None and entry[0][0] == versions[0]
