@@ -1,5 +1,5 @@
 """Alerts when kernels arrive out of order: a move's distance counted in the kernels the
-alert's placement saw (the service's rule, ``perfdb.alert_moves.KernelOrder``) against
+alert's placement saw (the service's rule, ``perfdb.alerting.moves_rule.KernelOrder``) against
 counted in every kernel (the rule before it).
 
     python bench/arrival_moves.py                       # backfill and bisect, seed 2003, ~4 min
@@ -47,7 +47,7 @@ from detector_suite import (  # noqa: E402
 
 from perfdb.detector.detection import Change, Point, Settings  # noqa: E402
 
-UNSURE = 0.95  # perfdb.alerting.location.SURE: below it the email names a runner-up
+UNSURE = 0.95  # perfdb.alerting.placement.SURE: below it the email names a runner-up
 
 
 def _work(job: tuple[int, str, int, int, str, bool]) -> Counter[str]:

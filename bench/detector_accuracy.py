@@ -24,7 +24,7 @@ Replay: kernel 1 is uploaded, checked, then kernel 2, ... as the service does it
 (``service_check`` mirrors perfdb.regressions._changes: ``detect`` for the new runs, plus
 ``change_points`` landing on them). The alerts are kept as the service keeps them
 (``detector_suite.AlertBook``: one per run and direction, pending until confirmed, and moved to
-a neighbouring kernel when a later check places its step there, ``perfdb.alert_moves``), and
+a neighbouring kernel when a later check places its step there, ``perfdb.alerting.moves_rule``), and
 scored as they stand at the end of the replay: an *alert* is a confirmed one (it was
 emailed), on the kernel it names now; an unconfirmed change is counted as *pending*. An alert
 is true when it names the step's kernel, or a neighbour (off by one), in the step's

@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from perfdb import alert_moves  # noqa: E402
+from perfdb.alerting import moves_rule  # noqa: E402
 from perfdb.detector import policy
 from perfdb.detector.detection import Change, Point, Settings, change_points, detect  # noqa: E402
 
@@ -269,14 +269,14 @@ def whole_series_alerts(series: Series, settings: Settings) -> list[tuple[int, s
 class AlertBook:
     """A replay's alerts as the service keeps them (perfdb/alerting/regressions.py): one per
     run and direction, pending until confirmed, and a confirmed step-scan alert re-attributed
-    to a neighbouring kernel when a later check places its step there (``alert_moves``).
+    to a neighbouring kernel when a later check places its step there (``moves_rule``).
     ``alerts()`` is what the series' alerts say at the end of the replay. ``every_kernel``:
     alerts keep no record of the runs they saw, so a move's distance counts every kernel of
-    the series, as the rule did before ``alert_moves.KernelOrder`` (bench/arrival_moves.py)."""
+    the series, as the rule did before ``moves_rule.KernelOrder`` (bench/arrival_moves.py)."""
 
     def __init__(self, every_kernel: bool = False) -> None:
         self.every_kernel = every_kernel
-        self.book: list[alert_moves.Held] = []
+        self.book: list[moves_rule.Held] = []
         self.moved = 0
         self.made = 0
 
@@ -291,13 +291,13 @@ class AlertBook:
 
     def record(self, points: Sequence[Point], changes: Sequence[Change]) -> None:
         """One check's changes, as the service stores them: moves first (a moving alert
-        absorbs the pending/cleared ones on its new run, ``alert_moves.merged``). An alert
+        absorbs the pending/cleared ones on its new run, ``moves_rule.merged``). An alert
         placed (made, confirmed or moved) has seen the series' runs so far."""
-        order = alert_moves.KernelOrder.of(points)
+        order = moves_rule.KernelOrder.of(points)
         seen = None if self.every_kernel else max(p.run_id for p in points)
-        moving, staying = alert_moves.placed_anew(order, self.book, changes)
+        moving, staying = moves_rule.placed_anew(order, self.book, changes)
         for index, alert in moving.items():
-            gone = alert_moves.merged(self.book, changes[index])
+            gone = moves_rule.merged(self.book, changes[index])
             self.book = [a for a in self.book if a not in gone]
             moved = self.book.index(alert)
             run_id = changes[index].candidate_run_id
@@ -310,7 +310,7 @@ class AlertBook:
             at = self._same_run(change)
             if at is None:
                 self.made += 1  # a key no other alert of the replay has had
-                held = alert_moves.Held(
+                held = moves_rule.Held(
                     self.made,
                     change.candidate_run_id,
                     change.direction,

@@ -20,7 +20,7 @@ from dashboards.figures.reference import reference_figure
 from dashboards.page_cache import kept_for_anonymous
 from dashboards.selection import choice_param, ids_param, int_param, text_param
 from dashboards.summaries import summary_url
-from perfdb.alerting import location, moves, queries, summaries
+from perfdb.alerting import moves, placement, queries, summaries
 from perfdb.alerting.triage import (
     alert_triage,
     alerts_bulk_triage,
@@ -67,7 +67,7 @@ def alert_list(request: HttpRequest) -> HttpResponse:
             messages.success(request, f"{count} alert(s) set to {status}.")
         return redirect(request.get_full_path())
     page = Paginator(queries.alerts_filtered(**filters), 50).get_page(request.GET.get("page"))
-    rows = [(a, baseline_label(a), location.doubt(a)) for a in page]
+    rows = [(a, baseline_label(a), placement.doubt(a)) for a in page]
     return render(
         request,
         "dashboards/alerts.html",
@@ -126,7 +126,7 @@ def alert_detail(request: HttpRequest, alert_id: int) -> HttpResponse:
             "compare_url": f"/compare/?base={base_ids}&new={alert.candidate_run_id}",
             "summary_url": summary_url(summaries.key_of(alert)),
             "kernel_moves": moves.kernel_moves(alert),
-            "placed": location.text(alert),
+            "placed": placement.text(alert),
             "figure": alert_chart(alert),
             "attribution": alert_attribution(alert),
             "reference": alert_reference(alert),

@@ -8,7 +8,7 @@ from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
 
-from perfdb.alerting import location, moves
+from perfdb.alerting import moves, placement
 from perfdb.detector.policy import validate_threshold_pct
 from perfdb.models import (
     Alert,
@@ -310,7 +310,7 @@ class AlertSerializer(serializers.ModelSerializer):
         )
     )
     def get_runner_up(self, alert: Alert) -> dict[str, object] | None:
-        return location.runner_up_json(alert)
+        return placement.runner_up_json(alert)
 
     def get_patches(self, alert: Alert) -> list[str]:
         return [p for p in alert.candidate_run.patch_set.name.split("+") if p]

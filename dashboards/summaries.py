@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from dashboards.page_cache import kept_for_anonymous
 from dashboards.selection import choice_param
-from perfdb.alerting import location, summaries
+from perfdb.alerting import placement, summaries
 from perfdb.alerting.report import report_text
 from perfdb.alerting.summaries import Summary, SummaryKey
 from perfdb.models import Alert
@@ -67,7 +67,7 @@ def summary_detail(request: HttpRequest, kernel: int, patch_set: int, upload: in
         else:
             messages.success(request, f"{count} alert(s) set to {status}.")
         return redirect(summary_url(summary.key))
-    rows = [(a, location.doubt(a)) for a in summary.alerts]
+    rows = [(a, placement.doubt(a)) for a in summary.alerts]
     return render(
         request,
         "dashboards/alert_summary.html",

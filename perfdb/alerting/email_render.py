@@ -11,7 +11,7 @@ from django.conf import settings
 from django.template.loader import render_to_string
 from django.urls import reverse
 
-from perfdb.alerting import location, summaries
+from perfdb.alerting import placement, summaries
 from perfdb.alerting.report import report_text
 from perfdb.models import Alert
 from perfdb.operations.headers import header_text
@@ -36,7 +36,7 @@ def alert_rows(alerts: list[Alert]) -> list[dict[str, object]]:
                 "confidence": "single value"
                 if alert.p_value is None
                 else f"p = {alert.p_value:.3g}",
-                "placed": location.text(alert),
+                "placed": placement.text(alert),
                 "alert_url": site + reverse("alert-detail", args=[alert.pk]),
                 "compare_url": f"{site}/compare/?base={base_ids}&new={alert.candidate_run_id}",
             }

@@ -1,6 +1,6 @@
 """An open alert re-attributed to the neighbouring kernel where a later check places its step.
 
-The rule (which alert, which step) is ``perfdb.alert_moves``, pure and shared with the
+The rule (which alert, which step) is ``perfdb.alerting.moves_rule``, pure and shared with the
 accuracy bench; this applies it to the stored alerts. The alert keeps its id, status, triage
 and email: a regression is emailed once, when it is confirmed (``notify_upload`` is not
 touched, so no upload's outbox picks it again), and the move is recorded on the alert as an
@@ -16,8 +16,7 @@ second time.
 
 from __future__ import annotations
 
-from perfdb import alert_moves
-from perfdb.alerting import location
+from perfdb.alerting import moves_rule, placement
 from perfdb.alerting.check_data import CheckData, SeriesKey
 from perfdb.detector import detection, kernel_name
 from perfdb.models import Alert, AlertEvent
@@ -30,14 +29,14 @@ def planned(
     data: CheckData, key: SeriesKey, changes: list[detection.Change]
 ) -> tuple[dict[int, Alert], dict[int, Alert]]:
     """(change index -> the series' alert it re-attributes, change index -> the alert that
-    stays where it is instead: ``alert_moves.placed_anew``)."""
+    stays where it is instead: ``moves_rule.placed_anew``)."""
     alerts = data.alerts.get(key, [])
     if not alerts:
         return {}, {}
     held = [_held(a) for a in alerts]
     by_id = {a.pk: a for a in alerts}
-    order = alert_moves.KernelOrder.of(data.points[key])
-    moving, staying = alert_moves.placed_anew(order, held, changes)
+    order = moves_rule.KernelOrder.of(data.points[key])
+    moving, staying = moves_rule.placed_anew(order, held, changes)
     return (
         {index: by_id[h.key] for index, h in moving.items()},
         {index: by_id[h.key] for index, h in staying.items()},
@@ -60,7 +59,7 @@ def move(
     before = _described(
         kernels.get(alert.candidate_run_id, "?"), alert.candidate_run_id, alert.change_pct
     )
-    where = _where(alert_moves.KernelOrder.of(data.points[key]), _held(alert), change, kernels)
+    where = _where(moves_rule.KernelOrder.of(data.points[key]), _held(alert), change, kernels)
     for other in _merged(alert, change, data, key):
         _merge(alert, other, kernels, upload_id)  # first: the move takes its (run, method)
         data.alerts[key].remove(other)
@@ -69,7 +68,7 @@ def move(
     alert.change_pct, alert.p_value = change.change_pct, change.p_value
     alert.confidence = change.confidence
     alert.placed_through_run_id = placed_through(data, key)
-    location.apply(alert, change)
+    placement.apply(alert, change)
     alert.save(
         update_fields=[
             "candidate_run",
@@ -79,7 +78,7 @@ def move(
             "notes",
             "assignee",
             "placed_through_run_id",
-            *location.FIELDS,
+            *placement.FIELDS,
         ]
     )
     alert.baseline_runs.set(change.baseline_run_ids)
@@ -100,8 +99,8 @@ def placed_through(data: CheckData, key: SeriesKey) -> int | None:
 
 
 def _where(
-    order: alert_moves.KernelOrder,
-    alert: alert_moves.Held,
+    order: moves_rule.KernelOrder,
+    alert: moves_rule.Held,
     change: detection.Change,
     kernels: dict[int, str],
 ) -> str:
@@ -118,14 +117,14 @@ def _where(
 
 def _merged(alert: Alert, change: detection.Change, data: CheckData, key: SeriesKey) -> list[Alert]:
     """The series' pending or cleared alerts that ``alert``, moving onto the change's run,
-    absorbs (``alert_moves.merged``)."""
+    absorbs (``moves_rule.merged``)."""
     others = [a for a in data.alerts.get(key, []) if a.pk != alert.pk]
     held = {_held(a): a for a in others}
-    return [held[h] for h in alert_moves.merged(list(held), change)]
+    return [held[h] for h in moves_rule.merged(list(held), change)]
 
 
-def _held(alert: Alert) -> alert_moves.Held:
-    return alert_moves.Held(
+def _held(alert: Alert) -> moves_rule.Held:
+    return moves_rule.Held(
         alert.pk,
         alert.candidate_run_id,
         alert.direction,

@@ -11,7 +11,7 @@ alert is confirmed and emailed with that upload (``Alert.notify_upload``), and i
 kernel does not confirm it, it is marked *cleared* (docs/detector.md). A confirmed step that a
 later check places on the neighbouring kernel moves its alert there (``moves``: recorded on
 the alert, not emailed again) instead of raising a second one, or leaves it where it is when
-the step's placement favours the alert's kernel (``alert_moves.stays``).
+the step's placement favours the alert's kernel (``moves_rule.stays``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from operator import attrgetter
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from perfdb.alerting import check_data, location, moves, noise_prior, queue, series_lock
+from perfdb.alerting import check_data, moves, noise_prior, placement, queue, series_lock
 from perfdb.alerting.check_data import CheckData, SeriesKey
 from perfdb.alerting.check_data import detector_settings as detector_settings
 from perfdb.detector import detection, kernel_name, kernel_order, policy
@@ -156,7 +156,7 @@ def _alert_record(
                 "confirmed_at": timezone.now() if confirmed else None,
                 "notify_upload_id": upload_id if confirmed else None,
                 "placed_through_run_id": moves.placed_through(data, key),
-                **location.values(change),
+                **placement.values(change),
             },
         )
         data.add_alert(key, alert)
@@ -167,7 +167,7 @@ def _alert_record(
         # serialised, so not another check): confirmed below if this change confirms it
     if alert.confirmed_at is not None:
         if confirmed:
-            location.refresh(alert, change, upload_id)  # the kernels and runs since may settle it
+            placement.refresh(alert, change, upload_id)  # the kernels and runs since may settle it
         return alert, None
     if not confirmed:
         return alert, None
@@ -210,7 +210,7 @@ def _alert_confirm(alert: Alert, change: detection.Change, *, upload_id: int | N
         change.method,
     )
     alert.confirmed_at, alert.notify_upload_id = timezone.now(), upload_id
-    location.apply(alert, change)
+    placement.apply(alert, change)
     alert.save()
     alert.baseline_runs.set(change.baseline_run_ids)
     AlertEvent.objects.create(

@@ -146,7 +146,7 @@ class Alert(models.Model):
     # The series' newest run (by id) when the detector last placed this alert (made,
     # confirmed or moved it). A kernel uploaded since that sorts between the alert's kernel
     # and a neighbour is in the gap the step was placed at: a step re-placed onto it moves
-    # the alert instead of raising a second one (perfdb.alert_moves.KernelOrder). Empty (an
+    # the alert instead of raising a second one (perfdb.alerting.moves_rule.KernelOrder). Empty (an
     # alert from before): every run counts as seen.
     placed_through_run_id = models.BigIntegerField(null=True, blank=True)
 

@@ -10,9 +10,9 @@ import pytest
 
 from perfdb.alerting.notify import outbox_fill_for_upload
 from perfdb.models import Alert, OutboxMessage, Run, Subscription, Upload
+from tests.perfdb.alerting.test_moves_rule import STEP_DOWN, TRIALS
 from tests.perfdb.alerting.test_pending_alerts import throughput_regression, upload
 from tests.perfdb.alerting.test_regressions import check, ingest_runs
-from tests.perfdb.test_alert_moves import STEP_DOWN, TRIALS
 
 pytestmark = pytest.mark.django_db
 

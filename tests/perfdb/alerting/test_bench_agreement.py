@@ -73,7 +73,7 @@ SAMPLE = _sample()
 # Step series (their places in the seed's suite) uploaded as a lab backfills: every 4th
 # kernel first, then the kernels between two of them together. In each, the step first
 # confirmed on a "release" is placed into the gap before it once that gap's kernels arrive:
-# its alert moves there (perfdb.alert_moves.KernelOrder) instead of a second one.
+# its alert moves there (perfdb.alerting.moves_rule.KernelOrder) instead of a second one.
 BACKFILLED = (119, 161)
 BACKFILL_SAMPLE = [
     (seed, make_series(random.Random(seed), kind, trials, size))

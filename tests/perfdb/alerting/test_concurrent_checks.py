@@ -31,8 +31,8 @@ from tests.perfdb.alerting.test_move_onto_pending import (
     latency_alerts,
     upload_kernels,
 )
+from tests.perfdb.alerting.test_moves_rule import STEP_DOWN
 from tests.perfdb.alerting.test_regressions import check, ingest_runs
-from tests.perfdb.test_alert_moves import STEP_DOWN
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -124,7 +124,7 @@ def test_a_second_check_waits_and_sees_the_first_ones_alerts(tmp_path, monkeypat
 def test_a_check_colliding_with_an_alert_written_meanwhile_runs_again(
     tmp_path, monkeypatch, settings
 ):
-    """test_alert_moves' STEP_DOWN series: the 12th kernel's check moves the alert from
+    """test_moves_rule's STEP_DOWN series: the 12th kernel's check moves the alert from
     2.5.10 to 2.5.9. While it is stopped after reading, another writer puts a pending alert on
     2.5.9 with the step scan's method: the move's update collides with it (alerts are unique
     per run and method). The check runs again, sees that alert and merges it: one alert,

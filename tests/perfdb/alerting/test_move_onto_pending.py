@@ -9,12 +9,12 @@ lab would (2.6.172-191 together, then 192, 193, 194-199 together, then 200), the
 - 2.6.191 newest: a pending alert there; 2.6.192 newest: a second pending alert there;
 - 2.6.193 confirms the step at 2.6.191 (emailed with that upload) and clears 2.6.192's;
 - 2.6.200: the step scan now places the step at 2.6.192, where the cleared alert sits, but
-  the step's placement gives 2.6.191 the larger share: the alert stays (``alert_moves.stays``).
+  the step's placement gives 2.6.191 the larger share: the alert stays (``moves_rule.stays``).
 
 Before, that confirmed the cleared alert and emailed the same step a second time, leaving
 the first alert on 2.6.191: two open alerts and two emails for one regression; then the
 alert moved onto 2.6.192 and absorbed the cleared one. The merge itself is tested on
-STEP_DOWN (tests/perfdb/test_alert_moves.py), whose move the placement agrees with, with an
+STEP_DOWN (tests/perfdb/alerting/test_moves_rule.py), whose move the placement agrees with, with an
 unconfirmed alert put on the new kernel as such a check leaves it.
 """
 
@@ -28,9 +28,9 @@ from perfdb.alerting.notify import outbox_fill_for_upload
 from perfdb.models import Alert, AlertEvent, OutboxMessage, Run, Subscription
 from tests.bundles import make_bundle, manifest_toml, volano_run
 from tests.perfdb.alerting.test_alert_moves import upload_all
+from tests.perfdb.alerting.test_moves_rule import STEP_DOWN
 from tests.perfdb.alerting.test_pending_alerts import throughput_regression, upload
 from tests.perfdb.alerting.test_regressions import check
-from tests.perfdb.test_alert_moves import STEP_DOWN
 
 pytestmark = pytest.mark.django_db
 

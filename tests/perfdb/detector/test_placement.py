@@ -9,7 +9,7 @@ import random
 import pytest
 
 from perfdb.detector import detection, placement
-from tests.perfdb.test_alert_moves import POINTS
+from tests.perfdb.alerting.test_moves_rule import POINTS
 
 # the step scan from six kernels, as these series were drawn for it
 STEP_SCAN = detection.Settings(short_kernels=6)
@@ -73,7 +73,7 @@ def test_a_change_points_step_carries_its_placement_and_a_pairwise_change_none()
 
 
 def test_a_step_the_scan_places_after_a_kernel_between_the_levels_names_that_kernel():
-    # with eleven kernels the scan moves the step to 2.5.9 (tests/perfdb/test_alert_moves.py):
+    # with eleven kernels the scan moves the step to 2.5.9 (test_moves_rule.py):
     # 2.5.8 reads nearer the new level than the old, and the placement says so
     (step,) = detection.change_points(POINTS, better="higher", settings=STEP_SCAN)
     assert step.candidate_run_id == 9

@@ -9,15 +9,15 @@ import re
 
 import pytest
 
-from perfdb.alerting import location
+from perfdb.alerting import placement
 from perfdb.alerting.notify import outbox_fill_for_upload
 from perfdb.detector import detection
 from perfdb.detector.detection import Point
 from perfdb.models import OutboxMessage, Subscription
 from tests.perfdb.alerting.test_alert_moves import upload_all
+from tests.perfdb.alerting.test_moves_rule import POINTS, STEP_DOWN
 from tests.perfdb.alerting.test_pending_alerts import throughput_regression, upload
 from tests.perfdb.alerting.test_regressions import check, ingest_runs
-from tests.perfdb.test_alert_moves import POINTS, STEP_DOWN
 
 pytestmark = pytest.mark.django_db
 
@@ -49,7 +49,7 @@ def test_the_confirmed_alert_stores_the_detector_s_placement_and_its_email_says_
     text = OutboxMessage.objects.get(pk=message_id).text
     said = f"step starts at 2.5.8 ({math.floor(alert.location_share * 100)} %)"
     assert said in text and said in OutboxMessage.objects.get(pk=message_id).html
-    if alert.location_share < location.SURE:
+    if alert.location_share < placement.SURE:
         assert f"or {runner_up_kernel} (" in text and "rerun both to tell" in text
 
 
@@ -58,7 +58,7 @@ def test_a_moved_alert_takes_the_new_placement_shown_on_its_page_and_in_the_api(
     alert = throughput_regression()
     points = [Point(i + 1, f"2.5.{i + 1}", (), v) for i, v in enumerate(STEP_DOWN[:12])]
     (step,) = detection.change_points(points, better="higher")
-    assert alert.candidate_run.kernel.version == "2.5.9"  # moved (test_alert_moves.py)
+    assert alert.candidate_run.kernel.version == "2.5.9"  # moved (test_moves_rule.py)
     assert alert.location_share == pytest.approx(step.location_share)
     other = f"2.5.{step.runner_up[0]}"
     assert alert.runner_up_run.kernel.version == other
@@ -67,7 +67,7 @@ def test_a_moved_alert_takes_the_new_placement_shown_on_its_page_and_in_the_api(
     assert 'id="alert-placed"' in page and said in page
     listing = client.get("/alerts/").content.decode()
     doubt = f'class="muted alert-doubt">(or {other} ({math.floor(step.runner_up[1] * 100)} %))'
-    assert (doubt in listing) == (step.location_share < location.SURE)
+    assert (doubt in listing) == (step.location_share < placement.SURE)
     (row,) = [a for a in client.get("/api/alerts/").json()["results"] if a["id"] == alert.pk]
     assert row["location_share"] == pytest.approx(step.location_share)
     assert row["runner_up"] == {
@@ -80,16 +80,16 @@ def test_a_moved_alert_takes_the_new_placement_shown_on_its_page_and_in_the_api(
 
 
 def test_an_alert_in_doubt_names_the_other_kernel_on_its_page_and_in_the_list(tmp_path, client):
-    # TRIALS with eleven kernels: the alert stays on 2.5.8 (test_alert_moves.py); the
+    # TRIALS with eleven kernels: the alert stays on 2.5.8 (test_moves_rule.py); the
     # re-placed step gives 2.5.8 the larger share, the stored one is from its confirmation
     upload_all(tmp_path, 11)
     alert = throughput_regression()
     assert alert.candidate_run.kernel.version == "2.5.8"
     page = client.get(f"/alerts/{alert.pk}/").content.decode()
-    assert 'id="alert-placed"' in page and location.text(alert) in page
+    assert 'id="alert-placed"' in page and placement.text(alert) in page
     listing = client.get("/alerts/").content.decode()
-    if alert.location_share < location.SURE:
-        assert f'class="muted alert-doubt">({location.doubt(alert)})' in listing
+    if alert.location_share < placement.SURE:
+        assert f'class="muted alert-doubt">({placement.doubt(alert)})' in listing
 
 
 def test_a_pairwise_alert_states_no_placement(tmp_path, client):
@@ -98,7 +98,7 @@ def test_a_pairwise_alert_states_no_placement(tmp_path, client):
     alert = throughput_regression()
     assert alert.method != "changepoint"
     assert alert.location_share is None and alert.runner_up_run is None
-    assert location.text(alert) == ""
+    assert placement.text(alert) == ""
     assert 'id="alert-placed"' not in client.get(f"/alerts/{alert.pk}/").content.decode()
     rows = client.get("/api/alerts/").json()["results"]
     (row,) = [a for a in rows if a["id"] == alert.pk]
@@ -135,10 +135,10 @@ def test_rerunning_the_two_kernels_an_unsure_alert_names_settles_it_without_an_e
     uploads = upload_all(tmp_path, 14, UNSURE_STEP)
     alert = throughput_regression()
     assert alert.candidate_run.kernel.version == "2.5.8"
-    assert alert.location_share < location.SURE
+    assert alert.location_share < placement.SURE
     assert alert.runner_up_run.kernel.version == "2.5.7"
     asked = "rerun both to tell"
-    before = location.text(alert)
+    before = placement.text(alert)
     assert asked in before
     emailed = [u.pk for u in uploads if outbox_fill_for_upload(upload_id=u.pk)]
     assert emailed == [alert.notify_upload_id]
@@ -147,15 +147,15 @@ def test_rerunning_the_two_kernels_an_unsure_alert_names_settles_it_without_an_e
     check(rerun)
     settled = throughput_regression()
     assert settled.pk == alert.pk and settled.candidate_run.kernel.version == "2.5.8"
-    assert settled.location_share >= location.SURE and asked not in location.text(settled)
-    event = settled.events.filter(field=location.FIELD).latest("pk")
+    assert settled.location_share >= placement.SURE and asked not in placement.text(settled)
+    event = settled.events.filter(field=placement.FIELD).latest("pk")
     assert event.old == before and event.new.startswith("2.5.8 (")
     assert f"upload {rerun.pk}'s check" in event.new
     assert outbox_fill_for_upload(upload_id=rerun.pk) == []
     assert OutboxMessage.objects.count() == 1
     page = client.get(f"/alerts/{alert.pk}/").content.decode()
     placed = re.search(r'<tr id="alert-placed"><th>Step starts at</th><td>(.*?)</td>', page)
-    assert placed is not None and placed.group(1) == location.text(settled)
+    assert placed is not None and placed.group(1) == placement.text(settled)
     (row,) = [a for a in client.get("/api/alerts/").json()["results"] if a["id"] == alert.pk]
     assert row["location_share"] == pytest.approx(settled.location_share)
     # the API's alert has the history its page lists, the settled placement last
@@ -168,9 +168,9 @@ def test_rerunning_the_two_kernels_an_unsure_alert_names_settles_it_without_an_e
         "old": event.old,
         "new": event.new,
     }
-    events = settled.events.filter(field=location.FIELD).count()
+    events = settled.events.filter(field=placement.FIELD).count()
     check(rerun)  # checked again: nothing changes, nothing recorded
-    assert settled.events.filter(field=location.FIELD).count() == events
+    assert settled.events.filter(field=placement.FIELD).count() == events
 
 
 @pytest.mark.parametrize(
@@ -181,5 +181,5 @@ def test_shares_are_shown_rounded_down(share, shown, tmp_path):
     upload_all(tmp_path, 10)
     alert = throughput_regression()
     alert.location_share = share
-    assert location.text(alert).startswith(f"2.5.8 ({shown})")
-    assert ("rerun both to tell" in location.text(alert)) == (share < location.SURE)
+    assert placement.text(alert).startswith(f"2.5.8 ({shown})")
+    assert ("rerun both to tell" in placement.text(alert)) == (share < placement.SURE)

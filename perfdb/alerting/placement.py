@@ -1,6 +1,8 @@
-"""An alert's placement (how likely its kernel is, and the next likeliest), from the
-detector's change: set when the alert is made, confirmed or moved (``perfdb.detector.placement``),
-and brought up to date when a later check reads it differently (``refresh``)."""
+"""An alert's placement (how likely its kernel is, and the next likeliest) as stored on it.
+
+The detector's rule is ``perfdb.detector.placement`` (pure); this is the alert's record of
+it: set when the alert is made, confirmed or moved, and brought up to date when a later
+check reads it differently (``refresh``). The model's fields keep their name ``location``."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from perfdb.alert_moves import Held, KernelOrder, merged, moves, stays
+from perfdb.alerting.moves_rule import Held, KernelOrder, merged, moves, stays
 from perfdb.detector import detection
 from perfdb.detector.detection import Change, Point
 
