@@ -247,7 +247,6 @@ def hundred_runs() -> None:
         timed(regressions.regressions_check_upload, upload_id=upload.pk, series=[s])[0]
         for s in series
     ]
-    queries = [timed(regressions.series_points, setup_id=s, metric_id=m)[0] for s, m in series]
     alerts = Alert.objects.filter(upload=upload).count()
     print(
         f"upload of {len(run_ids)} runs, {len(series)} series; ingest {ingest_seconds:.2f} s; "
@@ -260,7 +259,6 @@ def hundred_runs() -> None:
         (f"the task's check again (detection_run), CPU {ms(task_cpu)} ms", ms(task), "-", "-"),
         ("per series (first check / series)", ms(first / len(series)), "-", "-"),
         ("per series, checked alone", "-", ms(p50(per_series)), ms(p95(per_series))),
-        ("series query alone (series_points)", "-", ms(p50(queries)), ms(p95(queries))),
     ]
     print(table(["what", "total ms", "p50 ms", "p95 ms"], rows))
 

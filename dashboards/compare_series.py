@@ -9,8 +9,8 @@ from collections.abc import Sequence
 
 from dashboards.compare import AlertInfo, SeriesContext
 from perfdb.alerting import noise_prior
+from perfdb.alerting.check_data import detector_settings
 from perfdb.alerting.kernel_order import detector_names
-from perfdb.alerting.regressions import detector_settings
 from perfdb.detector import detection
 from perfdb.models import Alert, Metric, Result, Run, Threshold
 

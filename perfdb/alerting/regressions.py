@@ -26,10 +26,9 @@ from django.utils import timezone
 
 from perfdb.alerting import check_data, moves, noise_prior, placement, queue, series_lock
 from perfdb.alerting.check_data import CheckData, SeriesKey
-from perfdb.alerting.check_data import detector_settings as detector_settings
-from perfdb.detector import detection, kernel_name, kernel_order, policy
+from perfdb.detector import detection, kernel_name, kernel_order
 from perfdb.features.reference import hold_shared
-from perfdb.models import Alert, AlertEvent, Metric, Result, Run, Threshold
+from perfdb.models import Alert, AlertEvent, Metric, Result, Run
 from perfdb.operations.faults import pause_point
 from perfdb.operations.gc_pause import collector_paused
 
@@ -43,40 +42,6 @@ _RUN_ID = attrgetter("run_id")
 
 # An alert is "recovered" once its series is back within this share of the step it flagged.
 RECOVERY_SHARE = 0.25
-
-
-def series_points(*, setup_id: int, metric_id: int) -> list[detection.Point]:
-    """One series as detector points: per run, its kept trial values (warm-ups left out).
-
-    One query, served by the result_series_idx index (setup, metric).
-    """
-    rows = (
-        Result.objects.filter(setup_id=setup_id, metric_id=metric_id, discarded=False)
-        .order_by("run_id", "trial")
-        .values_list("run_id", "run__kernel__version", "run__patch_set__name", "value")
-    )
-    runs: dict[int, tuple[str, str, list[float]]] = {}
-    for run_id, kernel, patches, value in rows:
-        runs.setdefault(run_id, (kernel, patches, []))[2].append(value)
-    return [
-        detection.Point(
-            run_id=run_id,
-            kernel=kernel,
-            patches=tuple(p for p in patches.split("+") if p),
-            values=tuple(values),
-        )
-        for run_id, (kernel, patches, values) in runs.items()
-    ]
-
-
-def settings_for(setup_id: int, metric: Metric) -> policy.Settings:
-    """One series' detector settings (a check loads all of its series' at once)."""
-    row = (
-        Threshold.objects.filter(workload__setup__id=setup_id, metric=metric)
-        .values_list("threshold_pct", "typical_noise_pct")
-        .first()
-    )
-    return detector_settings(metric, *(row if row is not None else (None, None)))
 
 
 def _changes(

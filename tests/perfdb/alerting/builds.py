@@ -6,8 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from perfdb.alerting.check_data import detector_settings
 from perfdb.alerting.regressions import regressions_check_upload
-from perfdb.models import Run, Upload
+from perfdb.detector import detection, policy
+from perfdb.models import Metric, Result, Run, Threshold, Upload
 from tests.bundles import ingest_bundle, make_bundle, manifest_toml, volano_log, volano_run
 
 # (kernel, patches as TOML, throughputs a trial each, rooms: the set-up's parameter)
@@ -48,3 +50,36 @@ def o1_regression(tmp_path: Path) -> Upload:
         ("2.4.20", '["O(1)"]', (7600, 7650, 7580), 20),
     ]
     return upload_builds(tmp_path, "o1.tar.gz", o1)
+
+
+def series_points(*, setup_id: int, metric_id: int) -> list[detection.Point]:
+    """One series as detector points, read the plain way (one row per trial, grouped here):
+    the reference the check's batched loader (check_data.py) is held against."""
+    rows = (
+        Result.objects.filter(setup_id=setup_id, metric_id=metric_id, discarded=False)
+        .order_by("run_id", "trial")
+        .values_list("run_id", "run__kernel__version", "run__patch_set__name", "value")
+    )
+    runs: dict[int, tuple[str, str, list[float]]] = {}
+    for run_id, kernel, patches, value in rows:
+        runs.setdefault(run_id, (kernel, patches, []))[2].append(value)
+    return [
+        detection.Point(
+            run_id=run_id,
+            kernel=kernel,
+            patches=tuple(p for p in patches.split("+") if p),
+            values=tuple(values),
+        )
+        for run_id, (kernel, patches, values) in runs.items()
+    ]
+
+
+def settings_for(setup_id: int, metric: Metric) -> policy.Settings:
+    """One series' detector settings from its workload's threshold row, read alone (the
+    check reads every series' at once through check_data.py)."""
+    row = (
+        Threshold.objects.filter(workload__setup__id=setup_id, metric=metric)
+        .values_list("threshold_pct", "typical_noise_pct")
+        .first()
+    )
+    return detector_settings(metric, *(row if row is not None else (None, None)))

@@ -1,7 +1,7 @@
 """The check's lean paths give what the plain ones give (issue 18, one run onto long series).
 
 ``check_data.load_points`` reads each series as two arrays; here it is held against
-``regressions.series_points`` (one row per trial, grouped in Python), the reference kept for
+``builds.series_points`` (one row per trial, grouped in Python), the reference kept for
 it. ``detection.ordered`` is cleaned and sorted once for ``detect`` and ``change_points``:
 their answers must not depend on whether the points come ordered or shuffled, and ``detect``
 returns its changes in kernel order. The check pauses the garbage collector and must leave
@@ -20,10 +20,11 @@ from django.db import connection, transaction
 from django.db.models import F
 
 from perfdb.alerting import check_data
-from perfdb.alerting.regressions import regressions_check_upload, series_points
+from perfdb.alerting.regressions import regressions_check_upload
 from perfdb.detector import detection, series
 from perfdb.detector.series import run_order
 from perfdb.models import Result
+from tests.perfdb.alerting.builds import series_points
 from tests.perfdb.alerting.test_check_batch import UPLOADS, ingest, touched
 
 

@@ -10,10 +10,10 @@ import pytest
 from ingest.services import upload_create, upload_ingest
 from perfdb.alerting import noise_prior
 from perfdb.alerting.noise_prior import typical_noise, with_prior
-from perfdb.alerting.regressions import series_points
 from perfdb.detector import detection, policy
 from perfdb.models import Metric, Run
 from tests.bundles import make_bundle, manifest_toml, volano_log, volano_run
+from tests.perfdb.alerting.builds import series_points
 
 pytestmark = pytest.mark.django_db
 

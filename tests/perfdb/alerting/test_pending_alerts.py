@@ -16,8 +16,8 @@ from django.db import IntegrityError, transaction
 from perfdb.admin import ThresholdForm
 from perfdb.alerting.notify import outbox_fill_digests, outbox_fill_for_upload
 from perfdb.alerting.queries import alerts_filtered
-from perfdb.alerting.regressions import settings_for
 from perfdb.models import Alert, Metric, OutboxMessage, Result, Run, Subscription, Threshold
+from tests.perfdb.alerting.builds import settings_for
 from tests.perfdb.alerting.test_regressions import check, ingest_runs
 
 pytestmark = pytest.mark.django_db
