@@ -37,8 +37,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from perfdb.alerting.email_render import render as _render
-from perfdb.alerting.email_render import render_fallback as _render_fallback
+from perfdb.alerting.email_render import render, render_fallback
 from perfdb.features.reference import emailable
 from perfdb.models import Alert, OutboxMessage, Subscription
 from perfdb.operations.headers import header_text
@@ -88,7 +87,7 @@ def _detailed(alerts: QuerySet[Alert]) -> QuerySet[Alert]:
     ).prefetch_related("baseline_runs__kernel", "baseline_runs__patch_set")
 
 
-def _alerts_query() -> QuerySet[Alert]:
+def emailable_alerts() -> QuerySet[Alert]:
     # Alerts shared with a reference build that moved too wait for triage
     # (perfdb/features/reference.py).
     return _detailed(emailable(Alert.objects.all()))
@@ -97,12 +96,12 @@ def _alerts_query() -> QuerySet[Alert]:
 def _rendered(alerts: list[Alert], *, heading: str, to: str) -> tuple[str, str, str, str]:
     """(subject, text, html, problem): the templates' email, or the plain fallback and why."""
     try:
-        return (*_render(alerts, heading=heading), "")
+        return (*render(alerts, heading=heading), "")
     except Exception as exc:  # a template or data bug must not silence the alerts
         log.exception("email for %s: could not render; sending a plain fallback", to)
         problem = f"the email template failed ({type(exc).__name__}: {exc}); sent a plain "
         problem += "fallback listing the alerts"
-        return (*_render_fallback(alerts, heading=heading), problem)
+        return (*render_fallback(alerts, heading=heading), problem)
 
 
 def _message(sub: Subscription, alerts: list[Alert], heading: str, key: dict[str, object]) -> int:
@@ -185,7 +184,7 @@ def outbox_fill_for_upload(*, upload_id: int) -> list[int]:
     and cleared alerts have none, so they are never emailed.
     """
     alerts = list(
-        _alerts_query().filter(notify_upload_id=upload_id, direction=Alert.Direction.REGRESSION)
+        emailable_alerts().filter(notify_upload_id=upload_id, direction=Alert.Direction.REGRESSION)
     )
     if not alerts:
         return []
@@ -206,7 +205,7 @@ def outbox_fill_digests(*, day: date | None = None) -> list[int]:
     """One digest per digest subscriber with matching regressions confirmed on ``day``."""
     day = day or (timezone.now() - timedelta(days=1)).date()
     alerts = list(
-        _alerts_query()
+        emailable_alerts()
         .filter(confirmed_at__date=day, direction=Alert.Direction.REGRESSION)
         .exclude(status__in=[Alert.Status.PENDING, Alert.Status.CLEARED])
     )

@@ -153,10 +153,10 @@ def test_an_email_subject_with_cr_lf_is_sent(alert, settings):
 
 
 def test_a_new_alert_email_has_a_one_line_subject(alert):
-    from perfdb.alerting.notify import _render
+    from perfdb.alerting.email_render import render
 
     alert.setup.workload.name = "Volano\r\nBcc: x@evil.org"
-    subject, _, _ = _render([alert], heading="h")
+    subject, _, _ = render([alert], heading="h")
     assert "\n" not in subject and "\r" not in subject
 
 

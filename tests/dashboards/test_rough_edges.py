@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from django.contrib.auth import get_user_model
 
-from perfdb.alerting.notify import _render
+from perfdb.alerting.email_render import render
 from perfdb.models import Alert, Hardware, Metric, Run, Setup, Upload, Workload
 from tests.bundles import ingest_bundle, make_bundle, manifest_toml, volano_log, volano_run
 from tests.dashboards.data import load, vmstat_text
@@ -81,7 +81,7 @@ def test_a_regression_of_a_patch_names_the_patch_on_the_overview_and_in_the_subj
     regressed = html.split('id="regressed"', 1)[1].split("</section>", 1)[0]
     assert "<strong>2.5.25+pri_preempt</strong>" in regressed  # the culprit build, patch named
     assert f'href="/alerts/{alert.pk}/"' in regressed
-    subject, text, _ = _render([Alert.objects.get(pk=alert.pk)], heading="New regressions")
+    subject, text, _ = render([Alert.objects.get(pk=alert.pk)], heading="New regressions")
     assert "VolanoMark 2.5.25+pri_preempt -20.0% throughput" in subject
 
 

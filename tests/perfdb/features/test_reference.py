@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from perfdb.alerting.notify import _alerts_query
+from perfdb.alerting.notify import emailable_alerts
 from perfdb.alerting.regressions import regressions_check_upload
 from perfdb.models import Alert, ReferenceBuild, ReferenceHold, Result, Run
 from tests.bundles import make_bundle
@@ -76,7 +76,7 @@ def test_alert_held_when_the_reference_moved_with_it(quiet, tmp_path, client):
     alert = _candidate(tmp_path, (90.0, 90.4))
     hold = ReferenceHold.objects.get(alert=alert)
     assert hold.build == "2.4.20" and hold.shift_pct < -5
-    assert alert not in list(_alerts_query())  # held out of email while untriaged
+    assert alert not in list(emailable_alerts())  # held out of email while untriaged
     page = client.get(f"/alerts/{alert.pk}/").content.decode()
     assert 'id="reference-hold"' in page and "Shared with the reference 2.4.20" in page
     assert 'id="reference-figure"' in page
@@ -87,14 +87,14 @@ def test_alert_held_when_the_reference_moved_with_it(quiet, tmp_path, client):
     _reference_export_matches_the_stored_runs(client, alert, hold)
     alert.status = Alert.Status.ACKNOWLEDGED
     alert.save()
-    assert alert in list(_alerts_query())
+    assert alert in list(emailable_alerts())
 
 
 def test_alert_not_held_when_the_reference_is_steady(quiet, tmp_path):
     _history(tmp_path)
     alert = _candidate(tmp_path, (100.1, 100.4))
     assert not ReferenceHold.objects.filter(alert=alert).exists()
-    assert alert in list(_alerts_query())
+    assert alert in list(emailable_alerts())
 
 
 def _reference_export_matches_the_stored_runs(client, alert, hold):
