@@ -95,7 +95,7 @@ def test_claims_page_lists_002_contradictions(live_server, browser, tmp_path):  
 def test_alert_held_by_the_reference(live_server, browser, tmp_path, monkeypatch):  # noqa: F811
     from ingest import queue
     from perfdb.alerting import queue as alerting_queue
-    from tests.perfdb import test_reference as ref
+    from tests.perfdb.features import test_reference as ref
 
     monkeypatch.setattr(queue, "ingest_upload", lambda **k: None)
     monkeypatch.setattr(alerting_queue, "regressions_check", lambda **k: None)
