@@ -131,8 +131,10 @@ class Summary:
     @property
     def worst(self) -> Alert:
         """The move that heads the summary: its largest confirmed regression, else its
+        largest pending one (a build listed among regressions leads with one), else its
         largest move."""
-        return (self.regressions or self.alerts)[0]
+        pending = [a for a in self.pending if a.direction == Alert.Direction.REGRESSION]
+        return (self.regressions or pending or self.alerts)[0]
 
     @property
     def statuses(self) -> str:
