@@ -4,7 +4,8 @@ The overview, the pickers' run counts, the busiest setup and the profiled setups
 setup's number of runs, its newest run and its number of profiled runs. Counting them from
 ``perfdb_run`` reads every run of the scopes an upload touched (~13 ms of PostgreSQL per
 scope at 10M results, twice per upload, and 0.5-1.6 s for all of them): under a lab's load
-that was more than half of the database's CPU (docs/performance.md, "Per-setup summaries kept by PostgreSQL").
+that was more than half of the database's CPU (docs/performance.md, "Per-setup summaries
+kept by PostgreSQL").
 
 PostgreSQL triggers (migration 0015) keep this table in step with every write in the same
 transaction: statement-level, with transition tables, so a bulk COPY of runs costs one

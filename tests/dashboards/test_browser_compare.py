@@ -3,8 +3,6 @@ a run id, rows filtered by name, the links of run and alert pages, names in URLs
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from perfdb.models import Metric
@@ -101,7 +99,11 @@ def test_names_in_urls(live_server, browser, data):  # noqa: F811
     stock = data.run("2.5.25")
     page = Watched(browser, 1280)
     page.open(f"{live_server.url}/kernels/?setup={stock.setup_id}&metric=elapsed")
-    assert page.page.locator('select[name="metric"] option[selected]').text_content().startswith("elapsed")
+    assert (
+        page.page.locator('select[name="metric"] option[selected]')
+        .text_content()
+        .startswith("elapsed")
+    )
     page.page.goto(
         f"{live_server.url}/compare/?setup=VolanoMark/P8/UP/rooms=10,messages=1000"
         "&base_build=2.5.25&new_build=2.5.25%2Bpri_preempt"
