@@ -50,7 +50,11 @@ class CompareView(APIView):
             "direction (null when it has none), and `more_runs_needed` below three values. "
             "`significant` is the regression detector's rule (detector.policy.judge, with the "
             "series' noise when the runs are of one series); `reason` says why it is or is "
-            "not, and `alert_note` names the alert on these runs or why there is none."
+            "not, and `alert_note` names the alert on these runs or why there is none. "
+            "When each side is one run whose value a report gave as a mean with its spread "
+            "(a kernel test robot mail, an mmtests table), `from_stated_spread` is true: sd "
+            "and n are the report's, and the test is Welch's from those summaries, or none "
+            "when the report states no number of runs."
         ),
     )
     def get(self, request: Request) -> Response:
