@@ -374,6 +374,9 @@ def short_scan(
                 continue
             else:  # the newest kernels: the next one decides
                 status = "unconfirmed"
+                # Kernels that stayed up to the newest keep the move pending, seen there:
+                # evidence still gathering, not a move the series came back from.
+                seen_at = staying[-1] if staying else at
                 if untested:
                     verdict = replace(verdict, method="threshold")
         change = _change(_runs(kernels, segment), kernels[at].run_ids[0], verdict, status)

@@ -273,6 +273,16 @@ def test_one_trial_a_step_after_one_kernel_is_confirmed_once_the_new_level_shows
     assert all(c.status != "confirmed" for c in detect(flat, better="lower"))
 
 
+def test_one_trial_a_pending_move_stays_pending_while_the_kernels_after_it_stay():
+    """The kernels after a one-trial move stay at its level but do not yet make it
+    significant: the newest kernel's check still returns it pending (not cleared as if the
+    series had come back)."""
+    levels = [721.0, 768.0, 615.0, 568.0, 601.0]  # higher is better: down 20 % at kernel 3
+    points = [Point(i + 1, f"2.6.{i}", (), (v,)) for i, v in enumerate(levels)]
+    found = by_run(detect(points, better="higher", candidates={5}))
+    assert (found[3].status, found[3].direction) == ("unconfirmed", "regression")
+
+
 def test_a_step_too_small_for_its_first_kernel_is_found_when_the_next_agree():
     """4 % at 1 % noise is not seen on its first kernel of 3 trials here; once two more
     kernels agree, the cut of the level finds it, on its first kernel, confirmed."""
