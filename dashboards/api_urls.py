@@ -10,6 +10,7 @@ from dashboards import (
     api_run_data,
     api_scope_charts,
     api_series,
+    api_summaries,
     api_thresholds,
 )
 from dashboards.page_cache import kept_while_current
@@ -49,6 +50,12 @@ urlpatterns = [
     path("alerts/", api_alerts.AlertList.as_view(), name="api-alerts"),
     path("alerts/triage/", api_alerts.AlertBulkTriage.as_view(), name="api-alerts-triage"),
     path("alerts/<int:alert_id>/", api_alerts.AlertDetail.as_view(), name="api-alert"),
+    path("alert-summaries/", api_summaries.SummaryList.as_view(), name="api-alert-summaries"),
+    path(
+        "alert-summaries/<int:kernel>-<int:patch_set>-<int:upload>/",
+        api_summaries.SummaryDetail.as_view(),
+        name="api-alert-summary",
+    ),
     path("subscriptions/", api_alerts.SubscriptionList.as_view(), name="api-subscriptions"),
     path(
         "subscriptions/<int:subscription_id>/",

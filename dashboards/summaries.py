@@ -45,7 +45,8 @@ def _summary(kernel: int, patch_set: int, upload: int) -> Summary:
     return summary
 
 
-def _report(request: HttpRequest, summary: Summary) -> str:
+def report_of(summary: Summary) -> str:
+    """The list-ready report, its links absolute (the text is pasted into a mail)."""
     url = settings.SITE_URL + summary_url(summary.key)
     found = summaries.report(summary=summary, site=settings.SITE_URL, summary_url=url)
     return report_text(found)
@@ -74,7 +75,7 @@ def summary_detail(request: HttpRequest, kernel: int, patch_set: int, upload: in
         {
             "summary": summary,
             "rows": rows,
-            "report": _report(request, summary),
+            "report": report_of(summary),
             "report_url": reverse("alert-summary-report", args=[kernel, patch_set, upload]),
             "triage_statuses": TRIAGE_STATUSES,
         },
@@ -84,7 +85,7 @@ def summary_detail(request: HttpRequest, kernel: int, patch_set: int, upload: in
 def summary_report(request: HttpRequest, kernel: int, patch_set: int, upload: int) -> HttpResponse:
     """The report as a text/plain download, to attach or paste as it is."""
     summary = _summary(kernel, patch_set, upload)
-    response = HttpResponse(_report(request, summary), content_type="text/plain; charset=utf-8")
+    response = HttpResponse(report_of(summary), content_type="text/plain; charset=utf-8")
     name = f"perfdb-{summary.build}-upload-{upload}.txt"
     response["Content-Disposition"] = attachment_header(name, "perfdb-report.txt")
     return response

@@ -22,7 +22,7 @@ ROW_RELATED = (
 ROW_PREFETCHED = ("baseline_runs__kernel", "baseline_runs__patch_set")
 
 
-def _kernel_moves() -> Prefetch[str, QuerySet[AlertEvent], str]:
+def kernel_moves_prefetch() -> Prefetch[str, QuerySet[AlertEvent], str]:
     """The alert's re-attributions (``moves.move``), oldest first, as ``alert.kernel_moves``:
     a row says where the detector first placed the step."""
     moved = AlertEvent.objects.filter(field=MOVE_FIELD).order_by("at", "pk")
@@ -40,7 +40,7 @@ def alerts_filtered(
 ) -> QuerySet[Alert]:
     """Alerts newest first with everything a list row shows (no N+1)."""
     alerts = Alert.objects.select_related(*ROW_RELATED).prefetch_related(
-        *ROW_PREFETCHED, _kernel_moves()
+        *ROW_PREFETCHED, kernel_moves_prefetch()
     )
     if status == "open":
         alerts = alerts.filter(status__in=["untriaged", "acknowledged", "investigating"])
@@ -62,7 +62,7 @@ def alerts_filtered(
 def alert_with_history(*, alert_id: int) -> Alert | None:
     return (
         Alert.objects.select_related(*ROW_RELATED, "upload")
-        .prefetch_related(*ROW_PREFETCHED, "events__user", _kernel_moves())
+        .prefetch_related(*ROW_PREFETCHED, "events__user", kernel_moves_prefetch())
         .filter(pk=alert_id)
         .first()
     )

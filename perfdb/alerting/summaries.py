@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import reduce
 from operator import or_
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.core.paginator import Page, Paginator
@@ -31,7 +32,7 @@ from django.db.models.functions import Coalesce
 from django.urls import reverse
 
 from perfdb.alerting import report as list_report
-from perfdb.alerting.queries import ROW_PREFETCHED, ROW_RELATED
+from perfdb.alerting.queries import ROW_PREFETCHED, ROW_RELATED, kernel_moves_prefetch
 from perfdb.alerting.triage import alerts_bulk_triage
 from perfdb.models import Alert, Result, ResultSummary, Run, Upload
 
@@ -163,12 +164,10 @@ def _summary_alerts() -> QuerySet[Alert]:
     return Alert.objects.exclude(status=Alert.Status.CLEARED)
 
 
-def summaries_page(
-    *, kind: str = "regressions", page: int | str | None = 1, per_page: int = 25
-) -> tuple[Page[dict[str, object]], list[Summary]]:
-    """One page of summaries, newest first: those with a regression (confirmed or pending),
-    or with improvements only. Three queries: the count, the page's keys (grouped in
-    PostgreSQL), and the page's alerts."""
+def summary_keys(*, kind: str = "regressions") -> QuerySet[Alert, dict[str, object]]:
+    """The keys of the summaries of ``kind``, newest first: those with a regression
+    (confirmed or pending), or with improvements only. Grouped in PostgreSQL, so a page of
+    keys is one query (and their count another); ``summaries_of_keys`` reads their alerts."""
     if kind not in KINDS:
         raise ValueError(f"kind {kind!r} is not one of {', '.join(KINDS)}")
     keys = (
@@ -184,24 +183,40 @@ def summaries_page(
         )
     )
     keys = keys.filter(regressions__gt=0) if kind == "regressions" else keys.filter(regressions=0)
-    keys = keys.order_by("-newest", "-key_kernel", "-key_patch_set", "-key_upload")
-    found = Paginator(keys, per_page).get_page(page)
-    wanted = [SummaryKey(k["key_kernel"], k["key_patch_set"], k["key_upload"]) for k in found]
+    return keys.order_by("-newest", "-key_kernel", "-key_patch_set", "-key_upload")
+
+
+def summaries_of_keys(rows: Iterable[Mapping[str, Any]]) -> list[Summary]:
+    """The summaries of rows of ``summary_keys``, in their order: one query (none for no
+    rows)."""
+    wanted = [SummaryKey(r["key_kernel"], r["key_patch_set"], r["key_upload"]) for r in rows]
     if not wanted:
-        return found, []
+        return []
     alerts = _summary_alerts().filter(reduce(or_, (k.alerts_q() for k in wanted)))
     by_key = {s.key: s for s in summaries_of(alerts.select_related(*RELATED))}
-    return found, [by_key[k] for k in wanted if k in by_key]
+    return [by_key[k] for k in wanted if k in by_key]
 
 
-def summary_get(*, key: SummaryKey) -> Summary | None:
-    """The summary with everything its page shows (its alerts' baselines too)."""
+def summaries_page(
+    *, kind: str = "regressions", page: int | str | None = 1, per_page: int = 25
+) -> tuple[Page[dict[str, object]], list[Summary]]:
+    """One page of summaries, newest first (``summary_keys``). Three queries: the count,
+    the page's keys, and the page's alerts."""
+    found = Paginator(summary_keys(kind=kind), per_page).get_page(page)
+    return found, summaries_of_keys(found)
+
+
+def summary_get(*, key: SummaryKey, with_moves: bool = False) -> Summary | None:
+    """The summary with everything its page shows (its alerts' baselines too);
+    ``with_moves``: also each alert's re-attributions, which the API lists per alert."""
     alerts = (
         _summary_alerts()
         .filter(key.alerts_q())
         .select_related(*RELATED)
         .prefetch_related(*ROW_PREFETCHED)
     )
+    if with_moves:
+        alerts = alerts.prefetch_related(kernel_moves_prefetch())
     found = summaries_of(alerts)
     return found[0] if found else None
 
