@@ -28,7 +28,15 @@ from dashboards.api_scope_charts import IDS, NAME
 from dashboards.api_serializers import MetricSerializer, ParamsField
 from dashboards.api_throttle import AnonAndUserRateThrottle
 from dashboards.exports import ListCSVRenderer
-from dashboards.selection import BadParam, ids_param, int_param, text_param
+from dashboards.page_tools import setup_id_param
+from dashboards.selection import (
+    BadParam,
+    ids_param,
+    int_param,
+    is_number,
+    metric_named,
+    text_param,
+)
 from perfdb.models import Metric, Setup
 
 POINT_COLUMNS = ("run", "kernel", "patches", "hardware", "mode", "x", "mean", "sd", "n")
@@ -80,6 +88,13 @@ class ScalingSerializer(serializers.Serializer):
 
 
 ID = {"type": "integer", "minimum": 1, "maximum": 10**18 - 1}
+# Names: which exist the schema cannot say (an unknown one is a 400 naming it).
+SETUP_NAME = {
+    "type": "string",
+    "maxLength": 200,
+    "pattern": "^[^/\\x00]+/[^/\\x00]+/[^/\\x00]+(/[^\\x00]*)?$",
+}
+METRIC_NAME = {"type": "string", "maxLength": 200, "pattern": "^[^\\x00]*[^\\x00\\d][^\\x00]*$"}
 
 FORMAT = OpenApiParameter(
     "format",
@@ -93,10 +108,26 @@ def _metric(query) -> Metric:
     metric_id = int_param(query, "metric")
     if metric_id is None:
         raise BadParam("metric", "give a metric id (see /api/metrics/)")
+    return _metric_by_id(metric_id)
+
+
+def _metric_by_id(metric_id: int) -> Metric:
     metric = Metric.objects.filter(pk=metric_id).first()
     if metric is None:
         raise NotFound(f"no metric {metric_id}")
     return metric
+
+
+def _metric_id(query, setup_id: int) -> int:
+    """``metric`` as an id, or its name resolved among the metrics the setup has results
+    for (``selection.metric_named``, as the pages read it): a name it does not have, or
+    has in two units, is a 400 saying so."""
+    raw = text_param(query, "metric")
+    if raw is None:
+        raise BadParam("metric", "give a metric id (see /api/metrics/) or its name")
+    if is_number(raw):
+        return int(raw)
+    return int(metric_named(raw, series_data.metric_choices({"id": setup_id}))["id"])
 
 
 def _metric_dict(metric: Metric) -> dict[str, Any]:
@@ -123,19 +154,36 @@ class SeriesView(APIView):
     renderer_classes = [JSONRenderer, PointsCSVRenderer]
     throttle_classes = [AnonAndUserRateThrottle]  # DRF's two, in two round trips, not four
 
-    def check_throttles(self, request: Request) -> None:
-        """A request with a setup and a metric is counted in ``get`` (with the read of its
-        answer: one round trip); the others here, before their 400."""
+    @staticmethod
+    def _by_ids(request: Request) -> bool:
         q = request.query_params
-        if q.get("setup", "").isdigit() and q.get("metric", "").isdigit():
+        return q.get("setup", "").isdigit() and q.get("metric", "").isdigit()
+
+    def check_throttles(self, request: Request) -> None:
+        """A request with a setup id and a metric id is counted in ``get`` (with the read of
+        its answer: one round trip); the others here, before their 400 or their names'
+        look-up."""
+        if self._by_ids(request):
             return
         super().check_throttles(request)
 
     @extend_schema(
         summary="One metric of one setup across kernels and patch sets (the /kernels/ chart)",
         parameters=[
-            OpenApiParameter("setup", ID, required=True, description="setup id (/api/setups/)"),
-            OpenApiParameter("metric", ID, required=True, description="metric id"),
+            OpenApiParameter(
+                "setup",
+                {"oneOf": [ID, SETUP_NAME]},
+                required=True,
+                description="setup id (/api/setups/), or its name as the compare page takes "
+                "it: workload/hardware/mode, then /rooms=10,... to pick among its setups",
+            ),
+            OpenApiParameter(
+                "metric",
+                {"oneOf": [ID, METRIC_NAME]},
+                required=True,
+                description="metric id, or its name (with its unit, 'name (unit)', when the "
+                "setup has it in two)",
+            ),
             FORMAT,
         ],
         responses={
@@ -146,27 +194,27 @@ class SeriesView(APIView):
     )
     def get(self, request: Request) -> HttpResponse:
         q = request.query_params
-        setup_id = int_param(q, "setup")
+        setup_id = setup_id_param(q)
         if setup_id is None:
-            raise BadParam("setup", "give a setup id (see /api/setups/)")
-        metric_id = int_param(q, "metric")
-        if metric_id is None:
-            raise BadParam("metric", "give a metric id (see /api/metrics/)")
+            raise BadParam("setup", "give a setup id (see /api/setups/) or its name")
+        metric_id = _metric_id(q, setup_id)
         renderer = request.accepted_renderer
         kind, key = f"api-{renderer.format}", str(metric_id)
-        # The throttle's counts and the answer in one round trip (DRF throttles in initial())
-        throttle = AnonAndUserRateThrottle()
-        keys = series_data.finished_keys(kind, setup_id, key)
-        allowed, found = throttle.allow_and_read(request, self, keys)
-        if not allowed:
-            raise Throttled(throttle.wait())
+        found = None
+        if self._by_ids(request):  # not counted yet (check_throttles)
+            # The throttle's counts and the answer in one round trip
+            throttle = AnonAndUserRateThrottle()
+            keys = series_data.finished_keys(kind, setup_id, key)
+            allowed, found = throttle.allow_and_read(request, self, keys)
+            if not allowed:
+                raise Throttled(throttle.wait())
 
         def build() -> bytes:
             setups = Setup.objects.select_related("workload", "hardware").filter(pk=setup_id)
             setup = setups.first()
             if setup is None:
                 raise NotFound(f"no setup {setup_id}")
-            body = self._series(setup, _metric(q))
+            body = self._series(setup, _metric_by_id(metric_id))
             return renderer.render(body, request.accepted_media_type, self.get_renderer_context())
 
         # Finished bytes, cached until runs are added to the setup: a warm request reads

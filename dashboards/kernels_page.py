@@ -29,13 +29,14 @@ from dashboards import chart_queries as cq
 from dashboards import exports, series_data
 from dashboards.chartdata import Baseline
 from dashboards.page_cache import kept_while_current
-from dashboards.page_tools import bad_params_are_400, links, run_text
+from dashboards.page_tools import bad_params_are_400, links, run_text, setup_id_param
 from dashboards.pages import _scope_index
 from dashboards.selection import (
     BadParam,
     choice_param,
     format_param,
     int_param,
+    is_number,
     metric_param,
     scope_param,
     setup_label,
@@ -46,7 +47,7 @@ from perfdb.cache import CATALOG, cached_in_setup, cached_per_scope, read_togeth
 @kept_while_current
 @bad_params_are_400
 def kernels(request: HttpRequest) -> HttpResponse:
-    q = _with_open_regression(request.GET)
+    q = _with_open_regression(_setup_as_id(request.GET))
     fmt = format_param(q)
     setup_id = _kernels_setup_id(q)
     if setup_id is None:
@@ -206,7 +207,7 @@ def kernels_figure(request: HttpRequest) -> HttpResponse:
     """The page's figure as JSON (what its chart fetches): the same selection as the page.
     Cached per setup version under the query's metric and baseline when it names its
     setup (what the page asks): a warm request is one cache round trip, no query."""
-    q = request.GET
+    q = _setup_as_id(request.GET)
     setup_id = int_param(q, "setup")
     if setup_id is None:
         body = _figure(q)
@@ -231,6 +232,19 @@ def _figure(q) -> bytes:
         return series_data.figure_json(data, _baseline(data, baseline_id))
 
     return series_data.finished("figure", setup["id"], f"{metric['id']}:{baseline_id}", build)
+
+
+def _setup_as_id(q: QueryDict) -> QueryDict:
+    """The query with a set-up given by name (``setup=VolanoMark/P8/UP/rooms=10``, as the
+    compare page takes it: ``page_tools.setup_id_param``) given by its id instead: what
+    follows, its caches and the page's links, read the id. A name no set-up or several
+    have is a 400 saying which."""
+    raw = q.get("setup", "").strip()
+    if not raw or is_number(raw):
+        return q
+    chosen = q.copy()
+    chosen["setup"] = str(setup_id_param(q))
+    return chosen
 
 
 def _with_open_regression(q: QueryDict) -> QueryDict:

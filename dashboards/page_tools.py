@@ -17,9 +17,12 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from dashboards import exports
+from dashboards.chart_queries import compare as compare_queries
 from dashboards.selection import (
     BadParam,
     choice_param,
+    setup_of_key,
+    setup_ref_param,
 )
 
 
@@ -33,6 +36,20 @@ def bad_params_are_400(view: Callable[..., HttpResponse]) -> Callable[..., HttpR
             return render(request, "dashboards/bad_request.html", context, status=400)
 
     return wrapped
+
+
+def setup_id_param(query: Mapping[str, Any], name: str = "setup") -> int | None:
+    """``setup`` as an id, or as a person names it (``VolanoMark/P8/UP/rooms=10``:
+    ``selection.setup_ref_param``) resolved among the set-ups with runs it names (one
+    query); a name that no set-up or several have is a ``BadParam`` saying which. The
+    pages and the API that take a set-up read it here, so a name means the same in each."""
+    ref = setup_ref_param(query, name)
+    if ref is None or isinstance(ref, int):
+        return ref
+    named = compare_queries.setups_named(
+        workload=ref.workload, hardware=ref.hardware, mode=ref.mode
+    )
+    return int(setup_of_key(ref, named, name)["id"])
 
 
 def figure_script(figure: object, element_id: str) -> SafeString:

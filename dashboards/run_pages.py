@@ -27,7 +27,7 @@ from dashboards.figures import (
 )
 from dashboards.figures.vmstat import DEFAULT_GROUPS, column_groups
 from dashboards.page_cache import kept_for_anonymous
-from dashboards.page_tools import bad_params_are_400, download, links, run_text
+from dashboards.page_tools import bad_params_are_400, download, links, run_text, setup_id_param
 from dashboards.pages import _scope_index
 from dashboards.selection import (
     BadParam,
@@ -37,8 +37,6 @@ from dashboards.selection import (
     ids_param,
     scope_param,
     setup_label,
-    setup_of_key,
-    setup_ref_param,
 )
 
 # --- system activity (vmstat) -----------------------------------------------------------
@@ -110,7 +108,7 @@ def compare_selection(q) -> tuple[list[int], list[int]]:
     (an id or ``VolanoMark/P8/UP``); both sides are needed, a run only on one side."""
     base, new = ids_param(q, "base"), ids_param(q, "new")
     if q.get("base_build") or q.get("new_build"):
-        setup_id = _setup_id(q)
+        setup_id = setup_id_param(q)
         if setup_id is None:
             raise BadParam("setup", "give the set-up of the builds, e.g. setup=VolanoMark/P8/UP")
         builds = compare_queries.setup_builds(setup_id=setup_id, limit=NAMED_BUILDS)
@@ -128,17 +126,6 @@ def compare_selection(q) -> tuple[list[int], list[int]]:
 
 # A build named in the URL is looked up among this many of the set-up's newest builds.
 NAMED_BUILDS = 100_000
-
-
-def _setup_id(q) -> int | None:
-    """``setup`` as an id, or its readable key resolved among the set-ups it names."""
-    ref = setup_ref_param(q)
-    if ref is None or isinstance(ref, int):
-        return ref
-    named = compare_queries.setups_named(
-        workload=ref.workload, hardware=ref.hardware, mode=ref.mode
-    )
-    return int(setup_of_key(ref, named)["id"])
 
 
 def compare_data(base: list[int], new: list[int]) -> tuple[list[CompareLine], dict]:
@@ -210,7 +197,7 @@ def compare_picker(q, base: list[int], new: list[int]) -> dict[str, Any]:
     Three queries when a set-up is shown (its scope's set-ups, its builds, recent runs),
     four when it is found from the baseline run."""
     index = _scope_index()
-    setup_id = _setup_id(q)
+    setup_id = setup_id_param(q)
     scope = scope_param(q, index.scopes) if q.get("scope") else None
     if setup_id is None and scope is None and base:
         setup_id = compare_queries.run_setup_id(run_id=base[0])

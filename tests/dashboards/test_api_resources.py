@@ -111,6 +111,29 @@ def test_series_as_json_and_csv(client, alert):
     assert client.get("/api/series/?setup=999999&metric=1").status_code == 404
 
 
+def test_series_by_setup_and_metric_name(client, alert):
+    """The names the compare page takes (workload/hardware/mode, then k=v to pick among its
+    set-ups) and the metric's name (with its unit when two units share it) answer the
+    series the ids answer; an unknown or ambiguous one is a 400 naming its parameter."""
+    setup = Setup.objects.select_related("workload", "hardware").get()
+    metric = Metric.objects.get(name="throughput")
+    name = f"{setup.workload.name}/{setup.hardware.name}/{setup.mode}"
+    by_id = client.get(f"/api/series/?setup={setup.pk}&metric={metric.pk}").json()
+    assert client.get(f"/api/series/?setup={name}&metric=throughput").json() == by_id
+    params = ",".join(f"{k}={v}" for k, v in setup.params.items())
+    with_unit = f"throughput ({metric.unit})"
+    assert client.get(f"/api/series/?setup={name}/{params}&metric={with_unit}").json() == by_id
+    for query, param, says in (
+        (f"setup={name}&metric=speed", "metric", "no metric 'speed' here"),
+        (f"setup={setup.workload.name}/nohw/UP&metric=throughput", "setup", "no set-up"),
+        (f"setup={name}/rooms=999&metric=throughput", "setup", "no set-up"),
+        ("setup=VolanoMark&metric=throughput", "setup", "workload/hardware/mode"),
+    ):
+        bad = client.get(f"/api/series/?{query}")
+        assert bad.status_code == 400, query
+        assert bad.json()["param"] == param and says in bad.json()["error"], bad.json()
+
+
 def test_scaling_series(client, alert):
     setup = Setup.objects.get()
     metric = Metric.objects.get(name="throughput")

@@ -81,3 +81,34 @@ def test_without_an_open_regression_the_page_opens_on_the_busiest_setup(client, 
     busiest = data.run("2.4.20").setup_id  # the series of every kernel, rooms = 10
     html = client.get("/kernels/").content.decode()
     assert f'<option value="{busiest}" selected>' in html
+
+
+def test_a_setup_and_metric_by_name_open_the_same_series(client, data):
+    """``setup=workload/hardware/mode/k=v`` as the compare page takes it, and the metric's
+    name: the page (and its figure) charts the series the ids name."""
+    run = data.run("2.5.25")
+    throughput = Metric.objects.get(name="throughput")
+    named = client.get("/kernels/?setup=VolanoMark/P8/UP/rooms=10,messages=1000&metric=throughput")
+    by_id = client.get(f"/kernels/?setup={run.setup_id}&metric={throughput.pk}")
+    assert named.status_code == 200
+    src = f"/kernels/figure/?setup={run.setup_id}&amp;metric={throughput.pk}"
+    assert src in named.content.decode() and src in by_id.content.decode()
+    figure = client.get("/kernels/figure/?setup=VolanoMark/P8/UP/rooms=10,messages=1000")
+    assert figure.content == client.get(f"/kernels/figure/?setup={run.setup_id}").content
+
+
+@pytest.mark.parametrize(
+    "query, param, says",
+    [
+        ("setup=VolanoMark/P8/UP", "setup", "add the parameters"),
+        ("setup=VolanoMark/P8/SMP", "setup", "no set-up"),
+        ("setup=VolanoMark/P8/UP/rooms=7", "setup", "no set-up"),
+        ("setup=VolanoMark", "setup", "workload/hardware/mode"),
+        ("setup=VolanoMark/P8/UP/rooms=10,messages=1000&metric=speed", "metric", "no metric"),
+    ],
+)
+def test_a_name_that_is_unknown_or_ambiguous_is_a_400_saying_so(client, data, query, param, says):
+    response = client.get(f"/kernels/?{query}")
+    assert response.status_code == 400
+    text = response.content.decode()
+    assert f"parameter <code>{param}</code>" in text and says in text
