@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.dashboards.test_browser import Watched, browser, data  # noqa: F401 (fixtures)
+from tests.dashboards.browser import Watched, browser, data  # noqa: F401 (fixtures)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -20,7 +20,7 @@ from config.metrics import TASK_DURATION
 from config.pipeline_metrics import PRIORITY_SEP
 from perfdb.models import Alert, OutboxMessage, Upload
 from tests.bundles import volano_bundle
-from tests.perfdb.alerting.test_regressions import check, ingest_runs
+from tests.perfdb.alerting.builds import check, ingest_runs
 
 pytestmark = pytest.mark.django_db
 

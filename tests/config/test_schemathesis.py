@@ -48,7 +48,7 @@ def api_data(django_db_setup, django_db_blocker, tmp_path_factory):
     from django.core.management import call_command
 
     from perfdb.operations.accounts import token_get
-    from tests.perfdb.alerting.test_regressions import check, ingest_runs
+    from tests.perfdb.alerting.builds import check, ingest_runs
 
     tmp = tmp_path_factory.mktemp("api")
     from ingest import queue

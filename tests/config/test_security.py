@@ -15,8 +15,8 @@ from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from perfdb.models import Alert, RawFile, Run, Subscription, Upload
-from tests.dashboards.test_scaling_builds import scaling_runs  # noqa: F401 (a fixture)
-from tests.perfdb.alerting.test_regressions import check, ingest_runs
+from tests.dashboards.scaling_builds import scaling_runs  # noqa: F401 (a fixture)
+from tests.perfdb.alerting.builds import check, ingest_runs
 
 pytestmark = pytest.mark.django_db
 

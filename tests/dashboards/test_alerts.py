@@ -7,7 +7,7 @@ import json
 import pytest
 
 from perfdb.models import Alert, AlertEvent, Subscription
-from tests.perfdb.alerting.test_regressions import check, ingest_runs
+from tests.perfdb.alerting.builds import check, ingest_runs
 
 pytestmark = pytest.mark.django_db
 

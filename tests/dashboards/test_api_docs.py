@@ -13,7 +13,7 @@ import pytest
 
 from perfdb.operations.accounts import token_get
 from tests.bundles import volano_bundle
-from tests.perfdb.alerting.test_regressions import check, ingest_runs
+from tests.perfdb.alerting.builds import check, ingest_runs
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 

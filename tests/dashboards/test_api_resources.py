@@ -8,7 +8,7 @@ import io
 import pytest
 
 from perfdb.models import Alert, AlertEvent, Metric, PatchSet, Run, Setup, Subscription
-from tests.perfdb.alerting.test_regressions import check, ingest_runs
+from tests.perfdb.alerting.builds import check, ingest_runs
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from perfdb.models import Alert, Metric, Threshold, Workload
-from tests.perfdb.alerting.test_regressions import check, ingest_runs
+from tests.perfdb.alerting.builds import check, ingest_runs
 
 pytestmark = pytest.mark.django_db
 

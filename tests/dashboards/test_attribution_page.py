@@ -9,7 +9,7 @@ import pytest
 
 from perfdb.models import Alert, Metric, Run
 from tests.dashboards.evidence_data import load_stack
-from tests.dashboards.test_pages import figure
+from tests.dashboards.page_figures import figure
 
 pytestmark = pytest.mark.django_db
 

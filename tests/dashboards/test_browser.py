@@ -10,84 +10,15 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 
 import pytest
 
 from perfdb.models import Metric
-from tests.dashboards.data import load
+from tests.dashboards.browser import SHOTS, Watched, browser, data  # noqa: F401 (fixtures)
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs a loop
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-SHOTS = Path("/tmp/shots")
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
-
-
-@pytest.fixture
-def data(tmp_path, monkeypatch):
-    """The dashboard bundle, ingested in-process: no task is queued to a worker."""
-    from ingest import queue
-    from perfdb.alerting import queue as alerting_queue
-
-    monkeypatch.setattr(queue, "ingest_upload", lambda **k: None)
-    monkeypatch.setattr(alerting_queue, "regressions_check", lambda **k: None)
-    return load(tmp_path)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    playwright = pytest.importorskip("playwright.sync_api")
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Debian's chromium is not installed")
-    with playwright.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield chromium
-        chromium.close()
-
-
-class Watched:
-    """A page that records console errors, failed requests and how plotly.js loaded."""
-
-    def __init__(self, browser, width: int, height: int = 900):
-        self.page = browser.new_page(viewport={"width": width, "height": height})
-        self.errors: list[str] = []
-        self.plotly_status: list[int] = []
-        self.page.on("console", self._console)
-        self.page.on("pageerror", lambda exc: self.errors.append(f"pageerror: {exc}"))
-        self.page.on("response", self._response)
-
-    def _console(self, message) -> None:
-        # A failed request is reported by _response with its URL; the console line has none.
-        if message.type == "error" and not message.text.startswith("Failed to load resource"):
-            self.errors.append(message.text)
-
-    def _response(self, response) -> None:
-        if response.url.endswith("/static/vendor/plotly/plotly-perfdb.min.js"):
-            self.plotly_status.append(response.status)
-        elif response.status >= 400 and not response.url.endswith("favicon.ico"):
-            self.errors.append(f"{response.status} {response.url}")
-
-    def open(self, url: str, charts: int = 1) -> None:
-        self.page.goto(url)
-        # A locator, not wait_for_function: polling a JS predicate needs eval, which the CSP
-        # refuses, and the across-kernels chart is drawn after its figure is fetched.
-        self.page.locator(".js-plotly-plot .main-svg").nth(charts - 1).wait_for(state="attached")
-
-    def title(self, chart_id: str) -> str:
-        return self.page.locator(f"#{chart_id}-plot .gtitle").first.text_content() or ""
-
-    def close(self) -> None:
-        self.page.close()
 
 
 PAGES = [
@@ -100,7 +31,7 @@ PAGES = [
 
 
 @pytest.mark.parametrize("name, path, charts", PAGES)
-def test_each_page_draws_its_charts_without_errors(live_server, browser, data, name, path, charts):
+def test_each_page_draws_its_charts_without_errors(live_server, browser, data, name, path, charts):  # noqa: F811
     SHOTS.mkdir(exist_ok=True)
     for width, height in ((1280, 900), (390, 844)):
         page = Watched(browser, width, height)
@@ -113,7 +44,7 @@ def test_each_page_draws_its_charts_without_errors(live_server, browser, data, n
         page.close()
 
 
-def test_compare_page_draws_and_links_runs(live_server, browser, data):
+def test_compare_page_draws_and_links_runs(live_server, browser, data):  # noqa: F811
     base, new = data.run("2.5.25"), data.run("2.5.25", "pri_preempt")
     for width, height in ((1280, 900), (390, 844)):
         page = Watched(browser, width, height)
@@ -126,7 +57,7 @@ def test_compare_page_draws_and_links_runs(live_server, browser, data):
         page.close()
 
 
-def test_changing_the_metric_changes_the_url_and_the_chart(live_server, browser, data):
+def test_changing_the_metric_changes_the_url_and_the_chart(live_server, browser, data):  # noqa: F811
     page = Watched(browser, 1280)
     page.open(f"{live_server.url}/kernels/")
     assert "throughput" in page.title("fig-kernels")
@@ -140,7 +71,7 @@ def test_changing_the_metric_changes_the_url_and_the_chart(live_server, browser,
     page.close()
 
 
-def test_relative_switch_and_the_top_n_picker(live_server, browser, data):
+def test_relative_switch_and_the_top_n_picker(live_server, browser, data):  # noqa: F811
     base1 = data.run("2.4.20")
     page = Watched(browser, 1280)
     page.open(f"{live_server.url}/kernels/")
@@ -162,7 +93,7 @@ def test_relative_switch_and_the_top_n_picker(live_server, browser, data):
     page.close()
 
 
-def test_activity_overlays_runs_picked_by_checkbox(live_server, browser, data):
+def test_activity_overlays_runs_picked_by_checkbox(live_server, browser, data):  # noqa: F811
     a, b = data.run("2.4.20"), data.run("2.5.25")
     page = Watched(browser, 1280)
     page.open(f"{live_server.url}/activity/?runs={a.pk}")
@@ -175,7 +106,7 @@ def test_activity_overlays_runs_picked_by_checkbox(live_server, browser, data):
     page.close()
 
 
-def test_clicking_a_point_opens_its_run(live_server, browser, data):
+def test_clicking_a_point_opens_its_run(live_server, browser, data):  # noqa: F811
     run = data.run("2.4.20")
     page = Watched(browser, 1280)
     page.open(f"{live_server.url}/kernels/")
@@ -189,7 +120,7 @@ def test_clicking_a_point_opens_its_run(live_server, browser, data):
     page.close()
 
 
-def test_overview_page_has_no_errors(live_server, browser, data):
+def test_overview_page_has_no_errors(live_server, browser, data):  # noqa: F811
     SHOTS.mkdir(exist_ok=True)
     for width, height in ((1280, 900), (390, 844)):
         page = Watched(browser, width, height)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from perfdb.models import Metric
-from tests.dashboards.test_browser import SHOTS, Watched, browser, data  # noqa: F401 (fixtures)
-from tests.dashboards.test_series_alerts import make_alert
+from tests.dashboards.browser import SHOTS, Watched, browser, data  # noqa: F401 (fixtures)
+from tests.factories import make_alert
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

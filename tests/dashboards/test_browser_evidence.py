@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.dashboards.test_browser import SHOTS, Watched, browser, data  # noqa: F401
+from tests.dashboards.browser import SHOTS, Watched, browser, data  # noqa: F401
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

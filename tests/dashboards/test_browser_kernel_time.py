@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from perfdb.models import Run
+from tests.dashboards.browser import SHOTS, Watched, browser, data  # noqa: F401 (fixtures)
 from tests.dashboards.kernel_time_data import add_rooms_5
-from tests.dashboards.test_browser import SHOTS, Watched, browser, data  # noqa: F401 (fixtures)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

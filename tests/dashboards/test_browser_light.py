@@ -8,8 +8,8 @@ import re
 import pytest
 
 from perfdb.models import Metric
-from tests.dashboards.test_browser import Watched, browser, data  # noqa: F401 (fixtures)
-from tests.dashboards.test_series_alerts import make_alert
+from tests.dashboards.browser import Watched, browser, data  # noqa: F401 (fixtures)
+from tests.factories import make_alert
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -9,7 +9,7 @@ import pytest
 
 from dashboards import kernel_time_page, wakeups_page
 from perfdb.models import Setup
-from tests.dashboards.test_browser import Watched, browser, data  # noqa: F401 (fixtures)
+from tests.dashboards.browser import Watched, browser, data  # noqa: F401 (fixtures)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -8,7 +8,7 @@ from dashboards.compare import AlertInfo, MetricValues, SeriesContext, compare_l
 from perfdb.detector.detection import PairContext
 from perfdb.detector.policy import Noise, judge
 from perfdb.models import Alert, Run
-from tests.perfdb.alerting.test_regressions import check, ingest_runs
+from tests.perfdb.alerting.builds import check, ingest_runs
 
 BASE, NEW = (100.0, 100.5, 99.5), (80.0, 80.4, 79.6)
 
@@ -183,7 +183,7 @@ def test_a_return_from_an_excursion_says_why_there_is_no_alert(tmp_path, client)
     neighbours, 'significant' on the page; the detector reads an excursion and says so."""
     import random
 
-    from tests.perfdb.alerting.test_pending_alerts import upload
+    from tests.perfdb.alerting.builds import upload
 
     rng = random.Random(5)
     for i in range(16):

@@ -16,7 +16,7 @@ from dashboards.page_cache import KeptAnswerMiddleware
 from perfdb.models import Metric
 from tests.bundles import make_bundle
 from tests.dashboards.data import ingest
-from tests.dashboards.test_series_cache import NEW_RUN, series  # noqa: F401 (a fixture)
+from tests.dashboards.series_data import NEW_RUN, series  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.django_db
 

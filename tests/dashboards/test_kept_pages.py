@@ -9,7 +9,7 @@ import time
 import pytest
 
 from perfdb.models import Alert
-from tests.perfdb.alerting.test_regressions import check, ingest_runs
+from tests.perfdb.alerting.builds import check, ingest_runs
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from perfdb.models import Metric
 from tests.dashboards.data import load
-from tests.dashboards.test_series_alerts import make_alert
+from tests.factories import make_alert
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,6 @@ every writer of runs bumps it.
 from __future__ import annotations
 
 import re
-import tarfile
 
 import pytest
 
@@ -17,8 +16,8 @@ from ingest.demo import demo_remove
 from ingest.synthetic import history_remove, history_write
 from perfdb import cache as page_cache
 from perfdb.models import Run, Setup
-from tests.bundles import make_bundle
-from tests.dashboards.data import dashboard_bundle, ingest, load
+from tests.dashboards.data import load
+from tests.dashboards.scopes import ingest_on_hardware, scope_key
 
 pytestmark = pytest.mark.django_db
 
@@ -26,18 +25,6 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def data(tmp_path):
     return load(tmp_path)
-
-
-def ingest_on_hardware(tmp_path, hardware: str):
-    """The dashboard bundle again on another machine: new setups, a new scope."""
-    with tarfile.open(dashboard_bundle(tmp_path / f"src-{hardware}.tar.gz")) as src:
-        files = {m.name: src.extractfile(m).read() for m in src.getmembers()}
-    files["manifest.toml"] = files["manifest.toml"].decode().replace("P8", hardware)
-    return ingest(make_bundle(tmp_path / f"{hardware}.tar.gz", files))
-
-
-def scope_key(setup: Setup) -> str:
-    return f"{setup.workload_id}-{setup.hardware_id}-{setup.mode}"
 
 
 def selected(html: str, name: str) -> str:

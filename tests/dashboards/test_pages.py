@@ -5,8 +5,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
-from html import unescape
 from statistics import fmean
 
 import pytest
@@ -15,6 +13,7 @@ from django.urls import reverse
 from perfdb.models import Alert, Metric, Run, Setup
 from tests.dashboards.data import HOSTILE, HOSTILE_PATCH, ROOMS, SCALING, SERIES, load
 from tests.dashboards.kernel_time_data import add_rooms_5
+from tests.dashboards.page_figures import figure
 
 pytestmark = pytest.mark.django_db
 
@@ -24,22 +23,6 @@ PAGES = ("/kernels/", "/scaling/", "/kernel-time/", "/wakeups/", "/activity/", "
 @pytest.fixture
 def data(tmp_path):
     return load(tmp_path)
-
-
-def figure(response, chart_id: str) -> dict:
-    """The figure a page hands to Plotly: through json_script, or the one its chart fetches
-    from its ``data-src`` (the across-kernels page), asked with the same client."""
-    html = response.content.decode()
-    src = re.search(rf'id="{chart_id}-plot" data-figure="{chart_id}" data-src="([^"]+)"', html)
-    if src:
-        fetched = response.client.get(unescape(src.group(1)))
-        assert fetched.status_code == 200 and fetched["Content-Type"] == "application/json"
-        return json.loads(fetched.content)
-    match = re.search(
-        rf'<script id="{chart_id}" type="application/json">(.*?)</script>', html, re.S
-    )
-    assert match, f"no figure {chart_id}"
-    return json.loads(match.group(1))
 
 
 def kept(values: tuple[int, ...], discard: bool) -> list[int]:

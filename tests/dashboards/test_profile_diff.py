@@ -12,7 +12,7 @@ from django.http import QueryDict
 from dashboards.profile_diff_views import diff_from_query
 from perfdb.features.profile_diff import IDLE_LINE, SCHEDULER_LINE
 from tests.dashboards.data import load
-from tests.dashboards.test_pages import figure
+from tests.dashboards.page_figures import figure
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ from perfdb.alerting.email_render import render
 from perfdb.models import Alert, Hardware, Metric, Run, Setup, Upload, Workload
 from tests.bundles import ingest_bundle, make_bundle, manifest_toml, volano_log, volano_run
 from tests.dashboards.data import load, vmstat_text
-from tests.dashboards.test_pages import figure
+from tests.dashboards.page_figures import figure
 
 pytestmark = pytest.mark.django_db
 

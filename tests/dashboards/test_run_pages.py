@@ -12,7 +12,7 @@ import pytest
 from dashboards.run_pages import linked_note
 from perfdb.models import Metric
 from tests.dashboards.data import load
-from tests.dashboards.test_series_alerts import make_alert
+from tests.factories import make_alert
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from dashboards import warm
 from perfdb import cache as page_cache
 from perfdb.cache import cached_per_setup
 from perfdb.models import Metric, Run, Setup
-from tests.dashboards.test_scaling_builds import figure_builds, volano_upload
+from tests.dashboards.scaling_builds import figure_builds, volano_upload
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ import pytest
 from dashboards import chart_queries as cq
 from dashboards import pages
 from dashboards.chart_queries.scaling_recent import build_order
-from tests.dashboards.test_scaling_builds import figure_builds, volano_upload
+from tests.dashboards.scaling_builds import figure_builds, volano_upload
 
 METRIC = {"id": 1, "name": "throughput", "unit": "msg/s", "better": "higher"}
 KERNELS = ["2.4.17", "2.4.20", "2.5.59", "2.5.66", "2.6.0", "2.6.1", "2.6.3", "2.6.10"]

@@ -17,7 +17,7 @@ from perfdb.cache import entries, refresh
 from perfdb.cache.versions import current_versions
 from perfdb.models import Run, Setup
 from tests.dashboards.data import load
-from tests.dashboards.test_page_cache import ingest_on_hardware, scope_key
+from tests.dashboards.scopes import ingest_on_hardware, scope_key
 
 pytestmark = pytest.mark.django_db
 

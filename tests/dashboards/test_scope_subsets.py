@@ -14,7 +14,7 @@ from dashboards.scope_draw import options_html
 from dashboards.selection import BadParam, busiest_first, subset_param
 from perfdb.models import Setup
 from tests.dashboards.data import load
-from tests.dashboards.test_pages import figure
+from tests.dashboards.page_figures import figure
 
 pytestmark = pytest.mark.django_db
 

@@ -6,23 +6,11 @@ from __future__ import annotations
 import pytest
 
 from dashboards import chart_queries as cq
-from perfdb.models import Alert, Metric
+from perfdb.models import Metric
 from tests.dashboards.data import load
+from tests.factories import make_alert
 
 pytestmark = pytest.mark.django_db
-
-
-def make_alert(run, metric, status="untriaged", direction="regression", change_pct=-6.3):
-    return Alert.objects.create(
-        setup=run.setup,
-        metric=metric,
-        candidate_run=run,
-        change_pct=change_pct,
-        confidence=0.99,
-        method="ttest",
-        direction=direction,
-        status=status,
-    )
 
 
 @pytest.fixture

@@ -9,30 +9,13 @@ import json
 import pytest
 from django.conf import settings
 
-from perfdb.models import Metric, Setup
+from perfdb.models import Setup
 from tests.bundles import make_bundle
-from tests.dashboards.data import ingest, load
-from tests.dashboards.test_page_cache import ingest_on_hardware
+from tests.dashboards.data import ingest
+from tests.dashboards.scopes import ingest_on_hardware
+from tests.dashboards.series_data import NEW_RUN, series  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.django_db
-
-NEW_RUN = """format = 1
-[[run]]
-workload = "VolanoMark"
-workload_version = "2.1.2"
-kernel = "2.6.0"
-hardware = "P8"
-mode = "UP"
-params = { rooms = 10, messages = 1000 }
-metrics = { throughput = 4242.5 }
-"""
-
-
-@pytest.fixture
-def series(tmp_path):
-    load(tmp_path)
-    setup = Setup.objects.get(params={"rooms": 10, "messages": 1000})
-    return setup, Metric.objects.get(name="throughput")
 
 
 def _answers(client, setup, metric) -> dict[str, str]:
@@ -52,7 +35,10 @@ def _answers(client, setup, metric) -> dict[str, str]:
 
 
 def test_an_upload_to_the_series_scope_shows_at_once(
-    client, series, tmp_path, django_capture_on_commit_callbacks
+    client,
+    series,  # noqa: F811
+    tmp_path,
+    django_capture_on_commit_callbacks,
 ):
     setup, metric = series
     before = _answers(client, setup, metric)
@@ -67,7 +53,11 @@ def test_an_upload_to_the_series_scope_shows_at_once(
 
 
 def test_a_warm_series_reads_no_results_even_after_an_upload_elsewhere(
-    client, series, tmp_path, django_assert_num_queries, django_capture_on_commit_callbacks
+    client,
+    series,  # noqa: F811
+    tmp_path,
+    django_assert_num_queries,
+    django_capture_on_commit_callbacks,
 ):
     setup, metric = series
     url = f"/api/series/?setup={setup.pk}&metric={metric.pk}"
@@ -82,7 +72,11 @@ OTHER_SETUP_SAME_SCOPE = NEW_RUN.replace("rooms = 10", "rooms = 77")
 
 
 def test_a_warm_series_page_reads_nothing_after_an_upload_to_another_setup_of_its_scope(
-    client, series, tmp_path, django_assert_num_queries, django_capture_on_commit_callbacks
+    client,
+    series,  # noqa: F811
+    tmp_path,
+    django_assert_num_queries,
+    django_capture_on_commit_callbacks,
 ):
     """Cached per setup, not per scope: the scope's other setups' uploads leave it current
     (only the scope's setup picker, with its run counts, is read again)."""
@@ -114,7 +108,7 @@ def _series_reads(queries) -> int:
     return sum('"perfdb_result"."value"' in q["sql"] for q in queries)
 
 
-def test_after_an_upload_the_api_and_the_page_read_the_series_once(client, series):
+def test_after_an_upload_the_api_and_the_page_read_the_series_once(client, series):  # noqa: F811
     """/api/series/, the page, its figure and its download share the series computed after
     an upload to its setup, whichever is asked first: its rows are read once."""
     from django.db import connection
@@ -144,7 +138,7 @@ def test_after_an_upload_the_api_and_the_page_read_the_series_once(client, serie
     assert [client.get(url).content for url in urls] == before
 
 
-def test_the_page_fetches_its_figure_instead_of_embedding_it(client, series):
+def test_the_page_fetches_its_figure_instead_of_embedding_it(client, series):  # noqa: F811
     setup, metric = series
     html = client.get(f"/kernels/?setup={setup.pk}&metric={metric.pk}").content.decode()
     assert '<script id="fig-kernels"' not in html
@@ -157,7 +151,7 @@ def test_the_page_fetches_its_figure_instead_of_embedding_it(client, series):
     "query, param",
     [("setup=999999", "setup"), ("baseline=999999", "baseline"), ("metric=abc", "metric")],
 )
-def test_a_bad_figure_request_is_a_400_naming_the_parameter(client, series, query, param):
+def test_a_bad_figure_request_is_a_400_naming_the_parameter(client, series, query, param):  # noqa: F811
     setup, metric = series
     base = {"setup": setup.pk, "metric": metric.pk}
     key, _, value = query.partition("=")
@@ -168,7 +162,9 @@ def test_a_bad_figure_request_is_a_400_naming_the_parameter(client, series, quer
 
 
 def test_the_series_page_after_an_upload_to_its_setup_takes_six_redis_round_trips(
-    client, series, monkeypatch
+    client,
+    series,  # noqa: F811
+    monkeypatch,
 ):
     """On a loaded web process every round trip to Redis is a wait for the GIL again, so
     the page computed after an upload reads and writes its parts together: its context (read
@@ -179,7 +175,7 @@ def test_the_series_page_after_an_upload_to_its_setup_takes_six_redis_round_trip
     from django.test import override_settings
 
     from perfdb import cache as page_cache
-    from tests.perfdb.cache.test_backend import redis_caches
+    from tests.perfdb.cache.redis_backend import redis_caches
 
     trips: list[str] = []
     command, pipeline = redis.client.Redis.execute_command, redis.client.Pipeline.execute

@@ -11,7 +11,7 @@ from dashboards import scope_stats, warm
 from perfdb import cache as page_cache
 from perfdb.models import Run
 from tests.dashboards.data import load
-from tests.dashboards.test_page_cache import ingest_on_hardware
+from tests.dashboards.scopes import ingest_on_hardware
 
 pytestmark = pytest.mark.django_db
 
@@ -116,7 +116,7 @@ def test_the_writers_commit_recomputes_the_uploaded_scopes_setup_picker(
     from tests.bundles import make_bundle
     from tests.conftest import free_port
     from tests.dashboards.data import ingest
-    from tests.dashboards.test_series_cache import NEW_RUN
+    from tests.dashboards.series_data import NEW_RUN
 
     load(tmp_path)
     setup = Setup.objects.get(params={"rooms": 10, "messages": 1000})

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from perfdb.models import OutboxMessage, Upload
 from tests.conftest import free_port
-from tests.ingest.test_faults import (  # noqa: F401  (fixtures)
+from tests.ingest.faults import (  # noqa: F401  (fixtures)
     QUEUE,
     SWEEPS,
     Mailbox,
@@ -191,7 +191,7 @@ def test_a_queued_message_still_waiting_is_not_sent_twice(tmp_path, user, settin
 
 def uploads_of(tmp_path, count: int) -> list[Upload]:
     """``count`` uploads of different runs (a kernel each), stored and not yet ingested."""
-    from tests.ingest.test_faults import bundle_upload
+    from tests.ingest.faults import bundle_upload
 
     return [
         bundle_upload(tmp_path, f"k{i}.tar.gz", f"2.6.{i + 1}", "[]", (13000 + i, 13100, 12950))

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.machinery
-import importlib.util
 import os
 import shutil
 import subprocess
 import sys
 import tarfile
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -21,8 +18,8 @@ from ingest.plan import PlanError, file_key, plan_runs
 from perfdb.models import Run
 from tests.bundles import make_bundle, volano_bundle
 from tests.conftest import ROOT
+from tests.ingest.upload_script import SCRIPT, load_script
 
-SCRIPT = ROOT / "scripts" / "perfdb-upload"
 GNU_TIME = "/usr/bin/time"
 needs_gnu_time = pytest.mark.skipif(not os.path.exists(GNU_TIME), reason="GNU time not installed")
 
@@ -77,16 +74,6 @@ def test_the_lab_uploader_waits_and_prints_run_urls(tmp_path, live_server, celer
 
 
 # --- capture mode: perfdb-upload run -------------------------------------------------------
-
-
-def load_script() -> ModuleType:
-    """The script as a module, to call its functions (it has no .py name)."""
-    loader = importlib.machinery.SourceFileLoader("perfdb_upload", str(SCRIPT))
-    spec = importlib.util.spec_from_loader("perfdb_upload", loader)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["perfdb_upload"] = module
-    loader.exec_module(module)
-    return module
 
 
 def kept_bundle(folder: Path) -> Path:

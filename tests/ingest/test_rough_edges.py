@@ -140,7 +140,7 @@ def test_two_volanomark_logs_of_one_trial_still_clash(tmp_path):
     ],
 )
 def test_perfdb_upload_run_records_uname_in_the_canonical_form(release, kernel, patches):
-    from tests.ingest.test_cli import load_script
+    from tests.ingest.upload_script import load_script
 
     assert load_script().kernel_and_tree(release) == (kernel, patches)
     if patches:  # the server agrees with the script on what a tree is

@@ -7,7 +7,7 @@ from django.utils import timezone
 from ingest.services import upload_create, upload_ingest
 from perfdb.models import Alert, Run, Upload
 from tests.bundles import make_bundle, volano_bundle
-from tests.perfdb.alerting.test_regressions import ingest_runs
+from tests.perfdb.alerting.builds import ingest_runs
 
 pytestmark = pytest.mark.django_db
 

@@ -6,11 +6,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from ingest.services import upload_create, upload_ingest
 from perfdb.alerting.check_data import detector_settings
 from perfdb.alerting.regressions import regressions_check_upload
 from perfdb.detector import detection, policy
-from perfdb.models import Metric, Result, Run, Threshold, Upload
+from perfdb.models import Alert, Metric, Result, Run, Threshold, Upload
 from tests.bundles import ingest_bundle, make_bundle, manifest_toml, volano_log, volano_run
+from tests.perfdb.alerting.step_series import TRIALS
 
 # (kernel, patches as TOML, throughputs a trial each, rooms: the set-up's parameter)
 Build = tuple[str, str, tuple[int, ...], int]
@@ -83,3 +85,50 @@ def settings_for(setup_id: int, metric: Metric) -> policy.Settings:
         .first()
     )
     return detector_settings(metric, *(row if row is not None else (None, None)))
+
+
+def ingest_runs(tmp_path, name: str, runs: list[tuple[str, str, tuple[int, ...]]]):
+    """Ingest VolanoMark runs [(kernel, patches_toml, throughputs)]; returns the upload."""
+    files: dict[str, str | bytes] = {}
+    blocks = []
+    for r, (kernel, patches, values) in enumerate(runs):
+        entries = []
+        for t, value in enumerate(values, start=1):
+            path = f"r{r}/t{t}.log"
+            files[path] = volano_log(value)
+            entries.append(f'{{ path = "{path}", parser = "volanomark", trial = {t} }}')
+        blocks.append(volano_run(kernel, patches=patches, files=", ".join(entries)))
+    files["manifest.toml"] = manifest_toml(*blocks)
+    path = make_bundle(tmp_path / name, files)
+    with open(path, "rb") as stream:
+        upload, _ = upload_create(stream=stream, filename=name)
+    upload_ingest(upload_id=upload.pk)
+    upload.refresh_from_db()
+    assert upload.status == "done", upload.error
+    return upload
+
+
+def check(upload) -> int:
+    runs = Run.objects.filter(upload=upload)
+    series = {
+        (run.setup_id, metric_id)
+        for run in runs
+        for metric_id in run.results.values_list("metric_id", flat=True)
+    }
+    return regressions_check_upload(upload_id=upload.pk, series=series)
+
+
+def upload(tmp_path, name: str, kernel: str, values: tuple[int, ...]):
+    done = ingest_runs(tmp_path, f"{name}.tar.gz", [(kernel, "[]", values)])
+    check(done)
+    return done
+
+
+def throughput_regression() -> Alert:
+    return Alert.objects.get(metric__name="throughput", direction="regression")
+
+
+def upload_all(tmp_path, count: int, trials=TRIALS) -> list:
+    return [
+        upload(tmp_path, f"u{i}", f"2.5.{i + 1}", values) for i, values in enumerate(trials[:count])
+    ]

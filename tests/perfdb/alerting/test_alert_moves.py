@@ -10,9 +10,14 @@ import pytest
 
 from perfdb.alerting.notify import outbox_fill_for_upload
 from perfdb.models import Alert, OutboxMessage, Run, Subscription, Upload
-from tests.perfdb.alerting.test_moves_rule import STEP_DOWN, TRIALS
-from tests.perfdb.alerting.test_pending_alerts import throughput_regression, upload
-from tests.perfdb.alerting.test_regressions import check, ingest_runs
+from tests.perfdb.alerting.builds import (
+    check,
+    ingest_runs,
+    throughput_regression,
+    upload,
+    upload_all,
+)
+from tests.perfdb.alerting.step_series import STEP_DOWN, TRIALS
 
 pytestmark = pytest.mark.django_db
 
@@ -27,12 +32,6 @@ def step_scan_from_six_kernels(settings):
 @pytest.fixture
 def subscriber(user):
     return Subscription.objects.create(user=user, email="lab@lab.example", metric_pattern="thr*")
-
-
-def upload_all(tmp_path, count: int, trials=TRIALS) -> list:
-    return [
-        upload(tmp_path, f"u{i}", f"2.5.{i + 1}", values) for i, values in enumerate(trials[:count])
-    ]
 
 
 def test_a_step_placed_anew_moves_its_alert_without_a_second_email(tmp_path, subscriber):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from perfdb.models import Alert, OutboxMessage
-from tests.ingest.test_faults import (  # noqa: F401 - fixtures
+from tests.ingest.faults import (  # noqa: F401 - fixtures
     assert_final_and_emailed_once,
     baseline_and_regression,
     emailed,

@@ -24,8 +24,8 @@ from perfdb.alerting.regressions import regressions_check_upload
 from perfdb.detector import detection, series
 from perfdb.detector.series import run_order
 from perfdb.models import Result
+from tests.perfdb.alerting.batch_uploads import UPLOADS, ingest, touched
 from tests.perfdb.alerting.builds import series_points
-from tests.perfdb.alerting.test_check_batch import UPLOADS, ingest, touched
 
 
 @pytest.mark.django_db

@@ -25,14 +25,14 @@ from django.db import connection, connections
 from ingest import queue as ingest_queue
 from perfdb.alerting import queue, series_lock
 from perfdb.models import Alert, OutboxMessage, Run
-from tests.perfdb.alerting.test_email_while_checking import wait_for
-from tests.perfdb.alerting.test_move_onto_pending import (
+from tests.perfdb.alerting.builds import check, ingest_runs
+from tests.perfdb.alerting.latency import (
     kernel,
     latency_alerts,
     upload_kernels,
 )
-from tests.perfdb.alerting.test_moves_rule import STEP_DOWN
-from tests.perfdb.alerting.test_regressions import check, ingest_runs
+from tests.perfdb.alerting.polling import wait_for
+from tests.perfdb.alerting.step_series import STEP_DOWN
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

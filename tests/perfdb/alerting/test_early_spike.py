@@ -16,7 +16,7 @@ import pytest
 
 from perfdb.alerting.notify import outbox_fill_for_upload
 from perfdb.models import Alert, Subscription
-from tests.perfdb.alerting.test_pending_alerts import upload
+from tests.perfdb.alerting.builds import upload
 
 pytestmark = pytest.mark.django_db
 

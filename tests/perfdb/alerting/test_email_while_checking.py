@@ -17,7 +17,6 @@ series (the ``detection-series`` pause point); the test plays the email worker.
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 from django.db import connections
@@ -27,7 +26,8 @@ from perfdb.alerting import queue
 from perfdb.alerting.followups import detection_run
 from perfdb.alerting.notify import outbox_fill_for_upload, outbox_send
 from perfdb.models import Alert, OutboxMessage, Subscription
-from tests.perfdb.alerting.test_regressions import check, ingest_runs
+from tests.perfdb.alerting.builds import check, ingest_runs
+from tests.perfdb.alerting.polling import wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -67,15 +67,6 @@ def run_in_thread(fn, **kwargs) -> threading.Thread:
     thread = threading.Thread(target=body, daemon=True)
     thread.start()
     return thread
-
-
-def wait_for(predicate, what: str, timeout: float = 30) -> None:
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if predicate():
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def test_an_email_filled_between_two_series_loses_no_alert(tmp_path, user, queued, monkeypatch):

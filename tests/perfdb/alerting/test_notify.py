@@ -10,7 +10,7 @@ from django.utils import timezone
 from perfdb.alerting.notify import SendFailed, outbox_fill_for_upload, outbox_send
 from perfdb.models import OutboxMessage, Subscription
 from tests.conftest import free_port
-from tests.perfdb.alerting.test_regressions import check, ingest_runs
+from tests.perfdb.alerting.builds import check, ingest_runs
 
 
 @pytest.fixture

@@ -17,8 +17,13 @@ from perfdb.admin import ThresholdForm
 from perfdb.alerting.notify import outbox_fill_digests, outbox_fill_for_upload
 from perfdb.alerting.queries import alerts_filtered
 from perfdb.models import Alert, Metric, OutboxMessage, Result, Run, Subscription, Threshold
-from tests.perfdb.alerting.builds import settings_for
-from tests.perfdb.alerting.test_regressions import check, ingest_runs
+from tests.perfdb.alerting.builds import (
+    check,
+    ingest_runs,
+    settings_for,
+    throughput_regression,
+    upload,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -26,16 +31,6 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def subscriber(user):
     return Subscription.objects.create(user=user, email="lab@lab.example", metric_pattern="thr*")
-
-
-def upload(tmp_path, name: str, kernel: str, values: tuple[int, ...]):
-    done = ingest_runs(tmp_path, f"{name}.tar.gz", [(kernel, "[]", values)])
-    check(done)
-    return done
-
-
-def throughput_regression() -> Alert:
-    return Alert.objects.get(metric__name="throughput", direction="regression")
 
 
 def test_an_ab_of_two_stock_kernels_with_trials_is_emailed_with_the_second(tmp_path, subscriber):

@@ -14,10 +14,14 @@ from perfdb.alerting.notify import outbox_fill_for_upload
 from perfdb.detector import detection
 from perfdb.detector.detection import Point
 from perfdb.models import OutboxMessage, Subscription
-from tests.perfdb.alerting.test_alert_moves import upload_all
-from tests.perfdb.alerting.test_moves_rule import POINTS, STEP_DOWN
-from tests.perfdb.alerting.test_pending_alerts import throughput_regression, upload
-from tests.perfdb.alerting.test_regressions import check, ingest_runs
+from tests.perfdb.alerting.builds import (
+    check,
+    ingest_runs,
+    throughput_regression,
+    upload,
+    upload_all,
+)
+from tests.perfdb.alerting.step_series import POINTS, STEP_DOWN
 
 pytestmark = pytest.mark.django_db
 

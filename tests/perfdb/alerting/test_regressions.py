@@ -4,43 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from ingest.services import upload_create, upload_ingest
-from perfdb.alerting.regressions import regressions_check_upload
 from perfdb.models import Alert, Metric, PinnedBaseline, Run
-from tests.bundles import make_bundle, manifest_toml, volano_log, volano_run
+from tests.perfdb.alerting.builds import check, ingest_runs
 
 pytestmark = pytest.mark.django_db
-
-
-def ingest_runs(tmp_path, name: str, runs: list[tuple[str, str, tuple[int, ...]]]):
-    """Ingest VolanoMark runs [(kernel, patches_toml, throughputs)]; returns the upload."""
-    files: dict[str, str | bytes] = {}
-    blocks = []
-    for r, (kernel, patches, values) in enumerate(runs):
-        entries = []
-        for t, value in enumerate(values, start=1):
-            path = f"r{r}/t{t}.log"
-            files[path] = volano_log(value)
-            entries.append(f'{{ path = "{path}", parser = "volanomark", trial = {t} }}')
-        blocks.append(volano_run(kernel, patches=patches, files=", ".join(entries)))
-    files["manifest.toml"] = manifest_toml(*blocks)
-    path = make_bundle(tmp_path / name, files)
-    with open(path, "rb") as stream:
-        upload, _ = upload_create(stream=stream, filename=name)
-    upload_ingest(upload_id=upload.pk)
-    upload.refresh_from_db()
-    assert upload.status == "done", upload.error
-    return upload
-
-
-def check(upload) -> int:
-    runs = Run.objects.filter(upload=upload)
-    series = {
-        (run.setup_id, metric_id)
-        for run in runs
-        for metric_id in run.results.values_list("metric_id", flat=True)
-    }
-    return regressions_check_upload(upload_id=upload.pk, series=series)
 
 
 def throughput_alerts():

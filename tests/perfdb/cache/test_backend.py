@@ -4,36 +4,14 @@ they name and start a missing one fresh, and a Redis that does not answer is no 
 
 from __future__ import annotations
 
-import uuid
-
-import pytest
-from django.conf import settings
 from django.core.cache import cache
 from django.test import override_settings
 
 from perfdb import cache as page_cache
+from tests.perfdb.cache.redis_backend import redis_cache, redis_caches  # noqa: F401 (fixtures)
 
 
-def redis_caches(location: str) -> dict[str, dict[str, object]]:
-    return {
-        "default": {
-            "BACKEND": "perfdb.cache.backend.FailSoftRedisCache",
-            "LOCATION": location,
-            "OPTIONS": {"socket_connect_timeout": 0.2, "socket_timeout": 0.5},
-            "KEY_PREFIX": f"perfdb-test-{uuid.uuid4().hex}",  # nobody else's keys
-        }
-    }
-
-
-@pytest.fixture
-def redis_cache():
-    with override_settings(CACHES=redis_caches(settings.REDIS_URL), PAGE_CACHE_WARM=False):
-        yield cache
-        client = cache._cache.get_client(write=True)
-        client.delete(*client.keys(cache.make_key("*")) or ["-"])  # never flushdb: the broker
-
-
-def test_bump_many_moves_each_key_and_starts_missing_ones_fresh(redis_cache):
+def test_bump_many_moves_each_key_and_starts_missing_ones_fresh(redis_cache):  # noqa: F811
     redis_cache.set("a", 5, timeout=None)
     redis_cache.bump_many(["a", "b", "a"], lambda: 1000)
     assert redis_cache.get_many(["a", "b"]) == {"a": 7, "b": 1001}
@@ -41,7 +19,7 @@ def test_bump_many_moves_each_key_and_starts_missing_ones_fresh(redis_cache):
     assert client.ttl(redis_cache.make_key("b")) == -1  # a version never expires
 
 
-def test_runs_added_moves_the_data_scope_and_setup_versions_only(redis_cache):
+def test_runs_added_moves_the_data_scope_and_setup_versions_only(redis_cache):  # noqa: F811
     keys = [
         page_cache.VERSION_KEY,
         page_cache.STRUCTURE_KEY,
@@ -56,7 +34,7 @@ def test_runs_added_moves_the_data_scope_and_setup_versions_only(redis_cache):
     assert redis_cache.get_many(keys[:2]) == {keys[0]: 12, keys[1]: 11}
 
 
-def test_a_missing_version_comes_back_newer_than_any_earlier_one(redis_cache):
+def test_a_missing_version_comes_back_newer_than_any_earlier_one(redis_cache):  # noqa: F811
     before = page_cache.data_version()
     redis_cache.delete(page_cache.VERSION_KEY)  # Redis lost it (evicted, flushed)
     page_cache.runs_added(["1-2-UP"])
@@ -70,7 +48,7 @@ def test_bump_many_on_an_unreachable_redis_is_no_error():
         page_cache.runs_added(["1-2-UP"], [7])
 
 
-def test_add_many_sets_only_the_missing_keys_with_their_timeout(redis_cache):
+def test_add_many_sets_only_the_missing_keys_with_their_timeout(redis_cache):  # noqa: F811
     redis_cache.set("held", "theirs", timeout=60)
     added = redis_cache.add_many(["held", "free", "other"], "mine", 30)
     assert added == ["free", "other"]
@@ -85,7 +63,7 @@ def test_add_many_sets_only_the_missing_keys_with_their_timeout(redis_cache):
     assert client.ttl(redis_cache.make_key("forever")) == -1
 
 
-def test_write_many_stores_each_with_its_timeout_and_removes_the_others(redis_cache):
+def test_write_many_stores_each_with_its_timeout_and_removes_the_others(redis_cache):  # noqa: F811
     redis_cache.set_many({"lock": 1, "old": 2}, timeout=60)
     redis_cache.write_many({"entry": ((1, 2.0, b"x"), 40), "old": (3, None)}, ["lock"])
     assert redis_cache.get_many(["entry", "old", "lock"]) == {"entry": (1, 2.0, b"x"), "old": 3}
@@ -94,7 +72,7 @@ def test_write_many_stores_each_with_its_timeout_and_removes_the_others(redis_ca
     assert client.ttl(redis_cache.make_key("old")) == -1
 
 
-def test_a_cached_computation_on_redis_stores_every_entry_and_releases_its_locks(redis_cache):
+def test_a_cached_computation_on_redis_stores_every_entry_and_releases_its_locks(redis_cache):  # noqa: F811
     """Many entries missing at once (a scope chart's hundred setups' pieces): their locks
     are taken and released in one round trip each way, and every value is stored."""
     names = [f"piece-{n}" for n in range(100)]
@@ -122,7 +100,7 @@ def test_add_many_and_write_many_on_an_unreachable_redis_are_no_error():
         ) == {"x": 1}
 
 
-def test_one_redis_client_serves_every_command_of_a_cache(redis_cache):
+def test_one_redis_client_serves_every_command_of_a_cache(redis_cache):  # noqa: F811
     """Django made a new redis.Redis per command (0.07-0.14 ms of CPU each)."""
     first = redis_cache._cache.get_client(write=True)
     redis_cache.set_many({"a": 1, "b": 2})

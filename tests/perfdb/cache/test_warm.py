@@ -9,7 +9,7 @@ from dashboards import tasks
 from perfdb import cache as page_cache
 from perfdb.cache import warm
 from tests.conftest import free_port
-from tests.perfdb.cache.test_backend import redis_cache  # noqa: F401 (fixture)
+from tests.perfdb.cache.redis_backend import redis_cache  # noqa: F401 (fixture)
 
 
 def test_add_to_set_sets_the_flag_once_and_take_set_clears_both(redis_cache):  # noqa: F811

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from perfdb.detector import detection, placement
-from tests.perfdb.alerting.test_moves_rule import POINTS
+from tests.perfdb.alerting.step_series import POINTS
 
 # the step scan from six kernels, as these series were drawn for it
 STEP_SCAN = detection.Settings(short_kernels=6)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from perfdb.detector import scan_filter, stats
-from tests.perfdb.detector.test_step_scan_reference import _rule, _series, reference_scan
+from tests.perfdb.detector.reference_scan import _rule, _series, reference_scan
 
 
 def _values(rng: random.Random, n: int) -> list[float]:
