@@ -3,11 +3,14 @@ open and a page wrapper that records console errors (fixtures and helpers, not t
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from tests.dashboards.data import load
+
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs a loop
 
 SHOTS = Path("/tmp/shots")
 CHROMIUM = "/usr/bin/chromium"

@@ -3,21 +3,13 @@ visible (build and size) and the pages must load without a console error."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
 from perfdb.alerting import summaries
+from tests.dashboards.browser import SHOTS, browser  # noqa: F401 (fixture)
 from tests.perfdb.alerting.builds import o1_regression
 
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs a loop
-
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-SHOTS = Path("/tmp/shots")
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 
 
 @pytest.fixture
@@ -34,19 +26,10 @@ def regression(tmp_path, monkeypatch):
     return summaries.summaries_page()[1][0]
 
 
-@pytest.fixture(scope="module")
-def browser():
-    playwright = pytest.importorskip("playwright.sync_api")
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Debian's chromium is not installed")
-    with playwright.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield chromium
-        chromium.close()
-
-
 def test_the_overview_and_the_summary_show_the_culprit_and_its_size(
-    live_server, browser, regression
+    live_server,
+    browser,  # noqa: F811 (the fixture)
+    regression,
 ):
     SHOTS.mkdir(exist_ok=True)
     size = f"{regression.worst.change_pct:.1f} %"
