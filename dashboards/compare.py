@@ -74,8 +74,13 @@ class StatedSpread:
     sd_pct: float | None
     runs: int | None
 
+    @property
+    def has_spread(self) -> bool:
+        return self.sd is not None or self.sd_pct is not None
+
     def stated(self, mean: float) -> policy.Stated:
-        """The summary in the value's unit, for a test: a relative spread times the mean."""
+        """The summary in the value's unit, for a test: a relative spread times the mean.
+        Only for a summary with a spread (``has_spread``): a run count alone is no spread."""
         sd = self.sd if self.sd is not None else (self.sd_pct or 0.0) / 100 * abs(mean)
         return policy.Stated(mean=mean, sd=sd, runs=self.runs)
 
@@ -273,10 +278,13 @@ def compare_line(values: MetricValues, context: SeriesContext | None = None) -> 
 
 
 def _both_stated(values: MetricValues) -> bool:
-    """Each side is one report's mean with its stated spread: tested from the summaries."""
+    """Each side is one report's mean with its stated spread: tested from the summaries. A
+    summary that states runs but no spread is not one (its spread would read as zero)."""
     return (
         values.base_stated is not None
         and values.new_stated is not None
+        and values.base_stated.has_spread
+        and values.new_stated.has_spread
         and len(values.base) == 1
         and len(values.new) == 1
     )

@@ -162,3 +162,10 @@ def test_a_stated_spread_on_one_side_only_falls_back_to_the_values():
     )
     assert line.base.stated is None
     assert line.confidence == SINGLE_VALUE
+
+
+def test_a_run_count_without_a_spread_is_never_read_as_a_zero_spread():
+    runs_only = StatedSpread(None, None, 6)
+    line = compare_line(stated(1000.0, 990.0, runs_only, runs_only))
+    assert line.base.stated is None and line.new.stated is None
+    assert line.confidence == SINGLE_VALUE and not line.significant
