@@ -22,7 +22,7 @@ from dashboards.chart_queries import profiles as profile_queries
 from dashboards.figures import kernel_time_figure, top_functions_figure
 from dashboards.page_cache import kept_for_anonymous
 from dashboards.page_tools import bad_params_are_400, download, figure_script, links
-from dashboards.pages import ScopeChoice, _scope_index, _scope_setups
+from dashboards.pages import ScopeChoice, scope_index, scope_setups
 from dashboards.scope_draw import (
     api_url,
     options_html,
@@ -54,9 +54,9 @@ KERNEL_TIME_MAX_SETUPS = 8
 def kernel_time(request: HttpRequest) -> HttpResponse:
     q = request.GET
     fmt = format_param(q)
-    scopes = _profiled_first(_scope_index().scopes)
+    scopes = _profiled_first(scope_index().scopes)
     choice = scope_param(q, scopes)
-    scope = _scope_setups(choice)
+    scope = scope_setups(choice)
     top = int_param(q, "top")
     top = 10 if top is None else top
     if not 1 <= top <= TOP_N_MAX:

@@ -30,7 +30,7 @@ from dashboards import exports, series_data
 from dashboards.chartdata import Baseline
 from dashboards.page_cache import kept_while_current
 from dashboards.page_tools import bad_params_are_400, links, run_text, setup_id_param
-from dashboards.pages import _scope_index
+from dashboards.pages import scope_index
 from dashboards.selection import (
     BadParam,
     choice_param,
@@ -99,7 +99,7 @@ def pickers_warm(scope_keys: Collection[str]) -> None:
     computed together (one lock, one store), so that the first visitor of one of their
     series, most likely the uploader, does not compute one. Called in the writer's process
     right after its commit (``dashboards.warm.after_commit``) and by the pages' warm."""
-    ids = {s.key: s.ids for s in _scope_index().scopes if s.key in scope_keys}
+    ids = {s.key: s.ids for s in scope_index().scopes if s.key in scope_keys}
     if ids:
         _picker_entries(ids)
 
@@ -120,7 +120,7 @@ def _picker_entries(scopes: Mapping[str, tuple[int, int, str]]) -> dict[str, str
         if CATALOG in keys:
             out[CATALOG] = "".join(
                 f'<option value="{escape(s.key)}">{escape(s.label)}</option>'
-                for s in _scope_index().scopes
+                for s in scope_index().scopes
             )
         for key in keys:
             if key in scopes:  # a query: this entry is itself cached per scope
@@ -254,7 +254,7 @@ def _with_open_regression(q: QueryDict) -> QueryDict:
     kept (an alert's triage moves no version); a page naming its set-up is unchanged."""
     if int_param(q, "setup") is not None:
         return q
-    scope = scope_param(q, _scope_index().scopes) if q.get("scope") else None
+    scope = scope_param(q, scope_index().scopes) if q.get("scope") else None
     found = cq.open_regression_series(scope=None if scope is None else scope.ids)
     if found is None:
         return q
@@ -293,7 +293,7 @@ def _kernels_setup_id(q) -> int | None:
     wanted = int_param(q, "setup")
     if wanted is not None:
         return wanted
-    index = _scope_index()
+    index = scope_index()
     scope = scope_param(q, index.scopes) if q.get("scope") else None
     if scope is None:
         return index.busiest_setup_id

@@ -62,7 +62,7 @@ class ScopeIndex:
         return scope_stats.busiest_setup_cached()
 
 
-def _scope_index() -> ScopeIndex:
+def scope_index() -> ScopeIndex:
     """Every scope with runs. Its entries depend only on which setups exist (the catalogue,
     ``scope_stats.catalog_value``): an upload to existing setups leaves them cached, so no
     page rebuilds them after an upload."""
@@ -88,18 +88,7 @@ def _scope_choices(setups: list[dict[str, Any]]) -> tuple[ScopeChoice, ...]:
     )
 
 
-def _scope_choice_of(setup: Mapping[str, Any], index: ScopeIndex | None = None) -> ScopeChoice:
-    key = f"{setup['workload_id']}-{setup['hardware_id']}-{setup['mode']}"
-    for scope in (index or _scope_index()).scopes:
-        if scope.key == key:
-            return scope
-    # Cached before this setup's first run: a run only just committed. Serve it all the same.
-    label = f"{setup['workload']} on {setup['hardware']}, {setup['mode']}"
-    ids = (setup["workload_id"], setup["hardware_id"], setup["mode"])
-    return ScopeChoice(key, label, ids, False, False)
-
-
-def _scope_setups(choice: ScopeChoice | None) -> SetupScope | None:
+def scope_setups(choice: ScopeChoice | None) -> SetupScope | None:
     """The chosen scope with its setups (one query for ~100 setups at lab scale), cached
     per scope version like its charts (and as far behind the uploads as they may be)."""
     if choice is None:
@@ -118,8 +107,8 @@ def _scope_setups(choice: ScopeChoice | None) -> SetupScope | None:
 def scaling(request: HttpRequest) -> HttpResponse:
     q = request.GET
     fmt = format_param(q)
-    scopes = [s for s in _scope_index().scopes if s.has_varying_params]
-    scope = _scope_setups(scope_param(q, scopes))
+    scopes = [s for s in scope_index().scopes if s.has_varying_params]
+    scope = scope_setups(scope_param(q, scopes))
     context: dict[str, Any] = {"scopes": scopes, "scope": scope}
     if scope is None:
         return render(request, "dashboards/scaling.html", context)
@@ -263,8 +252,8 @@ def scaling_warm(scope_key: str) -> None:
     chart (what its links open): kept current for every scope an upload writes to, read
     again only for the setups it wrote to, so that a first visitor reads no runs. Its builds
     and view are computed too if they were cached for an earlier version (someone opens it)."""
-    choices = [s for s in _scope_index().scopes if s.key == scope_key and s.has_varying_params]
-    scope = _scope_setups(choices[0] if choices else None)
+    choices = [s for s in scope_index().scopes if s.key == scope_key and s.has_varying_params]
+    scope = scope_setups(choices[0] if choices else None)
     if scope is None:
         return
     sel = _scaling_selection(QueryDict(), scope)

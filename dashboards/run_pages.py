@@ -28,7 +28,7 @@ from dashboards.figures import (
 from dashboards.figures.vmstat import DEFAULT_GROUPS, column_groups
 from dashboards.page_cache import kept_for_anonymous
 from dashboards.page_tools import bad_params_are_400, download, links, run_text, setup_id_param
-from dashboards.pages import _scope_index
+from dashboards.pages import scope_index
 from dashboards.selection import (
     BadParam,
     build_param,
@@ -196,7 +196,7 @@ def compare_picker(q, base: list[int], new: list[int]) -> dict[str, Any]:
     else the baseline's, else the busiest of ``scope``; none chosen, only the scopes.
     Three queries when a set-up is shown (its scope's set-ups, its builds, recent runs),
     four when it is found from the baseline run."""
-    index = _scope_index()
+    index = scope_index()
     setup_id = setup_id_param(q)
     scope = scope_param(q, index.scopes) if q.get("scope") else None
     if setup_id is None and scope is None and base:

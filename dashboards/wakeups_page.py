@@ -21,7 +21,7 @@ from dashboards.figures import wakeups_figures
 from dashboards.figures.wakeups import VALUES as WAKEUP_VALUES
 from dashboards.page_cache import kept_for_anonymous
 from dashboards.page_tools import bad_params_are_400, download, figure_script, links
-from dashboards.pages import ScopeChoice, _scope_index, _scope_setups
+from dashboards.pages import ScopeChoice, scope_index, scope_setups
 from dashboards.scope_draw import (
     api_url,
     options_html,
@@ -45,7 +45,7 @@ THRESHOLD = cq.WAKEUP_PARAMS[2]
 def wakeups(request: HttpRequest) -> HttpResponse:
     q = request.GET
     fmt = format_param(q)
-    every = _scope_index().scopes
+    every = scope_index().scopes
     scopes = [s for s in every if s.has_wakeup_params]
     value = choice_param(q, "value", tuple(WAKEUP_VALUES), "throughput")
     context: dict[str, Any] = {
@@ -60,7 +60,7 @@ def wakeups(request: HttpRequest) -> HttpResponse:
         context["without"] = without
         return render(request, "dashboards/wakeups.html", context)
     choice = scope_param(q, scopes)
-    scope = _scope_setups(choice)
+    scope = scope_setups(choice)
     context["scope"] = scope
     if choice is None or scope is None:
         return render(request, "dashboards/wakeups.html", context)

@@ -91,14 +91,14 @@ def test_a_regression_of_a_patch_names_the_patch_on_the_overview_and_in_the_subj
 def test_wakeups_of_a_setup_without_counters_says_so_and_links_the_ones_with_them(
     client, data, tmp_path
 ):
-    from dashboards.pages import _scope_index
+    from dashboards.pages import scope_index
 
     run = volano_run("2.6.0", files='{ path = "t.log", parser = "volanomark" }')
     other = manifest_toml(run.replace('hardware = "P8"', 'hardware = "Q4"'), hardware="Q4")
     bundle = make_bundle(tmp_path / "q4.tar.gz", {"manifest.toml": other, "t.log": volano_log(9)})
     assert ingest_bundle(bundle).status == "done"
 
-    scopes = _scope_index().scopes
+    scopes = scope_index().scopes
     without = next(s for s in scopes if not s.has_wakeup_params)
     with_them = [s for s in scopes if s.has_wakeup_params]
     response = client.get(f"/wakeups/?scope={without.key}")

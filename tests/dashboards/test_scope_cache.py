@@ -145,7 +145,7 @@ def test_the_scope_picker_survives_uploads_to_existing_setups(
     load(tmp_path)
     with django_capture_on_commit_callbacks(execute=True):
         ingest_on_hardware(tmp_path, "P9")
-    before = pages._scope_index().scopes
+    before = pages.scope_index().scopes
     built: list[int] = []
     original = pages._scope_choices
 
@@ -155,11 +155,11 @@ def test_the_scope_picker_survives_uploads_to_existing_setups(
 
     monkeypatch.setattr(pages, "_scope_choices", counted)
     page_cache.runs_added([s.key for s in before])  # more runs, no new setup
-    assert pages._scope_index().scopes == before
+    assert pages.scope_index().scopes == before
     assert not built
     with django_capture_on_commit_callbacks(execute=True):
         upload = ingest_on_hardware(tmp_path, "P10")  # new setups: a new scope
-    after = pages._scope_index().scopes
+    after = pages.scope_index().scopes
     new_scope = scope_key(Run.objects.get(pk=upload.run_ids[0]).setup)
     assert built and new_scope in {s.key for s in after}
 
@@ -255,7 +255,7 @@ def test_the_default_scaling_chart_after_a_new_build_is_drawn_in_the_background(
         pages, "_scaling_view", lambda chart: drawn_by.append(threading.get_ident()) or view(chart)
     )
     load(tmp_path)
-    scope = next(s.key for s in pages._scope_index().scopes if s.has_varying_params)
+    scope = next(s.key for s in pages.scope_index().scopes if s.has_varying_params)
     url = f"/scaling/?scope={scope}"
     assert "2.6.1" not in client.get(url).content.decode()
     with tarfile.open(dashboard_bundle(tmp_path / "again.tar.gz")) as src:
