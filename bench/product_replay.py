@@ -10,7 +10,7 @@ about the product. With ``--lab`` the series' sibling setups (``detector_suite.s
 the same workload and metric on other hardware) are uploaded first, whole, so the prior the
 product pools from them is the one the bench hands the detector.
 
-Used by bench/detector_agreement.py (figures over a held-out seed) and by
+Used by bench/situations_agreement.py (figures over a held-out seed) and by
 tests/perfdb/alerting/test_bench_agreement.py (a sample of series, asserted equal). Needs
 Django set up against a database the caller may write to.
 """

@@ -10,7 +10,8 @@ runs and each kernel against the one before, must agree with the alerts or say w
 (issue 16: "the compare page and alerts never disagree without saying why"). Series of the
 peer suite are uploaded
 whole, as a lab uploads its history, and must give the bench's whole-series reading.
-``python bench/detector_agreement.py`` runs the same comparisons over more of both suites.
+``python bench/situations_agreement.py`` runs the lab situations through the product the same
+way, over more series.
 """
 
 from __future__ import annotations
