@@ -158,7 +158,7 @@ def long_series() -> None:
     kernel = f"5.0.{stored.count() - len(LONG_KERNELS)}"
     upload, seconds, run_ids = ingest_manifest(long_manifest([kernel], nonce), f"one-{nonce}")
     series = touched_series(run_ids)
-    points = len(check_data.load_points(series[:1])[series[0]])
+    points = len(check_data.load_points(series[:1])[0][series[0]])
     cpu = time.process_time()
     first, created = timed(regressions.regressions_check_upload, upload_id=upload.pk, series=series)
     first_cpu = time.process_time() - cpu

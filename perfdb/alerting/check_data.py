@@ -127,12 +127,6 @@ def _series_filter(series: Collection[SeriesKey]) -> Q:
     return condition
 
 
-def load_points(series: Collection[SeriesKey]) -> dict[SeriesKey, list[detection.Point]]:
-    """Each series as detector points, in run-id order: per run, its kept trial values in
-    trial order (warm-ups left out)."""
-    return {key: list(points) for key, points in _load_points(series)[0].items()}
-
-
 # One packed row of a series: its run id, trial and value as PostgreSQL's binary forms
 # (``int8send``, ``int2send``, ``float8send``: big-endian, every bit as stored).
 PACKED_ROW = np.dtype([("run", ">i8"), ("trial", ">i2"), ("value", ">f8")])
@@ -145,7 +139,7 @@ class _Packed(Aggregate):
     series of 1,000 runs. Each row is whole in the stream, so nothing depends on the order
     PostgreSQL aggregates in: no ``ORDER BY`` inside the aggregate, which had PostgreSQL
     sort every series again (~30 ms of the ~50 ms it took for those 60 series);
-    ``_in_run_order`` orders the rows."""
+    ``in_run_order`` orders the rows."""
 
     function = "STRING_AGG"
     output_field = BinaryField()
@@ -175,7 +169,7 @@ def _room_to_hash() -> None:
         cursor.execute("SELECT set_config('work_mem', %s, true)", [POINTS_WORK_MEM])
 
 
-def _in_run_order(packed: bytes) -> tuple[np.ndarray, np.ndarray]:
+def in_run_order(packed: bytes) -> tuple[np.ndarray, np.ndarray]:
     """A series' run-id and value columns, ordered by run then trial (a run's trials are
     unique: the order is whole), from its rows as ``_Packed`` made them."""
     rows = np.frombuffer(packed, dtype=PACKED_ROW)
@@ -183,7 +177,7 @@ def _in_run_order(packed: bytes) -> tuple[np.ndarray, np.ndarray]:
     return rows["run"][order], rows["value"][order]
 
 
-def _load_points(
+def load_points(
     series: Collection[SeriesKey], columns: dict[SeriesKey, tuple[Columns, Floats]] | None = None
 ) -> tuple[dict[SeriesKey, Sequence[detection.Point]], dict[SeriesKey, detection.Ordered]]:
     """The series' points, and ``detection.ordered`` of each series without a NaN or an
@@ -208,7 +202,7 @@ def _load_points(
     points: dict[SeriesKey, Sequence[detection.Point]] = {key: [] for key in series}
     ordered: dict[SeriesKey, detection.Ordered] = {}
     for setup_id, metric_id, packed in rows:
-        run_ids, values = _in_run_order(packed)
+        run_ids, values = in_run_order(packed)
         key = run_ids.tobytes()
         if key not in shared:
             shared[key] = _runs_of(run_ids, kernels, patches, rank)
@@ -307,15 +301,6 @@ def _runs_ranked(
     return kernels, patches, {p.run_id: at for at, p in enumerate(detection.ordered(list(runs)))}
 
 
-def _by_run(run_ids: np.ndarray, values: np.ndarray) -> tuple[list[int], list[tuple[float, ...]]]:
-    """The runs and each run's trials, from the two packed columns (as ``_load_points``
-    reads them)."""
-    ids = run_ids.tolist()
-    rank = {run_id: at for at, run_id in enumerate(ids)}
-    runs = _runs_of(run_ids, dict.fromkeys(ids, ""), dict.fromkeys(ids, ()), rank)
-    return runs.ids, _trials(values, runs.bounds)
-
-
 def load_settings(
     series: Collection[SeriesKey], metrics: Mapping[int, Metric]
 ) -> dict[SeriesKey, policy.Settings]:
@@ -370,7 +355,7 @@ def load(
     )
     alerts, baselines = load_alerts(series)
     columns: dict[SeriesKey, tuple[Columns, Floats]] = {}
-    points, ordered = _load_points(series, columns)
+    points, ordered = load_points(series, columns)
     return CheckData(
         points=points,
         ordered=ordered,

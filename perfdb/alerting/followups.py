@@ -36,18 +36,12 @@ def _deadline() -> timedelta:
     return timedelta(seconds=settings.FOLLOWUP_DEADLINE_SECONDS)
 
 
-def _notify_key() -> str:
-    """The upload an alert is emailed with: ``notify_upload`` where the model has it (the
-    upload whose check confirmed the alert), else the alert's own upload."""
-    names = {f.name for f in Alert._meta.get_fields()}
-    return "notify_upload_id" if "notify_upload" in names else "upload_id"
-
-
 def alerts_owing_email() -> QuerySet[Alert]:
     """Regressions that still owe their immediate email (``notified_at`` decides)."""
-    key = _notify_key()
     return Alert.objects.filter(
-        notified_at__isnull=True, direction=Alert.Direction.REGRESSION, **{f"{key}__isnull": False}
+        notified_at__isnull=True,
+        direction=Alert.Direction.REGRESSION,
+        notify_upload_id__isnull=False,
     )
 
 
@@ -67,8 +61,7 @@ def detection_run(*, upload_id: int | None, series: list[tuple[int, int]]) -> in
     if upload_id is None:
         return made
     Upload.objects.filter(pk=upload_id).update(detection_due_at=None)
-    key = _notify_key()
-    if alerts_owing_email().filter(**{key: upload_id}).exists():
+    if alerts_owing_email().filter(notify_upload_id=upload_id).exists():
         queue.notify_upload(upload_id=upload_id)
     return made
 
@@ -84,12 +77,11 @@ def followups_recover(*, now: datetime | None = None) -> dict[str, list[int]]:
         Upload.objects.filter(pk=upload_id).update(detection_due_at=now + _deadline())
         queue.regressions_check(upload_id=upload_id, series=[tuple(s) for s in series])
         checks.append(upload_id)
-    key = _notify_key()
     emails = sorted(
         set(
             alerts_owing_email()
             .filter(created_at__lt=now - _deadline())
-            .values_list(key, flat=True)
+            .values_list("notify_upload_id", flat=True)
         )
     )
     for upload_id in emails:

@@ -44,12 +44,12 @@ def _levels_by_setup(workload_id: int, metric_id: int) -> dict[int, list[float]]
         lambda: list(Setup.objects.filter(workload_id=workload_id).values_list("id", flat=True)),
     )
     levels = cached_per_setup(
-        f"noise-levels:{metric_id}", setup_ids, partial(_levels_of, metric_id=metric_id)
+        f"noise-levels:{metric_id}", setup_ids, partial(levels_of, metric_id=metric_id)
     )
     return {setup_id: series for setup_id, series in levels.items() if series}
 
 
-def _levels_of(setup_ids: list[int], metric_id: int) -> dict[int, list[float]]:
+def levels_of(setup_ids: list[int], metric_id: int) -> dict[int, list[float]]:
     """These setups' stock series of the metric: one level per kernel, in kernel order (the
     mean of its runs' kept trials, one query grouped by run); empty for a setup with none."""
     rows = (
@@ -115,7 +115,7 @@ def _votes_by_setup(workload_id: int, metric_id: int) -> list[tuple[int, float]]
     return sorted(votes, key=itemgetter(1))
 
 
-def _stock_kernels_reach(points: Sequence[detection.Point], count: int) -> bool:
+def stock_kernels_reach(points: Sequence[detection.Point], count: int) -> bool:
     """Have the points ``count`` stock kernels? Counted until they do: a long series (which
     every check asks about) answers after a few dozen points, not after all of them."""
     seen: set[str] = set()
@@ -132,7 +132,7 @@ def with_prior(
     """``settings`` with the pooled prior, for a short series without a staff prior."""
     if settings.prior_noise_pct is not None:
         return settings
-    if _stock_kernels_reach(points, settings.budget_kernels):
+    if stock_kernels_reach(points, settings.budget_kernels):
         return settings
     prior = typical_noise([key]).get(key)
     return settings if prior is None else replace(settings, prior_noise_pct=prior)

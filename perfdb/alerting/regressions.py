@@ -34,10 +34,6 @@ from perfdb.operations.gc_pause import collector_paused
 
 log = logging.getLogger(__name__)
 
-# A point's kernel order (cached per kernel name by the detector): a check orders every
-# point of long series.
-_kernel_key = kernel_order
-
 _RUN_ID = attrgetter("run_id")
 
 # An alert is "recovered" once its series is back within this share of the step it flagged.
@@ -203,7 +199,7 @@ def _clear_unconfirmed(data: CheckData, key: SeriesKey, kept: set[int]) -> int:
     if not pending:
         return 0
     points = data.points[key]
-    keys = {p.kernel: _kernel_key(p.kernel) for p in points if not p.patches}
+    keys = {p.kernel: kernel_order(p.kernel) for p in points if not p.patches}
     if not keys:
         return 0
     newest = max(keys.values())
@@ -240,7 +236,7 @@ def _mark_recovered(data: CheckData, key: SeriesKey) -> int:
     ]
     points = data.points[key] if open_alerts else []
     by_run = {p.run_id: p for p in points}
-    stock = sorted((p for p in points if not p.patches), key=lambda p: _kernel_key(p.kernel))
+    stock = sorted((p for p in points if not p.patches), key=lambda p: kernel_order(p.kernel))
     if not stock:
         return 0
     latest = stock[-1]
@@ -249,7 +245,7 @@ def _mark_recovered(data: CheckData, key: SeriesKey) -> int:
         candidate = by_run.get(alert.candidate_run_id)
         if candidate is None or candidate.patches or latest is candidate:
             continue
-        if _kernel_key(latest.kernel) <= _kernel_key(candidate.kernel):
+        if kernel_order(latest.kernel) <= kernel_order(candidate.kernel):
             continue
         base_values = [
             v for r in data.baseline_runs(alert) if r in by_run for v in by_run[r].values

@@ -43,7 +43,7 @@ def test_load_points_reads_what_the_per_trial_query_reads(tmp_path):
     Result.objects.filter(pk__in=second.order_by("run_id")[:2].values("pk")).update(
         value=F("value")
     )
-    loaded = check_data.load_points(series)
+    loaded, ordered = check_data.load_points(series)
     assert len(series) > 2 and set(loaded) == set(series)
     for setup_id, metric_id in series:
         expected = series_points(setup_id=setup_id, metric_id=metric_id)
@@ -56,13 +56,12 @@ def test_load_points_reads_what_the_per_trial_query_reads(tmp_path):
     assert any(len(p.values) > 1 for p in loaded[series[0]])  # trials grouped per run
     assert any(p.patches for points in loaded.values() for p in points)
     # the check's kernel order, from the runs ranked once: what the detector's sort gives
-    points, ordered = check_data._load_points(series)
     assert set(ordered) == set(series)  # every series finite: each is ordered by the check
-    data = check_data.CheckData(points, {}, {}, {}, ordered=ordered)
+    data = check_data.CheckData(loaded, {}, {}, {}, ordered=ordered)
     for key in series:
-        assert data.usable(key) == detection.ordered(points[key])
-        assert [p.run_id for p in data.usable(key)] != [p.run_id for p in points[key]]
-    assert check_data.load_points([(series[0][0], 10**9)]) == {(series[0][0], 10**9): []}
+        assert data.usable(key) == detection.ordered(loaded[key])
+        assert [p.run_id for p in data.usable(key)] != [p.run_id for p in loaded[key]]
+    assert check_data.load_points([(series[0][0], 10**9)]) == ({(series[0][0], 10**9): []}, {})
 
 
 def work_mem() -> str:
@@ -79,7 +78,7 @@ def test_the_points_query_memory_lasts_only_for_the_checks_transaction(tmp_path)
     before = work_mem()
     assert before != check_data.POINTS_WORK_MEM
     with transaction.atomic():
-        check_data._load_points(touched(upload))
+        check_data.load_points(touched(upload))
         assert work_mem() == check_data.POINTS_WORK_MEM
     assert work_mem() == before
     regressions_check_upload(upload_id=upload.pk, series=touched(upload))
@@ -136,27 +135,9 @@ def test_the_check_leaves_the_garbage_collector_as_it_found_it(tmp_path):
         gc.enable()
 
 
-@pytest.mark.parametrize("seed", range(20))
-def test_trials_grouped_per_run_from_the_packed_columns(seed):
-    """``check_data._by_run`` (numpy over the packed columns) against a plain grouping."""
-    rng = random.Random(seed)
-    run_ids, values = [], []
-    for run_id in sorted(rng.sample(range(1, 10**6), rng.choice([1, 2, 50, 400]))):
-        for _ in range(1 if seed % 2 else rng.choice([1, 1, 2, 3])):
-            run_ids.append(run_id)
-            values.append(rng.choice([rng.gauss(0, 1e6), -0.0, math.nan, math.inf, 1e-310]))
-    runs, trials = check_data._by_run(np.array(run_ids, dtype=">i8"), np.array(values, ">f8"))
-    plain: dict[int, list[float]] = {}
-    for run_id, value in zip(run_ids, values, strict=True):
-        plain.setdefault(run_id, []).append(value)
-    assert runs == list(plain) and all(type(r) is int for r in runs)
-    assert [repr(t) for t in trials] == [repr(tuple(v)) for v in plain.values()]
-    assert all(type(v) is float for t in trials for v in t)
-
-
 @pytest.mark.parametrize("seed", range(10))
 def test_packed_rows_are_put_in_run_and_trial_order(seed):
-    """``check_data._in_run_order``: a series' packed rows, in whatever order the database
+    """``check_data.in_run_order``: a series' packed rows, in whatever order the database
     aggregated them, come out by run then trial, each value with its own row."""
     rng = random.Random(seed)
     rows = [
@@ -167,7 +148,7 @@ def test_packed_rows_are_put_in_run_and_trial_order(seed):
     shuffled = rng.sample(rows, len(rows))
     packed = np.array(shuffled, dtype=check_data.PACKED_ROW).tobytes()
     assert len(packed) == 18 * len(rows)  # as int8send || int2send || float8send make them
-    run_ids, values = check_data._in_run_order(packed)
+    run_ids, values = check_data.in_run_order(packed)
     expected = sorted(rows)
     assert run_ids.tolist() == [r[0] for r in expected]
     assert values.tolist() == [r[2] for r in expected]

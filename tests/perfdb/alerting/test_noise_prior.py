@@ -82,13 +82,13 @@ def test_after_uploads_the_prior_follows_them_reading_only_the_setups_written_to
     key = (short, metric.pk)
     typical_noise([key])
     read: list[list[int]] = []
-    levels_of = noise_prior._levels_of
+    levels_of = noise_prior.levels_of
 
     def counted(setup_ids, metric_id):
         read.append(sorted(setup_ids))
         return levels_of(setup_ids, metric_id)
 
-    monkeypatch.setattr(noise_prior, "_levels_of", counted)
+    monkeypatch.setattr(noise_prior, "levels_of", counted)
     with django_capture_on_commit_callbacks(execute=True):
         ids[40] = ingest_setup(tmp_path, 40, noisy(40, 12, 6.0))  # a new, noisier setup
     others[40] = noisy(40, 12, 6.0)
@@ -100,7 +100,7 @@ def test_after_uploads_the_prior_follows_them_reading_only_the_setups_written_to
 
 @pytest.mark.parametrize("count", [0, 1, 3, 40])
 def test_stock_kernels_counted_until_enough(count):
-    """``_stock_kernels_reach`` stops early; it answers what counting every one answers."""
+    """``stock_kernels_reach`` stops early; it answers what counting every one answers."""
     rng = random.Random(count)
     for n in (0, 2, 39, 40, 41, 200):
         points = [
@@ -108,7 +108,7 @@ def test_stock_kernels_counted_until_enough(count):
             for i in range(n)
         ]
         stock = {p.kernel for p in points if not p.patches}
-        assert noise_prior._stock_kernels_reach(points, count) is (len(stock) >= count)
+        assert noise_prior.stock_kernels_reach(points, count) is (len(stock) >= count)
 
 
 def test_every_setups_prior_is_the_median_of_the_others_votes(db):
@@ -122,7 +122,7 @@ def test_every_setups_prior_is_the_median_of_the_others_votes(db):
     setups = list(Setup.objects.filter(workload=setup.workload).values_list("pk", flat=True))
     metric_id = Result.objects.filter(setup=setup).values_list("metric_id", flat=True).first()
     assert len(setups) >= 3
-    levels = noise_prior._levels_of(setups, metric_id=metric_id)  # each setup's series
+    levels = noise_prior.levels_of(setups, metric_id=metric_id)  # each setup's series
     priors = typical_noise([(s, metric_id) for s in setups])
     for s in setups:
         expected = policy.pooled_level_noise_pct(v for o, v in levels.items() if o != s)[0]
