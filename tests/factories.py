@@ -34,6 +34,7 @@ from perfdb.models import (
     Patch,
     PatchSet,
     PatchSetItem,
+    PinnedBaseline,
     ProfileEntry,
     Result,
     ResultSummary,
@@ -242,7 +243,6 @@ class SampleFactory(DjangoModelFactory):
     source = "vmstat"
     column = "cs"
     values = factory.LazyFunction(lambda: [1.0])
-    preview = factory.LazyAttribute(lambda o: list(o.values))
 
 
 # --- alerts and email -------------------------------------------------------------------
@@ -284,6 +284,17 @@ class ThresholdFactory(DjangoModelFactory):
     threshold_pct = 5.0
 
 
+class PinnedBaselineFactory(DjangoModelFactory):
+    """A baseline a user pins for the run's series ("Base1" in 002)."""
+
+    class Meta:
+        model = PinnedBaseline
+
+    run = factory.SubFactory(RunFactory)
+    setup = factory.SelfAttribute("run.setup")
+    metric = factory.SubFactory(MetricFactory)
+
+
 class SubscriptionFactory(DjangoModelFactory):
     """Every alert, at once, to the user's lab address."""
 
@@ -295,11 +306,15 @@ class SubscriptionFactory(DjangoModelFactory):
 
 
 class OutboxMessageFactory(DjangoModelFactory):
+    """A pending message; to a subscription's address when given one."""
+
     class Meta:
         model = OutboxMessage
 
-    subscription = factory.SubFactory(SubscriptionFactory)
-    to = factory.LazyAttribute(lambda o: o.subscription.email if o.subscription else "")
+    subscription = None
+    to = factory.LazyAttribute(
+        lambda o: o.subscription.email if o.subscription else "lab@lab.example"
+    )
     subject = "perfdb: regression"
     text = "a regression"
 

@@ -16,6 +16,7 @@ from tests.factories import (
     RunFactory,
     SetupFactory,
     StaffFactory,
+    SubscriptionFactory,
     UploadFactory,
     UserFactory,
 )
@@ -66,5 +67,5 @@ def test_people_uploads_and_mail(client):
     assert client.login(username="lab", password="lab-password-1")
     assert StaffFactory().is_staff and not user.is_staff
     assert UploadFactory().sha256 != UploadFactory().sha256
-    message = OutboxMessageFactory(subscription__user=user)
+    message = OutboxMessageFactory(subscription=SubscriptionFactory(user=user))
     assert message.to == "lab@lab.example" and message.status == "pending"

@@ -20,6 +20,7 @@ from config.metrics import TASK_DURATION
 from config.pipeline_metrics import PRIORITY_SEP
 from perfdb.models import Alert, OutboxMessage, Upload
 from tests.bundles import volano_bundle
+from tests.factories import OutboxMessageFactory
 from tests.perfdb.alerting.builds import check, ingest_runs
 
 pytestmark = pytest.mark.django_db
@@ -115,7 +116,7 @@ def test_an_alert_and_an_email_move_their_gauges(client, tmp_path):
     check(ingest_runs(tmp_path, "a.tar.gz", [("2.4.20", "[]", (13000, 13100, 12950))]))
     check(ingest_runs(tmp_path, "b.tar.gz", [("2.4.20", '["O(1)"]', (11000, 11100, 11050))]))
     assert Alert.objects.filter(metric__name="throughput").exists()
-    message = OutboxMessage.objects.create(to="lab@example.org", subject="s", text="t")
+    message = OutboxMessageFactory(to="lab@example.org", subject="s", text="t")
     OutboxMessage.objects.filter(pk=message.pk).update(
         created_at=message.created_at.replace(year=message.created_at.year - 1)
     )

@@ -23,6 +23,7 @@ from django.utils.module_loading import import_string
 from perfdb.models import Upload
 from perfdb.operations import log_context
 from tests.conftest import ROOT
+from tests.factories import UploadFactory
 
 
 def test_a_json_line_carries_the_request_and_upload_ids():
@@ -131,7 +132,7 @@ def _fail_in_a_process(upload_id: int, dsn: str | None) -> str:
 
 
 def _upload() -> Upload:
-    return Upload.objects.create(filename="a.tgz", sha256=os.urandom(32).hex(), size=1, file="x")
+    return UploadFactory(filename="a.tgz")
 
 
 @pytest.mark.django_db(transaction=True)

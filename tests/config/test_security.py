@@ -16,6 +16,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from perfdb.models import Alert, RawFile, Run, Subscription, Upload
 from tests.dashboards.scaling_builds import scaling_runs  # noqa: F401 (a fixture)
+from tests.factories import OutboxMessageFactory
 from tests.perfdb.alerting.builds import check, ingest_runs
 
 pytestmark = pytest.mark.django_db
@@ -142,10 +143,9 @@ def test_an_email_subject_with_cr_lf_is_sent(alert, settings):
     from django.core import mail
 
     from perfdb.alerting.notify import outbox_send
-    from perfdb.models import OutboxMessage
 
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
-    message = OutboxMessage.objects.create(
+    message = OutboxMessageFactory(
         to="a@example.org", subject="[perfdb] Volano\r\nBcc: x@evil.org", text="t"
     )
     assert outbox_send(message_id=message.pk) == "sent"

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from perfdb.models import Alert, AlertEvent, Subscription
+from tests.factories import SubscriptionFactory
 from tests.perfdb.alerting.builds import check, ingest_runs
 
 pytestmark = pytest.mark.django_db
@@ -106,7 +107,7 @@ def test_users_manage_their_own_subscriptions(client, user, staff):
     )
     sub = Subscription.objects.get()
     assert (sub.user, sub.workload_pattern) == (user, "SPECjAppServer*")
-    theirs = Subscription.objects.create(user=staff, email="boss@example.org")
+    theirs = SubscriptionFactory(user=staff, email="boss@example.org")
     assert "boss@example.org" not in client.get("/subscriptions/").content.decode()
     assert client.post("/subscriptions/", {"delete": theirs.pk}).status_code == 403
     client.force_login(staff)
@@ -127,8 +128,8 @@ def test_daily_digest_collects_the_days_regressions(alert, user, smtp_server, se
     settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
     settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", controller.port
     handler.messages.clear()
-    Subscription.objects.create(user=user, email="digest@lab.example", delivery="digest")
-    Subscription.objects.create(user=user, email="now@lab.example", delivery="immediate")
+    SubscriptionFactory(user=user, email="digest@lab.example", delivery="digest")
+    SubscriptionFactory(user=user, email="now@lab.example", delivery="immediate")
     today = timezone.now().date()
     (message_id,) = outbox_fill_digests(day=today)
     assert outbox_fill_digests(day=today) == []  # one digest a day

@@ -8,6 +8,7 @@ import io
 import pytest
 
 from perfdb.models import Alert, AlertEvent, Metric, PatchSet, Run, Setup, Subscription
+from tests.factories import SetupFactory, SubscriptionFactory
 from tests.perfdb.alerting.builds import check, ingest_runs
 
 pytestmark = pytest.mark.django_db
@@ -58,11 +59,7 @@ def test_filters_and_their_errors(client, alert):
 
 def test_a_setups_run_count_is_its_runs(client, alert):
     """From the summaries PostgreSQL keeps: each setup's runs, 0 for one without."""
-    bare = Setup.objects.create(
-        workload=Setup.objects.first().workload,
-        hardware=Setup.objects.first().hardware,
-        params={"rooms": 999},
-    )
+    bare = SetupFactory(hardware=Setup.objects.first().hardware, params={"rooms": 999})
     counts = {s["id"]: s["run_count"] for s in client.get("/api/setups/").json()["results"]}
     assert counts.pop(bare.pk) == 0
     assert counts and counts == {pk: Run.objects.filter(setup_id=pk).count() for pk in counts}
@@ -185,7 +182,7 @@ def test_staff_triage_one_and_many(client, staff, user, alert):
 def test_subscriptions_are_your_own(client, user, staff, token):
     user.email = "lab@example.org"
     user.save()
-    Subscription.objects.create(user=staff, email="boss@example.org")
+    SubscriptionFactory(user=staff, email="boss@example.org")
     auth = {"HTTP_AUTHORIZATION": f"Token {token}"}
     assert client.get("/api/subscriptions/").status_code == 401
     made = client.post(

@@ -7,9 +7,10 @@ import io
 
 import pytest
 
-from perfdb.models import Alert, Metric, Run
+from perfdb.models import Metric, Run
 from tests.dashboards.evidence_data import load_stack
 from tests.dashboards.page_figures import figure
+from tests.factories import AlertFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -49,14 +50,11 @@ def test_missing_prefix_says_which_run_would_settle_it(client, tmp_path):
 def test_alert_on_a_stacked_build_names_the_patch(client, tmp_path):
     upload = load_stack(tmp_path)
     stock, stack = _run(upload, ""), _run(upload, "p1+p2+p3")
-    alert = Alert.objects.create(
-        setup=stack.setup,
+    alert = AlertFactory(
         metric=Metric.objects.get(name="tops"),
         candidate_run=stack,
         change_pct=-10.0,
-        confidence=0.99,
         method="welch",
-        direction="regression",
     )
     alert.baseline_runs.set([stock])
     html = client.get(f"/alerts/{alert.pk}/").content.decode()

@@ -9,7 +9,7 @@ import pytest
 
 from perfdb.models import Metric
 from tests.dashboards.browser import Watched, browser, data  # noqa: F401 (fixtures)
-from tests.factories import make_alert
+from tests.factories import MetricFactory, make_alert
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -63,7 +63,7 @@ def unbroken(page: Watched, table: str, width: int) -> None:
 @pytest.mark.parametrize("width", [800, 1440])
 def test_no_number_or_word_in_a_wide_table_wraps(live_server, browser, data, width):  # noqa: F811
     # A metric name as lkp's perf-profile writes them: long, with no space to wrap at.
-    long_name = Metric.objects.create(
+    long_name = MetricFactory(
         name="perf-profile.calltrace.cycles-pp.entry_SYSCALL_64_after_hwframe.__libc_write",
         unit="%",
         better="lower",

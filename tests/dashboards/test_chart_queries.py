@@ -12,6 +12,7 @@ from dashboards import chart_queries as cq
 from perfdb.models import Metric, Result, Run, Setup
 from tests.bundles import make_bundle
 from tests.dashboards.data import SERIES, WAKEUPS, dashboard_bundle, ingest, load
+from tests.factories import SetupFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -199,11 +200,7 @@ def test_metrics_kept_per_setup_give_the_scopes_metric_choices(data):
     from dashboards import series_data
 
     ids = sorted(Setup.objects.values_list("pk", flat=True))
-    empty = Setup.objects.create(
-        workload=Setup.objects.get(pk=ids[0]).workload,
-        hardware=Setup.objects.get(pk=ids[0]).hardware,
-        params={"rooms": 999},
-    )
+    empty = SetupFactory(hardware=Setup.objects.get(pk=ids[0]).hardware, params={"rooms": 999})
     assert cq.metrics_by_setup(setup_ids=[*ids, empty.pk])[empty.pk] == []
     for chosen in (ids, ids[:1], ids[::2], [empty.pk, *ids[1:3]]):
         used = Result.objects.filter(setup_id__in=chosen).values_list("metric_id", flat=True)
@@ -221,11 +218,7 @@ def test_metrics_by_setup_loose_scan_and_distinct_agree(data, django_assert_num_
     from dashboards.chart_queries import pickers
 
     ids = sorted(Setup.objects.values_list("pk", flat=True))
-    empty = Setup.objects.create(
-        workload=Setup.objects.get(pk=ids[0]).workload,
-        hardware=Setup.objects.get(pk=ids[0]).hardware,
-        params={"rooms": 998},
-    )
+    empty = SetupFactory(hardware=Setup.objects.get(pk=ids[0]).hardware, params={"rooms": 998})
     every = [*ids, empty.pk]
     assert len(every) > pickers.LOOSE_SCAN_SETUPS
     expected = {

@@ -10,10 +10,11 @@ from statistics import fmean
 import pytest
 from django.urls import reverse
 
-from perfdb.models import Alert, Metric, Run, Setup
+from perfdb.models import Metric, Run, Setup
 from tests.dashboards.data import HOSTILE, HOSTILE_PATCH, ROOMS, SCALING, SERIES, load
 from tests.dashboards.kernel_time_data import add_rooms_5
 from tests.dashboards.page_figures import figure
+from tests.factories import AlertFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -375,14 +376,11 @@ def test_overview_lists_latest_runs_uploads_and_open_alerts(client, data):
     run = data.run("2.5.25")
     metric = Metric.objects.get(name="throughput")
     for status in ("acknowledged", "fixed"):
-        Alert.objects.create(
-            setup=run.setup,
+        AlertFactory(
             metric=metric,
             candidate_run=run,
             change_pct=-12.5 if status == "acknowledged" else 3.0,
-            confidence=0.99,
             method=f"welch-{status}",
-            direction="regression",
             status=status,
         )
     html = client.get("/").content.decode()

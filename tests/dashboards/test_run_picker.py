@@ -10,6 +10,7 @@ from django.db.models import Exists, OuterRef
 from dashboards import chart_queries as cq
 from perfdb.models import Run, Sample
 from tests.dashboards.data import load
+from tests.factories import SampleFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -39,7 +40,7 @@ def test_every_source_is_listed_vmstat_first(tmp_path):
     load(tmp_path)
     run = Run.objects.order_by("pk").first()
     for source in ("sar", "iostat", "perf-stat"):
-        Sample.objects.create(run=run, trial=9, source=source, column="x", values=[1.0])
+        SampleFactory(run=run, trial=9, source=source, column="x", values=[1.0])
     distinct = set(Sample.objects.values_list("source", flat=True).distinct())
     assert cq.sample_sources() == ["vmstat", "iostat", "perf-stat", "sar"]
     assert set(cq.sample_sources()) == distinct

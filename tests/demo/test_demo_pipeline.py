@@ -17,11 +17,10 @@ from perfdb.models import (
     Result,
     Run,
     Sample,
-    Subscription,
-    Threshold,
 )
 from tests.conftest import wait_for_worker_idle
 from tests.demo.paper_values import PAPER_VALUES, PaperValue
+from tests.factories import SubscriptionFactory, ThresholdFactory
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -61,9 +60,7 @@ def _stored_values(expected: PaperValue) -> list[tuple[float, str | None, str | 
 def _load_demo(smtp_server, user):
     _, handler = smtp_server
     handler.messages.clear()
-    Subscription.objects.create(
-        user=user, email="sjas@lab.example", workload_pattern="SPECjAppServer2002"
-    )
+    SubscriptionFactory(user=user, email="sjas@lab.example", workload_pattern="SPECjAppServer2002")
     uploads = demo_load(wait_seconds=120)
     assert [u.status for u in uploads] == ["done"] * len(uploads), [u.error for u in uploads]
     return uploads, handler
@@ -133,7 +130,7 @@ def test_the_papers_regressions_are_flagged_and_mailed_once_staff_set_a_threshol
     assert {a.method for a in (trade, o1, yield_pa)} == {"threshold"}
     assert not OutboxMessage.objects.filter(to="sjas@lab.example").exists()
 
-    Threshold.objects.create(workload=o1.setup.workload, metric=o1.metric, threshold_pct=5.0)
+    ThresholdFactory(workload=o1.setup.workload, metric=o1.metric, threshold_pct=5.0)
     regressions_recheck_all()
     wait_for_worker_idle()
     o1.refresh_from_db()

@@ -10,6 +10,7 @@ import pytest
 from ingest.preview import bundle_preview
 from perfdb.models import Metric
 from tests.bundles import ingest_bundle, make_bundle, manifest_toml
+from tests.factories import MetricFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -61,7 +62,7 @@ def test_opposite_directions_are_refused_by_the_preview_as_by_the_ingest(tmp_pat
         "perf-bench/bench-sched-all.txt",
         select='benchmark = "sched/pipe"',
     )
-    Metric.objects.create(name="total_time_s", unit="s", better="higher")
+    MetricFactory(name="total_time_s", unit="s", better="higher")
     with open(perf, "rb") as stream:
         preview = bundle_preview(stream=stream)
     (problem,) = preview.problems

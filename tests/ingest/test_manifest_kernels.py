@@ -16,6 +16,7 @@ from ingest.manifest import ManifestError, parse_manifest
 from perfdb.kernels import KernelFacts
 from perfdb.models import Kernel, Run
 from tests.bundles import ingest_bundle, make_bundle
+from tests.factories import KernelFactory
 
 HEAD = """format = 1
 [hardware.lkp-skl-fpga01]
@@ -120,7 +121,7 @@ def test_a_tree_in_a_runs_kernel_goes_in_its_table():
 
 @pytest.mark.django_db
 def test_an_upload_stores_what_it_states_and_orders_its_runs(tmp_path):
-    Kernel.objects.create(version="6.12.0")
+    KernelFactory(version="6.12.0")
     upload = ingest_bundle(make_bundle(tmp_path / "robot.tar.gz", {"manifest.toml": ROBOT}))
     assert upload.status == "done", upload.error
     tested = Kernel.objects.get(version="8935989798")
@@ -132,7 +133,7 @@ def test_an_upload_stores_what_it_states_and_orders_its_runs(tmp_path):
     later = HEAD + run("d000e073ca", 263173) + '[kernel.d000e073ca]\ndescribe = "v6.12"\n'
     again = ingest_bundle(make_bundle(tmp_path / "later.tar.gz", {"manifest.toml": later}))
     assert again.status == "done", again.error
-    Kernel.objects.create(version="6.13.0-rc1")
+    KernelFactory(version="6.13.0-rc1")
     order = Kernel.objects.order_by("sort_key", "version").values_list("version", flat=True)
     assert list(order) == ["6.12.0", "d000e073ca", "8935989798", "6.13.0-rc1"]
 

@@ -17,8 +17,9 @@ from ingest import queue, services
 from ingest.recovery import uploads_recover_stuck
 from ingest.services import upload_create, upload_ingest
 from perfdb.alerting.notify import outbox_send
-from perfdb.models import Kernel, OutboxMessage, Run, Subscription, Upload
+from perfdb.models import Kernel, OutboxMessage, Run, Upload
 from tests.bundles import make_bundle, manifest_toml, volano_log, volano_run
+from tests.factories import OutboxMessageFactory, SubscriptionFactory, UserFactory
 
 
 def bundle(tmp_path, name, kernel="2.4.20", value=13000, hardware="P8"):
@@ -162,7 +163,7 @@ def test_a_failed_upload_can_be_sent_again_and_tried_again(
 
     other, _ = create(bundle(tmp_path, "b.tar.gz", value=9000), user=user)
     services.upload_fail(upload_id=other.pk, reason="lost")
-    stranger = django_user_model.objects.create_user("eve", password="eve-password-1")
+    stranger = UserFactory(username="eve")
     client.force_login(stranger)
     assert client.post(f"/api/uploads/{other.pk}/retry/").status_code == 403
     client.force_login(user)
@@ -197,9 +198,8 @@ def test_reingest_replaces_runs_and_delete_removes_everything_audited(
 @pytest.mark.django_db
 def test_a_message_that_cannot_be_built_fails_with_its_reason(user, settings):
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
-    sub = Subscription.objects.create(user=user, email="lab@lab.example")
-    message = OutboxMessage.objects.create(
-        subscription=sub,
+    message = OutboxMessageFactory(
+        subscription=SubscriptionFactory(user=user, email="lab@lab.example"),
         to="lab@lab.example\r\nBcc: everyone@lab.example",
         subject="[perfdb] 1 regression: Volano\r\nMark",
         text="x",
@@ -213,9 +213,8 @@ def test_a_message_that_cannot_be_built_fails_with_its_reason(user, settings):
 @pytest.mark.django_db
 def test_a_subject_with_cr_lf_is_cleaned_and_sent(user, settings, mailoutbox):
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
-    sub = Subscription.objects.create(user=user, email="lab@lab.example")
-    message = OutboxMessage.objects.create(
-        subscription=sub,
+    message = OutboxMessageFactory(
+        subscription=SubscriptionFactory(user=user, email="lab@lab.example"),
         to="lab@lab.example",
         subject="[perfdb] 1 regression: Volano\r\nBcc: x@y",
         text="x",

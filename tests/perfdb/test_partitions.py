@@ -13,6 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from dashboards import chart_queries as cq
 from ingest import synthetic
 from perfdb.models import ProfileEntry, Result, Run, Sample
+from tests.factories import ResultFactory
 
 
 def _layout(table: str) -> tuple[str, str, int]:
@@ -98,11 +99,5 @@ def test_converting_back_and_forth_keeps_rows_ids_and_the_sequence():
     assert _partitioned() == {"perfdb_result"}
     run = Run.objects.first()
     assert run is not None
-    extra = Result.objects.create(
-        run=run,
-        setup_id=run.setup_id,
-        metric_id=Result.objects.first().metric_id,
-        trial=99,
-        value=1.0,
-    )
+    extra = ResultFactory(run=run, metric=Result.objects.first().metric, trial=99, value=1.0)
     assert extra.pk > max(before[Result]), "new ids continue after the moved rows"

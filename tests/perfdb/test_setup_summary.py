@@ -5,13 +5,13 @@ transactions at once."""
 from __future__ import annotations
 
 import threading
-import uuid
 
 import pytest
 from django.db import connection, connections, transaction
 
 from ingest import synthetic
-from perfdb.models import ProfileEntry, Run, SetupSummary
+from perfdb.models import ProfileEntry, Run, Setup, SetupSummary
+from tests.factories import RunFactory
 
 FROM_RUNS = """
 SELECT r.setup_id, count(*), (array_agg(r.id ORDER BY r.created_at DESC, r.id DESC))[1],
@@ -37,17 +37,12 @@ def kept() -> dict[int, tuple]:
 
 def copy_of(run: Run, **changes) -> Run:
     """A new run like ``run`` (its own fingerprint), saved."""
-    fields = {
-        "setup_id": run.setup_id,
-        "kernel_id": run.kernel_id,
-        "patch_set_id": run.patch_set_id,
-        "fingerprint": uuid.uuid4().hex,
-        **changes,
-    }
-    return Run.objects.create(**fields)
+    keys = {"setup": run.setup, "kernel": run.kernel, "patch_set": run.patch_set}
+    return RunFactory(**{**keys, **changes})
 
 
 def profile(run: Run, functions: list[str]) -> None:
+    """The entries in one INSERT: the summary triggers are statement-level."""
     ProfileEntry.objects.bulk_create(
         ProfileEntry(run=run, function=name, ticks=10.0) for name in functions
     )
@@ -84,7 +79,7 @@ def test_runs_added_removed_and_moved(history):
     assert kept()[setup][0] == before[0] - 1 and kept()[setup][3] == before[3] - 1
     assert kept() == counted()
 
-    lone = copy_of(other, setup_id=setup)
+    lone = copy_of(other, setup=Setup.objects.get(pk=setup))
     Run.objects.filter(setup_id=setup).exclude(pk=lone.pk).delete()
     assert kept()[setup][:2] == (1, lone.pk)
     lone.delete()

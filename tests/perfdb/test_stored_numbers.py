@@ -10,24 +10,17 @@ import math
 import pytest
 from django.db import IntegrityError, transaction
 
-from perfdb.models import Metric, ProfileEntry, Result, Run, Sample
-from tests.bundles import (
-    ingest_bundle,
-    make_bundle,
-    manifest_toml,
-    volano_bundle,
-    volano_log,
-    volano_run,
-)
+from perfdb.models import Metric, ProfileEntry, Result, Run
+from tests.bundles import ingest_bundle, make_bundle, manifest_toml, volano_log, volano_run
+from tests.factories import MetricFactory, ProfileEntryFactory, ResultFactory, SampleFactory
 
 NOT_FINITE = (math.nan, math.inf, -math.inf)
 
 
 @pytest.fixture
-def run(db, tmp_path) -> Run:
-    upload = ingest_bundle(volano_bundle(tmp_path / "v.tar.gz"))
-    assert upload.status == "done", upload.error
-    return Run.objects.get(pk=upload.run_ids[0])
+def run(db) -> Run:
+    """A run with one stored result (the constraints are the database's: no ingest needed)."""
+    return ResultFactory(value=13000.0).run
 
 
 def _refused(write) -> None:
@@ -48,7 +41,7 @@ def test_a_result_that_is_not_finite_is_refused(run, value):
 @pytest.mark.django_db
 @pytest.mark.parametrize("field", ["ticks", "load", "share_pct"])
 def test_a_profile_entry_that_is_not_finite_is_refused(run, field):
-    entry = ProfileEntry.objects.create(run=run, function="schedule", ticks=10, load=0.5)
+    entry = ProfileEntryFactory(run=run, function="schedule", ticks=10, load=0.5)
     _refused(lambda: ProfileEntry.objects.filter(pk=entry.pk).update(**{field: math.nan}))
     ProfileEntry.objects.filter(pk=entry.pk).update(share_pct=None)  # NULL stays allowed
 
@@ -59,14 +52,14 @@ def test_a_profile_entry_that_is_not_finite_is_refused(run, field):
 def test_a_time_series_with_a_value_that_is_not_finite_is_refused(run, field, value):
     values = {"values": [1.0, 2.0, 3.0], "preview": [1.0, 3.0]}
     values[field] = [1.0, value, 3.0]
-    _refused(lambda: Sample.objects.create(run=run, source="vmstat", column="cs", **values))
-    Sample.objects.create(run=run, source="vmstat", column="cs", values=[1.0], preview=[1.0])
+    _refused(lambda: SampleFactory(run=run, source="vmstat", column="cs", **values))
+    SampleFactory(run=run, source="vmstat", column="cs", values=[1.0], preview=[1.0])
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("resolution", [0.0, -0.01, math.nan, math.inf])
 def test_a_metric_resolution_must_be_positive_and_finite(resolution):
-    metric = Metric.objects.create(name="elapsed_s", unit="s", better="lower", resolution=0.01)
+    metric = MetricFactory(name="elapsed_s", unit="s", better="lower", resolution=0.01)
     _refused(lambda: Metric.objects.filter(pk=metric.pk).update(resolution=resolution))
     Metric.objects.filter(pk=metric.pk).update(resolution=None)
 

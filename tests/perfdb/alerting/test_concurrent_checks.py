@@ -25,6 +25,7 @@ from django.db import connection, connections
 from ingest import queue as ingest_queue
 from perfdb.alerting import queue, series_lock
 from perfdb.models import Alert, OutboxMessage, Run
+from tests.factories import AlertFactory
 from tests.perfdb.alerting.builds import check, ingest_runs
 from tests.perfdb.alerting.latency import (
     kernel,
@@ -140,12 +141,10 @@ def test_a_check_colliding_with_an_alert_written_meanwhile_runs_again(
     a = Check(last)
     a.start()
     wait_for((tmp_path / f"{POINT}.reached").exists, "the check inside its transaction")
-    other = Alert.objects.create(
-        setup=alert.setup,
+    other = AlertFactory(
         metric=alert.metric,
         candidate_run=Run.objects.get(kernel__version="2.5.9"),
         method="changepoint",
-        direction="regression",
         status="pending",
         change_pct=-9.0,
         confidence=0.9,

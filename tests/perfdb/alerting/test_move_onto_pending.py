@@ -25,6 +25,7 @@ from django.test import Client
 
 from perfdb.alerting.notify import outbox_fill_for_upload
 from perfdb.models import Alert, AlertEvent, OutboxMessage, Run, Subscription
+from tests.factories import AlertEventFactory, AlertFactory
 from tests.perfdb.alerting.builds import check, throughput_regression, upload, upload_all
 from tests.perfdb.alerting.latency import kernel, latency_alerts, upload_kernels
 from tests.perfdb.alerting.step_series import STEP_DOWN
@@ -85,18 +86,15 @@ def step_down_before_the_move(tmp_path, status: str, method: str):
     first = throughput_regression()
     assert first.candidate_run.kernel.version == "2.5.10" and first.confirmed_at is not None
     run = Run.objects.get(kernel__version="2.5.9")
-    other = Alert.objects.create(
-        setup=first.setup,
+    other = AlertFactory(
         metric=first.metric,
         candidate_run=run,
         change_pct=first.change_pct,
-        confidence=0.99,
         method=method,
-        direction="regression",
         status=status,
         notes="seen",
     )
-    AlertEvent.objects.create(alert=other, field="status", old="pending", new=status)
+    AlertEventFactory(alert=other, old="pending", new=status)
     confirming = next(u for u in uploads if u.pk == first.notify_upload_id)
     assert len(outbox_fill_for_upload(upload_id=confirming.pk)) == 1
     return first, other, confirming

@@ -10,6 +10,7 @@ from django.utils import timezone
 from perfdb.alerting.notify import SendFailed, outbox_fill_for_upload, outbox_send
 from perfdb.models import OutboxMessage, Subscription
 from tests.conftest import free_port
+from tests.factories import SubscriptionFactory
 from tests.perfdb.alerting.builds import check, ingest_runs
 
 
@@ -31,7 +32,7 @@ def regression_upload(tmp_path):
 
 
 def subscribe(user, **fields) -> Subscription:
-    return Subscription.objects.create(user=user, email=f"{user.username}@lab.example", **fields)
+    return SubscriptionFactory(user=user, **fields)
 
 
 @pytest.mark.django_db

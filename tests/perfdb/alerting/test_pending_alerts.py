@@ -17,6 +17,7 @@ from perfdb.admin import ThresholdForm
 from perfdb.alerting.notify import outbox_fill_digests, outbox_fill_for_upload
 from perfdb.alerting.queries import alerts_filtered
 from perfdb.models import Alert, Metric, OutboxMessage, Result, Run, Subscription, Threshold
+from tests.factories import MetricFactory, ThresholdFactory, WorkloadFactory
 from tests.perfdb.alerting.builds import (
     check,
     ingest_runs,
@@ -144,11 +145,13 @@ def test_existing_confirmed_alerts_are_left_alone_by_a_pending_change(tmp_path):
 
 
 def _threshold(value=None, noise=None) -> Threshold:
-    metric, _ = Metric.objects.get_or_create(name="throughput", unit="msg/s", better="higher")
-    from perfdb.models import Workload
-
-    workload, _ = Workload.objects.get_or_create(name="VolanoMark", version="2.1.2")
-    return Threshold(workload=workload, metric=metric, threshold_pct=value, typical_noise_pct=noise)
+    """Unsaved: the tests save it (or not) through each write path."""
+    return ThresholdFactory.build(
+        workload=WorkloadFactory(),
+        metric=MetricFactory(),
+        threshold_pct=value,
+        typical_noise_pct=noise,
+    )
 
 
 @pytest.mark.parametrize("bad", [0.0, -3.0, math.nan, math.inf])
@@ -199,7 +202,7 @@ def test_the_detector_gets_the_threshold_prior_and_resolution(tmp_path):
     run = Run.objects.get()
     metric = Metric.objects.get(name="throughput")
     assert settings_for(run.setup_id, metric).prior_noise_pct is None
-    Threshold.objects.create(
+    ThresholdFactory(
         workload=run.setup.workload, metric=metric, threshold_pct=3.0, typical_noise_pct=1.2
     )
     metric.resolution = 1.0

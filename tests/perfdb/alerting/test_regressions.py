@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from perfdb.models import Alert, Metric, PinnedBaseline, Run
+from perfdb.models import Alert, Metric, Run
+from tests.factories import PinnedBaselineFactory
 from tests.perfdb.alerting.builds import check, ingest_runs
 
 pytestmark = pytest.mark.django_db
@@ -61,7 +62,7 @@ def test_a_pinned_baseline_is_used(tmp_path):
     check(base)
     pinned = Run.objects.get(kernel__version="2.4.17")
     throughput = Metric.objects.get(name="throughput")
-    PinnedBaseline.objects.create(setup=pinned.setup, metric=throughput, run=pinned)
+    PinnedBaselineFactory(run=pinned, metric=throughput)
     check(ingest_runs(tmp_path, "b.tar.gz", [("2.4.20", '["D7"]', (13000, 13050, 12990))]))
     alert = throughput_alerts().get(candidate_run__patch_set__name="D7")
     assert list(alert.baseline_runs.all()) == [pinned]

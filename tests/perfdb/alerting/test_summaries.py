@@ -9,6 +9,7 @@ from django.core.exceptions import PermissionDenied
 from perfdb.alerting import summaries
 from perfdb.alerting.report import report_text
 from perfdb.models import Alert, AlertEvent
+from tests.factories import AlertFactory
 from tests.perfdb.alerting.builds import o1_regression, upload_builds
 
 pytestmark = pytest.mark.django_db
@@ -16,15 +17,13 @@ pytestmark = pytest.mark.django_db
 
 def pending_on(alert: Alert, change_pct: float = -4.0) -> Alert:
     """A pending move on the same culprit run (as the step scan leaves one: not confirmed)."""
-    return Alert.objects.create(
-        setup=alert.setup,
+    return AlertFactory(
         metric=alert.metric,
         candidate_run=alert.candidate_run,
         upload=alert.upload,
         change_pct=change_pct,
         confidence=0.9,
         method="step",
-        direction="regression",
         status=Alert.Status.PENDING,
     )
 

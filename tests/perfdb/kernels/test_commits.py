@@ -18,6 +18,7 @@ from django.db import IntegrityError, transaction
 
 from perfdb.kernels.commits import KernelFacts, KernelFactsError, kernel_state, kernels_state
 from perfdb.models import Kernel
+from tests.factories import KernelFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -36,8 +37,8 @@ def test_the_robots_base_then_tested_commit():
         kernel="linus/master@8935989798",
         facts=KernelFacts(base="d000e073ca", subject="do_pollfd(): convert to CLASS(fd)"),
     )
-    Kernel.objects.create(version="6.13.0-rc1")
-    Kernel.objects.create(version="6.14.0-rc1")
+    KernelFactory(version="6.13.0-rc1")
+    KernelFactory(version="6.14.0-rc1")
     assert order() == ["6.13.0-rc1", "6.13.0", "d000e073ca", "8935989798", "6.14.0-rc1"]
     assert tested.base == base and tested.tree == "linus/master"
     assert tested.display == '8935989798 ("do_pollfd(): convert to CLASS(fd)")'
@@ -51,17 +52,17 @@ def test_a_chain_stated_in_one_call_in_any_order():
             "9f68395333": KernelFacts(subject="sched/pelt: Add a new runnable average signal"),
         }
     )
-    Kernel.objects.create(version="5.7.0")
+    KernelFactory(version="5.7.0")
     assert rows["070f5e860e"].base == rows["9f68395333"]
     # nothing orders the base among the versions: after all of them, its commit right after
     assert order() == ["5.7.0", "9f68395333", "070f5e860e"]
 
 
 def test_an_order_stated_later_moves_the_commit_and_those_based_on_it():
-    Kernel.objects.create(version=LKFT)  # first uploaded with nothing stated
+    KernelFactory(version=LKFT)  # first uploaded with nothing stated
     kernel_state(kernel="070f5e860e", facts=KernelFacts(base=LKFT))
     for version in ("4.14.0-rc8", "4.14.0", "4.15.0-rc1"):
-        Kernel.objects.create(version=version)
+        KernelFactory(version=version)
     assert order() == ["4.14.0-rc8", "4.14.0", "4.15.0-rc1", LKFT, "070f5e860e"]
     kernel_state(kernel=LKFT, facts=KernelFacts(describe="v4.14"))
     assert order() == ["4.14.0-rc8", "4.14.0", LKFT, "070f5e860e", "4.15.0-rc1"]
@@ -109,7 +110,7 @@ def test_a_version_takes_no_facts():
 
 
 def test_the_migration_recomputes_describe_parts_of_suffixes():
-    Kernel.objects.create(version="6.9.0-rc1-next-20240410-12-g5ef2dccfcc")
+    KernelFactory(version="6.9.0-rc1-next-20240410-12-g5ef2dccfcc")
     old = [6, 9, 0, 0, 2, 1, 0, 2, 20240410, 12, 5, 2]  # the hash's digits counted
     Kernel.objects.update(sort_key=old)
     import_module("perfdb.migrations.0020_kernel_commits").recompute(apps, None)

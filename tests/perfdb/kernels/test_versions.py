@@ -192,11 +192,12 @@ def test_the_database_orders_todays_kernels_as_read():
     from django.apps import apps
 
     from perfdb.models import Kernel
+    from tests.factories import KernelFactory
 
     shuffled = TODAY_ORDER[:]
     random.Random(5).shuffle(shuffled)
     for version in shuffled:
-        Kernel.objects.create(version=version)
+        KernelFactory(version=version)
     stored = list(Kernel.objects.order_by("sort_key", "version").values_list("version", flat=True))
     assert stored == TODAY_ORDER
     # a key of the old shape (the suffix's trailing number only: 64 for both Debian kernels)
@@ -415,13 +416,14 @@ def test_the_database_orders_mixed_kernels_as_the_pure_order():
     """Stored int32 arrays, ordered by PostgreSQL, agree with the pure keys (test_kernels)."""
     from perfdb.kernels.commits import kernels_state
     from perfdb.models import Kernel
+    from tests.factories import KernelFactory
 
     shuffled = HELD_OUT[:]
     random.Random(11).shuffle(shuffled)
     kernels_state({name: facts for name, facts in shuffled if facts != KernelFacts()})
     for name, facts in shuffled:
         if facts == KernelFacts():
-            Kernel.objects.get_or_create(version=name)
+            KernelFactory(version=name)
     stored = Kernel.objects.order_by("sort_key", "version").values_list("version", flat=True)
     assert list(stored) == [name for name, _ in HELD_OUT]
     assert (
