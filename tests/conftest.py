@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from tests.factories import StaffFactory, UserFactory
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -139,13 +141,15 @@ def celery_worker_process(django_db_setup, django_db_blocker, smtp_server):
 
 
 @pytest.fixture
-def user(db, django_user_model):
-    return django_user_model.objects.create_user("lab", password="lab-password-1")
+def user(db):
+    """A lab account: ``lab`` / ``lab-password-1``."""
+    return UserFactory(username="lab")
 
 
 @pytest.fixture
-def staff(db, django_user_model):
-    return django_user_model.objects.create_user("boss", password="boss-password-1", is_staff=True)
+def staff(db):
+    """A staff account: ``boss`` / ``boss-password-1``."""
+    return StaffFactory(username="boss")
 
 
 @pytest.fixture

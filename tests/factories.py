@@ -36,6 +36,7 @@ from perfdb.models import (
     PatchSetItem,
     PinnedBaseline,
     ProfileEntry,
+    RawFile,
     Result,
     ResultSummary,
     Run,
@@ -53,7 +54,8 @@ from perfdb.models import (
 
 
 class UserFactory(DjangoModelFactory):
-    """A lab account with a usable password (``{username}-password-1``)."""
+    """A lab account with a usable password (``{username}-password-1``) and no email address
+    (as ``createsuperuser`` leaves it): subscribing then needs one, so a test gives it."""
 
     class Meta:
         model = get_user_model()
@@ -61,7 +63,6 @@ class UserFactory(DjangoModelFactory):
         skip_postgeneration_save = True
 
     username = factory.Sequence(lambda n: f"user{n}")
-    email = factory.LazyAttribute(lambda o: f"{o.username}@lab.example")
 
     @factory.post_generation
     def password(obj, create: bool, extracted: str | None, **kwargs: Any) -> None:
@@ -231,6 +232,19 @@ class ProfileEntryFactory(DjangoModelFactory):
     run = factory.SubFactory(RunFactory)
     function = "schedule"
     ticks = 10.0
+
+
+class RawFileFactory(DjangoModelFactory):
+    """A stored harness output of a run, as the run page lists it for download."""
+
+    class Meta:
+        model = RawFile
+
+    run = factory.SubFactory(RunFactory)
+    path = factory.Sequence(lambda n: f"volano/trial{n}.log")
+    parser = "volanomark"
+    content = b"data"
+    sha256 = factory.LazyAttribute(lambda o: hashlib.sha256(o.content).hexdigest())
 
 
 class SampleFactory(DjangoModelFactory):

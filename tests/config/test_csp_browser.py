@@ -80,8 +80,7 @@ def test_the_reflected_xss_does_not_run(live_server, browser, data):  # noqa: F8
     page.close()
 
 
-def test_the_nonced_upload_script_runs(live_server, browser, django_user_model):  # noqa: F811
-    django_user_model.objects.create_user("lab", password="lab-password-1")
+def test_the_nonced_upload_script_runs(live_server, browser, user):  # noqa: F811
     page = CspWatched(browser)
     page.page.goto(live_server.url + "/login/?next=/uploads/new/")
     page.page.fill("input[name=username]", "lab")

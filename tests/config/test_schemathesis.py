@@ -44,10 +44,10 @@ NOT_SCHEMA_EXPRESSIBLE = {
 def api_data(django_db_setup, django_db_blocker, tmp_path_factory):
     """Runs, an alert and a staff user with an address, made once for the module (each
     generated request then runs in its test's rolled-back transaction)."""
-    from django.contrib.auth import get_user_model
     from django.core.management import call_command
 
     from perfdb.operations.accounts import token_get
+    from tests.factories import StaffFactory
     from tests.perfdb.alerting.builds import check, ingest_runs
 
     tmp = tmp_path_factory.mktemp("api")
@@ -55,9 +55,7 @@ def api_data(django_db_setup, django_db_blocker, tmp_path_factory):
 
     with django_db_blocker.unblock(), pytest.MonkeyPatch.context() as patch:
         patch.setattr(queue, "ingest_upload", lambda **kwargs: None)
-        staff = get_user_model().objects.create_user(
-            "fuzz-staff", "boss@example.org", "pw-fuzz-staff-1", is_staff=True
-        )
+        staff = StaffFactory(username="fuzz-staff", email="boss@example.org")
         check(ingest_runs(tmp, "a.tar.gz", [("2.4.20", "[]", (13000, 13100, 12950))]))
         check(ingest_runs(tmp, "b.tar.gz", [("2.4.20", '["O(1)"]', (11000, 11100, 11050))]))
         token = token_get(user=staff)

@@ -14,9 +14,9 @@ import pytest
 from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from perfdb.models import Alert, RawFile, Run, Subscription, Upload
+from perfdb.models import Alert, Run, Subscription, Upload
 from tests.dashboards.scaling_builds import scaling_runs  # noqa: F401 (a fixture)
-from tests.factories import OutboxMessageFactory
+from tests.factories import OutboxMessageFactory, RawFileFactory
 from tests.perfdb.alerting.builds import check, ingest_runs
 
 pytestmark = pytest.mark.django_db
@@ -129,9 +129,7 @@ def test_bad_ids_in_posts_are_a_400_or_404(client, staff, alert):
 def test_a_raw_file_named_with_cr_lf_downloads_with_one_clean_header(client, alert):
     run = Run.objects.first()
     name = 'logs/evil"\r\nSet-Cookie: sessionid=x;\r\n.log'
-    raw = RawFile.objects.create(
-        run=run, path=name, parser="volanomark", content=b"data", sha256="0" * 64
-    )
+    raw = RawFileFactory(run=run, path=name)
     response = client.get(f"/runs/{run.pk}/files/{raw.pk}/")
     assert response.status_code == 200
     header = response["Content-Disposition"]

@@ -8,6 +8,7 @@ from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
 
 from perfdb.models import Metric, Setup
 from tests.dashboards.data import load
+from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -33,11 +34,9 @@ def test_anonymous_series_reads_are_throttled_by_either_rate(
 
 
 def test_a_signed_in_user_is_counted_by_the_user_rate_only(client, monkeypatch, series_url):
-    from django.contrib.auth.models import User
-
     monkeypatch.setattr(AnonRateThrottle, "rate", "2/min", raising=False)
     monkeypatch.setattr(UserRateThrottle, "rate", "4/min", raising=False)
-    client.force_login(User.objects.create_user("reader", password="pw-reader-1"))
+    client.force_login(UserFactory(username="reader"))
     codes = [client.get(series_url).status_code for _ in range(5)]
     assert codes == [200] * 4 + [429]
 

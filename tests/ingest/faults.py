@@ -20,9 +20,10 @@ from django.conf import settings
 from django.core.files.base import ContentFile
 
 from perfdb.alerting.regressions import regressions_check_upload
-from perfdb.models import Alert, OutboxMessage, Run, Subscription, Upload
+from perfdb.models import Alert, OutboxMessage, Run, Upload
 from tests.bundles import make_bundle, manifest_toml, volano_log, volano_run
 from tests.conftest import ROOT, free_port
+from tests.factories import SubscriptionFactory
 
 QUEUE = "faults"
 SWEEPS = (
@@ -179,7 +180,7 @@ def baseline_and_regression(tmp_path, user) -> Upload:
     patched run 15 % slower, which a worker is to ingest."""
     from ingest.services import upload_ingest
 
-    Subscription.objects.create(user=user, email="lab@lab.example", workload_pattern="Volano*")
+    SubscriptionFactory(user=user, email="lab@lab.example", workload_pattern="Volano*")
     base = bundle_upload(tmp_path, "a.tar.gz", "2.4.20", "[]", (13000, 13100, 12950))
     upload_ingest(upload_id=base.pk)
     base.refresh_from_db()

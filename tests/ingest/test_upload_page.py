@@ -10,8 +10,8 @@ from tests.dashboards.browser import browser  # noqa: F401 (fixture)
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def logged_in_upload_page(live_server, browser, django_user_model):  # noqa: F811
-    django_user_model.objects.create_user("lab", password="lab-password-1")
+def logged_in_upload_page(live_server, browser):  # noqa: F811
+    """The upload page, signed in as ``lab`` (the ``user`` fixture)."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.goto(live_server.url + "/login/?next=/uploads/new/")
     page.fill("input[name=username]", "lab")
@@ -24,12 +24,12 @@ def logged_in_upload_page(live_server, browser, django_user_model):  # noqa: F81
 def test_a_refused_preview_names_the_problem_as_an_error(
     live_server,
     browser,  # noqa: F811
-    django_user_model,
+    user,
     tmp_path,
 ):
     notes = tmp_path / "notes.txt"
     notes.write_text("Dear list,\nthe numbers are 1 2 3.\n")
-    page = logged_in_upload_page(live_server, browser, django_user_model)
+    page = logged_in_upload_page(live_server, browser)
     page.set_input_files("input[name=bundle]", str(notes))
     page.click("#preview-button")
     page.wait_for_selector("#preview:not([hidden])")

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from perfdb.alerting.notify import outbox_fill_for_upload
-from perfdb.models import Alert, OutboxMessage, Run, Subscription, Upload
+from perfdb.models import Alert, OutboxMessage, Run, Upload
 from tests.perfdb.alerting.builds import (
     check,
     ingest_runs,
@@ -27,11 +27,6 @@ def step_scan_from_six_kernels(settings):
     """These series were drawn for the step scan: the service reads them with it from six
     kernels (PERFDB_SHORT_KERNELS), not kernel by kernel."""
     settings.PERFDB_SHORT_KERNELS = 6
-
-
-@pytest.fixture
-def subscriber(user):
-    return Subscription.objects.create(user=user, email="lab@lab.example", metric_pattern="thr*")
 
 
 def test_a_step_placed_anew_moves_its_alert_without_a_second_email(tmp_path, subscriber):

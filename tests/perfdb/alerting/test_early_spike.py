@@ -15,15 +15,14 @@ import random
 import pytest
 
 from perfdb.alerting.notify import outbox_fill_for_upload
-from perfdb.models import Alert, Subscription
+from perfdb.models import Alert
 from tests.perfdb.alerting.builds import upload
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-def test_a_bad_second_run_raises_no_step_alert(tmp_path, user, seed):
-    Subscription.objects.create(user=user, email="lab@lab.example", metric_pattern="thr*")
+def test_a_bad_second_run_raises_no_step_alert(tmp_path, subscriber, seed):
     rng = random.Random(seed)
     uploads = []
     for i in range(12):

@@ -25,7 +25,8 @@ from ingest import queue as ingest_queue
 from perfdb.alerting import queue
 from perfdb.alerting.followups import detection_run
 from perfdb.alerting.notify import outbox_fill_for_upload, outbox_send
-from perfdb.models import Alert, OutboxMessage, Subscription
+from perfdb.models import Alert, OutboxMessage
+from tests.factories import SubscriptionFactory
 from tests.perfdb.alerting.builds import check, ingest_runs
 from tests.perfdb.alerting.polling import wait_for
 
@@ -70,7 +71,7 @@ def run_in_thread(fn, **kwargs) -> threading.Thread:
 
 
 def test_an_email_filled_between_two_series_loses_no_alert(tmp_path, user, queued, monkeypatch):
-    Subscription.objects.create(user=user, email="lab@lab.example", workload_pattern="Volano*")
+    SubscriptionFactory(user=user, email="lab@lab.example", workload_pattern="Volano*")
     upload, series = two_series_regression(tmp_path)
     assert len(series) >= 2
     monkeypatch.setenv("PERFDB_PAUSE_AT", POINT)
@@ -102,7 +103,7 @@ def test_an_email_filled_between_two_series_loses_no_alert(tmp_path, user, queue
 def test_an_alert_confirmed_after_its_uploads_email_was_sent_gets_its_own(tmp_path, user, queued):
     """A check run again (killed after its first series) confirms an alert with an upload
     whose email is already sent: a second message carries that alert alone."""
-    Subscription.objects.create(user=user, email="lab@lab.example", workload_pattern="Volano*")
+    SubscriptionFactory(user=user, email="lab@lab.example", workload_pattern="Volano*")
     upload, series = two_series_regression(tmp_path)
     detection_run(upload_id=upload.pk, series=series[:1])  # the first delivery's one series
     (message_id,) = outbox_fill_for_upload(upload_id=upload.pk)  # a sweep emails it

@@ -12,7 +12,7 @@ import random
 import pytest
 
 from perfdb.alerting.notify import outbox_fill_for_upload
-from perfdb.models import Alert, Subscription
+from perfdb.models import Alert
 from tests.perfdb.alerting.builds import upload
 
 pytestmark = pytest.mark.django_db
@@ -41,8 +41,7 @@ def _confirmed():
 
 
 @pytest.mark.parametrize("length", [2, 3])
-def test_a_visit_to_a_better_level_and_back_emails_no_regression(tmp_path, user, length):
-    Subscription.objects.create(user=user, email="lab@lab.example", metric_pattern="thr*")
+def test_a_visit_to_a_better_level_and_back_emails_no_regression(tmp_path, subscriber, length):
     uploads = _series(tmp_path, range(8, 8 + length), 0.06)
     assert _confirmed() == [("2.6.8", "improvement")]  # the way back raised nothing
     assert all(outbox_fill_for_upload(upload_id=u.pk) == [] for u in uploads)
@@ -62,8 +61,7 @@ def test_a_gain_lost_within_the_excursion_window_is_told_on_its_improvement(tmp_
     assert "lost (the series went back)" in page
 
 
-def test_a_visit_to_a_worse_level_is_emailed_once_and_marked_recovered(tmp_path, user):
-    Subscription.objects.create(user=user, email="lab@lab.example", metric_pattern="thr*")
+def test_a_visit_to_a_worse_level_is_emailed_once_and_marked_recovered(tmp_path, subscriber):
     uploads = _series(tmp_path, range(8, 10), -0.06)
     assert _confirmed() == [("2.6.8", "regression")]  # no improvement raised on the way back
     regression = Alert.objects.get(metric__name="throughput", direction="regression")

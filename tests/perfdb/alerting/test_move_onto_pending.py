@@ -24,8 +24,8 @@ import pytest
 from django.test import Client
 
 from perfdb.alerting.notify import outbox_fill_for_upload
-from perfdb.models import Alert, AlertEvent, OutboxMessage, Run, Subscription
-from tests.factories import AlertEventFactory, AlertFactory
+from perfdb.models import Alert, AlertEvent, OutboxMessage, Run
+from tests.factories import AlertEventFactory, AlertFactory, SubscriptionFactory
 from tests.perfdb.alerting.builds import check, throughput_regression, upload, upload_all
 from tests.perfdb.alerting.latency import kernel, latency_alerts, upload_kernels
 from tests.perfdb.alerting.step_series import STEP_DOWN
@@ -42,7 +42,8 @@ def step_scan_from_six_kernels(settings):
 
 @pytest.fixture
 def subscriber(user):
-    return Subscription.objects.create(user=user, email="lab@lab.example", metric_pattern="*")
+    """Every alert, latency's too (the conftest's subscriber takes throughput only)."""
+    return SubscriptionFactory(user=user, email="lab@lab.example", metric_pattern="*")
 
 
 def replay_to_the_cleared_alert(tmp_path):

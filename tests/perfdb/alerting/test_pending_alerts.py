@@ -16,7 +16,7 @@ from django.db import IntegrityError, transaction
 from perfdb.admin import ThresholdForm
 from perfdb.alerting.notify import outbox_fill_digests, outbox_fill_for_upload
 from perfdb.alerting.queries import alerts_filtered
-from perfdb.models import Alert, Metric, OutboxMessage, Result, Run, Subscription, Threshold
+from perfdb.models import Alert, Metric, OutboxMessage, Result, Run, Threshold
 from tests.factories import MetricFactory, ThresholdFactory, WorkloadFactory
 from tests.perfdb.alerting.builds import (
     check,
@@ -27,11 +27,6 @@ from tests.perfdb.alerting.builds import (
 )
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def subscriber(user):
-    return Subscription.objects.create(user=user, email="lab@lab.example", metric_pattern="thr*")
 
 
 def test_an_ab_of_two_stock_kernels_with_trials_is_emailed_with_the_second(tmp_path, subscriber):

@@ -13,7 +13,7 @@ from perfdb.alerting import placement
 from perfdb.alerting.notify import outbox_fill_for_upload
 from perfdb.detector import detection
 from perfdb.detector.detection import Point
-from perfdb.models import OutboxMessage, Subscription
+from perfdb.models import OutboxMessage
 from tests.perfdb.alerting.builds import (
     check,
     ingest_runs,
@@ -30,11 +30,6 @@ pytestmark = pytest.mark.django_db
 def step_scan_from_six_kernels(settings):
     """These series were drawn for the step scan: it reads them from six kernels."""
     settings.PERFDB_SHORT_KERNELS = 6
-
-
-@pytest.fixture
-def subscriber(user):
-    return Subscription.objects.create(user=user, email="lab@lab.example", metric_pattern="thr*")
 
 
 def test_the_confirmed_alert_stores_the_detector_s_placement_and_its_email_says_it(
