@@ -45,11 +45,14 @@ def series(setup_id: int, metric: Mapping[str, Any]) -> cq.KernelSeries:
     alone (its name and unit are vocabulary: editing them moves every version), so that a
     page can read it before it knows them (``page_keys``); the page, its figure, its
     downloads and /api/series/ share it, so an upload's series is read once whichever of
-    them is asked first. Untitled: the figure names it "<metric> across kernels"."""
+    them is asked first. After an upload to the setup it is brought up to date from the
+    value cached before (only the runs added are read), never served older than the
+    upload. Untitled: the figure names it "<metric> across kernels"."""
     return cached_in_setup(
         _series_key(metric["id"]),
         setup_id,
         lambda: cq.series_points(setup_id=setup_id, metric=metric),
+        update=lambda since: cq.series_points(setup_id=setup_id, metric=metric, since=since),
     )
 
 

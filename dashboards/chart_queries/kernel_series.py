@@ -1,29 +1,38 @@
 """One metric of one setup across kernels: the /kernels/ page's series, /api/series/ and
-the figure, read in one query (split from ``charts``, which reads the other charts)."""
+the figure, read whole or brought up to date with the runs added since (split from
+``charts``, which reads the other charts)."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
-from itertools import groupby
+from dataclasses import dataclass, replace
+from itertools import chain, groupby
 from operator import itemgetter
 from typing import Any
 
-from django.db.models import TextField
-from django.db.models.functions import Cast
+from django.db.models import QuerySet, TextField
+from django.db.models.functions import Cast, Collate
 
-from dashboards.chart_queries.charts import KERNEL_ORDER, RunValues, metric_data, params_text
+from dashboards.chart_queries.charts import RunValues, metric_data, params_text
 from dashboards.chartdata import Point, Series
-from perfdb.models import Result
+from perfdb.models import Result, Run
+
+# A point's place in kernel order: KERNEL_ORDER's values (kernel sort key, version, patch
+# set, run id), kept with the series so that points added later are merged into it.
+OrderKey = tuple[tuple[int, ...], str, str, int]
 
 
 @dataclass(frozen=True)
 class KernelSeries:
-    """A series plus the run labels ("Base1") that the baseline picker shows."""
+    """A series plus the run labels ("Base1") that the baseline picker shows, and what an
+    update needs: each point's ``OrderKey`` and the ids of every run its setup had when
+    read (with or without this metric: the runs an update need not read again)."""
 
     series: Series
     labels: dict[int, str]
+    order: tuple[OrderKey, ...] = ()
+    runs: frozenset[int] = frozenset()
 
 
 # A series' columns: the run keys that differ per run, then the setup's, which are the same
@@ -38,27 +47,79 @@ SERIES_COLUMNS = (
     "run__label",
     "run__setup__hardware__name",
     "run__setup__mode",
+    "run__kernel__sort_key",
+)
+# KERNEL_ORDER with its texts compared by code point (collation "C"), as Python compares
+# them: the order ``_merged`` keeps is then the order a whole read gives, whatever the
+# database's collation. Then by trial: a run's rows adjacent, in trial order.
+SERIES_ORDER = (
+    "run__kernel__sort_key",
+    Collate("run__kernel__version", "C"),
+    Collate("run__patch_set__name", "C"),
+    "run_id",
+    "trial",
 )
 
 
-def series_points(*, setup_id: int, metric: Mapping[str, Any], title: str = "") -> KernelSeries:
+def series_points(
+    *,
+    setup_id: int,
+    metric: Mapping[str, Any],
+    title: str = "",
+    since: KernelSeries | None = None,
+) -> KernelSeries:
     """One series: every run of the setup for this metric, one point per run, kernel order.
 
-    One query; served by result_series_idx (setup, metric), then kernel_order_idx's columns
-    for the sort. Rows come as tuples, a run's trials adjacent (the order ends in run, trial).
+    ``since``: the same series read earlier, while only runs have been added to the setup
+    since (no run edited or removed: the caller knows it from perfdb.cache's structure
+    version). Then only the runs added since are read and their points merged in: after a
+    one-kernel upload to a 1,000-run setup, one run's rows instead of 1,000 runs' (the
+    joins and the sort of every row were most of a series page's first request through
+    gunicorn). The result is the same as reading it whole (tests/dashboards/
+    test_series_update.py).
+
+    Two queries: the setup's run ids (run_series_idx), then the rows of the runs not in
+    ``since`` (all of them without it). Rows of a run committed between the two are left
+    out, so the value is the setup as the first found it and ``runs`` says exactly which
+    runs it holds (a run's rows are written with it, in one transaction).
+    """
+    runs = frozenset(Run.objects.filter(setup_id=setup_id).order_by().values_list("id", flat=True))
+    if since is not None and since.runs and since.runs <= runs:
+        todo = runs - since.runs
+        if not todo:
+            return replace(since, runs=runs)
+        added = _read(setup_id, metric, todo, Result.objects.filter(run_id__in=todo))
+        return _merged(since, added, runs, title)
+    return _read(setup_id, metric, runs, Result.objects.all(), title)
+
+
+def _read(
+    setup_id: int,
+    metric: Mapping[str, Any],
+    runs: frozenset[int],
+    results: QuerySet[Result],
+    title: str = "",
+) -> KernelSeries:
+    """The points of ``results`` of the series whose run is among ``runs``.
+
+    Served by result_series_idx (setup, metric). Rows come as tuples, a run's trials
+    adjacent (the order ends in run, trial).
     """
     rows = (
-        Result.objects.filter(setup_id=setup_id, metric_id=metric["id"], discarded=False)
+        results.filter(setup_id=setup_id, metric_id=metric["id"], discarded=False)
         .annotate(params_json=Cast("run__setup__params", TextField()))
         .values_list(*SERIES_COLUMNS, "params_json")
-        .order_by(*KERNEL_ORDER, "trial")
+        .order_by(*SERIES_ORDER)
     )
     points: list[Point] = []
+    order: list[OrderKey] = []
     labels: dict[int, str] = {}
     params: dict[str, tuple[tuple[str, str], ...]] = {}
     for run_id, trials in groupby(rows, key=itemgetter(0)):
+        if run_id not in runs:  # committed after the run ids were read
+            continue
         first, *rest = trials
-        _, _, kernel, patches, notes, label, hardware, mode, params_json = first
+        _, _, kernel, patches, notes, label, hardware, mode, sort_key, params_json = first
         if params_json not in params:
             params[params_json] = params_text(json.loads(params_json))
         keys = {
@@ -72,11 +133,36 @@ def series_points(*, setup_id: int, metric: Mapping[str, Any], title: str = "") 
         }
         run = RunValues(keys=keys, values=[first[1], *(row[1] for row in rest)])
         points.append(Point(run=run.info(), value=run.mean, sd=run.sd))
+        order.append((tuple(sort_key), kernel, patches, run_id))
         labels[run_id] = label
+    return KernelSeries(_series(metric, points, title), labels, tuple(order), runs)
+
+
+def _merged(
+    since: KernelSeries, added: KernelSeries, runs: frozenset[int], title: str
+) -> KernelSeries:
+    """``since`` with ``added``'s points in their places in kernel order."""
+    pairs = sorted(
+        chain(
+            zip(since.order, since.series.points, strict=True),
+            zip(added.order, added.series.points, strict=True),
+        ),
+        key=itemgetter(0),
+    )  # two sorted runs: Timsort merges them in linear time
+    metric = since.series.metric
     series = Series(
+        metric=metric,
+        kernels=tuple(dict.fromkeys(p.run.kernel for _, p in pairs)),
+        points=tuple(p for _, p in pairs),
+        title=title,
+    )
+    return KernelSeries(series, {**since.labels, **added.labels}, tuple(k for k, _ in pairs), runs)
+
+
+def _series(metric: Mapping[str, Any], points: list[Point], title: str) -> Series:
+    return Series(
         metric=metric_data(metric),
         kernels=tuple(dict.fromkeys(p.run.kernel for p in points)),
         points=tuple(points),
         title=title,
     )
-    return KernelSeries(series, labels)

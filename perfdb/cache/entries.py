@@ -9,7 +9,9 @@ is current holds the previous value, served while another process computes the e
 ``stale=True`` and ``PAGE_CACHE_STALE_SECONDS`` > 0 (gunicorn: 30; 0 elsewhere), while
 younger than that, recomputed by a background thread (``refresh``) at most once every
 third of that time (an older one by the request): a scope chart is at most that far behind
-the uploads. Runs removed or edited are never served stale.
+the uploads. Runs removed or edited are never served stale. An entry of one setup (a
+series, ``cached_in_setup``) is never served older than its versions: each reader that finds
+it so brings it up to date (``update``) or computes it.
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ T = TypeVar("T")
 Stored = tuple[tuple[int, ...], float, bytes]
 Stamps = Mapping[str, tuple[int, ...]]  # entry name -> the versions it is computed under
 Compute = Callable[[list[str]], Mapping[str, T]]  # entry names -> their values
+# (entry name, its previous value) -> its value now: brought up to date, not computed again.
+Update = Callable[[str, T], T]
 
 
 def stale_seconds() -> float:
@@ -77,14 +81,16 @@ def cached_entries(
     stale: bool = False,
     found: Mapping[str, Any] | None = None,
     max_age: float = 0.0,
+    update: Update[T] | None = None,
 ) -> dict[str, T]:
     """For each entry name, the value ``compute([...names])[name]`` computed under the
     current values of its version keys (``STRUCTURE_KEY`` first), in one round trip when
     all are current (none if ``found`` holds ``read_ahead(wanted)``, read with a caller's
     own keys); only the others are computed (in one call). ``max_age``: current until two
-    thirds of that age whatever the versions; then as a previous value (``stale``)."""
+    thirds of that age whatever the versions; then as a previous value (``stale``).
+    ``update``: entries brought up to date (``_brought_up_to_date``), never served older."""
     with collector_paused():  # a scope chart unpickles ~100,000 objects
-        return _cached_entries(wanted, compute, timeout, stale, found, max_age)
+        return _cached_entries(wanted, compute, timeout, stale, found, max_age, update)
 
 
 def _cached_entries(
@@ -94,6 +100,7 @@ def _cached_entries(
     stale: bool,
     found: Mapping[str, Any] | None,
     max_age: float,
+    update: Update[T] | None = None,
 ) -> dict[str, T]:
     version_keys = list(dict.fromkeys(k for keys in wanted.values() for k in keys))
     found = reads.get_many(read_ahead(wanted)) if found is None else found
@@ -115,7 +122,9 @@ def _cached_entries(
         elif entry is not None and entry[0][0] == stamp[0]:  # runs only added since
             previous[name] = entry
     missing = [n for n in wanted if n not in out]
-    if missing:  # a previous value may be served up to ``limit`` seconds old
+    if missing and update is not None:
+        out.update(_brought_up_to_date(missing, previous, stamps, compute, update, timeout))
+    elif missing:  # a previous value may be served up to ``limit`` seconds old
         limit = max(max_age, stale_seconds() if stale else 0.0)
         out.update(_recompute(missing, previous, stamps, compute, timeout, limit))
     return out
@@ -154,6 +163,29 @@ def _recompute(
         mine = [lock_key(n, stamps[n]) for n in todo if lock_key(n, stamps[n]) in locks]
         out.update(_compute_and_store(todo, stamps, compute, timeout, mine))
     return out
+
+
+def _brought_up_to_date(
+    missing: list[str],
+    previous: Mapping[str, Stored],
+    stamps: Stamps,
+    compute: Compute[T],
+    update: Update[T],
+    timeout: int,
+) -> dict[str, T]:
+    """The entries not current, each ``update(name, previous value)`` when it has one of the
+    current structure version (only runs were added since), else computed; here, by every
+    reader that finds it so: never the previous value served meanwhile, no lock, no wait on
+    another process (an update costs the runs added; a reader right after an upload, most
+    likely its uploader, must see that upload)."""
+
+    def compute_or_update(todo: list[str]) -> dict[str, T]:
+        whole = [n for n in todo if n not in previous]
+        out = dict(compute(whole)) if whole else {}
+        out.update((n, update(n, _value(previous[n]))) for n in todo if n in previous)
+        return out
+
+    return _compute_and_store(missing, stamps, compute_or_update, timeout, [])
 
 
 def _value(entry: Stored) -> Any:
@@ -242,14 +274,27 @@ def setup_entry(key: str, setup_id: int) -> dict[str, tuple[str, str]]:
 
 
 def cached_in_setup(
-    key: str, setup_id: int, fn: Callable[[], T], found: Mapping[str, Any] | None = None
+    key: str,
+    setup_id: int,
+    fn: Callable[[], T],
+    found: Mapping[str, Any] | None = None,
+    update: Callable[[T], T] | None = None,
 ) -> T:
     """``fn()``, computed once per version of the setup: for a value that reads only that
     setup's runs (a series). ``key`` must name everything else ``fn`` reads. An entry of a
-    setup that does not exist is never stored if ``fn`` raises (a 404)."""
+    setup that does not exist is never stored if ``fn`` raises (a 404).
+
+    Never served older than the setup's version (``_brought_up_to_date``): the first reader
+    after an upload to a setup is most likely its uploader. ``update``: what brings the
+    value computed before runs were added to the setup up to date (a series reads only the
+    runs added), used instead of ``fn`` when the entry holds such a value."""
     wanted = setup_entry(key, setup_id)
     (name,) = wanted
-    return cached_entries(wanted, lambda _: {name: fn()}, found=found)[name]
+
+    def brought(_: str, earlier: T) -> T:
+        return fn() if update is None else update(earlier)
+
+    return cached_entries(wanted, lambda _: {name: fn()}, found=found, update=brought)[name]
 
 
 def cached_before(key: str, scope: str) -> bool:

@@ -9,8 +9,9 @@ from django.core.cache import cache
 from django.db import connection
 
 from perfdb import cache as page_cache
-from perfdb.cache.entries import lock_key
+from perfdb.cache.entries import entry_name, lock_key
 from perfdb.cache.reads import get_many, read_together, recorded
+from perfdb.cache.versions import SCOPE_VERSION_PREFIX as SCOPE
 
 pytestmark = pytest.mark.django_db
 
@@ -32,16 +33,29 @@ def test_a_version_moved_between_two_reads_is_not_current():
 
 
 def test_a_previous_value_served_is_not_current(settings):
-    """Another process computes the entry (its lock is held): the previous value is served,
-    older than the versions just read."""
+    """Another process computes a scope's entry (its lock is held): the previous value is
+    served, older than the versions just read."""
+    page_cache.cached_in_scope("a", "9-9-UP", lambda: "old")
+    page_cache.runs_added(["9-9-UP"], [])
+    name = entry_name("a", "9-9-UP")
+    stamp = tuple(cache.get(key) for key in (page_cache.STRUCTURE_KEY, SCOPE + "9-9-UP"))
+    cache.add(lock_key(name, stamp), 1, 60)
+    with recorded() as reads:
+        assert page_cache.cached_in_scope("a", "9-9-UP", lambda: "new") == "old"
+    assert not reads.current
+
+
+def test_a_setup_entry_is_never_served_older_than_its_version(settings):
+    """A setup's entry (a series) whose lock another process holds is computed here all the
+    same: the reader right after an upload, its uploader most likely, sees it."""
     page_cache.cached_in_setup("a", 9, lambda: "old")
     page_cache.runs_added([], [9])
     ((name, keys),) = page_cache.setup_entry("a", 9).items()
     stamp = tuple(cache.get(key) for key in keys)
     cache.add(lock_key(name, stamp), 1, 60)
     with recorded() as reads:
-        assert page_cache.cached_in_setup("a", 9, lambda: "new") == "old"
-    assert not reads.current
+        assert page_cache.cached_in_setup("a", 9, lambda: "new") == "new"
+    assert reads.current
 
 
 def test_a_query_outside_a_computation_is_not_current_inside_one_is():

@@ -1,0 +1,100 @@
+"""A series brought up to date after an upload (dashboards/chart_queries/kernel_series.py
+``series_points(since=...)``, through dashboards/series_data.py): only the runs added are
+read, the result is the series read whole, and a read right after an upload shows it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from dashboards import chart_queries as cq
+from dashboards import series_data
+from perfdb import cache as page_cache
+from perfdb.cache.entries import lock_key
+from perfdb.models import Run
+from tests.bundles import make_bundle
+from tests.dashboards.data import ingest
+from tests.dashboards.series_data import NEW_RUN, series  # noqa: F401 (fixtures)
+
+pytestmark = pytest.mark.django_db
+
+# Runs landing before, between and after the series' kernels, a patch set on a kernel it
+# has, and a run of the setup without the series' metric (it adds no point).
+UPLOADS = (
+    NEW_RUN,
+    NEW_RUN.replace('"2.6.0"', '"2.4.0"').replace("4242.5", "4100.25"),
+    NEW_RUN.replace('"2.6.0"', '"2.2.12-20"').replace("4242.5", "3900"),
+    NEW_RUN.replace('"2.6.0"', '"2.4.20"\npatches = ["task"]').replace("4242.5", "4300"),
+    NEW_RUN.replace('"2.6.0"', '"2.6.1"')
+    .replace("throughput = 4242.5", "latency_us = 12")
+    .replace("[[run]]", '[metric.latency_us]\nunit = "us"\nbetter = "lower"\n[[run]]'),
+)
+
+
+def _metric(metric) -> dict:
+    return {"id": metric.pk, "name": metric.name, "unit": metric.unit, "better": metric.better}
+
+
+def _upload(tmp_path, manifest: str, n: int, capture) -> None:
+    with capture(execute=True):  # the commit moves the setup's version
+        ingest(make_bundle(tmp_path / f"u{n}.tar.gz", {"manifest.toml": manifest}))
+
+
+def test_a_series_brought_up_to_date_is_the_series_read_whole(
+    series,  # noqa: F811
+    tmp_path,
+    django_capture_on_commit_callbacks,
+):
+    setup, metric = series
+    wanted = _metric(metric)
+    series_data.series(setup.pk, wanted)  # cached before the uploads
+    for n, manifest in enumerate(UPLOADS):
+        _upload(tmp_path, manifest, n, django_capture_on_commit_callbacks)
+        added = Run.objects.filter(setup=setup).order_by("-id").values_list("id", flat=True)[0]
+        with CaptureQueriesContext(connection) as captured:
+            updated = series_data.series(setup.pk, wanted)
+        rows = [
+            q["sql"] for q in captured.captured_queries if '"perfdb_result"."value"' in q["sql"]
+        ]
+        assert len(rows) == 1 and f"IN ({added})" in rows[0]  # the run added, not the series
+        assert updated == cq.series_points(setup_id=setup.pk, metric=wanted)
+    kernels = updated.series.kernels
+    assert kernels[0] == "2.2.12-20" and kernels[-1] == "2.6.0" and "2.4.0" in kernels
+    assert [p.run.patches for p in updated.series.points if p.value == 4300] == [("task",)]
+
+
+def test_the_api_and_the_figure_right_after_an_upload_show_it_while_another_computes(
+    client,
+    series,  # noqa: F811
+    tmp_path,
+    django_capture_on_commit_callbacks,
+):
+    """Another process holding the lock of every entry of the series (as while it computes
+    them after the same upload) does not make a reader wait or serve it the series as it was
+    before the upload."""
+    setup, metric = series
+    query = f"setup={setup.pk}&metric={metric.pk}"
+    urls = (f"/api/series/?{query}", f"/kernels/figure/?{query}", f"/kernels/?{query}")
+    for url in urls:
+        assert "4242.5" not in client.get(url).content.decode()
+    keys = [page_cache.STRUCTURE_KEY, f"{page_cache.SETUP_VERSION_PREFIX}{setup.pk}"]
+    _upload(tmp_path, NEW_RUN, 0, django_capture_on_commit_callbacks)
+    stamp = tuple(cache.get(key) for key in keys)
+    for key in (
+        f"series:api-json:{metric.pk}",
+        f"series:points:{metric.pk}",
+        f"series:figure:{metric.pk}:None",
+        f"series:figure-of-query:{metric.pk}:",
+        f"series:page-context:{metric.pk}",
+    ):
+        ((name, _),) = page_cache.setup_entry(key, setup.pk).items()
+        assert cache.add(lock_key(name, stamp), 1, 60)
+    api = json.loads(client.get(urls[0]).content)
+    assert api["points"][-1]["mean"] == 4242.5 and api["kernels"][-1] == "2.6.0"
+    figure = json.loads(client.get(urls[1]).content)
+    assert 4242.5 in figure["data"][0]["y"]
+    assert "2.6.0" in client.get(urls[2]).content.decode()
