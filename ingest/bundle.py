@@ -2,24 +2,35 @@
 
 An upload is untrusted: it may hold links, paths that climb out of a folder, devices, or a
 compression bomb whose headers lie about sizes. So members are streamed one at a time and their
-bytes are counted as they are decompressed; reading stops the moment a cap is crossed. Nothing
-is ever written to disk. See docs/bundle-format.md ("Safety limits").
+bytes are counted as they are decompressed; reading stops the moment a cap is crossed. No
+member is ever written to disk. See docs/bundle-format.md ("Safety limits").
+
+``read_stored_bundle`` reads an upload's stored file where it is: on local disk, or through a
+temporary copy of the archive when bundles live in shared storage without local paths (S3
+through django-storages: a worker on another host reads what the web server stored;
+docs/deploy.md).
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import stat
 import tarfile
+import tempfile
 import zipfile
 import zlib
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from ingest.report_bundle import ReportError, report_files
+
+if TYPE_CHECKING:
+    from django.db.models.fields.files import FieldFile
 
 MANIFEST_NAMES = ("manifest.toml", "manifest.json")
 _CHUNK = 64 * 1024
@@ -64,6 +75,30 @@ def read_bundle(path: Path, limits: BundleLimits = BundleLimits()) -> Bundle:
     except (tarfile.TarError, zipfile.BadZipFile, zlib.error, EOFError, OSError) as error:
         raise BundleError(f"the archive is damaged or truncated: {error}") from error
     return _locate_manifest(members)
+
+
+def read_stored_bundle(stored: FieldFile, limits: BundleLimits = BundleLimits()) -> Bundle:
+    """Read an upload's stored bundle (local disk, or a copy from shared storage)."""
+    with _local_path(stored) as path:
+        return read_bundle(path, limits)
+
+
+@contextmanager
+def _local_path(stored: FieldFile) -> Iterator[Path]:
+    """A local path to the stored archive for as long as the block runs."""
+    try:
+        local = stored.path
+    except NotImplementedError:  # remote storage: no path on this host
+        local = None
+    if local is not None:
+        yield Path(local)
+        return
+    suffix = "".join(Path(stored.name or "bundle").suffixes)[-16:]
+    with tempfile.NamedTemporaryFile(prefix="perfdb-bundle-", suffix=suffix) as copy:
+        with stored.open("rb") as source:
+            shutil.copyfileobj(source, copy, 1 << 20)
+        copy.flush()
+        yield Path(copy.name)
 
 
 def _detect_kind(path: Path) -> str:

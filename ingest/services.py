@@ -32,8 +32,7 @@ from django.db import DatabaseError, IntegrityError, transaction
 from django.utils import timezone
 
 from ingest import queue, upload_rows
-from ingest.bundle import Bundle, BundleError, read_bundle
-from ingest.bundle_store import bundle_path
+from ingest.bundle import Bundle, BundleError, read_stored_bundle
 from ingest.field_lengths import check_lengths
 from ingest.keys import BundleDataError
 from ingest.manifest import Manifest, ManifestError, parse_manifest
@@ -303,19 +302,13 @@ def _ingest(upload: Upload) -> list[int]:
         upload_rows.progress(upload_id, done, total)
 
     try:
-        with bundle_path(upload.file) as path:  # local disk, or a copy from shared storage
-            bundle = read_bundle(path)
+        bundle = read_stored_bundle(upload.file)  # local disk, or a copy from shared storage
         manifest, plan, warnings = bundle_parse(bundle, progress)
         with transaction.atomic():
-            status, run_ids, earlier_runs = upload_rows.lock_for_write(upload_id)
+            status, run_ids = upload_rows.take_for_write(upload_id)  # a re-ingest: runs gone
             if status != Upload.Status.PROCESSING:
                 return run_ids
             pause_point("ingest-writing")
-            # An upload holding runs here is being ingested again (re-ingest): they are
-            # replaced, so a fixed parser's reading reaches them (same raw files, same
-            # fingerprints, so they would otherwise count as already stored).
-            if earlier_runs:
-                _runs_replace(upload_id)
             outcome = bundle_write(manifest=manifest, plan=plan, files=bundle.files, upload=upload)
             series = _mark_done(upload_id, outcome, warnings)
     except DATA_ERRORS as exc:
@@ -352,15 +345,3 @@ def _ingest(upload: Upload) -> list[int]:
         len(outcome.existing),
     )
     return outcome.run_ids
-
-
-def _runs_replace(upload_id: int) -> None:
-    """Delete the runs an earlier ingest of this upload created (inside the caller's
-    transaction); nothing for a first ingest."""
-    from perfdb.models import Run
-
-    runs = list(Run.objects.filter(upload_id=upload_id).values_list("pk", flat=True))
-    if runs:
-        Run.objects.filter(baseline_id__in=runs).update(baseline=None)
-        Run.objects.filter(pk__in=runs).delete()
-        log.info("upload %s: replacing %d runs of an earlier ingest", upload_id, len(runs))

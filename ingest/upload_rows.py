@@ -5,12 +5,14 @@ progress, the row lock before writing, the outcome. Through the ORM each cost 0.
 CPU to compile (a 100k-sample upload's whole ingest is about 45 ms, its raw COPY 22 ms);
 here each is one short statement: the claim takes the lock and moves the row in one (was
 three: lock, UPDATE, SELECT), and the row lock reads whether an earlier ingest's runs are
-stored in the same statement (was a second query). The values stored are those the ORM
-stored: the same columns, timestamps from ``timezone.now()``, JSON through ``Jsonb``.
+stored in the same statement (was a second query; a re-ingest deletes those runs there).
+The values stored are those the ORM stored: the same columns, timestamps from
+``timezone.now()``, JSON through ``Jsonb``.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -19,7 +21,9 @@ from django.db import DatabaseError, connection
 from django.utils import timezone
 from psycopg.types.json import Jsonb
 
-from perfdb.models import Upload
+from perfdb.models import Run, Upload
+
+log = logging.getLogger(__name__)
 
 # The namespace of the session advisory lock a worker holds on an upload while ingesting it.
 INGEST_LOCK = 17
@@ -74,10 +78,12 @@ def progress(upload_id: int, done: int, total: int) -> None:
         )
 
 
-def lock_for_write(upload_id: int) -> tuple[str, list[int], bool]:
-    """Inside the writing transaction: lock the upload's row; its status, its run ids and
-    whether runs of an earlier ingest of it are stored (a re-ingest replaces them). No
-    other ingest of it writes meanwhile: the caller holds its session lock."""
+def take_for_write(upload_id: int) -> tuple[str, list[int]]:
+    """Inside the writing transaction: lock the upload's row and return its status and run
+    ids. An upload still processing whose earlier ingest stored runs is being ingested again
+    (re-ingest): those runs are deleted here, so a fixed parser's reading reaches them (the
+    same raw files give the same fingerprints, so they would otherwise count as already
+    stored). No other ingest of it writes meanwhile: the caller holds its session lock."""
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT u.status, u.run_ids, EXISTS (SELECT FROM perfdb_run r WHERE "
@@ -87,7 +93,19 @@ def lock_for_write(upload_id: int) -> tuple[str, list[int], bool]:
         row = cursor.fetchone()
     if row is None:
         raise Upload.DoesNotExist(f"upload {upload_id} is gone")
-    return str(row[0]), list(row[1]), bool(row[2])
+    status, run_ids, earlier_runs = str(row[0]), list(row[1]), bool(row[2])
+    if earlier_runs and status == _PROCESSING:
+        _runs_delete(upload_id)
+    return status, run_ids
+
+
+def _runs_delete(upload_id: int) -> None:
+    """Delete the runs an earlier ingest of this upload created (the rare re-ingest: through
+    the ORM, which also unlinks the runs that named them as their baseline)."""
+    runs = list(Run.objects.filter(upload_id=upload_id).values_list("pk", flat=True))
+    Run.objects.filter(baseline_id__in=runs).update(baseline=None)
+    Run.objects.filter(pk__in=runs).delete()
+    log.info("upload %s: replacing %d runs of an earlier ingest", upload_id, len(runs))
 
 
 def mark_done(
