@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from copy import deepcopy
+from math import isfinite
 from typing import Any
 
 import plotly.graph_objects as go
@@ -17,7 +19,6 @@ from dashboards.figures._common import (
     empty_figure,
     esc,
     fmt,
-    plain,
     run_hover,
     to_dict,
 )
@@ -183,11 +184,27 @@ def _groups(series: Series) -> list[tuple[str, list[Point]]]:
     return stock + list(groups.items())
 
 
+# The layout's ``template`` and a baseline's dotted line at 100 as Plotly writes them for
+# ``base_layout``'s ``template="none"`` and ``add_hline`` (tests/dashboards/test_figures.py
+# compares the layout with Plotly's, value for value).
+TEMPLATE_NONE = {"data": {"scatter": [{"type": "scatter"}]}}
+BASELINE_LINE = {
+    "line": {"color": "#888888", "dash": "dot", "width": 1},
+    "type": "line",
+    "x0": 0,
+    "x1": 1,
+    "xref": "x domain",
+    "y0": 100,
+    "y1": 100,
+    "yref": "y",
+}
+
+
 def _across_kernels(series: Series, baseline: Baseline | None) -> dict[str, Any]:
-    """The figure as plain data: its lines written as ``go.Scatter(...).to_plotly_json()``
-    gives them, without Plotly's validation, which was most of the CPU of a 1,000-point
-    series' figure computed after an upload (tests/dashboards/test_figures.py compares the
-    two value for value)."""
+    """The figure as plain data: written as Plotly's graph objects give it, without their
+    validation, which was most of the CPU of a 1,000-point series' figure computed after an
+    upload (its layout a third; tests/dashboards/test_figures.py compares the two value for
+    value)."""
     if baseline is not None and baseline.value == 0:
         raise ValueError("a relative chart needs a non-zero baseline value")
     metric = series.metric
@@ -198,44 +215,48 @@ def _across_kernels(series: Series, baseline: Baseline | None) -> dict[str, Any]
         y_title = f"{esc(metric.name)}, % of {label} ({label} = 100)"
     groups = _groups(series)
     layout = base_layout(_title(series), "kernel version", y_title, n_legend=len(groups))
-    layout["xaxis"].update(type="category", categoryorder="array", tickangle=-30)
-    fig = go.Figure(layout=layout)
+    layout["template"] = deepcopy(TEMPLATE_NONE)
+    layout["xaxis"].update(
+        type="category",
+        categoryorder="array",
+        tickangle=-30,
+        categoryarray=[esc(k) for k in series.kernels],
+    )
     if baseline is not None:
-        fig.add_hline(y=100, line={"dash": "dot", "color": "#888888", "width": 1})
-    figure = to_dict(fig)
-    # Set after the validation: a 1,000-kernel axis is checked string by string.
-    figure["layout"]["xaxis"]["categoryarray"] = [esc(k) for k in series.kernels]
-    figure["data"] = [
+        layout["shapes"] = [deepcopy(BASELINE_LINE)]
+    data = [
         _line(i, patches, points, series, baseline) for i, (patches, points) in enumerate(groups)
     ]
-    return figure
+    return {"data": data, "layout": layout}
 
 
 def _line(
     i: int, patches: str, points: list[Point], series: Series, baseline: Baseline | None
 ) -> dict[str, Any]:
-    """One patch set's line (the stock kernels' when ``patches`` is empty) as plain data."""
+    """One patch set's line (the stock kernels' when ``patches`` is empty) as plain data
+    (a value that is not a finite number as None, as ``plain`` writes it)."""
     is_stock = patches == ""
-    line: dict[str, Any] = plain(
-        {
-            "type": "scatter",
-            "x": [esc(p.run.kernel) for p in points],
-            "y": [_scaled(p.value, baseline) for p in points],
-            "error_y": {
-                "type": "data",
-                "array": [None if p.sd is None else _scaled(p.sd, baseline) for p in points],
-                "visible": True,
-            },
-            "mode": "lines+markers",
-            "name": "stock kernels" if is_stock else f"+{esc(patches)}",
-            "line": {
-                "color": STOCK_COLOUR if is_stock else colour(i),
-                "width": 3 if is_stock else 2,
-            },
-            "marker": {"size": 8},
-            "customdata": [p.run.run_id for p in points],
-            "hovertext": [_point_hover(p, series, baseline) for p in points],
-            "hovertemplate": HOVER,
-        }
-    )
-    return line
+    return {
+        "type": "scatter",
+        "x": [esc(p.run.kernel) for p in points],
+        "y": [_finite(_scaled(p.value, baseline)) for p in points],
+        "error_y": {
+            "type": "data",
+            "array": [None if p.sd is None else _finite(_scaled(p.sd, baseline)) for p in points],
+            "visible": True,
+        },
+        "mode": "lines+markers",
+        "name": "stock kernels" if is_stock else f"+{esc(patches)}",
+        "line": {
+            "color": STOCK_COLOUR if is_stock else colour(i),
+            "width": 3 if is_stock else 2,
+        },
+        "marker": {"size": 8},
+        "customdata": [p.run.run_id for p in points],
+        "hovertext": [_point_hover(p, series, baseline) for p in points],
+        "hovertemplate": HOVER,
+    }
+
+
+def _finite(value: float) -> float | None:
+    return value if isfinite(value) else None

@@ -190,6 +190,21 @@ def test_across_kernels_lines_written_as_plain_dicts_are_what_plotly_made():
         assert len(plain["layout"].get("shapes", ())) == (baseline is not None)
 
 
+@pytest.mark.parametrize("baseline", [None, Baseline(1234.5, HOSTILE)])
+def test_across_kernels_layout_written_as_plain_data_is_what_plotly_made(baseline):
+    import plotly.graph_objects as go
+
+    from dashboards.figures import _common
+
+    plain = across_kernels_figure(series(), baseline)["layout"]
+    fig = go.Figure(layout={**plain, "template": "none", "shapes": []})
+    if baseline is not None:
+        fig.add_hline(y=100, line={"dash": "dot", "color": "#888888", "width": 1})
+    made = _common.to_dict(fig)["layout"]
+    assert plain == made
+    assert json.dumps(plain, sort_keys=True) == json.dumps(made, sort_keys=True)
+
+
 def test_across_kernels_rejects_a_point_on_an_unlisted_kernel():
     with pytest.raises(ValueError, match="2.6.0"):
         Series(THROUGHPUT, KERNELS, (Point(run(1, "2.6.0"), 1.0),))
