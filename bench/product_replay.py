@@ -131,7 +131,7 @@ def ingest(text: str, name: str) -> int:
 def check(upload_id: int) -> None:
     """The regression check the ingest owes this upload (the series it recorded on the
     upload's row), run here as the detection worker's task runs it."""
-    from perfdb.alerting.followups import detection_run
+    from perfdb.alerting.regressions import detection_run
     from perfdb.models import Upload
 
     owed = Upload.objects.values_list("detection_series", flat=True).get(pk=upload_id)

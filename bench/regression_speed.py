@@ -199,9 +199,9 @@ def long_series() -> None:
 
 def _task_check(upload_id: int, series: list[tuple[int, int]]) -> tuple[float, float]:
     """Wall and CPU seconds of the check as the detection worker runs it: through
-    ``followups.detection_run``, a transaction per DETECTION_SERIES_PER_TRANSACTION series
+    ``regressions.detection_run``, a transaction per DETECTION_SERIES_PER_TRANSACTION series
     (the rows above check every series in one call)."""
-    from perfdb.alerting.followups import detection_run
+    from perfdb.alerting.regressions import detection_run
 
     cpu = time.process_time()
     wall = timed(detection_run, upload_id=upload_id, series=series)[0]

@@ -241,6 +241,8 @@ CELERY_TASK_ROUTES = {
     "perfdb.tasks.send_digests": {"queue": CELERY_EMAIL_QUEUE},
     # After an upload's commit (dashboards/warm.py).
     "dashboards.tasks.warm_pages": {"queue": CELERY_PAGES_QUEUE},
+    # After a deploy or a Redis restart emptied the cache (dashboards/warm.py).
+    "dashboards.tasks.warm_cold_cache": {"queue": CELERY_PAGES_QUEUE},
 }
 # Recompute the pages' shared cache entries (overview, busiest setup, profiled setups) in a
 # task after each upload instead of in the next browser's request (perfdb/cache/).
@@ -248,7 +250,8 @@ PAGE_CACHE_WARM = env_bool("PAGE_CACHE_WARM", True)
 # Follow-up work (README "Operations"): owed work past this many seconds is queued again.
 FOLLOWUP_DEADLINE_SECONDS = int(os.environ.get("FOLLOWUP_DEADLINE_SECONDS", 30))
 # An upload's regression check commits this many series at a time (perfdb/alerting/
-# followups.py): each batch reads its series' data once; 1 commits every series on its own.
+# regressions.py, detection_run): each batch reads its series' data once; 1 commits every
+# series on its own.
 DETECTION_SERIES_PER_TRANSACTION = int(os.environ.get("DETECTION_SERIES_PER_TRANSACTION", 64))
 # Email retries: backoff cap; a message left "sending" this long by a dead sender is sent
 # again (same Message-ID); a message failing this long is given up (and shown to staff).
@@ -262,6 +265,7 @@ CELERY_BEAT_SCHEDULE = {
     "recover-followups": {"task": "perfdb.tasks.recover_followups", "schedule": 30.0},
     "send-due-emails": {"task": "perfdb.tasks.send_due_emails", "schedule": 15.0},
     "send-digests": {"task": "perfdb.tasks.send_digests", "schedule": crontab(hour=6, minute=0)},
+    "warm-cold-cache": {"task": "dashboards.tasks.warm_cold_cache", "schedule": 60.0},
 }
 
 # Every cache key carries the code version (a digest of the apps' source and migrations,

@@ -1,7 +1,12 @@
-"""Regression alerting: detection runs over stored series, triage, and email about alerts.
+"""Regression alerting: the detector run over stored series, the alerts it keeps, their email.
 
-``regressions`` runs the pure detector (``perfdb.detector.detection``) over a series and records
-alerts; ``triage`` changes them on a person's behalf; ``notify`` writes and sends the email
-through an outbox; ``queries`` are the reads the alert pages use; ``tasks`` are the Celery
-edges, and ``queue`` queues them by name so that no service imports a task module.
+An upload's check (``regressions.detection_run``, the task's body) locks its series
+(``series_lock``), reads all they need at once (``check_data``; a short series' pooled prior
+from ``noise_prior``, commit kernels ordered by ``kernel_order``), runs the pure detector
+(``perfdb.detector``) and records alerts: a step placed anew moves its alert (``moves``, by
+the pure ``moves_rule``) and each alert stores its placement (``placement``). New
+regressions are emailed through an outbox (``notify``, rendered by ``email_render`` and
+``report``); ``followups`` finds checks and emails a dead worker left owed. ``triage`` and
+``thresholds`` are staff's writes, ``queries`` and ``summaries`` the pages' reads, ``tasks``
+the Celery edges and ``queue`` queues them by name, so no service imports a task module.
 """

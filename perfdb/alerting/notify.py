@@ -93,6 +93,15 @@ def emailable_alerts() -> QuerySet[Alert]:
     return _detailed(emailable(Alert.objects.all()))
 
 
+def alerts_owing_email() -> QuerySet[Alert]:
+    """Regressions that still owe their immediate email (``notified_at`` decides)."""
+    return Alert.objects.filter(
+        notified_at__isnull=True,
+        direction=Alert.Direction.REGRESSION,
+        notify_upload_id__isnull=False,
+    )
+
+
 def _rendered(alerts: list[Alert], *, heading: str, to: str) -> tuple[str, str, str, str]:
     """(subject, text, html, problem): the templates' email, or the plain fallback and why."""
     try:

@@ -14,7 +14,7 @@ from typing import ParamSpec, TypedDict, TypeVar
 from celery import shared_task
 
 from perfdb.alerting import queue
-from perfdb.alerting.followups import detection_run, followups_recover
+from perfdb.alerting.followups import followups_recover
 from perfdb.alerting.notify import (
     SendFailed,
     outbox_due,
@@ -24,6 +24,7 @@ from perfdb.alerting.notify import (
     outbox_send,
     outbox_wake,
 )
+from perfdb.alerting.regressions import detection_run
 from perfdb.models import OutboxMessage
 from perfdb.operations.transient import TRANSIENT_ERRORS, reset_connection
 

@@ -84,7 +84,7 @@ def test_the_task_checks_an_uploads_series_in_batches_and_writes_the_same(tmp_pa
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from perfdb.alerting.followups import detection_run
+    from perfdb.alerting.regressions import detection_run
 
     families: dict[str, list[Upload]] = {"one": [], "three": [], "all": []}
     queries: dict[str, int] = dict.fromkeys(families, 0)

@@ -1,7 +1,7 @@
 """An upload's regressions are all emailed, once, even when its email is filled while its
 check is still running.
 
-An upload's check commits a batch of series at a time (``followups.detection_run``); here a
+An upload's check commits a batch of series at a time (``regressions.detection_run``); here a
 batch is one series (``DETECTION_SERIES_PER_TRANSACTION``), so that a batch ends between
 the upload's two regressions, as it does between batches of a large upload. In production
 the email worker is another process: an email filled after the first series committed, and
@@ -23,8 +23,8 @@ from django.db import connections
 
 from ingest import queue as ingest_queue
 from perfdb.alerting import queue
-from perfdb.alerting.followups import detection_run
 from perfdb.alerting.notify import outbox_fill_for_upload, outbox_send
+from perfdb.alerting.regressions import detection_run
 from perfdb.models import Alert, OutboxMessage
 from tests.factories import SubscriptionFactory
 from tests.perfdb.alerting.builds import check, ingest_runs
