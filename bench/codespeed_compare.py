@@ -8,14 +8,22 @@ Data: for each size N, one setup (perfdb) / one environment and executable (Code
 ``--metrics`` metrics × N kernels, one value (and its sd) per metric and kernel. perfdb gets
 bundles through ``POST /api/uploads/``, ingested by a real Celery worker (the regression check
 runs too); Codespeed gets one ``POST /result/add/json/`` per kernel. Both databases are
-PostgreSQL on this machine; Codespeed's is DATABASE_URL's name + ``_codespeed``. A second run
-finds the data loaded and only measures (``--reload`` starts both databases again).
+PostgreSQL on this machine; Codespeed's is DATABASE_URL's name + ``_codespeed`` (or
+``--cs-db``), both analyzed once loaded. A second run finds the data loaded and only measures
+(``--reload`` starts both databases again).
 
-Measured, warm, with the requests of the two servers interleaved: the series' JSON (perfdb
-``/api/series/``, Codespeed ``/timeline/json/`` with ``revs=N``), the series page with its data
-(perfdb ``/kernels/`` and the ``data-src`` requests its charts make; Codespeed ``/timeline/``
-and its ``/timeline/json/``), p50/p95 ms; then requests/s with 10 clients on each. Ratios are
-Codespeed / perfdb (time) and perfdb / Codespeed (throughput): the goal is ≥ 3 on each.
+Two phases (``--phases``), each for every size:
+
+- *warm*: repeat reads, the requests of the two servers interleaved: the series' JSON (perfdb
+  ``/api/series/``, Codespeed ``/timeline/json/`` with ``revs=N``), the series page with its
+  data (perfdb ``/kernels/`` and what its chart fetches: its figure and its alert marks;
+  Codespeed ``/timeline/`` and its ``/timeline/json/``), p50/p95 ms; then requests/s with
+  10 clients on each;
+- *first*: the first request after a one-kernel upload (``first_after_upload``), median and
+  max of ``--uploads`` uploads, the two servers alternating, on new connections.
+
+Ratios are Codespeed / perfdb (time) and perfdb / Codespeed (throughput): the goal is ≥ 3 on
+each. Each series grows by ``--uploads`` kernels per run of the first phase.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ import argparse
 import os
 import random
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -34,7 +43,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import codespeed_side as cs  # noqa: E402
 from _common import ROOT, django_setup, ms, p50, p95, table  # noqa: E402
-from codespeed_load import clients_run, fetch_all, load_perfdb, perfdb_ids, wait_idle  # noqa: E402
+from codespeed_load import (  # noqa: E402
+    bench_token,
+    clients_run,
+    fetch_all,
+    load_perfdb,
+    perfdb_ids,
+    upload_one,
+    wait_idle,
+)
 from load_servers import free_port, server_env, start_servers, stop, wait_until_up  # noqa: E402
 
 
@@ -49,8 +66,15 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--per-upload", type=int, default=100, help="kernels per perfdb bundle")
+    parser.add_argument("--uploads", type=int, default=10, help="one-kernel uploads, first phase")
+    parser.add_argument(
+        "--phases", default="warm,first", help="warm (repeat reads, clients), first (after uploads)"
+    )
     parser.add_argument("--venv", default="/tmp/codespeed-bench-venv")
     parser.add_argument("--reload", action="store_true", help="drop both databases first")
+    parser.add_argument(
+        "--cs-db", default="", help="Codespeed's database (default: DATABASE_URL's + _codespeed)"
+    )
     return parser.parse_args()
 
 
@@ -65,6 +89,17 @@ def series_values(n: int, metrics: int) -> list[list[tuple[str, float, float]]]:
     return out
 
 
+def kernel_values(metrics: int, seed: int) -> list[tuple[str, float, float]]:
+    """(metric, value, sd) of every metric for one more kernel: the levels of
+    ``series_values`` moved by a 2 % random step."""
+    rng = random.Random(seed)
+    out = []
+    for m in range(metrics):
+        value = 1000.0 * (1 + m / 10) * (1 + rng.gauss(0, 0.02))
+        out.append((f"m{m:02d}", round(value, 3), round(value * 0.01, 3)))
+    return out
+
+
 def loadavg() -> str:
     return Path("/proc/loadavg").read_text().split()[0]
 
@@ -73,10 +108,10 @@ def kernels_of(n: int) -> list[str]:
     return [f"4.{i // 100}.{i % 100}" for i in range(n)]
 
 
-def databases(reload: bool) -> tuple[str, str]:
+def databases(reload: bool, cs_name: str) -> tuple[str, str]:
     """perfdb's database (DATABASE_URL, migrated) and Codespeed's beside it (created)."""
     url = os.environ["DATABASE_URL"]
-    cs_name = url.rsplit("/", 1)[1] + "_codespeed"
+    cs_name = cs_name or url.rsplit("/", 1)[1] + "_codespeed"
     psql = ["psql", "-h", "127.0.0.1", "-U", "postgres", "-q", "-c"]
     if reload:
         for name in (url.rsplit("/", 1)[1], cs_name):
@@ -86,6 +121,17 @@ def databases(reload: bool) -> tuple[str, str]:
         subprocess.run(psql + [f'CREATE DATABASE "{cs_name}"'], capture_output=True)
     subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, check=True)
     return url, url.rsplit("/", 1)[0] + "/" + cs_name
+
+
+def analyze(urls: list[str]) -> None:
+    """Both databases' planner statistics brought up to date, as autovacuum would have on a
+    server in use: just loaded, the series query joined 3,000 rows by nested loops planned
+    for one (70 ms instead of 13 ms on a loaded 2-core machine)."""
+    import psycopg
+
+    for url in urls:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("ANALYZE")
 
 
 def load_codespeed(args, python, project, base, cs_url, sizes) -> dict[int, float]:
@@ -133,6 +179,51 @@ def report(n: int, times, rates, loads: list[str]) -> None:
     print(table(["", "perfdb", "Codespeed", "ratio (≥ 3 is the goal)"], rows))
 
 
+def first_after_upload(args, bases, n: int, targets) -> dict[str, list[float]]:
+    """The first request after a one-kernel upload, ``args.uploads`` times. Each time, the
+    same new kernel is uploaded to each server through its write path (perfdb: a bundle
+    through ``/api/uploads/``, waited for until its status says done, as an uploader waits;
+    Codespeed: one ``POST /result/add/json/``, which answers once stored), and right after
+    its upload each server is asked, on new connections, for the series JSON of one metric
+    and the series page with its data of another: both series just changed. Which server
+    goes first alternates, and so do the two series. Seconds per (server, kind)."""
+    from perfdb.models import Run
+
+    token = bench_token()
+    before = Run.objects.filter(setup__workload__name=f"cs-compare-{n}").count() - n
+    times: dict[str, list[float]] = {}
+    for i in range(args.uploads):
+        k = before + i  # the new kernel's number: 5.k.0 sorts after every 4.x.y
+        kernel, values = f"5.{k}.0", kernel_values(args.metrics, n + k)
+        json_of, page_of = targets[i % len(targets)], targets[(i + 1) % len(targets)]
+        servers = ("perfdb", "codespeed") if i % 2 == 0 else ("codespeed", "perfdb")
+        for server in servers:
+            if server == "perfdb":
+                upload_one(bases[server], token, n, kernel, values)
+            else:
+                cs.post_all(bases[server], cs.results_of(n, [kernel], iter([values]), n + k), 1)
+            for kind, target in (("json", json_of), ("page", page_of)):
+                seconds = fetch_all(bases[server], target[server][kind], fresh=True)
+                times.setdefault(f"{server} {kind}", []).append(seconds)
+    return times
+
+
+def report_first(n: int, times, loads: list[str]) -> None:
+    rows = []
+    for kind, name in (("json", "series JSON"), ("page", "series page with its data")):
+        pdb, csp = times[f"perfdb {kind}"], times[f"codespeed {kind}"]
+        for stat, of in (("p50", statistics.median), ("max", max)):
+            rows.append(
+                [f"{name}, {stat} ms", ms(of(pdb)), ms(of(csp)), f"{of(csp) / of(pdb):.2f}"]
+            )
+    uploads = len(times["perfdb json"])
+    print(
+        f"\n### {n} kernels per series, first request after a one-kernel upload "
+        f"(n = {uploads}; load average during: {', '.join(loads)})\n"
+    )
+    print(table(["", "perfdb", "Codespeed", "ratio (≥ 3 is the goal)"], rows))
+
+
 def run(args, python, project, cs_url) -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     ports = {"perfdb": free_port(), "codespeed": free_port()}
@@ -157,6 +248,7 @@ def run(args, python, project, cs_url) -> None:
                 for n in sizes
             }
             wait_idle()
+            analyze([os.environ["DATABASE_URL"], cs_url])
             for n in sizes:
                 if loaded.get(n) or loaded_pdb.get(n):
                     print(
@@ -187,17 +279,25 @@ def measure_size(args, bases, cs_url, n: int) -> None:
                 "codespeed": {"json": [cs_json], "page": cs_page},
             }
         )
-    loads = [loadavg()]
-    times = measure(args, bases, targets)
-    loads.append(loadavg())
-    rates = {}
-    for server in ("perfdb", "codespeed"):
-        for kind in ("json", "page"):
-            pools = [t[server][kind] for t in targets]
-            rate = clients_run(bases[server], pools, args.clients, args.seconds)
-            rates[f"{server} {kind}"] = rate
-            loads.append(loadavg())
-    report(n, times, rates, loads)
+    phases = args.phases.split(",")
+    if "warm" in phases:
+        loads = [loadavg()]
+        times = measure(args, bases, targets)
+        loads.append(loadavg())
+        rates = {}
+        for server in ("perfdb", "codespeed"):
+            for kind in ("json", "page"):
+                pools = [t[server][kind] for t in targets]
+                rate = clients_run(bases[server], pools, args.clients, args.seconds)
+                rates[f"{server} {kind}"] = rate
+                loads.append(loadavg())
+        report(n, times, rates, loads)
+    if "first" in phases:
+        wait_idle()  # the warm phase's clients have stopped; no upload is being checked
+        loads = [loadavg()]
+        first = first_after_upload(args, bases, n, targets)
+        loads.append(loadavg())
+        report_first(n, first, loads)
 
 
 def main() -> None:
@@ -205,7 +305,7 @@ def main() -> None:
     # A TERM (timeout, kill) still stops both servers and the worker: `finally` runs.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    _, cs_url = databases(args.reload)
+    _, cs_url = databases(args.reload, args.cs_db)
     django_setup()
     python = cs.ensure_venv(Path(args.venv))
     project = Path(args.venv) / "project"

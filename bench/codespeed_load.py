@@ -17,7 +17,9 @@ from collections.abc import Sequence
 
 from load_bundles import multipart
 
-DATA_SRC = re.compile(rb'data-src="([^"]+)"')
+# What a page's charts fetch: their figures (data-src) and the series page's alert marks
+# (data-overlay), drawn over its figure.
+DATA_SRC = re.compile(rb'data-(?:src|overlay)="([^"]+)"')
 
 
 def _bundle(workload: str, kernels: Sequence[str], values: Sequence[list]) -> bytes:
@@ -49,27 +51,43 @@ def load_perfdb(base: str, n: int, kernels, values, per_upload: int) -> float | 
     """Upload the data set (unless stored) in bundles of ``per_upload`` kernels, one after
     the other as a lab's machines would, each waited for until done. Seconds, or None."""
     from perfdb.models import Run
-    from perfdb.operations.accounts import token_get, user_ensure
 
     workload = f"cs-compare-{n}"
     if Run.objects.filter(setup__workload__name=workload).count() >= n:
         return None
-    token = token_get(user=user_ensure(username="bench-codespeed", staff=False))
+    token = bench_token()
     start = time.perf_counter()
     for first in range(0, n, per_upload):
         part = slice(first, first + per_upload)
-        body, boundary = multipart(
-            "bundle", f"{workload}-{first}.tar.gz", _bundle(workload, kernels[part], values[part])
-        )
-        headers = {
-            "Authorization": f"Token {token}",
-            "Content-Type": f"multipart/form-data; boundary={boundary}",
-        }
-        request = urllib.request.Request(base + "/api/uploads/", data=body, headers=headers)
-        with urllib.request.urlopen(request, timeout=120) as response:
-            upload = json.loads(response.read())["id"]
-        _wait_done(base, token, upload)
+        bundle = _bundle(workload, kernels[part], values[part])
+        upload_done(base, token, f"{workload}-{first}.tar.gz", bundle)
     return time.perf_counter() - start
+
+
+def bench_token() -> str:
+    """The API token the bench uploads with (its user made once)."""
+    from perfdb.operations.accounts import token_get, user_ensure
+
+    return token_get(user=user_ensure(username="bench-codespeed", staff=False))
+
+
+def upload_one(base: str, token: str, n: int, kernel: str, values: list) -> None:
+    """One kernel's run added to data set ``n`` through ``POST /api/uploads/``, returning
+    as soon as the upload's status says done (what an uploader waits for)."""
+    workload = f"cs-compare-{n}"
+    upload_done(base, token, f"{workload}-{kernel}.tar.gz", _bundle(workload, [kernel], [values]))
+
+
+def upload_done(base: str, token: str, filename: str, bundle: bytes) -> None:
+    body, boundary = multipart("bundle", filename, bundle)
+    headers = {
+        "Authorization": f"Token {token}",
+        "Content-Type": f"multipart/form-data; boundary={boundary}",
+    }
+    request = urllib.request.Request(base + "/api/uploads/", data=body, headers=headers)
+    with urllib.request.urlopen(request, timeout=120) as response:
+        upload = json.loads(response.read())["id"]
+    _wait_done(base, token, upload)
 
 
 def _wait_done(base: str, token: str, upload: int, limit: float = 600) -> None:
@@ -84,7 +102,7 @@ def _wait_done(base: str, token: str, upload: int, limit: float = 600) -> None:
             return
         if status == "failed":
             raise RuntimeError(f"upload {upload} failed")
-        time.sleep(0.2)
+        time.sleep(0.05)
     raise RuntimeError(f"upload {upload} not done in {limit} s")
 
 
@@ -147,15 +165,19 @@ def _client(base: str) -> Client:
     return _clients[key]
 
 
-def fetch_all(base: str, urls: Sequence[str]) -> float:
-    """Seconds to GET the urls in turn, and the ``data-src`` each page's charts fetch."""
-    client = _client(base)
+def fetch_all(base: str, urls: Sequence[str], fresh: bool = False) -> float:
+    """Seconds to GET the urls in turn, and the ``data-src`` each page's charts fetch, on
+    this thread's kept-alive connection, or on a new one (``fresh``: a first visit)."""
+    client = Client(base) if fresh else _client(base)
     start = time.perf_counter()
     for url in urls:
         body = client.get(url)
         for src in DATA_SRC.findall(body):
             client.get(src.decode().replace("&amp;", "&"))
-    return time.perf_counter() - start
+    seconds = time.perf_counter() - start
+    if fresh:
+        client.conn.close()
+    return seconds
 
 
 def clients_run(base: str, pools: Sequence[Sequence[str]], clients: int, seconds: float) -> float:

@@ -127,9 +127,12 @@ def wait_until_up(base: str, limit: float = 60) -> None:
     raise RuntimeError("Codespeed's gunicorn did not answer")
 
 
-def results_of(n: int, kernels: Sequence[str], values: Iterator) -> Iterator[list[dict]]:
-    """One POST per kernel (a revision): its metrics' results, as a benchmark runner sends."""
-    for i, kernel in enumerate(kernels):
+def results_of(
+    n: int, kernels: Sequence[str], values: Iterator, first: int = 0
+) -> Iterator[list[dict]]:
+    """One POST per kernel (a revision): its metrics' results, as a benchmark runner sends.
+    ``first``: the number of revisions of data set ``n`` before these (their dates follow)."""
+    for i, kernel in enumerate(kernels, first):
         date = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(1_577_836_800 + 3600 * i))
         yield [
             {
