@@ -38,7 +38,6 @@ from ingest.keys import BundleDataError
 from ingest.manifest import Manifest, ManifestError, parse_manifest
 from ingest.parsers import ParseError, ParseResult, get_parser
 from ingest.plan import PlanError, PlannedRun, file_key, plan_runs
-from ingest.upload_rows import INGEST_LOCK as INGEST_LOCK  # named here by tests and tools
 from ingest.writer import WriteOutcome, bundle_write
 from perfdb.alerting import queue as alerting_queue
 from perfdb.kernels import KernelVersionError

@@ -9,7 +9,7 @@ import threading
 import pytest
 from django.db import connection, connections
 
-from ingest import services
+from ingest import services, upload_rows
 from ingest.services import upload_create, upload_ingest
 from perfdb.models import Upload
 from tests.bundles import make_bundle, manifest_toml, volano_log, volano_run
@@ -58,7 +58,7 @@ def test_an_upload_another_worker_holds_is_left_alone(upload):
 
     def hold():
         with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_lock(%s, %s)", (services.INGEST_LOCK, upload.pk))
+            cursor.execute("SELECT pg_advisory_lock(%s, %s)", (upload_rows.INGEST_LOCK, upload.pk))
         held.set()
         release.wait(30)
 
