@@ -83,8 +83,11 @@ class KernelOrder:
         return self._seen[seen_through]
 
 
-def moves(order: KernelOrder, held: Sequence[Held], changes: Sequence[Change]) -> dict[int, Held]:
-    """Change index -> the held alert it re-attributes.
+def placed_anew(
+    order: KernelOrder, held: Sequence[Held], changes: Sequence[Change]
+) -> tuple[dict[int, Held], dict[int, Held]]:
+    """(moving, staying): change index -> the held alert it re-attributes, and change index
+    -> the held alert that stays where it is; what the service and the bench apply.
 
     A confirmed step-scan change on a stock run that has no confirmed alert in its direction
     (nor a step-scan alert of the other one, which the alerts' uniqueness forbids) takes over
@@ -93,26 +96,14 @@ def moves(order: KernelOrder, held: Sequence[Held], changes: Sequence[Change]) -
     this check no longer returns that alert's own run in that direction: the same step,
     placed anew. A pending or cleared alert of its direction on the change's run is no
     obstacle: the moving alert absorbs it (``merged``). Each alert moves at most once per
-    check; with one on either side, the older (lower key) moves. Unless the step's placement
-    says its first kernel is more likely the alert's own (``stays``).
+    check; with one on either side, the older (lower key) moves.
+
+    Unless the change's placement (``Change.runner_up``) gives the alert's kernel the larger
+    share: then the alert stays where it is although the scan names the neighbouring kernel.
+    The change is that alert's step, so it raises nothing either. In the accuracy bench the
+    placement was right in 17 of the 25 such moves whose old or new kernel was the step's
+    (seeds 2003 and 7), and the scan's new kernel in 8 (docs/detector.md, "Long series").
     """
-    return placed_anew(order, held, changes)[0]
-
-
-def stays(order: KernelOrder, held: Sequence[Held], changes: Sequence[Change]) -> dict[int, Held]:
-    """Change index -> the held alert that stays where it is although the scan now names the
-    neighbouring kernel: the change's placement (``Change.runner_up``) gives the alert's
-    kernel the larger share. The change is that alert's step, so it raises nothing either.
-    In the accuracy bench the placement was right in 17 of the 25 such moves whose old or new
-    kernel was the step's (seeds 2003 and 7), and the scan's new kernel in 8
-    (docs/detector.md, "Long series")."""
-    return placed_anew(order, held, changes)[1]
-
-
-def placed_anew(
-    order: KernelOrder, held: Sequence[Held], changes: Sequence[Change]
-) -> tuple[dict[int, Held], dict[int, Held]]:
-    """(``moves``, ``stays``) in one pass: what the service and the bench apply."""
     moving: dict[int, Held] = {}
     staying: dict[int, Held] = {}
     for index, alert in _same_step(order, held, changes).items():
@@ -129,7 +120,7 @@ def _stays(alert: Held, change: Change) -> bool:
 def _same_step(
     order: KernelOrder, held: Sequence[Held], changes: Sequence[Change]
 ) -> dict[int, Held]:
-    """Change index -> the held alert on a neighbouring kernel it is the step of (``moves``;
+    """Change index -> the held alert on a neighbouring kernel it is the step of (``placed_anew``;
     near: ``KernelOrder.distance`` at most ``MOVE_DISTANCE``)."""
     returned = {(c.candidate_run_id, c.direction) for c in changes if c.status != "unconfirmed"}
     taken: set[int] = set()

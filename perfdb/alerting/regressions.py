@@ -12,7 +12,7 @@ alert is confirmed and emailed with that upload (``Alert.notify_upload``), and i
 kernel does not confirm it, it is marked *cleared* (docs/detector.md). A confirmed step that a
 later check places on the neighbouring kernel moves its alert there (``moves``: recorded on
 the alert, not emailed again) instead of raising a second one, or leaves it where it is when
-the step's placement favours the alert's kernel (``moves_rule.stays``).
+the step's placement favours the alert's kernel (``moves_rule.placed_anew``).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from perfdb.alerting.moves_rule import Held, KernelOrder, merged, moves, stays
+from perfdb.alerting.moves_rule import Held, KernelOrder, merged, placed_anew
 from perfdb.detector import detection
 from perfdb.detector.detection import Change, Point
 from tests.perfdb.alerting.step_series import POINTS, STEP_DOWN
@@ -23,6 +23,16 @@ def held(key: int, run_id: int, method: str = "changepoint", confirmed: bool = T
 
 
 ORDER = KernelOrder.of(POINTS)
+
+
+def moves(order: KernelOrder, alerts: list[Held], changes: list[Change]) -> dict[int, Held]:
+    """The alerts the changes move (``placed_anew``'s first half)."""
+    return placed_anew(order, alerts, changes)[0]
+
+
+def stays(order: KernelOrder, alerts: list[Held], changes: list[Change]) -> dict[int, Held]:
+    """The alerts the changes leave where they are (``placed_anew``'s second half)."""
+    return placed_anew(order, alerts, changes)[1]
 
 
 def test_the_scan_places_the_step_anew_and_the_alert_follows_it():
