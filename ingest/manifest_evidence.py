@@ -1,4 +1,4 @@
-"""Manifest fields for issue 13: a reference build and claims (docs/bundle-format.md).
+"""Manifest fields for a reference build and claims (docs/bundle-format.md).
 
 * ``reference = { kernel = "2.4.20", patches = [] }`` in a ``[[run]]`` (for its setup) or a
   ``[hardware.X]`` table (for every setup on that hardware): the build re-run as a control.
