@@ -2,33 +2,34 @@
 scheduler per run, and the top kernel functions, of a bounded number of a scope's setups
 (``KERNEL_TIME_MAX_SETUPS``: its profiled setups with the most profiled runs first, then
 the most-run), any others or all of them with ``?setups=<id>&setups=<id>`` or
-``?setups=all``. Its data and figures are cached per scope version and drawn selection
-(perfdb/cache/), so a request unpickles only what it draws.
+``?setups=all``, ``KERNEL_TIME_PAGE_SETUPS`` a page (``&page=2``; dashboards/scope_draw.py).
+Its data and figures are cached per scope version and drawn page (perfdb/cache/), so a
+request reads and unpickles only what it draws.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils.safestring import SafeString
 
 from dashboards import chart_queries as cq
-from dashboards import exports
+from dashboards import exports, scope_stats
 from dashboards.chart_queries import profiles as profile_queries
 from dashboards.figures import kernel_time_figure, top_functions_figure
 from dashboards.page_cache import kept_for_anonymous
 from dashboards.page_tools import bad_params_are_400, download, figure_script, links
 from dashboards.pages import ScopeChoice, scope_index, scope_setups
 from dashboards.scope_draw import (
+    Subset,
     api_url,
-    options_html,
+    drawn_subset,
     selection_of,
     setup_runs,
-    shown_choices,
     subset_links,
 )
 from dashboards.selection import (
@@ -44,9 +45,13 @@ from dashboards.selection import Scope as SetupScope
 from perfdb.cache import cached, cached_in_scope
 
 TOP_N_MAX = 30
+DEFAULT_TOP = 10
 # One bar pair per run of every setup drawn: 8 setups on 64 builds is ~500 pairs, still
 # readable; a scope's every setup (~1,000 at 100M synthetic results) is not.
 KERNEL_TIME_MAX_SETUPS = 8
+# Setups drawn per page of a larger selection ("show all"): what one request reads and
+# draws, whatever the scope's size (at most the API's MAX_IDS, so each page links its data).
+KERNEL_TIME_PAGE_SETUPS = 24
 
 
 @kept_for_anonymous("kernel-time", part=3)
@@ -58,7 +63,7 @@ def kernel_time(request: HttpRequest) -> HttpResponse:
     choice = scope_param(q, scopes)
     scope = scope_setups(choice)
     top = int_param(q, "top")
-    top = 10 if top is None else top
+    top = DEFAULT_TOP if top is None else top
     if not 1 <= top <= TOP_N_MAX:
         raise BadParam("top", f"expected 1 to {TOP_N_MAX}, got {top}")
     context: dict[str, Any] = {
@@ -72,61 +77,88 @@ def kernel_time(request: HttpRequest) -> HttpResponse:
     params = scope.varying_params()
     param = choice_param(q, "param", params, "") or None
     context["params"] = params
+    return _scope_page(request, fmt, context, scope, param, _subset(q, choice, scope))
+
+
+def _subset(q: Mapping[str, Any], choice: ScopeChoice, scope: SetupScope) -> Subset:
+    """The setups the query asks for (the default for none), the page of them drawn."""
     ids = [str(i) for i in scope.setup_ids]
-    shown, default = shown_choices(
-        "kernel-time", q, "setups", scope.key, ids, lambda: _default(choice, scope)
+    default = partial(_default, choice, scope)
+    return drawn_subset(
+        "kernel-time", q, "setups", scope.key, ids, default, KERNEL_TIME_PAGE_SETUPS
     )
-    return _scope_page(request, fmt, context, scope, param, (shown, default))
 
 
-def _scope_page(request, fmt, context, scope: SetupScope, param, subset) -> HttpResponse:
-    """The drawn setups' chart and top functions, or their download."""
-    shown, default = subset
+def _scope_page(request, fmt, context, scope: SetupScope, param, subset: Subset) -> HttpResponse:
+    """The drawn page of setups' chart and top functions, or their download."""
     top = context["top"]
-    drawn = [int(i) for i in shown]
-    key = f"kernel-time:{scope.key}:{param}:{'|'.join(shown)}"
-
-    def data(stale: bool) -> tuple[Any, list[Any]]:
-        return cached_in_scope(
-            key,
-            scope.key,
-            lambda: (
-                cq.kernel_time_points(setup_ids=drawn, param=param),
-                cq.kernel_profiles(setup_ids=drawn),
-            ),
-            stale=stale,
-        )
-
+    drawn = [int(i) for i in subset.drawn]
     if fmt:  # a download is never behind the runs
-        chart, profiles = data(stale=False)
+        chart, profiles = _data(scope, param, subset, stale=False)
         tables = (exports.kernel_time_table(chart), exports.profile_table(profiles))
         return download(tables, request, fmt)
-    # Building the two figures (Plotly objects, hover text per bar) had cost ~0.4 s of CPU on
-    # every request, and escaping them into the page (json_script) half of the rest: cached,
-    # escaped, with the counts the page shows (the data read again inside: never stale).
-    view = cached_in_scope(
-        f"{key}:figures:{top}", scope.key, lambda: _view(*data(stale=False), top), stale=True
-    )
+    view = _figures(scope, param, subset, top)
     selection = {"scope": scope.key, "param": param, "top": top}
-    selection = selection_of(selection, "setups", shown, default, len(scope.setups))
+    selection = selection_of(selection, subset)
     return render(
         request,
         "dashboards/kernel_time.html",
         {
             **context,
             **links("dashboards-kernel-time", selection, ("kernel-time", "kernel-functions")),
-            **subset_links("dashboards-kernel-time", selection, "setups"),
+            **subset_links("dashboards-kernel-time", selection, subset),
             "param": param or "",
             **view,
-            "setup_options": _setup_options(scope, shown),
-            "n_setups": len(scope.setups),
-            "n_shown": len(shown),
-            "is_default": shown == default,
-            "max_setups": KERNEL_TIME_MAX_SETUPS,
+            "setup_options": _setup_options(scope, subset.chosen),
+            "subset": subset,
+            "default_text": f"by default the {KERNEL_TIME_MAX_SETUPS} with the most profiled "
+            "runs, then the most runs",
             "profile_diff_url": _profile_diff_of_scope(scope),
             "api_url": api_url("api-kernel-time", drawn, param=param),
         },
     )
+
+
+def _key(scope: SetupScope, param: str | None, subset: Subset) -> str:
+    return f"kernel-time:{scope.key}:{param}:{'|'.join(subset.drawn)}"
+
+
+def _data(scope: SetupScope, param: str | None, subset: Subset, stale: bool) -> tuple[Any, Any]:
+    """The drawn setups' points and profiles, cached per scope version and drawn page."""
+    drawn = [int(i) for i in subset.drawn]
+    return cached_in_scope(
+        _key(scope, param, subset),
+        scope.key,
+        lambda: (
+            cq.kernel_time_points(setup_ids=drawn, param=param),
+            cq.kernel_profiles(setup_ids=drawn),
+        ),
+        stale=stale,
+    )
+
+
+def _figures(scope: SetupScope, param: str | None, subset: Subset, top: int) -> dict[str, Any]:
+    """The page's two figures, escaped, with the counts it shows. Building them (Plotly
+    objects, hover text per bar) had cost ~0.4 s of CPU on every request, and escaping them
+    into the page (json_script) half of the rest: cached (the data read again inside:
+    never stale)."""
+    return cached_in_scope(
+        f"{_key(scope, param, subset)}:figures:{top}",
+        scope.key,
+        lambda: _view(*_data(scope, param, subset, stale=False), top),
+        stale=True,
+    )
+
+
+def kernel_time_warm(scope_key: str | None = None) -> None:
+    """The default view of a scope (of the page's default scope with None): what a first
+    visitor after a deploy would compute (dashboards/warm.py)."""
+    scopes = _profiled_first(scope_index().scopes)
+    choice = next((s for s in scopes if scope_key in (None, s.key)), None)
+    scope = scope_setups(choice)
+    if choice is None or scope is None:
+        return
+    _figures(scope, None, _subset({}, choice, scope), DEFAULT_TOP)
 
 
 def _view(chart, profiles, top: int) -> dict[str, Any]:
@@ -143,15 +175,16 @@ def _view(chart, profiles, top: int) -> dict[str, Any]:
 def _default(choice: ScopeChoice, scope: SetupScope) -> list[str]:
     """The setups drawn by default: the profiled ones with the most profiled runs first (a
     busy setup without profiles draws nothing here), then the most-run; in picker order."""
-    profiled = [s["id"] for s in profile_queries.profiled_setups() if s["scope"] == scope.key]
+    profiled = scope_stats.profiled_of_scope(choice.key, choice.ids)
     ranked = busiest_first(scope.setup_ids, setup_runs(choice.ids), first=profiled)
     kept = set(ranked[:KERNEL_TIME_MAX_SETUPS])
     return [str(i) for i in scope.setup_ids if i in kept]
 
 
-def _setup_options(scope: SetupScope, shown: list[str]) -> SafeString:
-    """The setups picker: each setup's parameters and run count."""
-    return options_html([(str(s["id"]), _setup_text(s)) for s in scope.setups], shown)
+def _setup_options(scope: SetupScope, chosen: tuple[str, ...]) -> list[tuple[str, str, bool]]:
+    """The setups picker's options: (value, text: its parameters and run count, selected)."""
+    selected = set(chosen)
+    return [(str(s["id"]), _setup_text(s), str(s["id"]) in selected) for s in scope.setups]
 
 
 def _setup_text(setup: Mapping[str, Any]) -> str:

@@ -21,6 +21,7 @@ from dashboards.chartdata import ScalingChart
 from dashboards.figures import scaling_figure
 from dashboards.page_cache import kept_for_anonymous
 from dashboards.page_tools import bad_params_are_400, download, figure_script, links
+from dashboards.scope_draw import Subset, drawn_subset, selection_of, subset_links
 from dashboards.selection import Scope as SetupScope
 from dashboards.selection import (
     choice_param,
@@ -28,13 +29,19 @@ from dashboards.selection import (
     format_param,
     metric_param,
     scope_param,
-    scopes_from,
 )
 from perfdb.cache import cached_before, cached_in_scope, cached_per_setup
 
 # A scaling chart with more lines than this is unreadable (and slow): by default it shows the
 # newest builds in kernel order, and the page lets you pick others.
 SCALING_MAX_BUILDS = 12
+# A chart's points per line are the setups of its group (one per value of the parameter):
+# by default at most this many, spread evenly over the parameter's values; every one with
+# ``?setups=all``, ``SCALING_PAGE_SETUPS`` consecutive values a page (``&page=2``). A group
+# of ~1,000 setups (100M synthetic results) drawn whole had been a 5 MB page, 5.5 s to
+# compute on an emptied cache.
+SCALING_MAX_SETUPS = 20
+SCALING_PAGE_SETUPS = 50
 
 
 # --- scopes (workload x hardware x UP/SMP): the first picker of every chart page ----------
@@ -64,27 +71,19 @@ class ScopeIndex:
 
 def scope_index() -> ScopeIndex:
     """Every scope with runs. Its entries depend only on which setups exist (the catalogue,
-    ``scope_stats.catalog_value``): an upload to existing setups leaves them cached, so no
+    ``scope_stats.scope_rows``): an upload to existing setups leaves them cached, so no
     page rebuilds them after an upload."""
-    return ScopeIndex(scope_stats.catalog_value("dashboards:scope-choices", _scope_choices))
-
-
-def _scope_choices(setups: list[dict[str, Any]]) -> tuple[ScopeChoice, ...]:
-    """The picker's entries from the setups catalogue: which setups exist decides them, not
-    how many runs each has, so an upload to existing setups does not rebuild them."""
-    return tuple(
-        ScopeChoice(
-            key=scope.key,
-            label=scope.label,
-            ids=(
-                scope.setups[0]["workload_id"],
-                scope.setups[0]["hardware_id"],
-                scope.setups[0]["mode"],
-            ),
-            has_varying_params=bool(scope.varying_params()),
-            has_wakeup_params=scope.has_params(cq.WAKEUP_PARAMS),
+    return ScopeIndex(
+        tuple(
+            ScopeChoice(
+                key=f"{r.workload_id}-{r.hardware_id}-{r.mode}",
+                label=r.label,
+                ids=(r.workload_id, r.hardware_id, r.mode),
+                has_varying_params=r.has_varying_params,
+                has_wakeup_params=r.has_params,
+            )
+            for r in scope_stats.scope_rows()
         )
-        for scope in scopes_from(setups)
     )
 
 
@@ -136,6 +135,8 @@ def scaling(request: HttpRequest) -> HttpResponse:
         "rest": sel.rest,
         "metric": sel.metric["id"],
     }
+    selection = selection_of(selection, sel.subset)
+    pages = subset_links("dashboards-scaling", selection, sel.subset)  # builds vary by page
     if chosen and shown != default_builds:
         selection["builds"] = shown
     return render(
@@ -144,6 +145,10 @@ def scaling(request: HttpRequest) -> HttpResponse:
         {
             **context,
             **links("dashboards-scaling", selection, ("scaling",)),
+            **pages,
+            "subset": sel.subset,
+            "default_text": f"by default {SCALING_MAX_SETUPS} spread evenly over its values",
+            "max_setups": SCALING_MAX_SETUPS,
             "params": sel.params,
             "param": sel.param,
             "rests": list(sel.groups),
@@ -167,22 +172,58 @@ class ScalingSelection(NamedTuple):
     param: str
     groups: dict[str, list[int]]
     rest: str
+    subset: Subset  # the group's setups drawn (one point a build)
+    drawn: list[int]
     metrics: list[dict[str, Any]]
     metric: Mapping[str, Any] | None
     note: str | None
 
 
 def _scaling_selection(q: Mapping[str, Any], scope: SetupScope) -> ScalingSelection:
+    """The parameter, the group of setups that vary it alone, the page of that group drawn
+    and the metric: the metrics offered are those of the drawn setups (a group's setups run
+    the same workload), so that no request reads more than a page of setups."""
     params = scope.varying_params()
     param = choice_param(q, "param", params, params[0])
     groups = scope.held_fixed(param)
     rest = choice_param(q, "rest", tuple(groups), next(iter(groups)))
-    ids = groups[rest]
+    ordered = [str(i) for i in by_value(scope, groups[rest], param)]
+    subset = drawn_subset(
+        f"scaling:{param}:{rest}",
+        q,
+        "setups",
+        scope.key,
+        ordered,
+        lambda: spread(ordered, SCALING_MAX_SETUPS),
+        SCALING_PAGE_SETUPS,
+    )
+    ids = [int(i) for i in subset.drawn]
     metrics = cached_in_scope(
         f"scope-metrics:{ids}", scope.key, lambda: series_data.metrics_of_setups(ids), stale=True
     )
     metric, note = metric_param(q, metrics)
-    return ScalingSelection(params, param, groups, rest, metrics, metric, note)
+    return ScalingSelection(params, param, groups, rest, subset, ids, metrics, metric, note)
+
+
+def by_value(scope: SetupScope, ids: list[int], param: str) -> list[int]:
+    """Setup ids in the order of their value of ``param`` (numbers first), then by id."""
+    values = {s["id"]: s["params"].get(param) for s in scope.setups}
+
+    def order(setup_id: int) -> tuple[bool, float, str, int]:
+        value = values.get(setup_id)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return (False, float(value), "", setup_id)
+        return (True, 0.0, str(value), setup_id)
+
+    return sorted(ids, key=order)
+
+
+def spread(ordered: list[str], most: int) -> list[str]:
+    """At most ``most`` of ``ordered``, spread evenly from its first to its last."""
+    if len(ordered) <= most:
+        return list(ordered)
+    step = (len(ordered) - 1) / (most - 1)
+    return [ordered[round(i * step)] for i in range(most)]
 
 
 def _scaling_chart(
@@ -228,7 +269,7 @@ def _scaling_pieces(sel: ScalingSelection) -> dict[int, tuple[cq.PiecePoint, ...
     assert metric is not None
     return cached_per_setup(
         f"scaling-piece:{sel.param}:{metric['id']}",
-        sel.groups[sel.rest],
+        sel.drawn,
         lambda todo: cq.scaling_pieces(setup_ids=todo, metric=metric, param=sel.param),
     )
 
@@ -244,7 +285,7 @@ def _recent_pieces(sel: ScalingSelection) -> dict[int, cq.RecentPiece]:
         return {s: cq.recent_piece(points, SCALING_MAX_BUILDS) for s, points in pieces.items()}
 
     key = f"scaling-recent:{SCALING_MAX_BUILDS}:{sel.param}:{metric['id']}"
-    return cached_per_setup(key, sel.groups[sel.rest], compute)
+    return cached_per_setup(key, sel.drawn, compute)
 
 
 def scaling_warm(scope_key: str) -> None:
@@ -252,17 +293,33 @@ def scaling_warm(scope_key: str) -> None:
     chart (what its links open): kept current for every scope an upload writes to, read
     again only for the setups it wrote to, so that a first visitor reads no runs. Its builds
     and view are computed too if they were cached for an earlier version (someone opens it)."""
-    choices = [s for s in scope_index().scopes if s.key == scope_key and s.has_varying_params]
-    scope = scope_setups(choices[0] if choices else None)
-    if scope is None:
+    found = _default_selection(scope_key)
+    if found is None:
         return
-    sel = _scaling_selection(QueryDict(), scope)
-    if sel.metric is None:
-        return
+    scope, sel = found
     read = _recent_pieces(sel)
     if not cached_before(f"{_scaling_key(scope, sel)}:builds", scope.key):
         return
     _default_view(scope, sel, read=read)
+
+
+def scaling_warm_default(scope_key: str | None = None) -> None:
+    """A scope's default chart (of the page's default scope with None), whether or not
+    anyone opened it: the warm-up after a deploy (dashboards/warm.py)."""
+    found = _default_selection(scope_key)
+    if found is not None:
+        _default_view(*found)
+
+
+def _default_selection(scope_key: str | None) -> tuple[SetupScope, ScalingSelection] | None:
+    """The scope ``scope_key`` names (the page's first with None) and its default chart's
+    selection; None when it has nothing to chart."""
+    choices = [s for s in scope_index().scopes if s.has_varying_params]
+    scope = scope_setups(next((s for s in choices if scope_key in (None, s.key)), None))
+    if scope is None:
+        return None
+    sel = _scaling_selection(QueryDict(), scope)
+    return None if sel.metric is None else (scope, sel)
 
 
 def _default_view(
@@ -291,7 +348,8 @@ def _default_view(
 
 def _scaling_key(scope: SetupScope, sel: ScalingSelection) -> str:
     assert sel.metric is not None
-    return f"scaling:{scope.key}:{sel.param}:{sel.rest}:{sel.metric['id']}"
+    drawn = "default" if sel.subset.is_default else "|".join(sel.subset.drawn)
+    return f"scaling:{scope.key}:{sel.param}:{sel.rest}:{sel.metric['id']}:{drawn}"
 
 
 def _scaling_view(chart: ScalingChart) -> tuple[int, str]:

@@ -7,19 +7,15 @@ version.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from dashboards.chart_queries.summaries import (
-    SetupRuns,
-    busiest_setup_id,
-    runs_per_setup,
-    setups_with_runs,
-)
+from dashboards.chart_queries.charts import WAKEUP_PARAMS
+from dashboards.chart_queries.overview import ScopeRow, scopes_with_runs
+from dashboards.chart_queries.summaries import SetupRuns, busiest_setup_id, runs_per_setup
 from perfdb.cache import CATALOG, cached, cached_in_scope, cached_per_scope, scope_key
-from perfdb.models import Hardware, Run, Workload
+from perfdb.models import Hardware, Run, SetupSummary, Workload
 
 # Past this many scopes, one query over every setup's summary beats a list of scopes.
 BULK_SCOPES = 20
@@ -28,29 +24,20 @@ Scope = tuple[int, int, str]
 T = TypeVar("T")
 
 
-def setups_catalog() -> list[dict[str, Any]]:
-    """Every setup with runs (picker order, no counts), cached under the catalogue's version
-    (``perfdb.cache.CATALOG``: moved when a setup is created) and the structure version
-    (runs removed or edited); runs added to existing setups leave it warm."""
-    return cached_in_scope("setups-with-runs", CATALOG, setups_with_runs)
-
-
-def catalog_value(key: str, build: Callable[[list[dict[str, Any]]], T]) -> T:
-    """``build(setups_catalog())``, cached with the catalogue: for what depends only on which
-    setups have runs and their parameters (the scope picker's entries, which scopes can be
-    charted against a parameter). Built after every upload, it had cost 0.3 s of Python
-    over every setup."""
-    return cached_in_scope(key, CATALOG, lambda: build(setups_catalog()))
+def scope_rows() -> list[ScopeRow]:
+    """Every scope with runs, in picker order, with what its charts can draw (``ScopeRow``),
+    cached under the catalogue's version (``perfdb.cache.CATALOG``: moved when a setup is
+    created) and the structure version (runs removed or edited): runs added to existing
+    setups leave it warm. Aggregated in PostgreSQL: a few hundred rows whatever the number
+    of setups."""
+    return cached_in_scope(
+        "scopes-with-runs", CATALOG, lambda: scopes_with_runs(needs=WAKEUP_PARAMS)
+    )
 
 
 def scopes_all() -> list[Scope]:
-    """Every scope with runs, cached with the catalogue (a few hundred tuples: reading them
-    is cheaper than unpickling every setup of the catalogue on each request)."""
-    return catalog_value("scopes-all", _scopes_of)
-
-
-def _scopes_of(setups: list[dict[str, Any]]) -> list[Scope]:
-    return list(dict.fromkeys((s["workload_id"], s["hardware_id"], s["mode"]) for s in setups))
+    """Every scope with runs, as (workload id, hardware id, mode)."""
+    return [(r.workload_id, r.hardware_id, r.mode) for r in scope_rows()]
 
 
 def scope_runs(scopes: list[Scope]) -> dict[Scope, list[SetupRuns]]:
@@ -64,6 +51,22 @@ def scope_runs(scopes: list[Scope]) -> dict[Scope, list[SetupRuns]]:
 
     found = cached_per_scope("runs-per-setup:v2", list(by_key), compute)
     return {by_key[k]: v for k, v in found.items()}
+
+
+def profiled_of_scope(key: str, scope: Scope) -> list[int]:
+    """The scope's setups with profiled runs, the most profiled first (kernel-time's
+    default), cached per scope version: one index range scan of the scope's setups where the
+    lab's every profiled setup (~32,000 at 100M results) had been read and unpickled."""
+    workload_id, hardware_id, mode = scope
+    rows = SetupSummary.objects.filter(
+        profiled_runs__gt=0,
+        setup__workload_id=workload_id,
+        setup__hardware_id=hardware_id,
+        setup__mode=mode,
+    ).order_by("-profiled_runs", "setup_id")
+    return cached_in_scope(
+        "profiled-setups", key, lambda: list(rows.values_list("setup_id", flat=True))
+    )
 
 
 def busiest_setup_cached() -> int | None:

@@ -1,15 +1,17 @@
 """The wakeups and preemption page (/wakeups/): runs with scheduler counters, one build at a
 time, as tables and heatmaps (one per preemption threshold), of a bounded number of the
 scope's setups: whole thresholds, the most-run first, up to ``WAKEUPS_MAX_SETUPS`` setups;
-any others or all with ``?thresholds=0&thresholds=40`` or ``?thresholds=all``. Rows and
-figures are cached per scope version and drawn thresholds (a request unpickles only the
-build it shows) and served up to ``PAGE_CACHE_STALE_SECONDS`` behind uploads
-(perfdb/cache/); a download is never behind.
+any others or all with ``?thresholds=0&thresholds=40`` or ``?thresholds=all``, whole
+thresholds of up to ``WAKEUPS_PAGE_SETUPS`` setups a page (``&page=2``;
+dashboards/scope_draw.py). Rows and figures are cached per scope version and drawn page (a
+request unpickles only the build it shows) and served up to ``PAGE_CACHE_STALE_SECONDS``
+behind uploads (perfdb/cache/); a download is never behind.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
@@ -23,11 +25,11 @@ from dashboards.page_cache import kept_for_anonymous
 from dashboards.page_tools import bad_params_are_400, download, figure_script, links
 from dashboards.pages import ScopeChoice, scope_index, scope_setups
 from dashboards.scope_draw import (
+    Subset,
     api_url,
-    options_html,
+    drawn_subset,
     selection_of,
     setup_runs,
-    shown_choices,
     subset_links,
 )
 from dashboards.selection import busiest_first, choice_param, format_param, scope_param
@@ -37,7 +39,11 @@ from perfdb.cache import cached_in_scope
 # to at most this many: 001's grid of 3 pairs at 2 thresholds is drawn whole; a scope with
 # ~1,000 thresholds (100M synthetic results) is not 1,000 heatmaps and a 5 MB page.
 WAKEUPS_MAX_SETUPS = 12
+# Setups drawn per page of a larger selection ("show all"), in whole thresholds: what one
+# request reads and draws, whatever the scope's size (one heatmap per threshold).
+WAKEUPS_PAGE_SETUPS = 24
 THRESHOLD = cq.WAKEUP_PARAMS[2]
+DEFAULT_VALUE = "throughput"
 
 
 @kept_for_anonymous("wakeups", part=3)
@@ -47,7 +53,7 @@ def wakeups(request: HttpRequest) -> HttpResponse:
     fmt = format_param(q)
     every = scope_index().scopes
     scopes = [s for s in every if s.has_wakeup_params]
-    value = choice_param(q, "value", tuple(WAKEUP_VALUES), "throughput")
+    value = choice_param(q, "value", tuple(WAKEUP_VALUES), DEFAULT_VALUE)
     context: dict[str, Any] = {
         "scopes": scopes,
         "value": value,
@@ -65,25 +71,48 @@ def wakeups(request: HttpRequest) -> HttpResponse:
     if choice is None or scope is None:
         return render(request, "dashboards/wakeups.html", context)
     by_threshold = thresholds_of(scope.setups)
-    shown, default = shown_choices(
+    subset = _subset(q, choice, by_threshold)
+    chosen = set(subset.chosen)
+    context.update(
+        {
+            "threshold_options": [(t, t in chosen) for t in by_threshold],
+            "subset": subset,
+            "default_text": f"by default those of the most-run setups, at most "
+            f"{WAKEUPS_MAX_SETUPS} setups",
+        }
+    )
+    drawn = [i for t in subset.drawn for i in by_threshold[t]]
+    return _scope_page(request, fmt, context, scope.key, drawn, subset)
+
+
+def _subset(
+    q: Mapping[str, Any], choice: ScopeChoice, by_threshold: dict[str, list[int]]
+) -> Subset:
+    """The thresholds the query asks for (the default for none), the page of them drawn."""
+    return drawn_subset(
         "wakeups",
         q,
         "thresholds",
-        scope.key,
+        choice.key,
         list(by_threshold),
-        lambda: _default(choice, by_threshold),
+        partial(_default, choice, by_threshold),
+        WAKEUPS_PAGE_SETUPS,
+        weight=lambda t: len(by_threshold[t]),
     )
-    context.update(
-        {
-            "thresholds": list(by_threshold),
-            "threshold_options": options_html([(t, t) for t in by_threshold], shown),
-            "shown_thresholds": shown,
-            "is_default": shown == default,
-            "max_setups": WAKEUPS_MAX_SETUPS,
-        }
-    )
-    drawn = [i for t in shown for i in by_threshold[t]]
-    return _scope_page(request, fmt, context, scope.key, drawn, default)
+
+
+def wakeups_warm(scope_key: str | None = None) -> None:
+    """The default view of a scope (of the page's default scope with None): what a first
+    visitor after a deploy would compute (dashboards/warm.py)."""
+    scopes = [s for s in scope_index().scopes if s.has_wakeup_params]
+    choice = next((s for s in scopes if scope_key in (None, s.key)), None)
+    scope = scope_setups(choice)
+    if choice is None or scope is None:
+        return
+    by_threshold = thresholds_of(scope.setups)
+    subset = _subset({}, choice, by_threshold)
+    drawn = [i for t in subset.drawn for i in by_threshold[t]]
+    _shown({}, scope.key, drawn, subset, DEFAULT_VALUE)
 
 
 def thresholds_of(setups: Sequence[Mapping[str, Any]]) -> dict[str, list[int]]:
@@ -120,44 +149,25 @@ def _default(choice: ScopeChoice, by_threshold: Mapping[str, list[int]]) -> list
     return [t for t in by_threshold if t in chosen]
 
 
-def _scope_page(request, fmt, context, scope_key: str, drawn: list[int], default) -> HttpResponse:
+def _scope_page(
+    request, fmt, context, scope_key: str, drawn: list[int], subset: Subset
+) -> HttpResponse:
     """The chosen build of the drawn thresholds: its rows and heatmaps, or their download."""
-    q, value, shown = request.GET, context["value"], context["shown_thresholds"]
-    key = f"wakeups:{scope_key}:{'|'.join(shown)}"
-
-    # Every run of the drawn setups, all builds: read back only to compute what follows
-    # or for a download (a request draws one build).
-    def whole(stale: bool) -> tuple[list[Any], int]:
-        return cached_in_scope(key, scope_key, lambda: cq.wakeup_rows(setup_ids=drawn), stale=stale)
-
+    q, value = request.GET, context["value"]
     if fmt:  # a download is never behind the runs
-        rows = whole(stale=False)[0]
+        rows = _whole(scope_key, drawn, subset, stale=False)[0]
         build = choice_param(q, "build", _builds(rows), _first(_builds(rows)))
         return download((exports.wakeups_table(_of_build(rows, build)),), request, fmt)
-    builds, skipped = cached_in_scope(
-        f"{key}:builds",
-        scope_key,
-        lambda: _builds_skipped(*whole(stale=False)),
-        stale=True,
-    )
-    build = choice_param(q, "build", builds, _first(builds))
-    # One heatmap per threshold (Plotly objects, escaped into the page): cached with the
-    # build's rows, from the rows read again inside (never drawn from a stale copy).
-    rows, figures = cached_in_scope(
-        f"{key}:view:{build}:{value}",
-        scope_key,
-        lambda: _view(_of_build(whole(stale=False)[0], build), value),
-        stale=True,
-    )
+    builds, skipped, build, rows, figures = _shown(q, scope_key, drawn, subset, value)
     selection = {"scope": scope_key, "build": build, "value": value}
-    selection = selection_of(selection, "thresholds", shown, default, len(context["thresholds"]))
+    selection = selection_of(selection, subset)
     return render(
         request,
         "dashboards/wakeups.html",
         {
             **context,
             **links("dashboards-wakeups", selection, ("wakeups",)),
-            **subset_links("dashboards-wakeups", selection, "thresholds"),
+            **subset_links("dashboards-wakeups", selection, subset),
             "builds": builds,
             "build": build,
             "skipped": skipped,
@@ -166,6 +176,37 @@ def _scope_page(request, fmt, context, scope_key: str, drawn: list[int], default
             "api_url": api_url("api-wakeups", drawn, build=build),
         },
     )
+
+
+def _whole(scope_key: str, drawn: list[int], subset: Subset, stale: bool) -> tuple[list[Any], int]:
+    """Every run of the drawn setups, all builds: read back only to compute what a page
+    shows or for a download (a request draws one build)."""
+    key = f"wakeups:{scope_key}:{'|'.join(subset.drawn)}"
+    return cached_in_scope(key, scope_key, lambda: cq.wakeup_rows(setup_ids=drawn), stale=stale)
+
+
+def _shown(
+    q: Mapping[str, Any], scope_key: str, drawn: list[int], subset: Subset, value: str
+) -> tuple[list[str], int, str, list[Any], list[dict[str, str]]]:
+    """The drawn setups' builds and runs left out, the build shown (``?build=``, else the
+    first), its rows and figures."""
+    key = f"wakeups:{scope_key}:{'|'.join(subset.drawn)}"
+    builds, skipped = cached_in_scope(
+        f"{key}:builds",
+        scope_key,
+        lambda: _builds_skipped(*_whole(scope_key, drawn, subset, stale=False)),
+        stale=True,
+    )
+    build = choice_param(q, "build", builds, _first(builds))
+    # One heatmap per threshold (Plotly objects, escaped into the page): cached with the
+    # build's rows, from the rows read again inside (never drawn from a stale copy).
+    rows, figures = cached_in_scope(
+        f"{key}:view:{build}:{value}",
+        scope_key,
+        lambda: _view(_of_build(_whole(scope_key, drawn, subset, stale=False)[0], build), value),
+        stale=True,
+    )
+    return builds, skipped, build, rows, figures
 
 
 def _builds(rows: list[Any]) -> list[str]:

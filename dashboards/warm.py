@@ -14,21 +14,37 @@ a scope's runs; its builds and view are computed only when they had been cached 
 (someone opens it): a nightly upload touches a dozen scopes with several charts each, most
 of which nobody opens before the next upload. The others are recomputed when first asked
 for (one scope's rows, 0.1-0.5 s of CPU at 10M results).
+
+After a deploy that changes ``CACHE_VERSION`` (every key carries it) or a Redis that lost
+its data, the cache is empty: ``pages_after_deploy``, run by beat's periodic
+``dashboards.tasks.warm_cold_cache`` on the pages queue, finds no mark of a warm-up in it
+and computes what every page's default view reads (the scope index, the overview, each
+chart page's default scope), so that the first visitors do not. Whatever else a visitor
+opens first costs one bounded computation (a page of setups: dashboards/scope_draw.py).
 """
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Callable, Sequence
 from functools import partial
 
 from django.core.cache import cache
 
-from dashboards import kernels_page, pages, scope_stats, views
+from dashboards import kernel_time_page, kernels_page, pages, scope_stats, views, wakeups_page
 from dashboards.chart_queries.profiles import profiled_setups
 from perfdb.cache import SCOPE_VERSION_PREFIX, STRUCTURE_KEY, TIMEOUT_SECONDS, VERSION_KEY
 
+log = logging.getLogger(__name__)
+
 # The version each warm last finished under, per version key it follows.
 WARMED_PREFIX = "dashboards:warmed:"
+# Set when a warm-up of an emptied cache finished (in the cache itself, under the code
+# version's prefix: a deploy or a Redis restart leaves it missing), and held while one runs.
+DEPLOY_WARMED_KEY = "dashboards:warmed:deploy"
+DEPLOY_WARMING_KEY = "dashboards:warming:deploy"
+DEPLOY_WARM_SECONDS = 15 * 60
 
 
 def pages_after_upload(scopes: Sequence[str] = ()) -> None:
@@ -77,3 +93,27 @@ def _unless_warmed(version_key: str, warm: Callable[[], None]) -> None:
     warm()
     if None not in versions:
         cache.set(marker, versions, timeout=TIMEOUT_SECONDS)
+
+
+def pages_after_deploy() -> bool:
+    """Every page's default view computed into an emptied cache, unless a warm-up already
+    did it (its mark is in the cache) or is doing it (another worker holds the mark of one
+    running). Whether it ran. Beat asks every minute: a cache read when there is nothing
+    to do. The mark lasts as long as an entry (``TIMEOUT_SECONDS``), so entries no visitor
+    read since are computed again when they would have expired."""
+    if cache.get(DEPLOY_WARMED_KEY) is not None:
+        return False
+    if not cache.add(DEPLOY_WARMING_KEY, 1, timeout=DEPLOY_WARM_SECONDS):
+        return False
+    started = time.monotonic()
+    try:
+        pages.scope_index()
+        _shared()
+        pages.scaling_warm_default()
+        kernel_time_page.kernel_time_warm()
+        wakeups_page.wakeups_warm()
+        cache.set(DEPLOY_WARMED_KEY, time.time(), timeout=TIMEOUT_SECONDS)
+    finally:
+        cache.delete(DEPLOY_WARMING_KEY)
+    log.info("pages warmed into an emptied cache in %.1f s", time.monotonic() - started)
+    return True

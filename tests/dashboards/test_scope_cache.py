@@ -140,20 +140,20 @@ def test_the_scope_picker_survives_uploads_to_existing_setups(
     tmp_path, django_capture_on_commit_callbacks, monkeypatch
 ):
     """Its entries depend on which setups exist: built once, not after every upload."""
-    from dashboards import pages
+    from dashboards import pages, scope_stats
 
     load(tmp_path)
     with django_capture_on_commit_callbacks(execute=True):
         ingest_on_hardware(tmp_path, "P9")
     before = pages.scope_index().scopes
     built: list[int] = []
-    original = pages._scope_choices
+    original = scope_stats.scopes_with_runs
 
-    def counted(setups):
+    def counted(**kwargs):
         built.append(1)
-        return original(setups)
+        return original(**kwargs)
 
-    monkeypatch.setattr(pages, "_scope_choices", counted)
+    monkeypatch.setattr(scope_stats, "scopes_with_runs", counted)
     page_cache.runs_added([s.key for s in before])  # more runs, no new setup
     assert pages.scope_index().scopes == before
     assert not built

@@ -1,5 +1,6 @@
-"""The kernel-time and wakeups pages draw a bounded number of a scope's setups by default,
-any others or all of them on request, the choice in the URL, its permalink and downloads."""
+"""The scaling, kernel-time and wakeups pages draw a bounded number of a scope's setups by
+default, any others or all of them on request, a bounded page of them per request, the
+choice in the URL, its permalink and downloads."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from html import unescape
 
 import pytest
 
-from dashboards import kernel_time_page, wakeups_page
-from dashboards.scope_draw import options_html
+from dashboards import kernel_time_page, pages, wakeups_page
+from dashboards.pages import spread
+from dashboards.scope_draw import paged
 from dashboards.selection import BadParam, busiest_first, subset_param
 from perfdb.models import Setup
 from tests.dashboards.data import load
@@ -66,10 +68,18 @@ def test_subset_param_takes_all_a_choice_or_the_default():
     assert error.value.name == "t"
 
 
-def test_picker_options_are_escaped():
-    html = options_html([('1" onclick="x', "<script>alert(1)</script>"), ("2", "b")], ["2"])
-    assert "<script>" not in html and "&lt;script&gt;" in html
-    assert 'value="1&quot; onclick=&quot;x"' in html and '<option value="2" selected>b' in html
+def test_a_selection_is_cut_into_pages_of_at_most_so_many_setups():
+    weights = {"a": 1, "b": 2, "c": 3, "d": 1}
+    assert paged(list("abcd"), weights.__getitem__, 3) == [["a", "b"], ["c"], ["d"]]
+    assert paged(list("abcd"), lambda _: 1, 3) == [["a", "b", "c"], ["d"]]
+    assert paged(["big"], lambda _: 10, 3) == [["big"]]  # heavier than a page: its own
+    assert paged([], lambda _: 1, 3) == [[]]
+
+
+def test_the_default_scaling_setups_are_spread_from_the_first_value_to_the_last():
+    ordered = [str(i) for i in range(101)]
+    assert spread(ordered, 5) == ["0", "25", "50", "75", "100"]
+    assert spread(ordered[:3], 5) == ["0", "1", "2"]
 
 
 # --- wakeups: whole thresholds ---------------------------------------------------------------
@@ -223,3 +233,81 @@ def test_the_scope_chart_api_refuses_bad_parameters(client, data, url, param):
         assert response.status_code == 200
     else:
         assert response.status_code == 400 and response.json()["param"] == param
+
+
+# --- a page of a large selection at a time --------------------------------------------------
+
+
+def links_of(response) -> dict[str, str]:
+    html = response.content.decode()
+    found = re.findall(r'<a id="((?:previous|next|show-all|default)-\w+)" href="([^"]+)"', html)
+    return {name: unescape(href) for name, href in found}
+
+
+def test_kernel_time_all_setups_is_drawn_a_page_at_a_time(client, data, monkeypatch):
+    monkeypatch.setattr(kernel_time_page, "KERNEL_TIME_PAGE_SETUPS", 2)
+    first = client.get("/kernel-time/?setups=all")
+    assert first.status_code == 200
+    text = first.content.decode()
+    assert "Drawing setups 1–2 of all 9: page 1 of 5" in text
+    links = links_of(first)
+    assert "previous-setups" not in links and "show-all-setups" not in links
+    assert "setups=all" in links["next-setups"] and "page=2" in links["next-setups"]
+    last = client.get(links["next-setups"].replace("page=2", "page=5"))
+    assert "Drawing setups 9–9 of all 9: page 5 of 5" in last.content.decode()
+    assert "next-setups" not in links_of(last) and "page=4" in links_of(last)["previous-setups"]
+    assert "setups=all" in permalink(first) and "page=" not in permalink(first)
+    for bad in ("6", "0", "x"):
+        assert client.get(f"/kernel-time/?setups=all&page={bad}").status_code == 400
+
+
+def test_kernel_time_page_2_reads_only_its_setups(client, data, monkeypatch):
+    monkeypatch.setattr(kernel_time_page, "KERNEL_TIME_PAGE_SETUPS", 2)
+    every = json.loads(client.get("/kernel-time/?setups=all&format=json&page=1").content)
+    pages_rows = [
+        json.loads(client.get(f"/kernel-time/?setups=all&format=json&page={n}").content)["rows"]
+        for n in range(1, 6)
+    ]
+    assert every["rows"] == pages_rows[0]
+    assert sum(len(rows) for rows in pages_rows) == 4  # the scope's 4 profiled runs, once
+
+
+def test_wakeups_all_thresholds_a_page_of_whole_thresholds_at_a_time(client, data, monkeypatch):
+    monkeypatch.setattr(wakeups_page, "WAKEUPS_PAGE_SETUPS", 3)  # one threshold of 3 pairs
+    first = client.get("/wakeups/?thresholds=all")
+    assert chart_ids(first) == ["fig-bars", "fig-heatmap_0"]
+    second = client.get(links_of(first)["next-thresholds"])
+    assert chart_ids(second) == ["fig-bars", "fig-heatmap_40"]
+    assert table_thresholds(second.content.decode()) == [40, 40, 40]
+    assert "Drawing preemption thresholds 2–2 of all 2: page 2 of 2" in second.content.decode()
+    assert "thresholds=all&page=2" in permalink(second)
+    download = download_query(second)
+    assert "page=2" in download  # a download is what the page draws
+    body = json.loads(
+        client.get(f"/wakeups/?{download.replace('format=csv', 'format=json')}").content
+    )
+    assert {r["preempt_threshold"] for r in body["rows"]} == {40}
+
+
+def test_scaling_draws_a_bounded_spread_of_its_setups_then_all_a_page_at_a_time(
+    client, data, monkeypatch
+):
+    monkeypatch.setattr(pages, "SCALING_MAX_SETUPS", 2)
+    monkeypatch.setattr(pages, "SCALING_PAGE_SETUPS", 2)
+    query = "param=rooms"
+    default = client.get(f"/scaling/?{query}")
+    assert default.status_code == 200
+    xs = {x for trace in figure(default, "fig-scaling")["data"] for x in trace["x"]}
+    assert xs == {5, 20}  # the first and last of rooms 5, 10, 20
+    assert "Drawing 2 of 3 setups" in default.content.decode()
+    assert "setups=" not in permalink(default)
+    every = client.get(links_of(default)["show-all-setups"])
+    xs = {x for trace in figure(every, "fig-scaling")["data"] for x in trace["x"]}
+    assert xs == {5, 10}  # rooms in order, two a page
+    assert 'name="setups" value="all"' in every.content.decode()  # kept by the pickers
+    last = client.get(links_of(every)["next-setups"])
+    xs = {x for trace in figure(last, "fig-scaling")["data"] for x in trace["x"]}
+    assert xs == {20}
+    assert "setups=all&page=2" in permalink(last)
+    back = client.get(links_of(last)["default-setups"])
+    assert "setups=" not in permalink(back)

@@ -139,3 +139,39 @@ def test_the_writers_commit_recomputes_the_uploaded_scopes_setup_picker(
     assert len(queries) == 0  # current: nothing computed
     assert f'<option value="{setup.pk}">' in options[scope]
     assert f"({runs + 1} runs)</option>" in options[scope]
+
+
+# --- after a deploy or a Redis restart: an emptied cache ---------------------------------------
+
+
+@pytest.mark.parametrize("url", ["/", "/scaling/", "/kernel-time/", "/wakeups/"])
+def test_the_warm_after_an_emptied_cache_computes_each_pages_default_view(
+    client, tmp_path, django_assert_num_queries, url
+):
+    from django.core.cache import cache
+
+    load(tmp_path)
+    assert client.get(url).status_code == 200
+    with CaptureQueriesContext(connection) as warm_page:
+        client.get(url)
+    cache.clear()  # a deploy of new code (a new key prefix) or a Redis restart
+    with CaptureQueriesContext(connection) as cold:
+        client.get(url)
+    assert len(cold) > len(warm_page)
+    cache.clear()
+    assert warm.pages_after_deploy()
+    assert not warm.pages_after_deploy()  # its mark is in the cache: nothing to do
+    with django_assert_num_queries(len(warm_page)):
+        assert client.get(url).status_code == 200
+
+
+def test_one_warm_of_an_emptied_cache_at_a_time(tmp_path, django_assert_num_queries):
+    from django.core.cache import cache
+
+    load(tmp_path)
+    cache.clear()
+    cache.add(warm.DEPLOY_WARMING_KEY, 1)  # another worker is at it
+    with django_assert_num_queries(0):
+        assert not warm.pages_after_deploy()
+    cache.delete(warm.DEPLOY_WARMING_KEY)
+    assert warm.pages_after_deploy()
