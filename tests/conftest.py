@@ -1,7 +1,10 @@
-"""Shared fixtures: a real Celery worker against Redis and the test database, users, tokens.
+"""Shared fixtures: a real Celery worker against Redis and the test database, users, tokens,
+the fault tests' own workers and SMTP server, headless Chromium, and the dashboard data.
 
 The worker runs as a subprocess with the test settings and DATABASE_URL pointing at the
 test database, so tests that use it must commit their data (``django_db(transaction=True)``).
+Test modules never import a fixture: pytest finds these by name. Rows a test needs come from
+tests/factories.py; plain helpers live in modules named for what they hold.
 """
 
 from __future__ import annotations
@@ -214,3 +217,87 @@ def celery_worker(celery_worker_process):
     """The session's worker, drained after the test so no task outlives the test's data."""
     yield celery_worker_process
     wait_for_worker_idle()
+
+
+# --- the fault tests: workers on their own queue, SIGKILLed at will (tests/ingest/faults.py) ---
+
+
+@pytest.fixture
+def mailbox():
+    """A real SMTP server that can hold a message inside DATA (``Mailbox.hold``)."""
+    from tests.ingest.faults import Mailbox
+
+    box = Mailbox()
+    box.start()
+    yield box
+    box.release.set()
+    box.stop()
+
+
+@pytest.fixture
+def faults_env(tmp_path, mailbox):
+    """Environment for this test's workers; purges the test queue first."""
+    import redis
+
+    from tests.ingest.faults import QUEUE
+
+    redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(QUEUE)
+    db = settings.DATABASES["default"]
+    return {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.test_settings",
+        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "REDIS_URL": settings.REDIS_URL,
+        "MEDIA_ROOT": str(settings.MEDIA_ROOT),
+        "EMAIL_HOST": "127.0.0.1",
+        "EMAIL_PORT": str(mailbox.port),
+        "EMAIL_TIMEOUT": "5",
+        "CELERY_TASK_DEFAULT_QUEUE": QUEUE,
+        "FOLLOWUP_DEADLINE_SECONDS": "1",
+        "OUTBOX_RETRY_MAX_SECONDS": "1",
+        "OUTBOX_SENDING_TIMEOUT": "2",
+        "PERFDB_PAUSE_DIR": str(tmp_path),
+        "PYTHONUNBUFFERED": "1",
+    }
+
+
+@pytest.fixture
+def workers(faults_env, tmp_path):
+    """Celery workers the test starts (``workers.start(...)``) on the faults queue."""
+    from tests.ingest.faults import Workers
+
+    pool = Workers(faults_env, tmp_path / "workers.log")
+    yield pool
+    pool.stop_all()
+
+
+# --- pages: the dashboard data and a browser (tests/dashboards/) ---------------------------
+
+
+@pytest.fixture
+def data(tmp_path, monkeypatch):
+    """The dashboard bundle (tests/dashboards/data.py), ingested in-process: no task is sent
+    to a broker when the data commits (a live-server test) or a test runs its commit
+    callbacks."""
+    from ingest import queue
+    from perfdb.alerting import queue as alerting_queue
+    from tests.dashboards.data import load
+
+    monkeypatch.setattr(queue, "ingest_upload", lambda **k: None)
+    monkeypatch.setattr(alerting_queue, "regressions_check", lambda **k: None)
+    return load(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's headless Chromium through Playwright, one per module (skipped without it)."""
+    from tests.dashboards.browser import ARGS, CHROMIUM
+
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs a loop
+    playwright = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian's chromium is not installed")
+    with playwright.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()

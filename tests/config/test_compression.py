@@ -10,14 +10,8 @@ import brotli
 import pytest
 
 from perfdb.models import Metric
-from tests.dashboards.data import load
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def data(tmp_path):
-    return load(tmp_path)
 
 
 def decoded(response) -> bytes:

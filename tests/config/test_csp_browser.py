@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.dashboards.browser import Watched, browser, data  # noqa: F401 (fixtures)
+from tests.dashboards.browser import Watched
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -23,7 +23,7 @@ INJECTED = (
 class CspWatched(Watched):
     """Also keeps the console's CSP reports apart (Watched counts them as errors)."""
 
-    def __init__(self, browser, width: int = 1280, height: int = 900):  # noqa: F811
+    def __init__(self, browser, width: int = 1280, height: int = 900):
         super().__init__(browser, width, height)
         self.violations: list[str] = []
         self.page.on("console", self._csp)
@@ -37,7 +37,7 @@ class CspWatched(Watched):
     "path,charts",
     [("/kernels/", 1), ("/scaling/", 1), ("/kernel-time/", 2), ("/wakeups/", 3), ("/", 0)],
 )
-def test_pages_draw_under_the_policy(live_server, browser, data, path, charts):  # noqa: F811
+def test_pages_draw_under_the_policy(live_server, browser, data, path, charts):
     page = CspWatched(browser)
     response = page.page.goto(live_server.url + path)
     policy = response.headers["content-security-policy"]
@@ -51,7 +51,7 @@ def test_pages_draw_under_the_policy(live_server, browser, data, path, charts): 
     page.close()
 
 
-def test_an_injected_script_does_not_run(live_server, browser, data):  # noqa: F811
+def test_an_injected_script_does_not_run(live_server, browser, data):
     """Markup slipped into a page (as if an escape were missed) meets the policy."""
     page = CspWatched(browser)
 
@@ -69,7 +69,7 @@ def test_an_injected_script_does_not_run(live_server, browser, data):  # noqa: F
     page.close()
 
 
-def test_the_reflected_xss_does_not_run(live_server, browser, data):  # noqa: F811
+def test_the_reflected_xss_does_not_run(live_server, browser, data):
     page = CspWatched(browser)
     response = page.page.goto(
         live_server.url + "/alerts/?status=%3Cimg%20src%3Dx%20onerror%3D%22window.__pwned%3D1%22%3E"
@@ -80,7 +80,7 @@ def test_the_reflected_xss_does_not_run(live_server, browser, data):  # noqa: F8
     page.close()
 
 
-def test_the_nonced_upload_script_runs(live_server, browser, user):  # noqa: F811
+def test_the_nonced_upload_script_runs(live_server, browser, user):
     page = CspWatched(browser)
     page.page.goto(live_server.url + "/login/?next=/uploads/new/")
     page.page.fill("input[name=username]", "lab")
@@ -93,7 +93,7 @@ def test_the_nonced_upload_script_runs(live_server, browser, user):  # noqa: F81
     page.close()
 
 
-def test_the_api_docs_load_under_the_policy(live_server, browser):  # noqa: F811
+def test_the_api_docs_load_under_the_policy(live_server, browser):
     page = CspWatched(browser)
     page.page.goto(live_server.url + "/api/docs/")
     page.page.wait_for_selector(".swagger-ui .opblock", timeout=15000)

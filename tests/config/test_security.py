@@ -15,7 +15,7 @@ from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from perfdb.models import Alert, Run, Subscription, Upload
-from tests.dashboards.scaling_builds import scaling_runs  # noqa: F401 (a fixture)
+from tests.dashboards.scaling_builds import volano_upload
 from tests.factories import OutboxMessageFactory, RawFileFactory
 from tests.perfdb.alerting.builds import check, ingest_runs
 
@@ -266,7 +266,8 @@ def test_a_form_body_over_the_memory_limit_is_refused(client, user):
 # --- cache keys -------------------------------------------------------------------------------
 
 
-def test_repeated_builds_make_no_new_cache_entries(client, scaling_runs):  # noqa: F811
+def test_repeated_builds_make_no_new_cache_entries(client, tmp_path):
+    volano_upload(tmp_path, ["2.4.17", "2.4.20", "2.5.59", "2.5.66"])  # the scaling page's data
     first = client.get("/scaling/")
     assert first.status_code == 200
     builds = first.context["shown_builds"]

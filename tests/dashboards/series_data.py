@@ -1,12 +1,7 @@
-"""A run to add to the dashboard data's series, and that series as a fixture: the series
-cache tests (a fixture and data, not tests)."""
+"""A run to add to the dashboard data's series (data, not tests; the ``series`` fixture is in
+tests/dashboards/conftest.py)."""
 
 from __future__ import annotations
-
-import pytest
-
-from perfdb.models import Metric, Setup
-from tests.dashboards.data import load
 
 NEW_RUN = """format = 1
 [[run]]
@@ -20,8 +15,8 @@ metrics = { throughput = 4242.5 }
 """
 
 
-@pytest.fixture
-def series(tmp_path):
-    load(tmp_path)
-    setup = Setup.objects.get(params={"rooms": 10, "messages": 1000})
-    return setup, Metric.objects.get(name="throughput")
+# test_series_cache.py still imports the fixture from here; drop this name once it uses
+# tests/dashboards/conftest.py's (pytest finds fixtures by name).
+from tests.dashboards import conftest as _conftest  # noqa: E402
+
+series = _conftest.series

@@ -14,7 +14,7 @@ import re
 import pytest
 
 from perfdb.models import Metric
-from tests.dashboards.browser import SHOTS, Watched, browser, data  # noqa: F401 (fixtures)
+from tests.dashboards.browser import SHOTS, Watched
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs a loop
 
@@ -31,7 +31,7 @@ PAGES = [
 
 
 @pytest.mark.parametrize("name, path, charts", PAGES)
-def test_each_page_draws_its_charts_without_errors(live_server, browser, data, name, path, charts):  # noqa: F811
+def test_each_page_draws_its_charts_without_errors(live_server, browser, data, name, path, charts):
     SHOTS.mkdir(exist_ok=True)
     for width, height in ((1280, 900), (390, 844)):
         page = Watched(browser, width, height)
@@ -44,7 +44,7 @@ def test_each_page_draws_its_charts_without_errors(live_server, browser, data, n
         page.close()
 
 
-def test_compare_page_draws_and_links_runs(live_server, browser, data):  # noqa: F811
+def test_compare_page_draws_and_links_runs(live_server, browser, data):
     base, new = data.run("2.5.25"), data.run("2.5.25", "pri_preempt")
     for width, height in ((1280, 900), (390, 844)):
         page = Watched(browser, width, height)
@@ -57,7 +57,7 @@ def test_compare_page_draws_and_links_runs(live_server, browser, data):  # noqa:
         page.close()
 
 
-def test_changing_the_metric_changes_the_url_and_the_chart(live_server, browser, data):  # noqa: F811
+def test_changing_the_metric_changes_the_url_and_the_chart(live_server, browser, data):
     page = Watched(browser, 1280)
     page.open(f"{live_server.url}/kernels/")
     assert "throughput" in page.title("fig-kernels")
@@ -71,7 +71,7 @@ def test_changing_the_metric_changes_the_url_and_the_chart(live_server, browser,
     page.close()
 
 
-def test_relative_switch_and_the_top_n_picker(live_server, browser, data):  # noqa: F811
+def test_relative_switch_and_the_top_n_picker(live_server, browser, data):
     base1 = data.run("2.4.20")
     page = Watched(browser, 1280)
     page.open(f"{live_server.url}/kernels/")
@@ -93,7 +93,7 @@ def test_relative_switch_and_the_top_n_picker(live_server, browser, data):  # no
     page.close()
 
 
-def test_activity_overlays_runs_picked_by_checkbox(live_server, browser, data):  # noqa: F811
+def test_activity_overlays_runs_picked_by_checkbox(live_server, browser, data):
     a, b = data.run("2.4.20"), data.run("2.5.25")
     page = Watched(browser, 1280)
     page.open(f"{live_server.url}/activity/?runs={a.pk}")
@@ -106,7 +106,7 @@ def test_activity_overlays_runs_picked_by_checkbox(live_server, browser, data): 
     page.close()
 
 
-def test_clicking_a_point_opens_its_run(live_server, browser, data):  # noqa: F811
+def test_clicking_a_point_opens_its_run(live_server, browser, data):
     run = data.run("2.4.20")
     page = Watched(browser, 1280)
     page.open(f"{live_server.url}/kernels/")
@@ -120,7 +120,7 @@ def test_clicking_a_point_opens_its_run(live_server, browser, data):  # noqa: F8
     page.close()
 
 
-def test_overview_page_has_no_errors(live_server, browser, data):  # noqa: F811
+def test_overview_page_has_no_errors(live_server, browser, data):
     SHOTS.mkdir(exist_ok=True)
     for width, height in ((1280, 900), (390, 844)):
         page = Watched(browser, width, height)

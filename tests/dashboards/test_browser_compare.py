@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 
 from perfdb.models import Metric
-from tests.dashboards.browser import SHOTS, Watched, browser, data  # noqa: F401 (fixtures)
+from tests.dashboards.browser import SHOTS, Watched
 from tests.factories import make_alert
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_a_compare_is_picked_from_builds_and_recent_runs_without_typing(live_server, browser, data):  # noqa: F811
+def test_a_compare_is_picked_from_builds_and_recent_runs_without_typing(live_server, browser, data):
     base, new = data.run("2.5.25"), data.run("2.5.25", "pri_preempt")
     page = Watched(browser, 1280)
     page.page.goto(f"{live_server.url}/compare/")
@@ -51,7 +51,7 @@ def test_a_compare_is_picked_from_builds_and_recent_runs_without_typing(live_ser
     page.close()
 
 
-def test_rows_filter_by_metric_name(live_server, browser, data):  # noqa: F811
+def test_rows_filter_by_metric_name(live_server, browser, data):
     base, new = data.run("2.5.25"), data.run("2.5.25", "pri_preempt")
     page = Watched(browser, 390, 844)
     page.open(f"{live_server.url}/compare/?base={base.pk}&new={new.pk}")
@@ -64,7 +64,7 @@ def test_rows_filter_by_metric_name(live_server, browser, data):  # noqa: F811
     page.close()
 
 
-def test_from_an_alert_to_its_chart_runs_compare_and_neighbours(live_server, browser, data):  # noqa: F811
+def test_from_an_alert_to_its_chart_runs_compare_and_neighbours(live_server, browser, data):
     throughput = Metric.objects.get(name="throughput")
     stock, patched = data.run("2.5.25"), data.run("2.5.25", "pri_preempt")
     older = make_alert(data.run("2.4.20"), throughput)
@@ -95,7 +95,7 @@ def test_from_an_alert_to_its_chart_runs_compare_and_neighbours(live_server, bro
     page.close()
 
 
-def test_names_in_urls(live_server, browser, data):  # noqa: F811
+def test_names_in_urls(live_server, browser, data):
     stock = data.run("2.5.25")
     page = Watched(browser, 1280)
     page.open(f"{live_server.url}/kernels/?setup={stock.setup_id}&metric=elapsed")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.dashboards.browser import SHOTS, Watched, browser, data  # noqa: F401
+from tests.dashboards.browser import SHOTS, Watched
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -29,7 +29,7 @@ def _shot(page: Watched, name: str) -> None:
     page.page.screenshot(path=str(Path(SHOTS) / f"{name}.png"), full_page=True)
 
 
-def test_profile_diff_page(live_server, browser, data):  # noqa: F811
+def test_profile_diff_page(live_server, browser, data):
     base, new = data.run("2.4.20"), data.run("2.5.25")
     for width, height in ((1280, 900), (390, 844)):
         page = Watched(browser, width, height)
@@ -45,7 +45,7 @@ def test_profile_diff_page(live_server, browser, data):  # noqa: F811
         page.close()
 
 
-def test_profile_diff_reached_from_kernel_time(live_server, browser, data):  # noqa: F811
+def test_profile_diff_reached_from_kernel_time(live_server, browser, data):
     page = Watched(browser, 1280)
     page.open(f"{live_server.url}/kernel-time/", charts=2)
     page.page.click("#profile-diff-link")
@@ -55,7 +55,7 @@ def test_profile_diff_reached_from_kernel_time(live_server, browser, data):  # n
     page.close()
 
 
-def test_attribution_waterfall_on_the_compare_page(live_server, browser, tmp_path):  # noqa: F811
+def test_attribution_waterfall_on_the_compare_page(live_server, browser, tmp_path):
     from perfdb.models import Run
     from tests.dashboards.evidence_data import load_stack
 
@@ -72,7 +72,7 @@ def test_attribution_waterfall_on_the_compare_page(live_server, browser, tmp_pat
         page.close()
 
 
-def test_claims_page_lists_002_contradictions(live_server, browser, tmp_path):  # noqa: F811
+def test_claims_page_lists_002_contradictions(live_server, browser, tmp_path):
     from ingest.demo import bundle_from_folder, demo_folders
     from tests.dashboards.data import ingest
 
@@ -92,16 +92,16 @@ def test_claims_page_lists_002_contradictions(live_server, browser, tmp_path):  
         page.close()
 
 
-def test_alert_held_by_the_reference(live_server, browser, tmp_path, monkeypatch):  # noqa: F811
+def test_alert_held_by_the_reference(live_server, browser, tmp_path, monkeypatch):
     from ingest import queue
     from perfdb.alerting import queue as alerting_queue
-    from tests.perfdb.features import test_reference as ref
+    from tests.dashboards.evidence_data import reference_candidate, reference_history
 
     monkeypatch.setattr(queue, "ingest_upload", lambda **k: None)
     monkeypatch.setattr(alerting_queue, "regressions_check", lambda **k: None)
     monkeypatch.setattr(alerting_queue, "notify_upload", lambda **k: None)
-    ref._history(tmp_path)
-    alert = ref._candidate(tmp_path, (90.0, 90.4))
+    reference_history(tmp_path)
+    alert = reference_candidate(tmp_path, (90.0, 90.4))
     for width, height in ((1280, 900), (390, 844)):
         page = Watched(browser, width, height)
         page.open(f"{live_server.url}/alerts/{alert.pk}/", charts=2)

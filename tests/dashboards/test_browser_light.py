@@ -8,7 +8,7 @@ import re
 import pytest
 
 from perfdb.models import Metric
-from tests.dashboards.browser import Watched, browser, data  # noqa: F401 (fixtures)
+from tests.dashboards.browser import Watched
 from tests.factories import MetricFactory, make_alert
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -23,7 +23,7 @@ LINES = """cells => cells.filter(c => c.textContent.trim()).map(c => {
 })"""
 
 
-def test_the_chart_box_shows_a_loading_note_at_its_height_until_drawn(live_server, browser, data):  # noqa: F811
+def test_the_chart_box_shows_a_loading_note_at_its_height_until_drawn(live_server, browser, data):
     page = Watched(browser, 1280)
     held = []
     page.page.route("**/kernels/figure/**", lambda route: held.append(route))
@@ -61,7 +61,7 @@ def unbroken(page: Watched, table: str, width: int) -> None:
 
 
 @pytest.mark.parametrize("width", [800, 1440])
-def test_no_number_or_word_in_a_wide_table_wraps(live_server, browser, data, width):  # noqa: F811
+def test_no_number_or_word_in_a_wide_table_wraps(live_server, browser, data, width):
     # A metric name as lkp's perf-profile writes them: long, with no space to wrap at.
     long_name = MetricFactory(
         name="perf-profile.calltrace.cycles-pp.entry_SYSCALL_64_after_hwframe.__libc_write",
@@ -84,7 +84,7 @@ def test_no_number_or_word_in_a_wide_table_wraps(live_server, browser, data, wid
     page.close()
 
 
-def test_alerts_are_marked_on_the_chart_and_open_on_click(live_server, browser, data):  # noqa: F811
+def test_alerts_are_marked_on_the_chart_and_open_on_click(live_server, browser, data):
     throughput = Metric.objects.get(name="throughput")
     alert = make_alert(data.run("2.5.25"), throughput)
     make_alert(data.run("2.4.20"), throughput, status="pending")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from perfdb.alerting import summaries
-from tests.dashboards.browser import SHOTS, browser  # noqa: F401 (fixture)
+from tests.dashboards.browser import SHOTS
 from tests.perfdb.alerting.builds import o1_regression
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -28,7 +28,7 @@ def regression(tmp_path, monkeypatch):
 
 def test_the_overview_and_the_summary_show_the_culprit_and_its_size(
     live_server,
-    browser,  # noqa: F811 (the fixture)
+    browser,
     regression,
 ):
     SHOTS.mkdir(exist_ok=True)

@@ -17,11 +17,6 @@ from tests.factories import SetupFactory
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def data(tmp_path):
-    return load(tmp_path)
-
-
 def throughput() -> dict:
     m = Metric.objects.get(name="throughput")
     return {"id": m.pk, "name": m.name, "unit": m.unit, "better": m.better}

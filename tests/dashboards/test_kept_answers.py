@@ -16,7 +16,7 @@ from dashboards.page_cache import KeptAnswerMiddleware
 from perfdb.models import Metric
 from tests.bundles import make_bundle
 from tests.dashboards.data import ingest
-from tests.dashboards.series_data import NEW_RUN, series  # noqa: F401 (a fixture)
+from tests.dashboards.series_data import NEW_RUN
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +29,7 @@ def kept_30s(settings):
 
 
 @pytest.fixture
-def urls(series):  # noqa: F811
+def urls(series):
     setup, metric = series
     query = f"setup={setup.pk}&metric={metric.pk}"
     return [f"/api/series/?{query}", f"/kernels/?{query}", f"/kernels/figure/?{query}"]

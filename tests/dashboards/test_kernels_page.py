@@ -9,15 +9,9 @@ import json
 import pytest
 
 from perfdb.models import Metric
-from tests.dashboards.data import load
 from tests.factories import make_alert
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def data(tmp_path):
-    return load(tmp_path)
 
 
 def test_the_marks_are_read_fresh_and_the_series_from_the_cache(

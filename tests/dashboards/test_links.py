@@ -8,15 +8,9 @@ import pytest
 from django.urls import reverse
 
 from perfdb.models import Metric
-from tests.dashboards.data import load
 from tests.factories import make_alert
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def data(tmp_path):
-    return load(tmp_path)
 
 
 def test_a_run_page_lists_its_alerts_and_names_its_alerts_baseline(client, data):

@@ -22,11 +22,6 @@ from tests.dashboards.scopes import ingest_on_hardware, scope_key
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def data(tmp_path):
-    return load(tmp_path)
-
-
 def selected(html: str, name: str) -> str:
     select = re.search(rf'<select name="{name}"[^>]*>(.*?)</select>', html, re.S)
     assert select, f"no select {name}"

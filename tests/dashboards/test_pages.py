@@ -11,7 +11,7 @@ import pytest
 from django.urls import reverse
 
 from perfdb.models import Metric, Run, Setup
-from tests.dashboards.data import HOSTILE, HOSTILE_PATCH, ROOMS, SCALING, SERIES, load
+from tests.dashboards.data import HOSTILE, HOSTILE_PATCH, ROOMS, SCALING, SERIES
 from tests.dashboards.kernel_time_data import add_rooms_5
 from tests.dashboards.page_figures import figure
 from tests.factories import AlertFactory
@@ -19,11 +19,6 @@ from tests.factories import AlertFactory
 pytestmark = pytest.mark.django_db
 
 PAGES = ("/kernels/", "/scaling/", "/kernel-time/", "/wakeups/", "/activity/", "/compare/")
-
-
-@pytest.fixture
-def data(tmp_path):
-    return load(tmp_path)
 
 
 def kept(values: tuple[int, ...], discard: bool) -> list[int]:

@@ -11,15 +11,9 @@ from django.http import QueryDict
 
 from dashboards.profile_diff_views import diff_from_query
 from perfdb.features.profile_diff import IDLE_LINE, SCHEDULER_LINE
-from tests.dashboards.data import load
 from tests.dashboards.page_figures import figure
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def data(tmp_path):
-    return load(tmp_path)
 
 
 def test_two_runs_rank_functions_and_sum_the_scheduler(client, data):

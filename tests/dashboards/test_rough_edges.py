@@ -11,15 +11,10 @@ from django.contrib.auth import get_user_model
 from perfdb.alerting.email_render import render
 from perfdb.models import Alert, Hardware, Metric, Run, Setup, Upload, Workload
 from tests.bundles import ingest_bundle, make_bundle, manifest_toml, volano_log, volano_run
-from tests.dashboards.data import load, vmstat_text
+from tests.dashboards.data import vmstat_text
 from tests.dashboards.page_figures import figure
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def data(tmp_path):
-    return load(tmp_path)
 
 
 # --- the upload page ---------------------------------------------------------------------------

@@ -11,15 +11,9 @@ import pytest
 
 from dashboards.run_pages import linked_note
 from perfdb.models import Metric
-from tests.dashboards.data import load
 from tests.factories import make_alert
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def data(tmp_path):
-    return load(tmp_path)
 
 
 def rows(html: str) -> list[str]:

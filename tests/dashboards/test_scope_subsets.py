@@ -15,15 +15,9 @@ from dashboards.pages import spread
 from dashboards.scope_draw import paged
 from dashboards.selection import BadParam, busiest_first, subset_param
 from perfdb.models import Setup
-from tests.dashboards.data import load
 from tests.dashboards.page_figures import figure
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def data(tmp_path):
-    return load(tmp_path)
 
 
 def chart_ids(response) -> list[str]:

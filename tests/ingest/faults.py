@@ -1,12 +1,12 @@
 """The harness of the fault tests: a real SMTP server, Celery workers started and
 SIGKILLed on their own queue, the sweep tasks sent by hand, and the upload they fight over
-(fixtures and helpers, not tests)."""
+(helpers, not tests; the fixtures ``mailbox``, ``faults_env`` and ``workers`` that build on
+them are in tests/conftest.py)."""
 
 from __future__ import annotations
 
 import email
 import hashlib
-import os
 import signal
 import subprocess
 import sys
@@ -14,7 +14,6 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
 import redis
 from django.conf import settings
 from django.core.files.base import ContentFile
@@ -69,38 +68,6 @@ class Mailbox:
         return {m["Message-ID"] for m in self.messages}
 
 
-@pytest.fixture
-def mailbox():
-    box = Mailbox()
-    box.start()
-    yield box
-    box.release.set()
-    box.stop()
-
-
-@pytest.fixture
-def faults_env(tmp_path, mailbox):
-    """Environment for this test's workers; purges the test queue first."""
-    redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(QUEUE)
-    db = settings.DATABASES["default"]
-    return {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.test_settings",
-        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
-        "REDIS_URL": settings.REDIS_URL,
-        "MEDIA_ROOT": str(settings.MEDIA_ROOT),
-        "EMAIL_HOST": "127.0.0.1",
-        "EMAIL_PORT": str(mailbox.port),
-        "EMAIL_TIMEOUT": "5",
-        "CELERY_TASK_DEFAULT_QUEUE": QUEUE,
-        "FOLLOWUP_DEADLINE_SECONDS": "1",
-        "OUTBOX_RETRY_MAX_SECONDS": "1",
-        "OUTBOX_SENDING_TIMEOUT": "2",
-        "PERFDB_PAUSE_DIR": str(tmp_path),
-        "PYTHONUNBUFFERED": "1",
-    }
-
-
 class Workers:
     def __init__(self, env, log: Path):
         self.env, self.log, self.procs = env, log, []
@@ -125,13 +92,6 @@ class Workers:
                 proc.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 proc.kill()
-
-
-@pytest.fixture
-def workers(faults_env, tmp_path):
-    pool = Workers(faults_env, tmp_path / "workers.log")
-    yield pool
-    pool.stop_all()
 
 
 def send(name: str, *args) -> None:

@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (pytest fixtures imported from test_faults, used as arguments)
 """The broker dies: a real redis-server of the test's own, SIGKILLed and started again on the
 same port with no persistence (as this machine and docker-compose run Redis), so every message
 it held — queued or taken by a worker and not yet acknowledged — is gone. After each, beat's
@@ -19,16 +18,13 @@ from django.utils import timezone
 
 from perfdb.models import OutboxMessage, Upload
 from tests.conftest import free_port
-from tests.ingest.faults import (  # noqa: F401  (fixtures)
+from tests.ingest.faults import (
     QUEUE,
     SWEEPS,
     Mailbox,
     assert_final_and_emailed_once,
     baseline_and_regression,
-    faults_env,
     kill,
-    mailbox,
-    workers,
 )
 
 pytestmark = [

@@ -17,22 +17,19 @@ import pytest
 from django.db import connection
 
 from perfdb.models import Alert, OutboxMessage
-from tests.ingest.faults import (  # noqa: F401 (fixtures)
+from tests.ingest.faults import (
     assert_final_and_emailed_once,
     baseline_and_regression,
     emailed,
-    faults_env,
     kill,
-    mailbox,
     send,
     wait_for,
-    workers,
 )
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
 
-def test_worker_killed_right_after_the_ingest_commit(tmp_path, user, workers, mailbox):  # noqa: F811
+def test_worker_killed_right_after_the_ingest_commit(tmp_path, user, workers, mailbox):
     upload = baseline_and_regression(tmp_path, user)
     victim = workers.start(PERFDB_PAUSE_AT="ingest-committed")
     send("ingest.tasks.ingest_upload", upload.pk)
@@ -48,7 +45,7 @@ def test_worker_killed_right_after_the_ingest_commit(tmp_path, user, workers, ma
     assert_final_and_emailed_once(upload, mailbox)
 
 
-def test_worker_killed_during_the_smtp_exchange(tmp_path, user, workers, mailbox):  # noqa: F811
+def test_worker_killed_during_the_smtp_exchange(tmp_path, user, workers, mailbox):
     upload = baseline_and_regression(tmp_path, user)
     mailbox.hold = True
     victim = workers.start()
@@ -70,7 +67,7 @@ def test_worker_killed_during_the_smtp_exchange(tmp_path, user, workers, mailbox
     assert_final_and_emailed_once(upload, mailbox)
 
 
-def test_smtp_server_stopped_then_restarted(tmp_path, user, workers, mailbox):  # noqa: F811
+def test_smtp_server_stopped_then_restarted(tmp_path, user, workers, mailbox):
     upload = baseline_and_regression(tmp_path, user)
     mailbox.stop()
     workers.start()
@@ -91,7 +88,7 @@ def test_smtp_server_stopped_then_restarted(tmp_path, user, workers, mailbox):  
     assert_final_and_emailed_once(upload, mailbox)
 
 
-def test_database_connection_terminated_mid_ingest(tmp_path, user, workers, mailbox):  # noqa: F811
+def test_database_connection_terminated_mid_ingest(tmp_path, user, workers, mailbox):
     upload = baseline_and_regression(tmp_path, user)
     workers.start(PERFDB_PAUSE_AT="ingest-writing")
     send("ingest.tasks.ingest_upload", upload.pk)
@@ -110,7 +107,7 @@ def test_database_connection_terminated_mid_ingest(tmp_path, user, workers, mail
     assert_final_and_emailed_once(upload, mailbox)
 
 
-def test_worker_killed_mid_ingest_is_requeued_at_once(tmp_path, user, workers, mailbox):  # noqa: F811
+def test_worker_killed_mid_ingest_is_requeued_at_once(tmp_path, user, workers, mailbox):
     """No waiting for the broker's visibility timeout: the dead worker's session lost its
     lock, and the sweep sees that."""
     upload = baseline_and_regression(tmp_path, user)

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.dashboards.browser import browser  # noqa: F401 (fixture)
-
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def logged_in_upload_page(live_server, browser):  # noqa: F811
+def logged_in_upload_page(live_server, browser):
     """The upload page, signed in as ``lab`` (the ``user`` fixture)."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.goto(live_server.url + "/login/?next=/uploads/new/")
@@ -23,7 +21,7 @@ def logged_in_upload_page(live_server, browser):  # noqa: F811
 
 def test_a_refused_preview_names_the_problem_as_an_error(
     live_server,
-    browser,  # noqa: F811
+    browser,
     user,
     tmp_path,
 ):

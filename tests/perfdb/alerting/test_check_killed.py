@@ -13,16 +13,13 @@ from __future__ import annotations
 import pytest
 
 from perfdb.models import Alert, OutboxMessage
-from tests.ingest.faults import (  # noqa: F401 - fixtures
+from tests.ingest.faults import (
     assert_final_and_emailed_once,
     baseline_and_regression,
     emailed,
-    faults_env,
     kill,
-    mailbox,
     send,
     wait_for,
-    workers,
 )
 
 CHECK = "perfdb.tasks.regressions_check"
@@ -32,8 +29,8 @@ pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 def test_worker_killed_inside_the_check_then_two_deliveries_at_once(
     tmp_path,
     user,
-    workers,  # noqa: F811
-    mailbox,  # noqa: F811
+    workers,
+    mailbox,
 ):
     upload = baseline_and_regression(tmp_path, user)
     victim = workers.start(PERFDB_PAUSE_AT="detection-loaded")
