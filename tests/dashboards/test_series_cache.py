@@ -13,7 +13,7 @@ from perfdb.models import Setup
 from tests.bundles import make_bundle
 from tests.dashboards.data import ingest
 from tests.dashboards.scopes import ingest_on_hardware
-from tests.dashboards.series_data import NEW_RUN, series  # noqa: F401 (fixtures)
+from tests.dashboards.series_data import NEW_RUN
 
 pytestmark = pytest.mark.django_db
 
@@ -36,7 +36,7 @@ def _answers(client, setup, metric) -> dict[str, str]:
 
 def test_an_upload_to_the_series_scope_shows_at_once(
     client,
-    series,  # noqa: F811
+    series,
     tmp_path,
     django_capture_on_commit_callbacks,
 ):
@@ -54,7 +54,7 @@ def test_an_upload_to_the_series_scope_shows_at_once(
 
 def test_a_warm_series_reads_no_results_even_after_an_upload_elsewhere(
     client,
-    series,  # noqa: F811
+    series,
     tmp_path,
     django_assert_num_queries,
     django_capture_on_commit_callbacks,
@@ -73,7 +73,7 @@ OTHER_SETUP_SAME_SCOPE = NEW_RUN.replace("rooms = 10", "rooms = 77")
 
 def test_a_warm_series_page_reads_nothing_after_an_upload_to_another_setup_of_its_scope(
     client,
-    series,  # noqa: F811
+    series,
     tmp_path,
     django_assert_num_queries,
     django_capture_on_commit_callbacks,
@@ -113,7 +113,7 @@ def _series_reads(queries) -> tuple[int, int]:
     )
 
 
-def test_after_an_upload_the_api_and_the_page_read_the_series_once(client, series):  # noqa: F811
+def test_after_an_upload_the_api_and_the_page_read_the_series_once(client, series):
     """/api/series/, the page, its figure and its download share the series brought up to
     date after an upload to its setup, whichever is asked first: its run ids are read once,
     and no row of it when no run was added (tests/dashboards/test_series_update.py reads
@@ -145,7 +145,7 @@ def test_after_an_upload_the_api_and_the_page_read_the_series_once(client, serie
     assert [client.get(url).content for url in urls] == before
 
 
-def test_the_page_fetches_its_figure_instead_of_embedding_it(client, series):  # noqa: F811
+def test_the_page_fetches_its_figure_instead_of_embedding_it(client, series):
     setup, metric = series
     html = client.get(f"/kernels/?setup={setup.pk}&metric={metric.pk}").content.decode()
     assert '<script id="fig-kernels"' not in html
@@ -158,7 +158,7 @@ def test_the_page_fetches_its_figure_instead_of_embedding_it(client, series):  #
     "query, param",
     [("setup=999999", "setup"), ("baseline=999999", "baseline"), ("metric=abc", "metric")],
 )
-def test_a_bad_figure_request_is_a_400_naming_the_parameter(client, series, query, param):  # noqa: F811
+def test_a_bad_figure_request_is_a_400_naming_the_parameter(client, series, query, param):
     setup, metric = series
     base = {"setup": setup.pk, "metric": metric.pk}
     key, _, value = query.partition("=")
@@ -170,7 +170,7 @@ def test_a_bad_figure_request_is_a_400_naming_the_parameter(client, series, quer
 
 def test_the_series_page_after_an_upload_to_its_setup_takes_five_redis_round_trips(
     client,
-    series,  # noqa: F811
+    series,
     monkeypatch,
 ):
     """On a loaded web process every round trip to Redis is a wait for the GIL again, so

@@ -18,7 +18,7 @@ from perfdb.cache.entries import lock_key
 from perfdb.models import Run
 from tests.bundles import make_bundle
 from tests.dashboards.data import ingest
-from tests.dashboards.series_data import NEW_RUN, series  # noqa: F401 (fixtures)
+from tests.dashboards.series_data import NEW_RUN
 
 pytestmark = pytest.mark.django_db
 
@@ -45,7 +45,7 @@ def _upload(tmp_path, manifest: str, n: int, capture) -> None:
 
 
 def test_a_series_brought_up_to_date_is_the_series_read_whole(
-    series,  # noqa: F811
+    series,
     tmp_path,
     django_capture_on_commit_callbacks,
 ):
@@ -69,7 +69,7 @@ def test_a_series_brought_up_to_date_is_the_series_read_whole(
 
 def test_the_api_and_the_figure_right_after_an_upload_show_it_while_another_computes(
     client,
-    series,  # noqa: F811
+    series,
     tmp_path,
     django_capture_on_commit_callbacks,
 ):
