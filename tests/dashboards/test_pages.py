@@ -10,11 +10,13 @@ from statistics import fmean
 import pytest
 from django.urls import reverse
 
-from perfdb.models import Metric, Run, Setup
+from perfdb.alerting.email_render import render
+from perfdb.models import Alert, Hardware, Metric, Run, Setup
+from tests.bundles import ingest_bundle, make_bundle, manifest_toml, volano_log, volano_run
 from tests.dashboards.data import HOSTILE, HOSTILE_PATCH, ROOMS, SCALING, SERIES
 from tests.dashboards.kernel_time_data import add_rooms_5
 from tests.dashboards.page_figures import figure
-from tests.factories import AlertFactory
+from tests.factories import AlertFactory, SetupFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -400,3 +402,52 @@ def test_run_detail_links_to_compare_with_its_baseline(
     run, baseline = data.run(kernel, patches), data.run(baseline_kernel)
     html = client.get(reverse("run-detail", args=[run.pk])).content.decode()
     assert f"/compare/?base={baseline.pk}&amp;new={run.pk}" in html
+
+
+# --- the overview: a patch set's regression, workloads without runs ---------------------------
+
+
+def test_a_regression_of_a_patch_names_the_patch_on_the_overview_and_in_the_subject(client, data):
+    patched = data.run("2.5.25", "pri_preempt")
+    alert = AlertFactory(
+        candidate_run=patched, upload=patched.upload, change_pct=-20.0, p_value=0.01, method="welch"
+    )
+    html = client.get("/").content.decode()
+    regressed = html.split('id="regressed"', 1)[1].split("</section>", 1)[0]
+    assert "<strong>2.5.25+pri_preempt</strong>" in regressed  # the culprit build, patch named
+    assert f'href="/alerts/{alert.pk}/"' in regressed
+    subject, text, _ = render([Alert.objects.get(pk=alert.pk)], heading="New regressions")
+    assert "VolanoMark 2.5.25+pri_preempt -20.0% throughput" in subject
+
+
+def test_a_workload_without_runs_is_not_listed(client, data):
+    SetupFactory(workload__name="probe-experiment", hardware=Hardware.objects.get(name="P8"))
+    html = client.get("/").content.decode()
+    assert "probe-experiment" not in html
+    assert "VolanoMark" in html
+
+
+# --- wakeups of a set-up without counters -------------------------------------------------------
+
+
+def test_wakeups_of_a_setup_without_counters_says_so_and_links_the_ones_with_them(
+    client, data, tmp_path
+):
+    from dashboards.pages import scope_index
+
+    run = volano_run("2.6.0", files='{ path = "t.log", parser = "volanomark" }')
+    other = manifest_toml(run.replace('hardware = "P8"', 'hardware = "Q4"'), hardware="Q4")
+    bundle = make_bundle(tmp_path / "q4.tar.gz", {"manifest.toml": other, "t.log": volano_log(9)})
+    assert ingest_bundle(bundle).status == "done"
+
+    scopes = scope_index().scopes
+    without = next(s for s in scopes if not s.has_wakeup_params)
+    with_them = [s for s in scopes if s.has_wakeup_params]
+    response = client.get(f"/wakeups/?scope={without.key}")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert 'id="no-wakeups"' in html and "has no wakeup counters" in html
+    for scope in with_them:
+        assert f'href="?scope={scope.key}"' in html
+    # A scope that does not exist at all is still a bad request.
+    assert client.get("/wakeups/?scope=999-999-UP").status_code == 400

@@ -11,6 +11,8 @@ import pytest
 
 from dashboards.run_pages import linked_note
 from perfdb.models import Metric
+from tests.bundles import ingest_bundle, make_bundle, manifest_toml, volano_log, volano_run
+from tests.dashboards.page_figures import figure
 from tests.factories import make_alert
 
 pytestmark = pytest.mark.django_db
@@ -120,3 +122,80 @@ def test_the_compared_page_reads_a_bounded_number_of_queries(
 # attribution and profile checks, and the pickers: the baseline's set-up, its scope's set-ups,
 # its builds, the recent runs. Pinned so a picker that reads per build or per run shows.
 QUERIES = 30
+
+
+# --- the run page: one profile per trial ---------------------------------------------------------
+
+PROFILE = """ {total} total                                    0.02
+  {idle} default_idle                             110.48
+  {sched} {name}                                 1.52
+"""
+
+
+def test_the_run_page_keeps_the_profiles_of_two_trials_apart(client, tmp_path):
+    files = (
+        '{ path = "t1.log", parser = "volanomark", trial = 1 }, '
+        '{ path = "t2.log", parser = "volanomark", trial = 2 }, '
+        '{ path = "p1.txt", parser = "readprofile", trial = 1 }, '
+        '{ path = "p2.txt", parser = "readprofile", trial = 2 }'
+    )
+    bundle = make_bundle(
+        tmp_path / "prof.tar.gz",
+        {
+            "manifest.toml": manifest_toml(volano_run("2.5.25", files=files)),
+            "t1.log": volano_log(13000),
+            "t2.log": volano_log(13100),
+            "p1.txt": PROFILE.format(total=1000, idle=600, sched=300, name="schedule"),
+            "p2.txt": PROFILE.format(total=2000, idle=900, sched=800, name="try_to_wake_up"),
+        },
+    )
+    upload = ingest_bundle(bundle)
+    assert upload.status == "done", upload.error
+    html = client.get(f"/runs/{upload.run_ids[0]}/").content.decode()
+    one = html.index('id="profile-trial-1-readprofile"')
+    two = html.index('id="profile-trial-2-readprofile"')
+    first, second = html[one:two], html[two:]
+    assert '<th class="num">Trial</th>' in first
+    assert "<code>schedule</code>" in first and "try_to_wake_up" not in first
+    assert "<code>try_to_wake_up</code>" in second and "<code>schedule</code>" not in second
+    assert re.search(r'<td class="num">2</td><td><code>try_to_wake_up</code>', second)
+
+
+# --- /activity/: every stored time series --------------------------------------------------------
+
+SERIES_CSV = (
+    "series,column,index,value\n"
+    "sar,cswch_s,0,100\nsar,cswch_s,1,250\nsar,proc_s,0,3\nsar,proc_s,1,4\n"
+)
+
+
+def test_activity_shows_any_time_series_source_with_its_own_columns(client, data, tmp_path):
+    files = '{ path = "t.log", parser = "volanomark" }, { path = "sar.csv", parser = "csv" }'
+    bundle = make_bundle(
+        tmp_path / "sar.tar.gz",
+        {
+            "manifest.toml": manifest_toml(volano_run("2.6.0", files=files)),
+            "t.log": volano_log(13000),
+            "sar.csv": SERIES_CSV,
+        },
+    )
+    upload = ingest_bundle(bundle)
+    assert upload.status == "done", upload.error
+    (run_id,) = upload.run_ids
+    html = client.get("/activity/").content.decode()
+    assert '<option value="sar">sar</option>' in html  # the source picker
+    response = client.get(f"/activity/?source=sar&runs={run_id}")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Columns of sar" in html
+    assert 'name="groups" value="cswch_s" checked' in html
+    fig = figure(response, "fig-vmstat")
+    assert {t["name"].split(":")[0] for t in fig["data"]} == {"cswch_s", "proc_s"}
+    cs = next(t for t in fig["data"] if t["name"].startswith("cswch_s"))
+    assert cs["y"] == [100, 250]
+    # The run picker of a source lists only runs that have it.
+    assert f'value="{run_id}"' in html
+    assert f'value="{data.run("2.4.20").pk}"' not in html
+    # vmstat stays the default and keeps its groups.
+    assert client.get("/activity/?groups=disk").status_code == 400
+    assert client.get("/activity/?source=nope").status_code == 400

@@ -15,6 +15,7 @@ from django.core.management import CommandError, call_command
 from ingest.manifest import Manifest, parse_manifest
 from ingest.parsers import get_parser
 from ingest.plan import PlanError, file_key, plan_runs
+from perfdb.kernels import patch_tree_split
 from perfdb.models import Run
 from tests.bundles import make_bundle, volano_bundle
 from tests.conftest import ROOT
@@ -306,3 +307,18 @@ def test_two_kernels_captured_on_one_machine_make_one_series(
     assert keys == {("lab1", runs[0].setup.mode, (("command", f"{GNU_TIME} -v true"),))}
     detail = Client().get(f"/api/runs/{runs[1].pk}/").json()
     assert len(detail["results"]["elapsed_s"]["values"]) == 2  # two trials
+
+
+@pytest.mark.parametrize(
+    "release, kernel, patches",
+    [
+        ("6.6.15-rt22", "6.6.15", ["rt22"]),
+        ("2.6.23-rc2-mm2-mem-v6", "2.6.23-rc2", ["mm2", "mem-v6"]),
+        ("6.1.0-18-amd64", "6.1.0-18-amd64", []),
+        ("6.1.0-18-rt-amd64", "6.1.0-18-rt-amd64", []),
+    ],
+)
+def test_perfdb_upload_run_records_uname_in_the_canonical_form(release, kernel, patches):
+    assert load_script().kernel_and_tree(release) == (kernel, patches)
+    if patches:  # the server agrees with the script on what a tree is
+        assert patch_tree_split(release) == (kernel, tuple(patches))

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from ingest import manifest_fields as mf
 from ingest.manifest import (
     MAX_RUNS,
     FileSpec,
@@ -14,7 +15,8 @@ from ingest.manifest import (
     parse_manifest,
 )
 from ingest.parsers import base, parser_names
-from perfdb.kernels import KernelVersionError, parse_kernel
+from perfdb.kernels import KernelVersionError, parse_kernel, patch_tree_split
+from tests.bundles import manifest_toml, volano_run
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "bundle-format.md"
 PARSER = "test-manifest-parser"  # registered only for these tests, see the fixture
@@ -464,3 +466,49 @@ def test_complete_example_in_the_spec_parses(monkeypatch):
     assert run.params["client_nice"] == -19
     assert run.metrics == {"cpu_usage_pct": (95.0,)}
     assert run.undeclared_metrics == ()  # the example declares it under [metric.cpu_usage_pct]
+
+
+# --- kernel or patch: one canonical form -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "written, base, patches",
+    [
+        ("2.6.0-mm1", "2.6.0", ("mm1",)),
+        ("2.4.6-ac2", "2.4.6", ("ac2",)),
+        ("2.6.0-test9-mm2", "2.6.0-test9", ("mm2",)),
+        ("2.6.23-rc2-mm2-mem-v6", "2.6.23-rc2", ("mm2", "mem-v6")),
+        ("6.6.15-rt22", "6.6.15", ("rt22",)),
+    ],
+)
+def test_a_patch_tree_in_the_kernel_is_refused_with_what_to_write(written, base, patches):
+    assert patch_tree_split(written) == (base, patches)
+    with pytest.raises(mf.Invalid) as caught:
+        mf.kernel(written)
+    listed = ", ".join(f'"{p}"' for p in patches)
+    assert f'write kernel = "{base}", patches = [{listed}]' in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "kernel",
+    # Distribution builds and named trees released as a whole stay kernels; -rc is a stage.
+    ["2.2.12-20", "2.4-distro", "2.3.99-pre3-elsc", "6.8.0-rc3", "6.1.0-18-rt-amd64", "2.5.59"],
+)
+def test_distribution_builds_and_release_stages_stay_kernels(kernel):
+    assert patch_tree_split(kernel) is None
+    assert mf.kernel(kernel) == kernel
+
+
+def test_the_manifest_refuses_the_patch_tree_spelling_naming_the_run():
+    toml = manifest_toml(volano_run("2.6.0-mm1", files='{ path = "t.log", parser = "volanomark" }'))
+    with pytest.raises(ManifestError) as caught:
+        parse_manifest(toml, filename="manifest.toml", available_files=["t.log"])
+    (problem,) = caught.value.problems
+    assert "run 1 (VolanoMark 2.6.0-mm1): field 'kernel'" in problem
+    assert 'write kernel = "2.6.0", patches = ["mm1"]' in problem
+    # ... and the canonical spelling is accepted.
+    toml = manifest_toml(
+        volano_run("2.6.0", '["mm1"]', files='{ path = "t.log", parser = "volanomark" }')
+    )
+    run = parse_manifest(toml, filename="manifest.toml", available_files=["t.log"]).runs[0]
+    assert (run.kernel, run.patches) == ("2.6.0", ("mm1",))

@@ -1,4 +1,5 @@
-"""Records to runs (ingest/plan.py): pure, no database."""
+"""Records to runs (ingest/plan.py): pure, no database; the last section uploads bundles whose
+files of one trial clash, to show what the refusal looks like to the uploader."""
 
 # ruff: noqa: E501  (manifests are quoted as users write them, one line per entry)
 
@@ -9,6 +10,8 @@ import pytest
 from ingest.manifest import parse_manifest
 from ingest.parsers.base import Measurement, ParseError, ParseResult, Record, group_records
 from ingest.plan import PlanError, file_key, plan_runs
+from perfdb.models import Run, Sample
+from tests.bundles import ingest_bundle, make_bundle, manifest_toml, volano_log, volano_run
 
 
 def rec(line: int, value: float, trial: int | None = None, **keys: object) -> Record:
@@ -316,3 +319,77 @@ def test_runs_from_over_records_per_symbol_is_refused():
     m = manifest(RUNS_FROM.split("labels =")[0])
     with pytest.raises(PlanError, match=r"one per symbol \(line 12: .*perf report with -n"):
         plan_runs(m, parsed_for(m, result))
+
+
+# --- through an upload: files of one trial that clash (stored, so with the database) ------------
+
+MEASUREMENTS = "metric,value,unit,better\nthroughput,13000,msg/s,higher\n"
+SERIES = "series,column,index,value\nload,cpu,0,10\nload,cpu,1,12\nload,cpu,2,11\n"
+
+
+TWO_CSV_FILES = (
+    '{ path = "a.csv", parser = "csv", trial = 1 }, { path = "b.csv", parser = "csv", trial = 1 }'
+)
+
+
+def _csv_bundle(tmp_path, second: str, name: str = "b.tar.gz"):
+    files = TWO_CSV_FILES
+    return make_bundle(
+        tmp_path / name,
+        {
+            "manifest.toml": manifest_toml(volano_run("2.5.25", files=files)),
+            "a.csv": MEASUREMENTS,
+            "b.csv": second,
+        },
+    )
+
+
+@pytest.mark.django_db
+def test_a_measurement_csv_beside_a_time_series_csv_in_one_trial_is_stored(tmp_path):
+    upload = ingest_bundle(_csv_bundle(tmp_path, SERIES))
+    assert upload.status == "done", upload.error
+    (run,) = Run.objects.filter(pk__in=upload.run_ids)
+    assert run.results.get(trial=1).value == 13000
+    assert Sample.objects.get(run=run, trial=1, source="load", column="cpu").values == [10, 12, 11]
+
+
+@pytest.mark.django_db
+def test_the_same_file_twice_for_one_trial_is_still_refused(tmp_path):
+    upload = ingest_bundle(_csv_bundle(tmp_path, MEASUREMENTS))
+    assert upload.status == "failed"
+    assert "file 'b.csv' holds the same data as 'a.csv'" in upload.error
+
+
+@pytest.mark.django_db
+def test_two_files_giving_one_series_for_one_trial_are_refused(tmp_path):
+    files = TWO_CSV_FILES
+    bundle = make_bundle(
+        tmp_path / "s.tar.gz",
+        {
+            "manifest.toml": manifest_toml(volano_run("2.5.25", files=files)),
+            "a.csv": SERIES,
+            "b.csv": SERIES.replace(",10\n", ",99\n"),
+        },
+    )
+    upload = ingest_bundle(bundle)
+    assert upload.status == "failed"
+    assert "files 'a.csv' and 'b.csv' both give series 'load.cpu' for trial 1" in upload.error
+
+
+@pytest.mark.django_db
+def test_two_volanomark_logs_of_one_trial_still_clash(tmp_path):
+    files = (
+        '{ path = "a.log", parser = "volanomark", trial = 1 }, '
+        '{ path = "b.log", parser = "volanomark", trial = 1 }'
+    )
+    bundle = make_bundle(
+        tmp_path / "v.tar.gz",
+        {
+            "manifest.toml": manifest_toml(volano_run("2.5.25", files=files)),
+            "a.log": volano_log(13000),
+            "b.log": volano_log(14000),
+        },
+    )
+    upload = ingest_bundle(bundle)
+    assert upload.status == "failed"
+    assert "throughput" in upload.error

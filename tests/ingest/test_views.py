@@ -1,0 +1,85 @@
+"""The upload pages (ingest/views.py): an upload's page (its error one problem a line, its
+runs with workload, kernel and patches) and, in Chromium, the new-upload page's preview."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.factories import UploadFactory
+
+# --- the upload's page (upload_detail) ---------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_long_error_is_shown_whole_one_problem_per_line(client):
+    first = "run 1 (dbench 2.6.0): file 'a-very-long-name.log' " + "word " * 60 + "END-OF-ONE"
+    second = "run 2 (dbench 2.6.1): field 'kernel': second problem"
+    upload = UploadFactory(status="failed", error=f"{first}\n{second}")
+    html = client.get(f"/uploads/{upload.pk}/").content.decode()
+    lines = re.search(r'<ul id="upload-error"[^>]*>(.*?)</ul>', html, re.S)
+    assert lines, "the error is a list, one problem per item"
+    items = re.findall(r"<li>(.*?)</li>", lines.group(1), re.S)
+    assert [i.replace("&#x27;", "'") for i in items] == [first, second]
+    assert '<pre id="upload-error"' not in html  # a <pre> scrolls a long line out of view
+    css = Path("static/css/site.css").read_text()
+    assert ".error-lines li { white-space:pre-wrap; overflow-wrap:anywhere;" in css
+
+
+@pytest.mark.django_db
+def test_the_upload_page_lists_each_run_with_workload_kernel_and_patches(client, data):
+    html = client.get(f"/uploads/{data.upload.pk}/").content.decode()
+    table = re.search(r'<table id="upload-runs">(.*?)</table>', html, re.S).group(1)
+    patched = data.run("2.5.25", "pri_preempt")
+    row = re.search(
+        rf"<tr><td><a href=\"/runs/{patched.pk}/\">run {patched.pk}</a>(.*?)</tr>", table
+    )
+    assert row, table[:500]
+    cells = re.findall(r"<td>(.*?)</td>", row.group(1))
+    assert cells == ["VolanoMark 2.1.2", "2.5.25", "pri_preempt", "P8", "UP"]
+    stock = data.run("2.4.20")
+    assert re.search(
+        rf"run {stock.pk}</a></td><td>VolanoMark 2.1.2</td><td>2.4.20</td><td>stock", table
+    )
+
+
+# --- the new-upload page in Chromium (upload_new) ----------------------------------------------
+
+
+def logged_in_upload_page(live_server, browser):
+    """The upload page, signed in as ``lab`` (the ``user`` fixture)."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(live_server.url + "/login/?next=/uploads/new/")
+    page.fill("input[name=username]", "lab")
+    page.fill("input[name=password]", "lab-password-1")
+    page.click("button[type=submit], input[type=submit]")
+    page.wait_for_url("**/uploads/new/")
+    return page
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_a_refused_preview_names_the_problem_as_an_error(
+    live_server,
+    browser,
+    user,
+    tmp_path,
+):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("Dear list,\nthe numbers are 1 2 3.\n")
+    page = logged_in_upload_page(live_server, browser)
+    page.set_input_files("input[name=bundle]", str(notes))
+    page.click("#preview-button")
+    page.wait_for_selector("#preview:not([hidden])")
+    assert page.text_content("#preview-heading") == (
+        "This upload would be refused; nothing was stored"
+    )
+    problem = page.locator("#preview-problems li").first
+    assert "not a report this server reads" in (problem.text_content() or "")
+    assert page.locator("#preview-problems").is_visible()
+    assert not page.locator("#preview-runs").is_visible()  # no empty table of runs
+    border = page.eval_on_selector("#preview-problems", "e => getComputedStyle(e).borderTopStyle")
+    assert border == "solid"  # styled as the site's error box
+    page.close()
