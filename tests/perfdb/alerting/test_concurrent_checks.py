@@ -3,7 +3,7 @@ connection: the second waits for the first (a transaction advisory lock per seri
 then reads everything the first wrote, so neither writes from a stale view.
 
 ``test_a_second_check_waits_and_sees_the_first_ones_alerts``: the series is
-test_move_onto_pending's (a 5-trial step at 2.6.191, seed 1058). Check A is
+test_moves.py's (a 5-trial step at 2.6.191, seed 1058). Check A is
 2.6.192's upload, stopped inside its transaction after it read the series (the
 ``detection-loaded`` pause point); meanwhile 2.6.193-199 are ingested and their check B
 starts. A makes a pending alert at 2.6.192 (the newest kernel it saw); B, which sees
