@@ -7,17 +7,12 @@ kernel confirms it (emailed once, with the confirming upload) or clears it (a sp
 
 from __future__ import annotations
 
-import math
-
 import pytest
-from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
 
-from perfdb.admin import ThresholdForm
 from perfdb.alerting.notify import outbox_fill_digests, outbox_fill_for_upload
 from perfdb.alerting.queries import alerts_filtered
-from perfdb.models import Alert, Metric, OutboxMessage, Result, Run, Threshold
-from tests.factories import MetricFactory, ThresholdFactory, WorkloadFactory
+from perfdb.models import Alert, Metric, OutboxMessage, Result, Run
+from tests.factories import ThresholdFactory
 from tests.perfdb.alerting.builds import (
     check,
     ingest_runs,
@@ -136,60 +131,7 @@ def test_existing_confirmed_alerts_are_left_alone_by_a_pending_change(tmp_path):
     assert alert.status == "untriaged" and alert.notify_upload_id == b.pk
 
 
-# --- thresholds and resolution: what the detector is given ---
-
-
-def _threshold(value=None, noise=None) -> Threshold:
-    """Unsaved: the tests save it (or not) through each write path."""
-    return ThresholdFactory.build(
-        workload=WorkloadFactory(),
-        metric=MetricFactory(),
-        threshold_pct=value,
-        typical_noise_pct=noise,
-    )
-
-
-@pytest.mark.parametrize("bad", [0.0, -3.0, math.nan, math.inf])
-def test_a_threshold_must_be_finite_and_positive_everywhere(bad):
-    row = _threshold(bad)
-    with pytest.raises(ValidationError):
-        row.full_clean()
-    with pytest.raises(ValueError):
-        row.save()
-    with pytest.raises(ValidationError):
-        _threshold(5.0, noise=bad).full_clean()
-    form = ThresholdForm(
-        data={
-            "workload": row.workload.pk,
-            "metric": row.metric.pk,
-            "threshold_pct": str(bad),
-            "typical_noise_pct": "",
-        }
-    )
-    assert not form.is_valid() and "threshold_pct" in form.errors
-
-
-def test_the_database_refuses_a_nan_or_zero_threshold_written_around_the_model():
-    row = _threshold(5.0)
-    row.save()
-    for bad in (math.nan, 0.0, math.inf):
-        with pytest.raises(IntegrityError), transaction.atomic():
-            Threshold.objects.filter(pk=row.pk).update(threshold_pct=bad)
-
-
-def test_the_admin_form_saves_a_valid_threshold_and_prior():
-    row = _threshold()
-    form = ThresholdForm(
-        data={
-            "workload": row.workload.pk,
-            "metric": row.metric.pk,
-            "threshold_pct": "",
-            "typical_noise_pct": "1.5",
-        }
-    )
-    assert form.is_valid(), form.errors
-    saved = form.save()
-    assert saved.threshold_pct is None and saved.typical_noise_pct == 1.5
+# --- thresholds and resolution: what the detector is given (the rows: test_thresholds.py) ---
 
 
 def test_the_detector_gets_the_threshold_prior_and_resolution(tmp_path):
