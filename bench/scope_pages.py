@@ -1,7 +1,8 @@
-"""The scope charts that draw a scope's setups (kernel-time, wakeups), computed: warm (no
-kept page: ``PAGE_CACHE_STALE_SECONDS=0``) and the first request after runs are added to the
-page's own scope (``perfdb.cache.runs_added``, what an upload's commit does: every data
-entry of the scope is recomputed by that request), by default and with every setup drawn.
+"""The scope charts that draw a scope's setups (scaling, kernel-time, wakeups), computed: warm
+(no kept page: ``PAGE_CACHE_STALE_SECONDS=0``) and the first request after runs are added to
+the page's own scope (``perfdb.cache.runs_added``, what an upload's commit does: every data
+entry of the scope is recomputed by that request), by default and with every setup asked
+for ("show all": its first page, dashboards/scope_draw.py).
 
 Re-run (on a database built with ``python manage.py synth_history --scale N``):
 
@@ -22,6 +23,7 @@ import time
 from _common import django_setup, ms, p50, p95, result_count, table
 
 PAGES = (
+    ("scaling", "/scaling/", "setups"),
     ("kernel-time", "/kernel-time/", "setups"),
     ("wakeups", "/wakeups/", "thresholds"),
 )

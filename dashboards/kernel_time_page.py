@@ -19,7 +19,6 @@ from django.urls import reverse
 
 from dashboards import chart_queries as cq
 from dashboards import exports, scope_stats
-from dashboards.chart_queries import profiles as profile_queries
 from dashboards.figures import kernel_time_figure, top_functions_figure
 from dashboards.page_cache import kept_for_anonymous
 from dashboards.page_tools import bad_params_are_400, download, figure_script, links
@@ -193,17 +192,14 @@ def _setup_text(setup: Mapping[str, Any]) -> str:
 
 
 def _profiled_index() -> tuple[dict[str, int], dict[str, int]]:
-    """Each scope's rank (the busiest profiled setup's) and busiest profiled setup, from
-    ``profiled_setups()``: one entry per profiled setup of the lab (3,232 at 10M results,
-    ~10 times that at 100M), which every request had unpickled whole. Cached per data
-    version, as that list is."""
+    """Each scope's rank (its busiest profiled setup's) and busiest profiled setup, cached
+    per data version: one row a scope (``scope_stats.busiest_profiled``), where the lab's
+    every profiled setup (3,232 at 10M results, ~10 times that at 100M) had been read."""
     return cached("kernel-time:profiled-index", _index_of_profiled, stale=True)
 
 
 def _index_of_profiled() -> tuple[dict[str, int], dict[str, int]]:
-    busiest: dict[str, int] = {}
-    for row in profile_queries.profiled_setups():  # busiest first
-        busiest.setdefault(row["scope"], row["id"])
+    busiest = dict(scope_stats.busiest_profiled())  # busiest first
     return {key: i for i, key in enumerate(busiest)}, busiest
 
 

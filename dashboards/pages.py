@@ -147,7 +147,8 @@ def scaling(request: HttpRequest) -> HttpResponse:
             **links("dashboards-scaling", selection, ("scaling",)),
             **pages,
             "subset": sel.subset,
-            "default_text": f"by default {SCALING_MAX_SETUPS} spread evenly over its values",
+            "default_text": f"by default {SCALING_MAX_SETUPS} spread evenly over the values "
+            f"of {sel.param}",
             "max_setups": SCALING_MAX_SETUPS,
             "params": sel.params,
             "param": sel.param,

@@ -1,8 +1,9 @@
-"""What reads every scope (the overview's run counts and latest runs), built from per-scope
-run summaries cached per scope version (``perfdb.cache.cached_per_scope``): after an upload
-only the scopes it wrote to are read again (a few index range scans), not every run of the
-database; and the busiest setup, read from the per-setup summaries in SQL, cached per data
-version.
+"""What reads every scope (the scope index, the overview's run counts and latest runs),
+aggregated by PostgreSQL from the per-setup summaries into a row a scope (an emptied cache
+costs one aggregate, not every setup read into Python) and cached per scope version
+(``perfdb.cache.cached_per_scope``): after an upload only the scopes it wrote to are read
+again; each scope's setups' run summaries (the scope charts' default setups); and the
+busiest setup, read from the per-setup summaries in SQL, cached per data version.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from datetime import datetime
 from typing import TypeVar
 
 from dashboards.chart_queries.charts import WAKEUP_PARAMS
-from dashboards.chart_queries.overview import ScopeRow, scopes_with_runs
+from dashboards.chart_queries.overview import ScopeRow, ScopeTotal, scope_totals, scopes_with_runs
 from dashboards.chart_queries.summaries import SetupRuns, busiest_setup_id, runs_per_setup
 from perfdb.cache import CATALOG, cached, cached_in_scope, cached_per_scope, scope_key
 from perfdb.models import Hardware, Run, SetupSummary, Workload
@@ -53,6 +54,20 @@ def scope_runs(scopes: list[Scope]) -> dict[Scope, list[SetupRuns]]:
     return {by_key[k]: v for k, v in found.items()}
 
 
+def totals(scopes: list[Scope]) -> dict[Scope, ScopeTotal]:
+    """Each scope's run count and newest run (``ScopeTotal``; none for a scope without runs),
+    cached per scope version: after an upload only its scopes are summed again."""
+    by_key = {scope_key(*s): s for s in scopes}
+
+    def compute(missing: list[str]) -> dict[str, ScopeTotal | None]:
+        wanted = [by_key[k] for k in missing]
+        found = scope_totals(None if len(wanted) > BULK_SCOPES else wanted)
+        return {k: found.get(by_key[k]) for k in missing}
+
+    kept = cached_per_scope("scope-totals", list(by_key), compute)
+    return {by_key[k]: v for k, v in kept.items() if v is not None}
+
+
 def profiled_of_scope(key: str, scope: Scope) -> list[int]:
     """The scope's setups with profiled runs, the most profiled first (kernel-time's
     default), cached per scope version: one index range scan of the scope's setups where the
@@ -67,6 +82,21 @@ def profiled_of_scope(key: str, scope: Scope) -> list[int]:
     return cached_in_scope(
         "profiled-setups", key, lambda: list(rows.values_list("setup_id", flat=True))
     )
+
+
+def busiest_profiled() -> list[tuple[str, int]]:
+    """Each scope with profiled runs (its key) and its setup with the most (the lowest id
+    among equals), the most profiled first. One query, one row a scope (DISTINCT ON over
+    the summaries), where the lab's every profiled setup had been read into Python."""
+    scope_fields = ("setup__workload_id", "setup__hardware_id", "setup__mode")
+    rows = (
+        SetupSummary.objects.filter(profiled_runs__gt=0)
+        .order_by(*scope_fields, "-profiled_runs", "setup_id")
+        .distinct(*scope_fields)
+        .values_list(*scope_fields, "setup_id", "profiled_runs")
+    )
+    ranked = sorted(rows, key=lambda r: (-r[4], r[3]))
+    return [(scope_key(w, h, mode), setup_id) for w, h, mode, setup_id, _ in ranked]
 
 
 def busiest_setup_cached() -> int | None:
@@ -117,9 +147,9 @@ def overview_cached() -> Overview:
 
 def overview() -> Overview:
     """The overview's run counts per workload and per hardware and its latest runs, from
-    one read of the per-scope summaries. Plain data, not model rows: the home page caches
-    it (perfdb/cache/ keeps ORM objects out of the cache)."""
-    every = scope_runs(scopes_all())
+    each scope's totals (a few hundred rows, whatever the number of setups). Plain data, not
+    model rows: the home page caches it (perfdb/cache/ keeps ORM objects out of the cache)."""
+    every = totals(scopes_all())
     latest = [
         LatestRun(
             r.pk,
@@ -137,40 +167,34 @@ def overview() -> Overview:
     return workload_counts(every), hardware_counts(every), latest
 
 
-def workload_counts(every: dict[Scope, list[SetupRuns]]) -> list[WorkloadCount]:
+def workload_counts(every: dict[Scope, ScopeTotal]) -> list[WorkloadCount]:
     """Every workload that has runs, with its ``run_count``: one whose runs are all gone (a
     ``probe-…`` experiment whose upload was deleted) is left out, as it is from every
     picker."""
-    totals: dict[int, int] = {}
-    for rows in every.values():
-        for r in rows:
-            totals[r.workload_id] = totals.get(r.workload_id, 0) + r.run_count
-    workloads = Workload.objects.filter(pk__in=totals).order_by("name", "version")
-    return [WorkloadCount(str(w), totals[w.pk]) for w in workloads if totals[w.pk]]
+    runs: dict[int, int] = {}
+    for (workload_id, _, _), total in every.items():
+        runs[workload_id] = runs.get(workload_id, 0) + total.run_count
+    workloads = Workload.objects.filter(pk__in=runs).order_by("name", "version")
+    return [WorkloadCount(str(w), runs[w.pk]) for w in workloads if runs[w.pk]]
 
 
-def hardware_counts(every: dict[Scope, list[SetupRuns]]) -> list[HardwareCount]:
+def hardware_counts(every: dict[Scope, ScopeTotal]) -> list[HardwareCount]:
     """Every hardware configuration that has runs, with its ``run_count``."""
-    totals: dict[int, int] = {}
-    for rows in every.values():
-        for r in rows:
-            totals[r.hardware_id] = totals.get(r.hardware_id, 0) + r.run_count
-    hardware = Hardware.objects.filter(pk__in=totals).order_by("name")
+    runs: dict[int, int] = {}
+    for (_, hardware_id, _), total in every.items():
+        runs[hardware_id] = runs.get(hardware_id, 0) + total.run_count
+    hardware = Hardware.objects.filter(pk__in=runs).order_by("name")
     return [
-        HardwareCount(h.name, h.cpus, h.cpu_model, h.mhz, totals[h.pk])
+        HardwareCount(h.name, h.cpus, h.cpu_model, h.mhz, runs[h.pk])
         for h in hardware
-        if totals[h.pk]
+        if runs[h.pk]
     ]
 
 
-def latest_runs(every: dict[Scope, list[SetupRuns]]) -> list[Run]:
+def latest_runs(every: dict[Scope, ScopeTotal]) -> list[Run]:
     """The newest run of each scope, as ``chart_queries.latest_runs_by_scope``: one query by
     primary key for the ~200 winners."""
-    newest = []
-    for rows in every.values():
-        if rows:
-            best = max(rows, key=lambda r: (r.newest_at, r.newest_run_id))
-            newest.append(best.newest_run_id)
+    newest = [total.newest_run_id for total in every.values()]
     return list(
         Run.objects.filter(pk__in=newest)
         .select_related("setup__workload", "setup__hardware", "kernel", "patch_set")

@@ -76,6 +76,46 @@ def scopes_with_runs(*, needs: Sequence[str]) -> list[ScopeRow]:
         ]
 
 
+class ScopeTotal(NamedTuple):
+    """A scope's runs and its newest run (by creation, then id)."""
+
+    run_count: int
+    newest_run_id: int
+
+
+_TOTALS = """
+SELECT s.workload_id, s.hardware_id, s.mode, sum(m.run_count),
+       (array_agg(m.newest_run_id ORDER BY m.newest_at DESC, m.newest_run_id DESC))[1]
+FROM {summary} m JOIN {setup} s ON s.id = m.setup_id
+{where}
+GROUP BY 1, 2, 3
+"""
+
+
+def scope_totals(
+    scopes: Sequence[tuple[int, int, str]] | None,
+) -> dict[tuple[int, int, str], ScopeTotal]:
+    """Each scope's run count and newest run (``None``: every scope with runs), summed in
+    PostgreSQL from the per-setup summaries: one row a scope, where reading every setup's
+    summary into Python had cost ~1 s at 100M results (97,000 setups) on an emptied cache.
+    For a few scopes the setups come from setup_natural_uniq (workload, hardware, mode, ...)."""
+    params: list[int | str] = []
+    where = ""
+    if scopes is not None:
+        if not scopes:
+            return {}
+        where = "WHERE " + " OR ".join(
+            "(s.workload_id = %s AND s.hardware_id = %s AND s.mode = %s)" for _ in scopes
+        )
+        params = [value for scope in scopes for value in scope]
+    sql = _TOTALS.format(
+        summary=SetupSummary._meta.db_table, setup=Setup._meta.db_table, where=where
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return {(w, h, mode): ScopeTotal(int(n), newest) for w, h, mode, n, newest in cursor}
+
+
 def latest_runs_by_scope() -> list[Run]:
     """The newest run of each workload x hardware x UP/SMP, for the overview grid.
 
