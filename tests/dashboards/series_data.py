@@ -13,10 +13,3 @@ mode = "UP"
 params = { rooms = 10, messages = 1000 }
 metrics = { throughput = 4242.5 }
 """
-
-
-# test_series_cache.py still imports the fixture from here; drop this name once it uses
-# tests/dashboards/conftest.py's (pytest finds fixtures by name).
-from tests.dashboards import conftest as _conftest  # noqa: E402
-
-series = _conftest.series
