@@ -14,10 +14,15 @@ import pytest
 from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from perfdb.models import Alert, Run, Subscription, Upload
+from perfdb.models import Run, Subscription, Upload
 from tests.dashboards.scaling_builds import volano_upload
-from tests.factories import OutboxMessageFactory, RawFileFactory
-from tests.perfdb.alerting.builds import check, ingest_runs
+from tests.factories import (
+    AlertFactory,
+    OutboxMessageFactory,
+    RawFileFactory,
+    ResultFactory,
+    RunFactory,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -26,10 +31,17 @@ PAGES = ["/", "/kernels/", "/scaling/", "/kernel-time/", "/wakeups/", "/alerts/"
 
 
 @pytest.fixture
-def alert(tmp_path):
-    check(ingest_runs(tmp_path, "a.tar.gz", [("2.4.20", "[]", (13000, 13100, 12950))]))
-    check(ingest_runs(tmp_path, "b.tar.gz", [("2.4.20", '["O(1)"]', (11000, 11100, 11050))]))
-    return Alert.objects.get(metric__name="throughput")
+def alert(db):
+    """Stock 2.4.20 and 2.4.20+O(1) with three trials each, and the O(1) build's regression:
+    enough stored data for every page to reach its parameter checks (no detection needed)."""
+    stock = RunFactory(kernel__version="2.4.20")
+    o1 = RunFactory(kernel__version="2.4.20", patch_set__name="O(1)")
+    for run, values in ((stock, (13000, 13100, 12950)), (o1, (11000, 11100, 11050))):
+        for trial, value in enumerate(values, start=1):
+            ResultFactory(run=run, trial=trial, value=value)
+    alert = AlertFactory(candidate_run=o1, change_pct=-15.2, method="welch")
+    alert.baseline_runs.set([stock])
+    return alert
 
 
 # --- reflected markup -----------------------------------------------------------------------
