@@ -1,7 +1,13 @@
-"""try_to_wake_up counters and priority preemptions by nice pair (001 Tables 1-2)."""
+"""try_to_wake_up counters and priority preemptions by nice pair (001 Tables 1-2).
+
+The traces are plain data, as Plotly's ``to_plotly_json()`` gives them, without its
+validating graph objects (~1 ms a trace, most of a page of 24 thresholds' 96 traces on an
+emptied cache); the layouts are Plotly's, made once a call.
+"""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import plotly.graph_objects as go
@@ -14,6 +20,7 @@ from dashboards.figures._common import (
     colour,
     empty_figure,
     fmt,
+    plain,
     run_hover,
     to_dict,
 )
@@ -53,9 +60,12 @@ def wakeups_figures(
     thresholds = sorted({r.threshold for r in rows})
     values = [getattr(r, heatmap_value) for r in rows]
     z_range = (min(values), max(values))
+    heatmap_layout = _heatmap_layout()
     for threshold in thresholds:
         subset = tuple(r for r in rows if r.threshold == threshold)
-        figures[f"heatmap_{threshold}"] = _heatmap(subset, threshold, heatmap_value, z_range)
+        figures[f"heatmap_{threshold}"] = _heatmap(
+            subset, threshold, heatmap_value, z_range, heatmap_layout
+        )
     return figures
 
 
@@ -80,34 +90,51 @@ def _bars(rows: tuple[WakeupRow, ...]) -> dict[str, Any]:
     for axis in ("xaxis", "yaxis"):  # make_subplots owns the axes
         del layout[axis]
     fig.update_layout(layout, barmode="group")
+    hover = {id(r): _hover(r) for r in rows}
+    traces = []
     for row_no, (field, (label, unit)) in enumerate(VALUES.items(), start=1):
+        axis = "" if row_no == 1 else str(row_no)
         for i, threshold in enumerate(thresholds):
             subset = [r for r in rows if r.threshold == threshold]
-            fig.add_trace(
-                go.Bar(
-                    x=[pair_label(r) for r in subset],
-                    y=[getattr(r, field) for r in subset],
-                    name=f"preemption threshold {threshold}",
-                    legendgroup=str(threshold),
-                    showlegend=row_no == 1,
-                    marker={"color": colour(i)},
-                    customdata=[r.run.run_id for r in subset],
-                    hovertext=[_hover(r) for r in subset],
-                    hovertemplate=HOVER,
-                ),
-                row=row_no,
-                col=1,
+            traces.append(
+                {
+                    "type": "bar",
+                    "x": [pair_label(r) for r in subset],
+                    "y": [getattr(r, field) for r in subset],
+                    "name": f"preemption threshold {threshold}",
+                    "legendgroup": str(threshold),
+                    "showlegend": row_no == 1,
+                    "marker": {"color": colour(i)},
+                    "customdata": [r.run.run_id for r in subset],
+                    "hovertext": [hover[id(r)] for r in subset],
+                    "hovertemplate": HOVER,
+                    "xaxis": f"x{axis}",
+                    "yaxis": f"y{axis}",
+                }
             )
         fig.update_yaxes(title_text=f"{label} ({unit})", row=row_no, col=1)
         fig.update_xaxes(
             type="category", categoryorder="array", categoryarray=pairs, row=row_no, col=1
         )
     fig.update_xaxes(title_text="server nice / client nice", row=len(VALUES), col=1)
-    return to_dict(fig)
+    return {**to_dict(fig), "data": plain(traces)}
+
+
+def _heatmap_layout() -> dict[str, Any]:
+    """Every heatmap's layout (Plotly's, validated once), its title and categories to fill."""
+    layout = base_layout("", "client nice", "server nice")
+    layout["xaxis"].update(type="category", categoryorder="array")
+    layout["yaxis"].update(type="category", categoryorder="array")
+    made: dict[str, Any] = to_dict(go.Figure(layout=layout))["layout"]
+    return made
 
 
 def _heatmap(
-    rows: tuple[WakeupRow, ...], threshold: int, field: str, z_range: tuple[float, float]
+    rows: tuple[WakeupRow, ...],
+    threshold: int,
+    field: str,
+    z_range: tuple[float, float],
+    heatmap_layout: dict[str, Any],
 ) -> dict[str, Any]:
     """Server nice down, client nice across; empty cells stay empty, not zero."""
     label, unit = VALUES[field]
@@ -115,28 +142,27 @@ def _heatmap(
     clients = sorted({r.client_nice for r in rows})
     cells = {(r.server_nice, r.client_nice): r for r in rows}
     grid = [[cells.get((s, c)) for c in clients] for s in servers]
-    title = f"{label} by nice pair, preemption threshold {threshold}"
-    layout = base_layout(title, "client nice", "server nice")
-    layout["xaxis"].update(type="category", categoryorder="array")
-    layout["yaxis"].update(type="category", categoryorder="array")
-    fig = go.Figure(layout=layout)
-    fig.add_trace(
-        go.Heatmap(
-            x=[nice(c) for c in clients],
-            y=[nice(s) for s in servers],
-            z=[[None if r is None else getattr(r, field) for r in line] for line in grid],
-            zmin=z_range[0],
-            zmax=z_range[1],
-            colorscale="Viridis",
-            colorbar={"title": {"text": f"{label}<br>({unit})"}},
-            # plotly-stubs types a heatmap's text as 1-D; plotly takes one row per y.
-            text=[["" if r is None else fmt(getattr(r, field)) for r in line] for line in grid],  # type: ignore[arg-type]
-            texttemplate="%{text}",
-            customdata=[[None if r is None else r.run.run_id for r in line] for line in grid],
-            hovertext=[["" if r is None else _hover(r) for r in line] for line in grid],
-            hovertemplate=HOVER,
-        )
-    )
-    fig.update_xaxes(categoryarray=[nice(c) for c in clients])
-    fig.update_yaxes(categoryarray=[nice(s) for s in servers])
-    return to_dict(fig)
+    layout = copy.deepcopy(heatmap_layout)
+    layout["title"]["text"] = f"{label} by nice pair, preemption threshold {threshold}"
+    layout["xaxis"]["categoryarray"] = [nice(c) for c in clients]
+    layout["yaxis"]["categoryarray"] = [nice(s) for s in servers]
+    trace = {
+        "type": "heatmap",
+        "x": [nice(c) for c in clients],
+        "y": [nice(s) for s in servers],
+        "z": [[None if r is None else getattr(r, field) for r in line] for line in grid],
+        "zmin": z_range[0],
+        "zmax": z_range[1],
+        "colorscale": _VIRIDIS,
+        "colorbar": {"title": {"text": f"{label}<br>({unit})"}},
+        "text": [["" if r is None else fmt(getattr(r, field)) for r in line] for line in grid],
+        "texttemplate": "%{text}",
+        "customdata": [[None if r is None else r.run.run_id for r in line] for line in grid],
+        "hovertext": [["" if r is None else _hover(r) for r in line] for line in grid],
+        "hovertemplate": HOVER,
+    }
+    return {"data": [plain(trace)], "layout": layout}
+
+
+# Plotly's "Viridis" as its graph objects write a named colour scale into the figure.
+_VIRIDIS = plain(go.Heatmap(colorscale="Viridis").to_plotly_json()["colorscale"])
