@@ -8,16 +8,8 @@ import pytest
 
 from perfdb.models import Alert, AlertEvent, Subscription
 from tests.factories import SubscriptionFactory
-from tests.perfdb.alerting.builds import check, ingest_runs
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def alert(tmp_path):
-    check(ingest_runs(tmp_path, "a.tar.gz", [("2.4.20", "[]", (13000, 13100, 12950))]))
-    check(ingest_runs(tmp_path, "b.tar.gz", [("2.4.20", '["O(1)"]', (11000, 11100, 11050))]))
-    return Alert.objects.get(metric__name="throughput")
 
 
 def test_list_filters(client, alert):

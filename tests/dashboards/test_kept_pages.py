@@ -9,17 +9,8 @@ import time
 import pytest
 
 from perfdb.models import Alert
-from tests.perfdb.alerting.builds import check, ingest_runs
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def alert(tmp_path):
-    """An open alert: a patched run against its stock baseline (as in test_alerts)."""
-    check(ingest_runs(tmp_path, "a.tar.gz", [("2.4.20", "[]", (13000, 13100, 12950))]))
-    check(ingest_runs(tmp_path, "b.tar.gz", [("2.4.20", '["O(1)"]', (11000, 11100, 11050))]))
-    return Alert.objects.get(metric__name="throughput")
 
 
 @pytest.fixture
