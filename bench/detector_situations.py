@@ -49,7 +49,11 @@ staircases, one trial a run), besides the long monitored history.
 - one1-*: one trial a run (no within-run noise to learn from): one1-short-20 has 5-8 kernels
   (not 3-6: with one trial the noise can only come from the kernels' own moves, so the
   series must be long enough to hold some), one1-stair-3x10 9-15 kernels with steps >= 3
-  kernels apart, and their clean twins (3-6 and 9-15 kernels).
+  kernels apart, and their clean twins (3-6 and 9-15 kernels). The same four with "+prior":
+  the lab runs the workload on four other setups (clean series of 10-20 kernels, the same
+  CV and trials), and the series' run-to-run noise has the prior the product pools from
+  them (``sibling_prior``, as ``perfdb/alerting/noise_prior.py``); the rows without it are
+  a workload run on one setup only.
 - upload-30: 30 clean metrics uploaded together (one group: 30 independent clean short
   series of the same 3-6 kernels and trials, each metric its own CV and direction): the
   false alerts a lab sees per upload (one upload = one kernel of all 30 metrics), total
@@ -106,6 +110,7 @@ import detector_peers  # noqa: E402
 from detector_peers import Alerts  # noqa: E402
 from detector_suite import AlertBook, Series, service_check  # noqa: E402
 
+from perfdb.detector import policy  # noqa: E402
 from perfdb.detector.detection import Point, Settings  # noqa: E402
 
 CVS = (0.01, 0.03, 0.08)  # per-trial sd / base level
@@ -137,6 +142,7 @@ class Cell:
     noise: str = "normal"  # or "t3", "bimodal", "outlier"
     goal: float | None = None  # recall % at least, or false alerts per 100 at most
     upload: bool = False  # groups of UPLOAD_METRICS clean metrics uploaded together
+    siblings: int = 0  # the workload's other setups the product's prior is pooled from
 
     @property
     def clean(self) -> bool:
@@ -180,6 +186,8 @@ def _cells() -> tuple[Cell, ...]:
         Cell("heavy-t", "3-6 kernels, Student t (3 dof) trials", short, noise="t3", goal=1.0),
         Cell("bimodal", "3-6 kernels, 10 % of trials 10 % away", short, noise="bimodal", goal=1.0),
         Cell("outlier", "3-6 kernels, one trial 5 CV away", short, noise="outlier", goal=1.0),
+    ]
+    one1_cells = [
         Cell(
             "one1-short-20",
             "1 trial, 5-8 kernels, one 20 % step",
@@ -207,6 +215,13 @@ def _cells() -> tuple[Cell, ...]:
             trials=one1,
             goal=1.0,
         ),
+    ]
+    cells += [
+        *one1_cells,
+        *[
+            replace(c, name=f"{c.name}+prior", what=f"{c.what}, 4 other setups", siblings=4)
+            for c in one1_cells
+        ],
         Cell("upload-30", "30 clean 3-6 kernel metrics an upload", short, goal=0.3, upload=True),
     ]
     return tuple(cells)
@@ -280,7 +295,7 @@ def make_case(
     """Series ``index`` of ``cell``: its trials, CV and direction from the cell's cycle of
     combinations; an upload group's metrics share ``trials`` and ``kernels`` and draw their
     CV and direction."""
-    rng = random.Random(f"{seed}:{cell.name}:{index}")
+    rng = random.Random(f"{seed}:{cell.name.removesuffix('+prior')}:{index}")
     combos = [(t, cv, b) for t in cell.trials for cv in CVS for b in BETTER]
     count, cv, better = combos[index % len(combos)]
     if trials is not None:
@@ -461,12 +476,31 @@ def _add(into: dict[str, Score], more: dict[str, Score]) -> None:
         t.pending_only += s.pending_only
 
 
+def sibling_prior(seed: int, cell: Cell, index: int, case: Case) -> float | None:
+    """The prior the product pools for a series from its workload's other setups
+    (``perfdb/alerting/noise_prior.py``: ``policy.pooled_level_noise_pct`` of their stock
+    levels): ``cell.siblings`` clean series of 10-20 kernels at the case's CV and trials."""
+    rng = random.Random(f"{seed}:{cell.name}:{index}:siblings")
+    trials = case.series.trials
+    levels = [
+        [
+            statistics.fmean(rng.gauss(1.0, case.cv) for _ in range(trials))
+            for _ in range(rng.randint(10, 20))
+        ]
+        for _ in range(cell.siblings)
+    ]
+    return policy.pooled_level_noise_pct(levels)[0]
+
+
 def work(job: Job) -> Result:
     """One job: series ``index`` of a cell, or upload group ``index`` of an upload cell."""
     seed, name, index, settings, peers, thresholds = job
     cell = BY_NAME[name]
     if not cell.upload:
         case = make_case(seed, cell, index)
+        if cell.siblings:
+            prior = sibling_prior(seed, cell, index, case)
+            settings = replace(settings, prior_noise_pct=prior)
         scores, cpu = _run(case.series, settings, peers, thresholds)
         return Result(name, case.cv, case.series.trials, 1, 1, scores, cpu)
     rng = random.Random(f"{seed}:{name}:group {index}")

@@ -272,7 +272,7 @@ class AlertBook:
     to a neighbouring kernel when a later check places its step there (``moves_rule``).
     ``alerts()`` is what the series' alerts say at the end of the replay. ``every_kernel``:
     alerts keep no record of the runs they saw, so a move's distance counts every kernel of
-    the series, as the rule did before ``moves_rule.KernelOrder`` (bench/arrival_moves.py)."""
+    the series, as the rule did before ``moves_rule.KernelOrder``."""
 
     def __init__(self, every_kernel: bool = False) -> None:
         self.every_kernel = every_kernel

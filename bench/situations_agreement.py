@@ -284,7 +284,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     mock.patch.object(alerting_queue, "regressions_check").start()  # run here instead
     mock.patch.object(alerting_queue, "notify_upload").start()  # no email worker here
     short_kernels = settings.PERFDB_SHORT_KERNELS
-    cells = [c for c in situations.CELLS if not args.only or c.name in args.only]
+    cells = [
+        c for c in situations.CELLS if not c.siblings and (not args.only or c.name in args.only)
+    ]
     print(
         f"# situations through the product: seed {args.seed}, {args.per_cell} series a cell, "
         f"{args.groups} upload-30 group(s), one kernel per upload, no prior"

@@ -50,7 +50,9 @@ class Settings:
     # arrives (an A/B, a handful of kernels); after a longer level the next kernel decides,
     # as a lone bad run is then likelier than a step
     arrival_kernels: int = 6
-    confirm_window: int = 10  # kernels after a step that may still confirm it
+    # kernels after a step that may still confirm it: a small step is seen once enough
+    # kernels after it agree (a 5 % step at 8 % CV needs about 15-20)
+    confirm_window: int = 20
     excursion_kernels: int = 3  # a level back within this many kernels: an excursion, no step
     baseline_window: int = 30  # kernels of the current segment a step is measured against
     homogeneity_alpha: float = 0.01  # the kernels after a step must agree with each other
