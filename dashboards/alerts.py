@@ -34,7 +34,7 @@ from perfdb.operations.accounts import AuthenticatedHttpRequest
 STATUS_CHOICES = ["open", *Alert.Status.values]
 
 
-def _filters(params) -> dict[str, str]:
+def alert_filters(params) -> dict[str, str]:
     """The alert filters from a query string (dashboards/selection.py): a bad status is a
     400 naming it (BadParam), not an empty page."""
     found = {
@@ -53,7 +53,7 @@ def baseline_label(alert: Alert) -> str:
 
 @kept_for_anonymous("alerts")
 def alert_list(request: HttpRequest) -> HttpResponse:
-    filters = _filters(request.GET)  # BadParam: the escaped 400 page (config/middleware.py)
+    filters = alert_filters(request.GET)  # BadParam: the escaped 400 page (config/middleware.py)
     if request.method == "POST":
         if not request.user.is_staff:
             raise PermissionDenied("only staff can triage alerts")

@@ -26,7 +26,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from dashboards.alerts import STATUS_CHOICES, _filters, own_address
+from dashboards.alerts import STATUS_CHOICES, alert_filters, own_address
 from dashboards.api_errors import DETAIL_ERRORS, FORBIDDEN, NOT_FOUND, READ_ERRORS, WRITE_ERRORS
 from dashboards.api_schema import TEXT
 from dashboards.api_serializers import (
@@ -67,7 +67,7 @@ class AlertList(generics.ListAPIView):
         query = self.request.query_params
         strict_choice_param(query, "status", STATUS_CHOICES)  # present and empty: a 400
         strict_choice_param(query, "direction", Alert.Direction.values)
-        return queries.alerts_filtered(**_filters(query))
+        return queries.alerts_filtered(**alert_filters(query))
 
     @extend_schema(
         summary="Alerts (regressions and improvements), newest first, paginated",

@@ -19,16 +19,18 @@ from perfdb.detector.policy import BETTER_CHOICES as BETTER_CHOICES
 from perfdb.detector.policy import Settings as Settings  # re-exported: detection.Settings
 from perfdb.detector.policy import validate_threshold_pct as validate_threshold_pct
 from perfdb.detector.series import Change as Change
-from perfdb.detector.series import KernelRuns
+from perfdb.detector.series import (
+    KernelRuns,
+    Series,
+    analyse,
+    kernel_key,
+    kernel_of,
+    run_order,
+    series_changes,
+    stock_by_kernel,
+    usable_points,
+)
 from perfdb.detector.series import Point as Point
-from perfdb.detector.series import Series as _Series
-from perfdb.detector.series import analyse as _analyse
-from perfdb.detector.series import kernel_key as _key
-from perfdb.detector.series import kernel_of as _kernel
-from perfdb.detector.series import run_order as _order
-from perfdb.detector.series import series_changes as _series_changes
-from perfdb.detector.series import stock_by_kernel as _stock_by_kernel
-from perfdb.detector.series import usable as _usable
 
 DEFAULTS = Settings()
 
@@ -37,16 +39,16 @@ class Ordered(tuple[Point, ...]):
     """A series' usable points in kernel order (``ordered``): ``detect`` and ``change_points``
     take it as it is, so a check cleans, sorts and analyses a long series once, not twice."""
 
-    analyses: dict[Settings, _Series | None]
+    analyses: dict[Settings, Series | None]
 
 
-def _analysed(usable: Ordered, settings: Settings) -> _Series | None:
+def _analysed(usable: Ordered, settings: Settings) -> Series | None:
     """``series.analyse`` of the points, once per settings: kept on ``usable`` too, as a
     lookup in analyse's own cache hashes every point of the series."""
     if not hasattr(usable, "analyses"):
         usable.analyses = {}
     if settings not in usable.analyses:
-        usable.analyses[settings] = _analyse(tuple(usable), settings)
+        usable.analyses[settings] = analyse(tuple(usable), settings)
     return usable.analyses[settings]
 
 
@@ -54,7 +56,7 @@ def ordered(points: Sequence[Point]) -> Ordered:
     """The points with a finite trial (NaN and infinite trials dropped), in kernel order."""
     if isinstance(points, Ordered):
         return points
-    return Ordered(sorted(_usable(points), key=_order))
+    return Ordered(sorted(usable_points(points), key=run_order))
 
 
 # --- baselines ---
@@ -75,19 +77,19 @@ def baseline_runs(
         pinned = [p for p in points if p.run_id == pinned_run_id]
         if not pinned:
             raise ValueError(f"pinned baseline run {pinned_run_id} is not in the series")
-        kernel, patches = _kernel(pinned[0]), pinned[0].patches
+        kernel, patches = kernel_of(pinned[0]), pinned[0].patches
     elif candidate.patches:
-        kernel, patches = _kernel(candidate), ()
+        kernel, patches = kernel_of(candidate), ()
     else:
-        key = _key(candidate)
-        earlier = [p for p in points if not p.patches and _key(p) < key]
+        key = kernel_key(candidate)
+        earlier = [p for p in points if not p.patches and kernel_key(p) < key]
         if not earlier:
             return ()
-        kernel, patches = _kernel(max(earlier, key=_order)), ()
+        kernel, patches = kernel_of(max(earlier, key=run_order)), ()
     group = [
         p
         for p in points
-        if p.patches == patches and p.run_id != candidate.run_id and _kernel(p) == kernel
+        if p.patches == patches and p.run_id != candidate.run_id and kernel_of(p) == kernel
     ]
     return tuple(sorted(group, key=lambda p: p.run_id))
 
@@ -154,7 +156,7 @@ def _repeat_spread(points: Sequence[Point], within: float | None) -> tuple[float
     of their runs' means, less the trials' share of it."""
     builds: dict[tuple[str, tuple[str, ...]], list[Point]] = {}
     for point in points:
-        builds.setdefault((_kernel(point), point.patches), []).append(point)
+        builds.setdefault((kernel_of(point), point.patches), []).append(point)
     weighted, dof = 0.0, 0
     for runs in builds.values():
         if len(runs) < 2:
@@ -516,7 +518,7 @@ def _short_changes(
 ) -> list[Change]:
     """The short scan's steps on the wanted kernels, and on the kernel before each (the one
     a new kernel confirms or clears)."""
-    kernels = _stock_by_kernel(usable)
+    kernels = stock_by_kernel(usable)
     if len(kernels) < 2:
         return []
     scan = short_scan(kernels, better, settings, noise)
@@ -564,13 +566,13 @@ def detect(
         if wanted is not None and point.run_id not in wanted:
             continue
         if not point.patches and pinned_run_id is None:
-            stock_kernels.add(_kernel(point))
+            stock_kernels.add(kernel_of(point))
             continue
         change = _pairwise(usable, point, better, settings, pinned_run_id, ab_noise)
         if change is not None:
             changes.append(change)
     if stock_kernels and series is not None:
-        changes += _series_changes(series, better, stock_kernels)
+        changes += series_changes(series, better, stock_kernels)
     elif stock_kernels and trials is not None:
         changes += _short_changes(
             usable, better, settings, trials, None if wanted is None else stock_kernels
@@ -623,16 +625,16 @@ def pair_context(
     if series is not None:
         outliers = frozenset(r for i in series.scan.outliers for r in series.kernels[i].run_ids)
     elif stock:
-        kernels = _stock_by_kernel(usable)
+        kernels = stock_by_kernel(usable)
         names = [k.kernel for k in kernels]
-        at = names.index(_kernel(first))
+        at = names.index(kernel_of(first))
         scan = short_scan(kernels, better, settings, trials)
         outliers = frozenset(r for i in scan.outliers for r in kernels[i].run_ids)
         after_spike = at in scan.outliers or at in scan.returns
         how = scan.tested[at]
         if how is not None:  # as the scan tested this kernel: its level, alpha and noise
             level = {names[i] for i in how.segment}
-            group = tuple(p for p in usable if not p.patches and _kernel(p) in level)
+            group = tuple(p for p in usable if not p.patches and kernel_of(p) in level)
             alpha = how.alpha
             spread = _segment_spread(kernels, how.segment, how.noise.within_pct)
             noise = how.noise.noise(settings, spread)
@@ -664,4 +666,4 @@ def change_points(
     series = _analysed(ordered(points), settings)
     if series is None:
         return []
-    return _series_changes(series, better, set())
+    return series_changes(series, better, set())

@@ -133,7 +133,7 @@ def run_order(point: Point) -> tuple[object, ...]:
     return (*kernel_key(point), point.patches, point.run_id)
 
 
-def usable(points: Sequence[Point]) -> list[Point]:
+def usable_points(points: Sequence[Point]) -> list[Point]:
     """NaN and infinite trials dropped; a run with no trial left is no observation."""
     cleaned = []
     for point in points:

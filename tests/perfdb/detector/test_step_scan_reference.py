@@ -92,7 +92,7 @@ def test_spikes_and_excursions_across_numpy_blocks_are_identical_to_the_referenc
 def test_a_long_series_with_a_value_that_is_not_finite_is_scanned_kernel_by_kernel(
     monkeypatch,
 ):
-    # the detector drops NaN trials before any statistic (series.usable); given one anyway,
+    # the detector drops NaN trials before any statistic (series.usable_points); given one anyway,
     # the numpy filter does not stand for the exact test (NaN compares unlike in the two)
     rng = random.Random(9)
     levels = [100.0 + rng.gauss(0, 1) + (8.0 if i >= 150 else 0.0) for i in range(300)]
