@@ -41,7 +41,7 @@ SCALING_MAX_BUILDS = 12
 # of ~1,000 setups (100M synthetic results) drawn whole had been a 5 MB page, 5.5 s to
 # compute on an emptied cache.
 SCALING_MAX_SETUPS = 20
-SCALING_PAGE_SETUPS = 50
+SCALING_PAGE_SETUPS = 24
 
 
 # --- scopes (workload x hardware x UP/SMP): the first picker of every chart page ----------
