@@ -135,19 +135,7 @@ def _metric_dict(metric: Metric) -> dict[str, Any]:
 
 
 def _point(p, x: float | None = None, label: str = "") -> dict[str, Any]:
-    run = p.run
-    return {
-        "run": run.run_id,
-        "kernel": run.kernel,
-        "patches": list(run.patches),
-        "label": label,
-        "hardware": run.hardware,
-        "mode": run.mode,
-        "x": x,
-        "mean": p.value,
-        "sd": p.sd,
-        "n": run.n_trials,
-    }
+    return series_data.api_point(p, x, label)
 
 
 class SeriesView(APIView):
@@ -199,7 +187,14 @@ class SeriesView(APIView):
             raise BadParam("setup", "give a setup id (see /api/setups/) or its name")
         metric_id = _metric_id(q, setup_id)
         renderer = request.accepted_renderer
+        indent = None
+        if isinstance(renderer, JSONRenderer):
+            indent = renderer.get_indent(request.accepted_media_type, self.get_renderer_context())
+        # Compact JSON is joined from its points' texts; an indented one is written whole.
+        as_pieces = renderer.format == "json" and not indent
         kind, key = f"api-{renderer.format}", str(metric_id)
+        if indent:
+            kind, key = "api-json-indented", f"{metric_id}:{indent}"
         found = None
         if self._by_ids(request):  # not counted yet (check_throttles)
             # The throttle's counts and the answer in one round trip
@@ -214,18 +209,33 @@ class SeriesView(APIView):
             setup = setups.first()
             if setup is None:
                 raise NotFound(f"no setup {setup_id}")
-            body = self._series(setup, _metric_by_id(metric_id))
+            metric = _metric_by_id(metric_id)
+            if as_pieces:  # the points joined from their texts (series_data.FinishedSeries)
+                head = renderer.render(self._head(setup, metric), request.accepted_media_type)
+                data = series_data.finished_series(setup.pk, _metric_dict(metric))
+                return series_data.api_body(head[:-1], data)  # [:-1]: its closing brace
+            body = self._series(setup, metric)
             return renderer.render(body, request.accepted_media_type, self.get_renderer_context())
+
+        def update(before: bytes) -> bytes:
+            """After runs were added to the setup: the head of ``before`` (the setup and
+            the metric, which adding runs does not change) with the kernels and points of
+            now: no query for the setup or the metric."""
+            head = series_data.api_head(before)
+            metric = series_data.api_head_metric(head)
+            return series_data.api_body(head, series_data.finished_series(setup_id, metric))
 
         # Finished bytes, cached until runs are added to the setup: a warm request reads
         # neither the setup, nor the metric, nor the series, and renders nothing.
-        body = series_data.finished(kind, setup_id, key, build, found)
+        body = series_data.finished(
+            kind, setup_id, key, build, found, update if as_pieces else None
+        )
         content_type = f"{renderer.media_type}; charset=utf-8" if renderer.charset else None
         return HttpResponse(body, content_type=content_type or renderer.media_type)
 
     @staticmethod
-    def _series(setup: Setup, metric: Metric) -> dict[str, Any]:
-        data = series_data.series(setup.pk, _metric_dict(metric))
+    def _head(setup: Setup, metric: Metric) -> dict[str, Any]:
+        """The answer up to its metric: what adding runs to the setup leaves as it is."""
         return {
             "setup": setup.pk,
             "workload": setup.workload.name,
@@ -233,6 +243,13 @@ class SeriesView(APIView):
             "mode": setup.mode,
             "params": setup.params,
             "metric": MetricSerializer(metric).data,
+        }
+
+    @classmethod
+    def _series(cls, setup: Setup, metric: Metric) -> dict[str, Any]:
+        data = series_data.series(setup.pk, _metric_dict(metric))
+        return {
+            **cls._head(setup, metric),
             "kernels": list(data.series.kernels),
             "points": [
                 _point(p, label=data.labels.get(p.run.run_id) or "") for p in data.series.points

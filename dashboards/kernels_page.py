@@ -29,7 +29,7 @@ from dashboards import chart_queries as cq
 from dashboards import exports, series_data
 from dashboards.chartdata import Baseline
 from dashboards.page_cache import kept_while_current
-from dashboards.page_tools import bad_params_are_400, links, run_text, setup_id_param
+from dashboards.page_tools import bad_params_are_400, links, setup_id_param
 from dashboards.pages import scope_index
 from dashboards.selection import (
     BadParam,
@@ -163,27 +163,15 @@ def _series_context(q, setup_id: int) -> dict[str, Any]:
     values: dict[int, float] = {}
     options = ""
     if metric is not None:
-        data = series_data.series(setup["id"], metric)
-        values = {p.run.run_id: p.value for p in data.series.points}
-        options = _baseline_options(data)
+        finished = series_data.finished_series(setup["id"], metric)
+        values = finished.values()
+        options = series_data.baseline_options(finished)
     metric_options = "".join(
         f'<option value="{m["id"]}">{escape(m["name"])} ({escape(m["unit"])})</option>'
         for m in metrics
     )
     context = {"setup": setup, "metric_options": metric_options, "metric": metric, "note": note}
     return {**context, "values": values, "options": options}
-
-
-def _baseline_options(data: cq.KernelSeries) -> str:
-    """Every run of the series as a baseline ``<option>`` (a 1,000-run series: 1,000 of
-    them), rendered once per setup version with the page's context: the template engine
-    took tens of milliseconds a request for them. Only the chosen one's ``selected`` is
-    added per request."""
-    return "".join(
-        f'<option value="{p.run.run_id}">relative: '
-        f"{escape(run_text(p.run, data.labels.get(p.run.run_id, '')))} = 100</option>"
-        for p in data.series.points
-    )
 
 
 def _download(request: HttpRequest, fmt: str, setup, metric) -> HttpResponse:
@@ -228,7 +216,7 @@ def _figure(q) -> bytes:
     baseline_id = int_param(q, "baseline")
 
     def build() -> bytes:
-        data = series_data.series(setup["id"], metric)
+        data = series_data.finished_series(setup["id"], metric)
         return series_data.figure_json(data, _baseline(data, baseline_id))
 
     return series_data.finished("figure", setup["id"], f"{metric['id']}:{baseline_id}", build)
@@ -278,7 +266,7 @@ def kernels_alerts(request: HttpRequest) -> HttpResponse:
     found = cq.series_alert_marks(setup_id=setup_id, metric_id=metric_id)
     if found.metric is None:
         return HttpResponse(series_data.NO_TRACES, content_type="application/json")
-    data = series_data.series(setup_id, found.metric)
+    data = series_data.finished_series(setup_id, found.metric)
     baseline = _baseline(data, int_param(q, "baseline"))
     body = series_data.alert_marks_json(data, found.marks, baseline)
     return HttpResponse(body, content_type="application/json")
@@ -317,13 +305,12 @@ def _check_baseline(values: Mapping[int, float], run_id: int | None) -> None:
         raise BadParam("baseline", f"run {run_id} has the value 0; nothing is % of 0")
 
 
-def _baseline(data: cq.KernelSeries, run_id: int | None) -> Baseline | None:
+def _baseline(data: series_data.FinishedSeries, run_id: int | None) -> Baseline | None:
     if run_id is None:
         return None
-    for point in data.series.points:
-        if point.run.run_id == run_id:
-            if point.value == 0:
-                raise BadParam("baseline", f"run {run_id} has the value 0; nothing is % of 0")
-            label = data.labels.get(run_id) or f"run #{run_id}"
-            return Baseline(value=point.value, label=label)
-    raise BadParam("baseline", f"run {run_id} is not in this series")
+    if run_id not in data.rows:
+        raise BadParam("baseline", f"run {run_id} is not in this series")
+    value = data.values()[run_id]
+    if value == 0:
+        raise BadParam("baseline", f"run {run_id} has the value 0; nothing is % of 0")
+    return Baseline(value=value, label=data.labels.get(run_id) or f"run #{run_id}")

@@ -13,14 +13,21 @@ at all and renders nothing, in one cache round trip: a 1,000-point series costs 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from itertools import chain
 from typing import Any
 
 from django.core.serializers.json import DjangoJSONEncoder
+from django.utils.html import escape
 
 from dashboards import chart_queries as cq
-from dashboards.chartdata import AlertMark, Baseline
+from dashboards.chart_queries.kernel_series import OrderKey, series_added
+from dashboards.chartdata import AlertMark, Baseline, Metric, Point, RunInfo, Series
 from dashboards.figures import across_kernels_figure, alert_marks
+from dashboards.figures.kernels import point_hover
+from dashboards.page_tools import run_text
 from perfdb.cache import (
     cached_in_scope,
     cached_in_setup,
@@ -40,24 +47,200 @@ def setup_scope(setup: Mapping[str, Any]) -> str:
     return scope_key(setup["workload_id"], setup["hardware_id"], setup["mode"])
 
 
+# A point as kept: its run's keys, then its value and sd (``_row``): plain values, which
+# pickle ten times faster than a ``Point`` with its ``RunInfo``.
+Row = tuple[int, str, tuple[str, ...], str, str, int, tuple[tuple[str, str], ...], str, float, Any]
+
+
+@dataclass(frozen=True)
+class FinishedSeries:
+    """A series as kept between uploads: its points as plain rows in kernel order
+    (``order``: ``cq.KernelSeries``' keys), and the finished text of each point, by run id:
+    its hover text (no baseline), its point in /api/series/ (JSON) and its baseline
+    ``<option>``. A point's text does not depend on its place or on the other points, so a
+    series brought up to date after an upload keeps its points and their texts and makes
+    only the new points': the answers are joined from them, not written again point by
+    point, and the ``Point`` objects (``data``) are made only for what draws them."""
+
+    metric: Metric
+    order: tuple[OrderKey, ...]
+    runs: frozenset[int]
+    labels: dict[int, str]
+    rows: dict[int, Row]
+    hover: dict[int, str]
+    api: dict[int, str]
+    option: dict[int, str]
+
+    @cached_property
+    def data(self) -> cq.KernelSeries:
+        """The series as ``cq.series_points`` gives it (equal to a whole read)."""
+        points = tuple(_point(self.rows[key[3]]) for key in self.order)
+        series = Series(metric=self.metric, kernels=self.kernels, points=points)
+        return cq.KernelSeries(series, dict(self.labels), self.order, self.runs)
+
+    @property
+    def kernels(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(key[1] for key in self.order))
+
+    def values(self) -> dict[int, float]:
+        """Each run's value (the page's baseline check)."""
+        return {run_id: row[8] for run_id, row in self.rows.items()}
+
+    def of_runs(self, run_ids: Collection[int]) -> Series:
+        """The series with only these runs' points (what alert marks are drawn on)."""
+        keys = [key for key in self.order if key[3] in run_ids]
+        points = tuple(_point(self.rows[key[3]]) for key in keys)
+        kernels = tuple(dict.fromkeys(key[1] for key in keys))
+        return Series(metric=self.metric, kernels=kernels, points=points)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "data"}  # made again on use
+
+
+def _row(point: Point) -> Row:
+    run = point.run
+    return (
+        run.run_id,
+        run.kernel,
+        run.patches,
+        run.hardware,
+        run.mode,
+        run.n_trials,
+        run.params,
+        run.notes,
+        point.value,
+        point.sd,
+    )
+
+
+def _point(row: Row) -> Point:
+    run_id, kernel, patches, hardware, mode, n_trials, params, notes, value, sd = row
+    run = RunInfo(run_id, kernel, patches, hardware, mode, n_trials, params, notes)
+    return Point(run=run, value=value, sd=sd)
+
+
 def series(setup_id: int, metric: Mapping[str, Any]) -> cq.KernelSeries:
-    """``series_points`` of the setup and metric, cached per setup. Keyed by the metric's id
-    alone (its name and unit are vocabulary: editing them moves every version), so that a
-    page can read it before it knows them (``page_keys``); the page, its figure, its
-    downloads and /api/series/ share it, so an upload's series is read once whichever of
-    them is asked first. After an upload to the setup it is brought up to date from the
-    value cached before (only the runs added are read), never served older than the
-    upload. Untitled: the figure names it "<metric> across kernels"."""
+    """``series_points`` of the setup and metric (``finished_series``' data)."""
+    return finished_series(setup_id, metric).data
+
+
+def finished_series(setup_id: int, metric: Mapping[str, Any]) -> FinishedSeries:
+    """``series_points`` of the setup and metric with its points' texts, cached per setup.
+    Keyed by the metric's id alone (its name and unit are vocabulary: editing them moves
+    every version), so that a page can read it before it knows them (``page_keys``); the
+    page, its figure, its downloads and /api/series/ share it, so an upload's series is read
+    once whichever of them is asked first. After an upload to the setup it is brought up to
+    date from the value cached before (only the runs added are read and written as text),
+    never served older than the upload. Untitled: the figure names it "<metric> across
+    kernels"."""
     return cached_in_setup(
         _series_key(metric["id"]),
         setup_id,
-        lambda: cq.series_points(setup_id=setup_id, metric=metric),
-        update=lambda since: cq.series_points(setup_id=setup_id, metric=metric, since=since),
+        lambda: _finished(cq.series_points(setup_id=setup_id, metric=metric), None),
+        update=lambda since: _updated(setup_id, metric, since),
     )
 
 
 def _series_key(metric_id: int) -> str:
-    return f"series:points:{metric_id}"
+    return f"series:finished:{metric_id}"
+
+
+def _updated(setup_id: int, metric: Mapping[str, Any], since: FinishedSeries) -> FinishedSeries:
+    """``since`` with the points of the runs added to the setup since merged in (only
+    their rows read), or the series read whole if one of its runs is gone."""
+    added = series_added(setup_id=setup_id, metric=metric, known=since.runs)
+    if added is None:
+        return _finished(cq.series_points(setup_id=setup_id, metric=metric), None)
+    return _finished(added, since)
+
+
+def _finished(data: cq.KernelSeries, since: FinishedSeries | None) -> FinishedSeries:
+    """``data``'s points with their texts, merged into ``since``'s (kept as they are)."""
+    order, labels = data.order, data.labels
+    rows: dict[int, Row] = {}
+    hover: dict[int, str] = {}
+    api: dict[int, str] = {}
+    option: dict[int, str] = {}
+    if since is not None:  # two sorted runs: Timsort merges them in linear time
+        order = tuple(sorted(chain(since.order, order))) if order else since.order
+        labels = {**since.labels, **labels}
+        rows, hover, api, option = (
+            dict(since.rows),
+            dict(since.hover),
+            dict(since.api),
+            dict(since.option),
+        )
+    for point in data.series.points:
+        run_id = point.run.run_id
+        label = data.labels.get(run_id) or ""
+        rows[run_id] = _row(point)
+        hover[run_id] = point_hover(point, data.series)
+        api[run_id] = api_point_json(point, label)
+        text = escape(run_text(point.run, label))
+        option[run_id] = f'<option value="{run_id}">relative: {text} = 100</option>'
+    metric = data.series.metric if since is None else since.metric
+    return FinishedSeries(metric, order, data.runs, labels, rows, hover, api, option)
+
+
+def api_point(point: Point, x: float | None = None, label: str = "") -> dict[str, Any]:
+    """A point as /api/series/ and /api/scaling/ give it."""
+    run = point.run
+    return {
+        "run": run.run_id,
+        "kernel": run.kernel,
+        "patches": list(run.patches),
+        "label": label,
+        "hardware": run.hardware,
+        "mode": run.mode,
+        "x": x,
+        "mean": point.value,
+        "sd": point.sd,
+        "n": run.n_trials,
+    }
+
+
+def api_json(value: Any) -> str:
+    """``value`` as DRF's JSONRenderer writes it with the project's settings (compact,
+    UTF-8, no NaN; U+2028/9 escaped for JavaScript), so that pieces written apart join into
+    the bytes it would have written whole (tests/dashboards/test_series_update.py)."""
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def api_point_json(point: Point, label: str) -> str:
+    return api_json(api_point(point, label=label))
+
+
+def api_body(head: bytes, finished: FinishedSeries) -> bytes:
+    """/api/series/'s JSON: ``head`` (its object up to the metric, without the closing
+    brace: what does not change when runs are added), then the kernels and the points."""
+    kernels = api_json(list(finished.kernels))
+    joined = ",".join([finished.api[key[3]] for key in finished.order])
+    return b"".join(
+        (head, b',"kernels":', kernels.encode(), b',"points":[', joined.encode(), b"]}")
+    )
+
+
+def api_head(body: bytes) -> bytes:
+    """The ``head`` of an /api/series/ JSON body (``api_body``): everything before its
+    kernels. Their key is the last ``,"kernels":[`` of the body: after it come only
+    kernel names and points, in which such text can only be inside a string, where its
+    quotes are escaped."""
+    return body[: body.rindex(b',"kernels":[')]
+
+
+def api_head_metric(head: bytes) -> dict[str, Any]:
+    """The metric an ``api_body`` head names (its last value: ``"metric":{...}``), as
+    ``finished_series`` takes it."""
+    metric = json.loads(head[head.rindex(b',"metric":{') + len(b',"metric":') :])
+    return {k: metric[k] for k in ("id", "name", "unit", "better")}
+
+
+def baseline_options(finished: FinishedSeries) -> str:
+    """Every run of the series as a baseline ``<option>`` (a 1,000-run series: 1,000 of
+    them), joined from the points' texts; only the chosen one's ``selected`` is added per
+    request."""
+    return "".join([finished.option[key[3]] for key in finished.order])
 
 
 def page_keys(setup_id: int, context_key: str, metric_id: int | None) -> list[str]:
@@ -77,13 +260,16 @@ def finished(
     key: str,
     build: Callable[[], bytes],
     found: Mapping[str, Any] | None = None,
+    update: Callable[[bytes], bytes] | None = None,
 ) -> bytes:
     """``build()``'s bytes (a response body), cached per version of the setup. ``key`` must
     name everything else the body depends on (metric, baseline, format). A hit needs
     nothing else: no setup or metric query (``build`` reads them, and raises a 404 or 400
     for a setup or metric that does not exist, which is then not stored). ``found``: the
-    cache's values of ``finished_keys(...)``, read by the caller with its own."""
-    return cached_in_setup(f"series:{kind}:{key}", setup_id, build, found)
+    cache's values of ``finished_keys(...)``, read by the caller with its own. ``update``:
+    the body from the one of before runs were added to the setup (perfdb.cache
+    ``cached_in_setup``), e.g. with what does not change kept, not read again."""
+    return cached_in_setup(f"series:{kind}:{key}", setup_id, build, found, update)
 
 
 def finished_keys(kind: str, setup_id: int, key: str) -> list[str]:
@@ -91,9 +277,10 @@ def finished_keys(kind: str, setup_id: int, key: str) -> list[str]:
     return read_ahead(setup_entry(f"series:{kind}:{key}", setup_id))
 
 
-def figure_json(data: cq.KernelSeries, baseline: Baseline | None) -> bytes:
-    """The across-kernels figure as the JSON Plotly takes: compact, no spaces."""
-    figure = across_kernels_figure(data.series, baseline)
+def figure_json(data: FinishedSeries, baseline: Baseline | None) -> bytes:
+    """The across-kernels figure as the JSON Plotly takes: compact, no spaces; its hover
+    texts the points' (``FinishedSeries``) when there is no baseline."""
+    figure = across_kernels_figure(data.data.series, baseline, data.hover)
     return json.dumps(figure, cls=DjangoJSONEncoder, separators=(",", ":")).encode()
 
 
@@ -102,11 +289,12 @@ NO_TRACES = b'{"data":[]}'
 
 
 def alert_marks_json(
-    data: cq.KernelSeries, marks: Sequence[AlertMark], baseline: Baseline | None
+    data: FinishedSeries, marks: Sequence[AlertMark], baseline: Baseline | None
 ) -> bytes:
     """The series' alert marks as the overlay the page's chart draws over ``figure_json``'s
-    figure (``{"data": [...]}``); not cached: alerts change without the series."""
-    traces = alert_marks(data.series, marks, baseline)
+    figure (``{"data": [...]}``); not cached: alerts change without the series. Only the
+    marked points are made (``of_runs``), not the whole series'."""
+    traces = alert_marks(data.of_runs({m.run_id for m in marks}), marks, baseline)
     return json.dumps({"data": traces}, cls=DjangoJSONEncoder, separators=(",", ":")).encode()
 
 

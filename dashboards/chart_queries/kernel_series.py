@@ -83,14 +83,30 @@ def series_points(
     out, so the value is the setup as the first found it and ``runs`` says exactly which
     runs it holds (a run's rows are written with it, in one transaction).
     """
+    if since is not None and since.runs:
+        added = series_added(setup_id=setup_id, metric=metric, known=since.runs)
+        if added is not None:
+            if not added.order:
+                return replace(since, runs=added.runs)
+            return _merged(since, added, added.runs, title)
     runs = frozenset(Run.objects.filter(setup_id=setup_id).order_by().values_list("id", flat=True))
-    if since is not None and since.runs and since.runs <= runs:
-        todo = runs - since.runs
-        if not todo:
-            return replace(since, runs=runs)
-        added = _read(setup_id, metric, todo, Result.objects.filter(run_id__in=todo))
-        return _merged(since, added, runs, title)
     return _read(setup_id, metric, runs, Result.objects.all(), title)
+
+
+def series_added(
+    *, setup_id: int, metric: Mapping[str, Any], known: frozenset[int]
+) -> KernelSeries | None:
+    """The points of the setup's runs not in ``known`` (its runs when a series was read),
+    with ``runs`` all of the setup's runs now; None when a run of ``known`` is gone (then
+    the series must be read whole). One query for the run ids, and one for the new runs'
+    rows when there are new runs."""
+    runs = frozenset(Run.objects.filter(setup_id=setup_id).order_by().values_list("id", flat=True))
+    if not known <= runs:
+        return None
+    todo = runs - known
+    if not todo:
+        return KernelSeries(_series(metric, [], ""), {}, (), runs)
+    return _read(setup_id, metric, runs, Result.objects.filter(run_id__in=todo))
 
 
 def _read(

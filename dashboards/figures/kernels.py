@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from copy import deepcopy
 from math import isfinite
 from typing import Any
@@ -24,7 +24,9 @@ from dashboards.figures._common import (
 )
 
 
-def across_kernels_figure(series: Series, baseline: Baseline | None = None) -> dict[str, Any]:
+def across_kernels_figure(
+    series: Series, baseline: Baseline | None = None, hovers: Mapping[int, str] | None = None
+) -> dict[str, Any]:
     """One line for the stock kernels and one per patch set, x in the kernel order given.
 
     The x axis is categorical with ``categoryorder="array"``: Plotly would otherwise order
@@ -32,11 +34,15 @@ def across_kernels_figure(series: Series, baseline: Baseline | None = None) -> d
     With ``baseline``, values are drawn as % of it (002's "Base1 = 100"), which is how the
     papers publish throughput they may not give in absolute terms.
     PNG export comes from the page's Plotly config (mode bar left on).
+
+    ``hovers``: each point's ``point_hover(point, series)`` by run id, made before (a series
+    brought up to date after an upload keeps its points' hover texts and makes only the new
+    ones'); used only without ``baseline``, whose hover texts say each value's % of it.
     """
     title = _title(series)
     if not series.points:
         return empty_figure(title)
-    return _across_kernels(series, baseline)
+    return _across_kernels(series, baseline, hovers)
 
 
 def alert_figure(
@@ -69,7 +75,7 @@ def alert_figure(
                 name=f"{role}: run #{point.run.run_id}",
                 marker={"symbol": symbol, "size": 18, "color": mark_colour, "line": {"width": 2}},
                 customdata=[point.run.run_id],
-                hovertext=[f"<b>{role}</b><br>{_point_hover(point, series, baseline)}"],
+                hovertext=[f"<b>{role}</b><br>{point_hover(point, series, baseline)}"],
                 hovertemplate=HOVER,
             )
         )
@@ -163,7 +169,8 @@ def _scaled(value: float, baseline: Baseline | None) -> float:
     return value if baseline is None else value / baseline.value * 100
 
 
-def _point_hover(point: Point, series: Series, baseline: Baseline | None) -> str:
+def point_hover(point: Point, series: Series, baseline: Baseline | None = None) -> str:
+    """A point's hover text: its value (± sd; as % of ``baseline``) and its run's keys."""
     unit = series.metric.unit
     measured = fmt(point.value, unit)
     if point.sd is not None:
@@ -172,6 +179,9 @@ def _point_hover(point: Point, series: Series, baseline: Baseline | None) -> str
         relative = fmt(_scaled(point.value, baseline))
         measured = f"{relative} % of {esc(baseline.label)} ({measured})"
     return f"{esc(series.metric.name)}: {measured}<br>{run_hover(point.run)}"
+
+
+_point_hover = point_hover  # its name in tests/dashboards/test_figures.py
 
 
 def _groups(series: Series) -> list[tuple[str, list[Point]]]:
@@ -200,7 +210,9 @@ BASELINE_LINE = {
 }
 
 
-def _across_kernels(series: Series, baseline: Baseline | None) -> dict[str, Any]:
+def _across_kernels(
+    series: Series, baseline: Baseline | None, hovers: Mapping[int, str] | None = None
+) -> dict[str, Any]:
     """The figure as plain data: written as Plotly's graph objects give it, without their
     validation, which was most of the CPU of a 1,000-point series' figure computed after an
     upload (its layout a third; tests/dashboards/test_figures.py compares the two value for
@@ -224,14 +236,20 @@ def _across_kernels(series: Series, baseline: Baseline | None) -> dict[str, Any]
     )
     if baseline is not None:
         layout["shapes"] = [deepcopy(BASELINE_LINE)]
+    if baseline is not None or hovers is None:
+        hovers = {p.run.run_id: point_hover(p, series, baseline) for p in series.points}
     data = [
-        _line(i, patches, points, series, baseline) for i, (patches, points) in enumerate(groups)
+        _line(i, patches, points, baseline, hovers) for i, (patches, points) in enumerate(groups)
     ]
     return {"data": data, "layout": layout}
 
 
 def _line(
-    i: int, patches: str, points: list[Point], series: Series, baseline: Baseline | None
+    i: int,
+    patches: str,
+    points: list[Point],
+    baseline: Baseline | None,
+    hovers: Mapping[int, str],
 ) -> dict[str, Any]:
     """One patch set's line (the stock kernels' when ``patches`` is empty) as plain data
     (a value that is not a finite number as None, as ``plain`` writes it)."""
@@ -253,7 +271,7 @@ def _line(
         },
         "marker": {"size": 8},
         "customdata": [p.run.run_id for p in points],
-        "hovertext": [_point_hover(p, series, baseline) for p in points],
+        "hovertext": [hovers[p.run.run_id] for p in points],
         "hovertemplate": HOVER,
     }
 

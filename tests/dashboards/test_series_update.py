@@ -98,3 +98,50 @@ def test_the_api_and_the_figure_right_after_an_upload_show_it_while_another_comp
     figure = json.loads(client.get(urls[1]).content)
     assert 4242.5 in figure["data"][0]["y"]
     assert "2.6.0" in client.get(urls[2]).content.decode()
+
+
+def test_the_api_joined_from_its_points_texts_is_what_drf_writes_whole(
+    client,
+    series,
+    tmp_path,
+    django_capture_on_commit_callbacks,
+):
+    """/api/series/ is joined from each point's JSON (series_data.FinishedSeries), and
+    after an upload from the answer of before with the new points' JSON: byte for byte what
+    DRF's JSONRenderer writes from the whole answer, a kernel name that JavaScript must not
+    see raw (U+2028) and a setup's params included."""
+    from rest_framework.renderers import JSONRenderer
+
+    from dashboards.api_series import SeriesView
+    from perfdb.models import Metric, Setup
+
+    setup, metric = series
+    url = f"/api/series/?setup={setup.pk}&metric={metric.pk}"
+    client.get(url)  # kept, then brought up to date by the uploads
+    odd = NEW_RUN.replace('"2.6.0"', '"2.6.1"\npatches = ["odd\u2028<b>"]')
+    for n, manifest in enumerate((NEW_RUN, odd)):
+        _upload(tmp_path, manifest, n, django_capture_on_commit_callbacks)
+        body = client.get(url).content
+        whole = SeriesView._series(
+            Setup.objects.select_related("workload", "hardware").get(pk=setup.pk),
+            Metric.objects.get(pk=metric.pk),
+        )
+        assert body == JSONRenderer().render(whole)
+    assert b"\\u2028" in body and "\u2028".encode() not in body
+    assert json.loads(body)["points"][-1]["patches"] == ["odd\u2028<b>"]
+
+
+def test_a_kept_series_pickles_without_its_points_objects(series):
+    """The cached series is plain rows and texts (fast to read and store); its ``Point``s
+    are made again on use and equal a whole read."""
+    import pickle
+
+    setup, metric = series
+    finished = series_data.finished_series(setup.pk, _metric(metric))
+    whole = cq.series_points(setup_id=setup.pk, metric=_metric(metric))
+    assert finished.data == whole  # made now
+    again = pickle.loads(pickle.dumps(finished, -1))
+    assert "data" not in again.__dict__ and b"RunInfo" not in pickle.dumps(finished, -1)
+    assert again.data == whole and again.values() == {
+        p.run.run_id: p.value for p in whole.series.points
+    }
