@@ -194,22 +194,37 @@ def _download(request: HttpRequest, fmt: str, setup, metric) -> HttpResponse:
 def kernels_figure(request: HttpRequest) -> HttpResponse:
     """The page's figure as JSON (what its chart fetches): the same selection as the page.
     Cached per setup version under the query's metric and baseline when it names its
-    setup (what the page asks): a warm request is one cache round trip, no query."""
+    setup (what the page asks): a warm request is one cache round trip, no query. After
+    an upload to the setup, its parts (the setup's metric ids, the figure, the series) are
+    read in that same round trip, and the setup is not read again (``_figure``)."""
     q = _setup_as_id(request.GET)
     setup_id = int_param(q, "setup")
     if setup_id is None:
         body = _figure(q)
     else:
-        key = f"{q.get('metric', '')}:{q.get('baseline', '')}"
-        body = series_data.finished("figure-of-query", setup_id, key, lambda: _figure(q))
+        metric, baseline = q.get("metric", ""), q.get("baseline", "")
+        key = f"{metric}:{baseline}"
+        keys = series_data.finished_keys("figure-of-query", setup_id, key)
+        keys += series_data.figure_keys(setup_id, metric, baseline)
+        with read_together(keys):
+            body = series_data.finished(
+                "figure-of-query",
+                setup_id,
+                key,
+                lambda: _figure(q),
+                update=lambda _: _figure(q, known=setup_id),
+            )
     return HttpResponse(body, content_type="application/json")
 
 
-def _figure(q) -> bytes:
-    setup_id = _kernels_setup_id(q)
+def _figure(q, known: int | None = None) -> bytes:
+    """The figure of the query. ``known``: its setup, which had runs when the figure was
+    kept before runs were added to it (it has them still: removing runs moves the
+    structure version, and then nothing of before is used), so it is not read again."""
+    setup_id = known or _kernels_setup_id(q)
     if setup_id is None:
         raise BadParam("setup", "no setup with runs")
-    setup = _setup_with_runs(setup_id)
+    setup = {"id": setup_id} if known else _setup_with_runs(setup_id)
     metric, _ = metric_param(q, series_data.metric_choices(setup))
     if metric is None:
         raise BadParam("metric", "this setup has no results")

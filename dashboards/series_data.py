@@ -272,6 +272,19 @@ def finished(
     return cached_in_setup(f"series:{kind}:{key}", setup_id, build, found, update)
 
 
+def figure_keys(setup_id: int, metric: str, baseline: str) -> list[str]:
+    """The cache keys a figure of the setup computed after an upload reads besides its
+    own (kernels_page ``_figure``): the setup's metric ids and, when the query gives the
+    metric (and baseline) as ids, its finished figure and the series."""
+    keys = setup_keys(METRIC_IDS, [setup_id])
+    if metric.isascii() and metric.isdigit() and (baseline == "" or baseline.isdigit()):
+        keys += finished_keys(
+            "figure", setup_id, f"{int(metric)}:{int(baseline) if baseline else None}"
+        )
+        keys += read_ahead(setup_entry(_series_key(int(metric)), setup_id))
+    return keys
+
+
 def finished_keys(kind: str, setup_id: int, key: str) -> list[str]:
     """The cache keys ``finished(kind, setup_id, key, ...)`` reads."""
     return read_ahead(setup_entry(f"series:{kind}:{key}", setup_id))

@@ -145,3 +145,27 @@ def test_a_kept_series_pickles_without_its_points_objects(series):
     assert again.data == whole and again.values() == {
         p.run.run_id: p.value for p in whole.series.points
     }
+
+
+def test_the_figure_after_an_upload_reads_neither_the_setup_nor_every_row(
+    client,
+    series,
+    tmp_path,
+    django_capture_on_commit_callbacks,
+):
+    """The figure kept before an upload is brought up to date from the setup's kept metric
+    ids and series: the run added is read, the setup is not, and the figure is the one
+    computed from nothing."""
+    setup, metric = series
+    url = f"/kernels/figure/?setup={setup.pk}&metric={metric.pk}"
+    client.get(url)
+    _upload(tmp_path, NEW_RUN, 0, django_capture_on_commit_callbacks)
+    with CaptureQueriesContext(connection) as captured:
+        body = client.get(url).content
+    sqls = [q["sql"] for q in captured.captured_queries]
+    assert not any('FROM "perfdb_setup"' in sql for sql in sqls), sqls
+    rows = [sql for sql in sqls if '"perfdb_result"."value"' in sql]
+    assert len(rows) == 1 and " IN (" in rows[0]  # the run added only
+    cache.clear()
+    assert client.get(url).content == body
+    assert 4242.5 in json.loads(body)["data"][0]["y"]
