@@ -37,6 +37,7 @@ from dashboards.selection import (
     metric_named,
     text_param,
 )
+from perfdb.cache import read_together
 from perfdb.models import Metric, Setup
 
 POINT_COLUMNS = ("run", "kernel", "patches", "hardware", "mode", "x", "mean", "sd", "n")
@@ -196,10 +197,12 @@ class SeriesView(APIView):
         if indent:
             kind, key = "api-json-indented", f"{metric_id}:{indent}"
         found = None
+        # The answer's entry and the series it is joined from (read after an upload)
+        keys = series_data.finished_keys(kind, setup_id, key)
+        keys += series_data.series_keys(setup_id, metric_id)
         if self._by_ids(request):  # not counted yet (check_throttles)
-            # The throttle's counts and the answer in one round trip
+            # The throttle's counts and those in one round trip
             throttle = AnonAndUserRateThrottle()
-            keys = series_data.finished_keys(kind, setup_id, key)
             allowed, found = throttle.allow_and_read(request, self, keys)
             if not allowed:
                 raise Throttled(throttle.wait())
@@ -227,9 +230,10 @@ class SeriesView(APIView):
 
         # Finished bytes, cached until runs are added to the setup: a warm request reads
         # neither the setup, nor the metric, nor the series, and renders nothing.
-        body = series_data.finished(
-            kind, setup_id, key, build, found, update if as_pieces else None
-        )
+        with read_together(keys, found):
+            body = series_data.finished(
+                kind, setup_id, key, build, update=update if as_pieces else None
+            )
         content_type = f"{renderer.media_type}; charset=utf-8" if renderer.charset else None
         return HttpResponse(body, content_type=content_type or renderer.media_type)
 

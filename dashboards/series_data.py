@@ -272,6 +272,11 @@ def finished(
     return cached_in_setup(f"series:{kind}:{key}", setup_id, build, found, update)
 
 
+def series_keys(setup_id: int, metric_id: int) -> list[str]:
+    """The cache keys ``finished_series(setup_id, {"id": metric_id, ...})`` reads."""
+    return read_ahead(setup_entry(_series_key(metric_id), setup_id))
+
+
 def figure_keys(setup_id: int, metric: str, baseline: str) -> list[str]:
     """The cache keys a figure of the setup computed after an upload reads besides its
     own (kernels_page ``_figure``): the setup's metric ids and, when the query gives the
@@ -281,7 +286,7 @@ def figure_keys(setup_id: int, metric: str, baseline: str) -> list[str]:
         keys += finished_keys(
             "figure", setup_id, f"{int(metric)}:{int(baseline) if baseline else None}"
         )
-        keys += read_ahead(setup_entry(_series_key(int(metric)), setup_id))
+        keys += series_keys(setup_id, int(metric))
     return keys
 
 

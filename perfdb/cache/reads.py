@@ -92,13 +92,15 @@ _ahead = threading.local()
 
 
 @contextmanager
-def read_together(keys: Sequence[str]) -> Iterator[None]:
+def read_together(keys: Sequence[str], found: Mapping[str, Any] | None = None) -> Iterator[None]:
     """Read ``keys`` now, in one round trip, for the cached reads inside: one whose keys are
     all among them (``entries.read_ahead``) reads nothing more. A page computed after
     an upload reads its nested parts (the series page: the setup's metric ids, the series)
     with its own entry, not one round trip each: on a loaded web process each is a wait
-    for a core and the GIL again."""
-    found = cache.get_many(list(keys))
+    for a core and the GIL again. ``found``: the cache's values of ``keys``, read by the
+    caller with its own (e.g. with the API throttle's counts): no read here."""
+    if found is None:
+        found = cache.get_many(list(keys))
     outer = getattr(_ahead, "read", None)
     _ahead.read = (set(keys), found)
     try:

@@ -169,3 +169,46 @@ def test_the_figure_after_an_upload_reads_neither_the_setup_nor_every_row(
     cache.clear()
     assert client.get(url).content == body
     assert 4242.5 in json.loads(body)["data"][0]["y"]
+
+
+def test_the_api_after_an_upload_reads_its_series_with_the_throttle(client, series, monkeypatch):
+    """/api/series/ computed after an upload reads its kept answer, the series it is
+    joined from and the throttle's counts in one round trip, then stores the counts and
+    the two entries: one round trip fewer than reading the series on its own."""
+    import redis.client
+    from django.conf import settings
+    from django.test import override_settings
+
+    from tests.perfdb.cache.redis_backend import redis_caches
+
+    trips: list[str] = []
+    command, pipeline = redis.client.Redis.execute_command, redis.client.Pipeline.execute
+
+    def counted_command(self, *args, **options):
+        trips.append(str(args[0]))
+        return command(self, *args, **options)
+
+    def counted_pipeline(self, *args, **options):
+        trips.append("pipeline")
+        return pipeline(self, *args, **options)
+
+    setup, metric = series
+    url = f"/api/series/?setup={setup.pk}&metric={metric.pk}"
+    with override_settings(CACHES=redis_caches(settings.REDIS_URL)):
+        try:
+            before = client.get(url).content
+            page_cache.runs_added([series_data.setup_scope(_setup_dict(setup))], [setup.pk])
+            monkeypatch.setattr(redis.client.Redis, "execute_command", counted_command)
+            monkeypatch.setattr(redis.client.Pipeline, "execute", counted_pipeline)
+            response = client.get(url)
+            monkeypatch.undo()
+            assert response.content == before
+            # read (counts, answer, series); the counts stored; the answer and series stored
+            assert trips == ["MGET", "pipeline", "pipeline"]
+        finally:
+            redis_client = cache._cache.get_client(write=True)
+            redis_client.delete(*redis_client.keys(cache.make_key("*")) or ["-"])
+
+
+def _setup_dict(setup) -> dict:
+    return {"workload_id": setup.workload_id, "hardware_id": setup.hardware_id, "mode": setup.mode}
