@@ -141,7 +141,8 @@ def test_release_candidates_uploaded_since_move_the_alert_into_its_gap(tmp_path,
 # - 2.6.191 newest: a pending alert there; 2.6.192 newest: a second pending alert there;
 # - 2.6.193 confirms the step at 2.6.191 (emailed with that upload) and clears 2.6.192's;
 # - 2.6.200: the step scan now places the step at 2.6.192, where the cleared alert sits, but
-#   the step's placement gives 2.6.191 the larger share: the alert stays (``moves_rule.placed_anew``).
+#   the step's placement gives 2.6.191 the larger share: the alert stays
+#   (``moves_rule.placed_anew``).
 #
 # Before, that confirmed the cleared alert and emailed the same step a second time, leaving
 # the first alert on 2.6.191: two open alerts and two emails for one regression; then the
