@@ -11,6 +11,7 @@ from itertools import chain, groupby
 from operator import itemgetter
 from typing import Any
 
+from django.db import connections
 from django.db.models import QuerySet, TextField
 from django.db.models.functions import Cast, Collate
 
@@ -89,8 +90,19 @@ def series_points(
             if not added.order:
                 return replace(since, runs=added.runs)
             return _merged(since, added, added.runs, title)
-    runs = frozenset(Run.objects.filter(setup_id=setup_id).order_by().values_list("id", flat=True))
+    runs = setup_run_ids(setup_id)
     return _read(setup_id, metric, runs, Result.objects.all(), title)
+
+
+def setup_run_ids(setup_id: int) -> frozenset[int]:
+    """The ids of the setup's runs (run_series_idx). Fetched as plain tuples: through the
+    ORM's per-row iteration, a 1,000-run setup's ids were a fifth of an API answer's CPU
+    after an upload."""
+    query = Run.objects.filter(setup_id=setup_id).order_by().values_list("id")
+    sql, params = query.query.sql_with_params()
+    with connections[query.db].cursor() as cursor:
+        cursor.execute(sql, params)
+        return frozenset(row[0] for row in cursor.fetchall())
 
 
 def series_added(
@@ -100,7 +112,7 @@ def series_added(
     with ``runs`` all of the setup's runs now; None when a run of ``known`` is gone (then
     the series must be read whole). One query for the run ids, and one for the new runs'
     rows when there are new runs."""
-    runs = frozenset(Run.objects.filter(setup_id=setup_id).order_by().values_list("id", flat=True))
+    runs = setup_run_ids(setup_id)
     if not known <= runs:
         return None
     todo = runs - known
