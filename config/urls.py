@@ -7,7 +7,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from dashboards import alerts as alerts_views
 from dashboards import api as dashboards_api
-from dashboards import health_views, status_views
+from dashboards import health, status
 from dashboards import views as dashboards_views
 from ingest import api as ingest_api
 from ingest import recovery_views
@@ -28,15 +28,15 @@ urlpatterns = [
     path(
         "uploads/<int:upload_id>/delete/", recovery_views.upload_delete_page, name="upload-delete"
     ),
-    path("status/", status_views.status_page, name="status"),
+    path("status/", status.status_page, name="status"),
     path("account/", dashboards_views.account, name="account"),
     path("alerts/", alerts_views.alert_list, name="alert-list"),
     path("alerts/<int:alert_id>/", alerts_views.alert_detail, name="alert-detail"),
     path("subscriptions/", alerts_views.subscriptions, name="subscriptions"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("healthz", health_views.healthz, name="healthz"),
-    path("healthz/detail", health_views.healthz_detail, name="healthz-detail"),
+    path("healthz", health.healthz, name="healthz"),
+    path("healthz/detail", health.healthz_detail, name="healthz-detail"),
     path("", include("dashboards.urls")),  # comparison pages and /api/compare/
     # API
     path("api/uploads/", ingest_api.UploadCreateView.as_view(), name="api-uploads"),

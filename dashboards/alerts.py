@@ -12,7 +12,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
 from dashboards import chart_queries
-from dashboards.attribution_views import for_builds
+from dashboards.attribution import for_builds
 from dashboards.chart_queries.links import alert_links
 from dashboards.chart_queries.profiles import profile_diff_url
 from dashboards.figures import across_kernels_figure, alert_figure

@@ -3,16 +3,16 @@
 from django.urls import path
 
 from dashboards import (
-    claims_views,
-    compare_api,
-    kernel_time_page,
+    api_compare,
+    api_reference,
+    claims,
+    kernel_time,
     kernels_page,
     pages,
-    profile_diff_views,
-    reference_api,
-    run_pages,
+    profile_diff,
+    runs,
     summaries,
-    wakeups_page,
+    wakeups,
 )
 
 urlpatterns = [
@@ -31,23 +31,23 @@ urlpatterns = [
     path("kernels/figure/", kernels_page.kernels_figure, name="dashboards-kernels-figure"),
     path("kernels/alerts/", kernels_page.kernels_alerts, name="dashboards-kernels-alerts"),
     path("scaling/", pages.scaling, name="dashboards-scaling"),
-    path("kernel-time/", kernel_time_page.kernel_time, name="dashboards-kernel-time"),
-    path("wakeups/", wakeups_page.wakeups, name="dashboards-wakeups"),
-    path("activity/", run_pages.activity, name="dashboards-activity"),
-    path("compare/", run_pages.compare, name="dashboards-compare"),
-    path("api/compare/", compare_api.CompareView.as_view(), name="api-compare"),
-    path("profile-diff/", profile_diff_views.profile_diff_page, name="dashboards-profile-diff"),
+    path("kernel-time/", kernel_time.kernel_time, name="dashboards-kernel-time"),
+    path("wakeups/", wakeups.wakeups, name="dashboards-wakeups"),
+    path("activity/", runs.activity, name="dashboards-activity"),
+    path("compare/", runs.compare, name="dashboards-compare"),
+    path("api/compare/", api_compare.CompareView.as_view(), name="api-compare"),
+    path("profile-diff/", profile_diff.profile_diff_page, name="dashboards-profile-diff"),
     path(
         "api/profile-diff/",
-        profile_diff_views.ProfileDiffView.as_view(),
+        profile_diff.ProfileDiffView.as_view(),
         name="api-profile-diff",
     ),
-    path("claims/", claims_views.claims_page, name="dashboards-claims"),
-    path("api/claims/", claims_views.ClaimListView.as_view(), name="api-claims"),
-    path("api/references/", reference_api.ReferenceListView.as_view(), name="api-references"),
+    path("claims/", claims.claims_page, name="dashboards-claims"),
+    path("api/claims/", claims.ClaimListView.as_view(), name="api-claims"),
+    path("api/references/", api_reference.ReferenceListView.as_view(), name="api-references"),
     path(
         "api/alerts/<int:alert_id>/reference/",
-        reference_api.AlertReferenceView.as_view(),
+        api_reference.AlertReferenceView.as_view(),
         name="api-alert-reference",
     ),
 ]

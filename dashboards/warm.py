@@ -32,7 +32,7 @@ from functools import partial
 
 from django.core.cache import cache
 
-from dashboards import kernel_time_page, kernels_page, pages, scope_stats, views, wakeups_page
+from dashboards import kernel_time, kernels_page, pages, scope_stats, views, wakeups
 from dashboards.chart_queries.profiles import profiled_setups
 from perfdb.cache import SCOPE_VERSION_PREFIX, STRUCTURE_KEY, TIMEOUT_SECONDS, VERSION_KEY
 
@@ -110,8 +110,8 @@ def pages_after_deploy() -> bool:
         pages.scope_index()
         _shared()
         pages.scaling_warm_default()
-        kernel_time_page.kernel_time_warm()
-        wakeups_page.wakeups_warm()
+        kernel_time.kernel_time_warm()
+        wakeups.wakeups_warm()
         cache.set(DEPLOY_WARMED_KEY, time.time(), timeout=TIMEOUT_SECONDS)
     finally:
         cache.delete(DEPLOY_WARMING_KEY)

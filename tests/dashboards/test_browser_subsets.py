@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from dashboards import kernel_time_page, wakeups_page
+from dashboards import kernel_time, wakeups
 from perfdb.models import Setup
 from tests.dashboards.browser import Watched, browser, data  # noqa: F401 (fixtures)
 
@@ -19,7 +19,7 @@ def charts(page: Watched) -> list[str]:
 
 
 def test_wakeups_show_all_and_pick_a_threshold(live_server, browser, data, monkeypatch):  # noqa: F811
-    monkeypatch.setattr(wakeups_page, "WAKEUPS_MAX_SETUPS", 3)  # one threshold of 001's grid
+    monkeypatch.setattr(wakeups, "WAKEUPS_MAX_SETUPS", 3)  # one threshold of 001's grid
     page = Watched(browser, 1280)
     page.open(f"{live_server.url}/wakeups/", 2)
     assert charts(page) == ["fig-bars-plot", "fig-heatmap_40-plot"]
@@ -37,7 +37,7 @@ def test_wakeups_show_all_and_pick_a_threshold(live_server, browser, data, monke
 
 
 def test_kernel_time_pick_setups(live_server, browser, data, monkeypatch):  # noqa: F811
-    monkeypatch.setattr(kernel_time_page, "KERNEL_TIME_MAX_SETUPS", 1)
+    monkeypatch.setattr(kernel_time, "KERNEL_TIME_MAX_SETUPS", 1)
     base = Setup.objects.get(params={"rooms": 10, "messages": 1000}).pk
     rooms5 = Setup.objects.get(params={"rooms": 5, "messages": 1000}).pk
     page = Watched(browser, 1280)

@@ -10,7 +10,7 @@ from html import unescape
 
 import pytest
 
-from dashboards import kernel_time_page, pages, wakeups_page
+from dashboards import kernel_time, pages, wakeups
 from dashboards.pages import spread
 from dashboards.scope_draw import paged
 from dashboards.selection import BadParam, busiest_first, subset_param
@@ -80,7 +80,7 @@ def test_the_default_scaling_setups_are_spread_from_the_first_value_to_the_last(
 
 
 def test_wakeups_draws_the_newest_threshold_by_default(client, data, monkeypatch):
-    monkeypatch.setattr(wakeups_page, "WAKEUPS_MAX_SETUPS", 3)  # one threshold of 3 pairs
+    monkeypatch.setattr(wakeups, "WAKEUPS_MAX_SETUPS", 3)  # one threshold of 3 pairs
     response = client.get("/wakeups/")
     assert response.status_code == 200
     assert chart_ids(response) == ["fig-bars", "fig-heatmap_40"]  # the newest runs
@@ -93,7 +93,7 @@ def test_wakeups_draws_the_newest_threshold_by_default(client, data, monkeypatch
 def test_wakeups_thresholds_chosen_in_the_url_reach_the_permalink_and_download(
     client, data, monkeypatch
 ):
-    monkeypatch.setattr(wakeups_page, "WAKEUPS_MAX_SETUPS", 3)
+    monkeypatch.setattr(wakeups, "WAKEUPS_MAX_SETUPS", 3)
     response = client.get("/wakeups/?thresholds=0")
     assert chart_ids(response) == ["fig-bars", "fig-heatmap_0"]
     assert "thresholds=0" in permalink(response)
@@ -107,7 +107,7 @@ def test_wakeups_thresholds_chosen_in_the_url_reach_the_permalink_and_download(
 
 
 def test_wakeups_all_thresholds(client, data, monkeypatch):
-    monkeypatch.setattr(wakeups_page, "WAKEUPS_MAX_SETUPS", 3)
+    monkeypatch.setattr(wakeups, "WAKEUPS_MAX_SETUPS", 3)
     response = client.get("/wakeups/?thresholds=all")
     assert chart_ids(response) == ["fig-bars", "fig-heatmap_0", "fig-heatmap_40"]
     assert "thresholds=all" in permalink(response)
@@ -141,7 +141,7 @@ def _setup(**params: object) -> int:
 
 
 def test_kernel_time_draws_the_profiled_setup_first(client, data, monkeypatch):
-    monkeypatch.setattr(kernel_time_page, "KERNEL_TIME_MAX_SETUPS", 1)
+    monkeypatch.setattr(kernel_time, "KERNEL_TIME_MAX_SETUPS", 1)
     response = client.get("/kernel-time/")
     assert response.status_code == 200
     base = _setup(rooms=10, messages=1000)
@@ -190,7 +190,7 @@ def api_link(response) -> str:
 
 
 def test_the_api_answers_what_the_kernel_time_page_draws(client, data, monkeypatch):
-    monkeypatch.setattr(kernel_time_page, "KERNEL_TIME_MAX_SETUPS", 1)
+    monkeypatch.setattr(kernel_time, "KERNEL_TIME_MAX_SETUPS", 1)
     page = client.get("/kernel-time/")
     url = api_link(page)
     assert url == f"/api/kernel-time/?setups={_setup(rooms=10, messages=1000)}"
@@ -239,7 +239,7 @@ def links_of(response) -> dict[str, str]:
 
 
 def test_kernel_time_all_setups_is_drawn_a_page_at_a_time(client, data, monkeypatch):
-    monkeypatch.setattr(kernel_time_page, "KERNEL_TIME_PAGE_SETUPS", 2)
+    monkeypatch.setattr(kernel_time, "KERNEL_TIME_PAGE_SETUPS", 2)
     first = client.get("/kernel-time/?setups=all")
     assert first.status_code == 200
     text = first.content.decode()
@@ -256,7 +256,7 @@ def test_kernel_time_all_setups_is_drawn_a_page_at_a_time(client, data, monkeypa
 
 
 def test_kernel_time_page_2_reads_only_its_setups(client, data, monkeypatch):
-    monkeypatch.setattr(kernel_time_page, "KERNEL_TIME_PAGE_SETUPS", 2)
+    monkeypatch.setattr(kernel_time, "KERNEL_TIME_PAGE_SETUPS", 2)
     every = json.loads(client.get("/kernel-time/?setups=all&format=json&page=1").content)
     pages_rows = [
         json.loads(client.get(f"/kernel-time/?setups=all&format=json&page={n}").content)["rows"]
@@ -267,7 +267,7 @@ def test_kernel_time_page_2_reads_only_its_setups(client, data, monkeypatch):
 
 
 def test_wakeups_all_thresholds_a_page_of_whole_thresholds_at_a_time(client, data, monkeypatch):
-    monkeypatch.setattr(wakeups_page, "WAKEUPS_PAGE_SETUPS", 3)  # one threshold of 3 pairs
+    monkeypatch.setattr(wakeups, "WAKEUPS_PAGE_SETUPS", 3)  # one threshold of 3 pairs
     first = client.get("/wakeups/?thresholds=all")
     assert chart_ids(first) == ["fig-bars", "fig-heatmap_0"]
     second = client.get(links_of(first)["next-thresholds"])

@@ -14,7 +14,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from dashboards import chart_queries as cq
 from dashboards import exports
-from dashboards.attribution_views import attribution_table, compare_attribution
+from dashboards.attribution import attribution_table, compare_attribution
 from dashboards.chart_queries import compare as compare_queries
 from dashboards.chart_queries import profiles as profile_queries
 from dashboards.chartdata import CompareRow
