@@ -54,13 +54,6 @@ def setup_dict(row: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def setups_with_runs() -> list[dict[str, Any]]:
-    """Every setup with at least one run, with its workload and hardware names, in picker
-    order. One query: a setup has runs when it has a summary row."""
-    rows = Setup.objects.filter(summary__isnull=False).values(*SETUP_FIELDS).order_by(*SETUP_ORDER)
-    return [setup_dict(r) for r in rows]
-
-
 def busiest_setup_id() -> int | None:
     """The setup with the most runs, the first in picker order among equals (the
     across-kernels page's default); None when no setup has runs. Two reads of the per-setup
