@@ -212,3 +212,15 @@ def test_the_api_after_an_upload_reads_its_series_with_the_throttle(client, seri
 
 def _setup_dict(setup) -> dict:
     return {"workload_id": setup.workload_id, "hardware_id": setup.hardware_id, "mode": setup.mode}
+
+
+def test_an_indented_api_answer_is_written_whole_and_kept_apart(client, series):
+    """A client asking for indented JSON gets it (DRF's ``indent``), not the compact body
+    joined from the points' texts, and the compact one stays compact."""
+    setup, metric = series
+    url = f"/api/series/?setup={setup.pk}&metric={metric.pk}"
+    indented = client.get(url, HTTP_ACCEPT="application/json; indent=2").content
+    compact = client.get(url).content
+    assert b'\n  "setup"' in indented and b"\n" not in compact
+    assert json.loads(indented) == json.loads(compact)
+    assert client.get(url, HTTP_ACCEPT="application/json; indent=2").content == indented
