@@ -287,7 +287,7 @@ def series_keys(setup_id: int, metric_id: int) -> list[str]:
 
 def figure_keys(setup_id: int, metric: str, baseline: str) -> list[str]:
     """The cache keys a figure of the setup computed after an upload reads besides its
-    own (kernels_page ``_figure``): the setup's metric ids and, when the query gives the
+    own (kernels ``_figure``): the setup's metric ids and, when the query gives the
     metric (and baseline) as ids, its finished figure and the series."""
     keys = setup_keys(METRIC_IDS, [setup_id])
     if metric.isascii() and metric.isdigit() and (baseline == "" or baseline.isdigit()):

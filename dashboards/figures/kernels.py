@@ -181,7 +181,6 @@ def point_hover(point: Point, series: Series, baseline: Baseline | None = None) 
     return f"{esc(series.metric.name)}: {measured}<br>{run_hover(point.run)}"
 
 
-_point_hover = point_hover  # its name in tests/dashboards/test_figures.py
 
 
 def _groups(series: Series) -> list[tuple[str, list[Point]]]:

@@ -158,7 +158,7 @@ def _across_kernels_by_graph_objects(data: Series, baseline: Baseline | None) ->
                 },
                 marker={"size": 8},
                 customdata=[p.run.run_id for p in points],
-                hovertext=[kernels._point_hover(p, data, baseline) for p in points],
+                hovertext=[kernels.point_hover(p, data, baseline) for p in points],
                 hovertemplate=_common.HOVER,
             )
         )

@@ -142,12 +142,12 @@ def test_only_gets_without_a_body_are_answered(kept_30s, client, urls):
 def test_an_answer_with_uncached_reads_is_not_kept(kept_30s, client, urls, monkeypatch):
     """A query no version follows (one added to how the page picks its setup) keeps the
     answer from being kept."""
-    from dashboards import kernels_page
+    from dashboards import kernels
     from perfdb.models import Setup
 
-    chosen = kernels_page._kernels_setup_id
+    chosen = kernels._kernels_setup_id
     monkeypatch.setattr(
-        kernels_page, "_kernels_setup_id", lambda q: Setup.objects.count() and chosen(q)
+        kernels, "_kernels_setup_id", lambda q: Setup.objects.count() and chosen(q)
     )
     url = urls[1]
     assert client.get(url).status_code == 200

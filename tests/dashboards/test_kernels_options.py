@@ -1,4 +1,4 @@
-"""The kernels page's pickers are rendered once and cached as HTML (dashboards/kernels_page.py):
+"""The kernels page's pickers are rendered once and cached as HTML (dashboards/kernels.py):
 they reach the page as options, not as escaped text, and what a user typed in them (a run's
 label) stays escaped."""
 

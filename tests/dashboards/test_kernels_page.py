@@ -1,4 +1,4 @@
-"""The across-kernels page's alerts (dashboards/kernels_page.py): the marks its chart draws
+"""The across-kernels page's alerts (dashboards/kernels.py): the marks its chart draws
 over the figure (/kernels/alerts/), read fresh, and the series a page naming no set-up
 opens on."""
 

@@ -111,7 +111,7 @@ def test_the_writers_commit_recomputes_the_uploaded_scopes_setup_picker(
     import redis
     from django.test.utils import CaptureQueriesContext
 
-    from dashboards import kernels_page
+    from dashboards import kernels
     from perfdb.models import Metric, Setup
     from tests.bundles import make_bundle
     from tests.conftest import free_port
@@ -133,7 +133,7 @@ def test_the_writers_commit_recomputes_the_uploaded_scopes_setup_picker(
         redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(queue)
     assert Run.objects.filter(setup=setup).count() == runs + 1
     with CaptureQueriesContext(connection) as queries:
-        options = kernels_page._picker_entries(
+        options = kernels._picker_entries(
             {scope: (setup.workload_id, setup.hardware_id, setup.mode)}
         )
     assert len(queries) == 0  # current: nothing computed
