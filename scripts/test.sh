@@ -21,6 +21,19 @@ for pg_bin in /usr/lib/postgresql/*/bin; do
 done
 export PATH
 
+# The real servers and tools some tests run (each test skips without its own): Prometheus
+# scraping /metrics and promtool checking the exposition, nginx as the reverse proxy in front
+# of gunicorn, fio and dbench captured by `perfdb-upload run`.
+missing=()
+for tool in prometheus:prometheus nginx:nginx-light fio:fio dbench:dbench; do
+  command -v "${tool%%:*}" >/dev/null || missing+=("${tool#*:}")
+done
+if [ "${#missing[@]}" -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  echo "Installing ${missing[*]} for the tests that run them..."
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null) \
+    || echo "could not install ${missing[*]}: their tests are skipped" >&2
+fi
+
 # Debian's chromium for the browser tests (Playwright drives it; no browser download).
 if [ ! -x /usr/bin/chromium ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
