@@ -179,23 +179,11 @@ def test_the_series_page_after_an_upload_to_its_setup_takes_five_redis_round_tri
     store (no lock: a setup's entry is brought up to date by each reader that finds it
     older, never served older), and its scope's setup picker one read, one lock and one
     store (bench/load.py)."""
-    import redis.client
     from django.core.cache import cache
     from django.test import override_settings
 
     from perfdb import cache as page_cache
-    from tests.perfdb.cache.redis_backend import redis_caches
-
-    trips: list[str] = []
-    command, pipeline = redis.client.Redis.execute_command, redis.client.Pipeline.execute
-
-    def counted_command(self, *args, **options):
-        trips.append(str(args[0]))
-        return command(self, *args, **options)
-
-    def counted_pipeline(self, *args, **options):
-        trips.append("pipeline")
-        return pipeline(self, *args, **options)
+    from tests.perfdb.cache.redis_backend import count_trips, redis_caches
 
     setup, metric = series
     url = f"/kernels/?setup={setup.pk}&metric={metric.pk}"
@@ -204,8 +192,7 @@ def test_the_series_page_after_an_upload_to_its_setup_takes_five_redis_round_tri
             assert client.get(url).status_code == 200
             scope = page_cache.scope_key(setup.workload_id, setup.hardware_id, setup.mode)
             page_cache.runs_added([scope], [setup.pk])
-            monkeypatch.setattr(redis.client.Redis, "execute_command", counted_command)
-            monkeypatch.setattr(redis.client.Pipeline, "execute", counted_pipeline)
+            trips = count_trips(monkeypatch)
             response = client.get(url)
             monkeypatch.undo()
             assert response.status_code == 200

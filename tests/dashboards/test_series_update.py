@@ -175,22 +175,10 @@ def test_the_api_after_an_upload_reads_its_series_with_the_throttle(client, seri
     """/api/series/ computed after an upload reads its kept answer, the series it is
     joined from and the throttle's counts in one round trip, then stores the counts and
     the two entries: one round trip fewer than reading the series on its own."""
-    import redis.client
     from django.conf import settings
     from django.test import override_settings
 
-    from tests.perfdb.cache.redis_backend import redis_caches
-
-    trips: list[str] = []
-    command, pipeline = redis.client.Redis.execute_command, redis.client.Pipeline.execute
-
-    def counted_command(self, *args, **options):
-        trips.append(str(args[0]))
-        return command(self, *args, **options)
-
-    def counted_pipeline(self, *args, **options):
-        trips.append("pipeline")
-        return pipeline(self, *args, **options)
+    from tests.perfdb.cache.redis_backend import count_trips, redis_caches
 
     setup, metric = series
     url = f"/api/series/?setup={setup.pk}&metric={metric.pk}"
@@ -198,8 +186,7 @@ def test_the_api_after_an_upload_reads_its_series_with_the_throttle(client, seri
         try:
             before = client.get(url).content
             page_cache.runs_added([series_data.setup_scope(_setup_dict(setup))], [setup.pk])
-            monkeypatch.setattr(redis.client.Redis, "execute_command", counted_command)
-            monkeypatch.setattr(redis.client.Pipeline, "execute", counted_pipeline)
+            trips = count_trips(monkeypatch)
             response = client.get(url)
             monkeypatch.undo()
             assert response.content == before

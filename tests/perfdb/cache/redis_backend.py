@@ -11,6 +11,28 @@ from django.core.cache import cache
 from django.test import override_settings
 
 
+def count_trips(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record every round trip to Redis from now on (a command's name, or "pipeline" for a
+    pipeline sent); ``monkeypatch.undo()`` stops it. For tests that pin how many trips a
+    request makes."""
+    import redis.client
+
+    trips: list[str] = []
+    command, execute = redis.client.Redis.execute_command, redis.client.Pipeline.execute
+
+    def counted_command(self, *args, **options):  # type: ignore[no-untyped-def]
+        trips.append(str(args[0]))
+        return command(self, *args, **options)
+
+    def counted_pipeline(self, *args, **options):  # type: ignore[no-untyped-def]
+        trips.append("pipeline")
+        return execute(self, *args, **options)
+
+    monkeypatch.setattr(redis.client.Redis, "execute_command", counted_command)
+    monkeypatch.setattr(redis.client.Pipeline, "execute", counted_pipeline)
+    return trips
+
+
 def redis_caches(location: str) -> dict[str, dict[str, object]]:
     return {
         "default": {
