@@ -9,6 +9,7 @@ from typing import NamedTuple
 from django.db import connection, transaction
 from django.db.models import F, OuterRef, Subquery
 
+from dashboards.chart_queries.summaries import scopes_where
 from perfdb.models import Alert, Hardware, Run, Setup, SetupSummary, Workload
 
 OPEN_ALERT_STATUSES = (
@@ -101,15 +102,9 @@ def scope_totals(
     PostgreSQL from the per-setup summaries: one row a scope, where reading every setup's
     summary into Python had cost ~1 s at 100M results (97,000 setups) on an emptied cache.
     For a few scopes the setups come from setup_natural_uniq (workload, hardware, mode, ...)."""
-    params: list[int | str] = []
-    where = ""
-    if scopes is not None:
-        if not scopes:
-            return {}
-        where = "WHERE " + " OR ".join(
-            "(s.workload_id = %s AND s.hardware_id = %s AND s.mode = %s)" for _ in scopes
-        )
-        params = [value for scope in scopes for value in scope]
+    if scopes is not None and not scopes:
+        return {}
+    where, params = scopes_where(scopes)
     sql = _TOTALS.format(
         summary=SetupSummary._meta.db_table, setup=Setup._meta.db_table, where=where
     )

@@ -68,6 +68,18 @@ def busiest_setup_id() -> int | None:
     return found
 
 
+def scopes_where(scopes: Sequence[tuple[int, int, str]] | None) -> tuple[str, list[int | str]]:
+    """The WHERE clause (on the setup table as ``s``) and its parameters that keep these
+    scopes' setups, served by setup_natural_uniq (workload, hardware, mode, ...); no clause
+    for ``None``, every scope."""
+    if scopes is None:
+        return "", []
+    where = "WHERE " + " OR ".join(
+        "(s.workload_id = %s AND s.hardware_id = %s AND s.mode = %s)" for _ in scopes
+    )
+    return where, [value for scope in scopes for value in scope]
+
+
 _RUNS_PER_SETUP = """
 SELECT s.workload_id, s.hardware_id, s.mode, m.setup_id, m.run_count, m.newest_run_id, m.newest_at
 FROM perfdb_setupsummary m JOIN perfdb_setup s ON s.id = m.setup_id
@@ -82,16 +94,9 @@ def runs_per_setup(
     mode); ``None`` for every scope. One query on the summaries (~10,000 rows for every
     scope at 10M results); for a few scopes the setups come from setup_natural_uniq
     (workload, hardware, mode, ...)."""
-    params: list[Any] = []
-    where = ""
-    if scopes is not None:
-        if not scopes:
-            return {}
-        where = "WHERE " + " OR ".join(
-            "(s.workload_id = %s AND s.hardware_id = %s AND s.mode = %s)" for _ in scopes
-        )
-        for scope in scopes:
-            params.extend(scope)
+    if scopes is not None and not scopes:
+        return {}
+    where, params = scopes_where(scopes)
     out: dict[tuple[int, int, str], list[SetupRuns]] = {(w, h, m): [] for w, h, m in scopes or ()}
     with connection.cursor() as cursor:
         cursor.execute(_RUNS_PER_SETUP.format(where=where), params)
