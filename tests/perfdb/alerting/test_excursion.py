@@ -15,14 +15,7 @@ from perfdb.alerting.notify import outbox_fill_for_upload
 from perfdb.models import Alert
 from tests.perfdb.alerting.builds import upload
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def step_scan_from_six_kernels(settings):
-    """These series were drawn for the step scan: the service reads them with it from six
-    kernels (PERFDB_SHORT_KERNELS), not kernel by kernel."""
-    settings.PERFDB_SHORT_KERNELS = 6
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("step_scan_from_six_kernels")]
 
 
 def _series(tmp_path, visit: range, offset: float, kernels: int = 16):

@@ -24,14 +24,7 @@ from tests.perfdb.alerting.builds import (
 from tests.perfdb.alerting.latency import kernel, latency_alerts, upload_kernels
 from tests.perfdb.alerting.step_series import STEP_DOWN, TRIALS
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def step_scan_from_six_kernels(settings):
-    """These series were drawn for the step scan: the service reads them with it from six
-    kernels (PERFDB_SHORT_KERNELS), not kernel by kernel."""
-    settings.PERFDB_SHORT_KERNELS = 6
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("step_scan_from_six_kernels")]
 
 
 def test_a_step_placed_anew_moves_its_alert_without_a_second_email(tmp_path, subscriber):

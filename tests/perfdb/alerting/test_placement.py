@@ -23,13 +23,7 @@ from tests.perfdb.alerting.builds import (
 )
 from tests.perfdb.alerting.step_series import POINTS, STEP_DOWN
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def step_scan_from_six_kernels(settings):
-    """These series were drawn for the step scan: it reads them from six kernels."""
-    settings.PERFDB_SHORT_KERNELS = 6
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("step_scan_from_six_kernels")]
 
 
 def test_the_confirmed_alert_stores_the_detector_s_placement_and_its_email_says_it(
