@@ -109,6 +109,11 @@ def stored_keys(
     names = {hw.pk: hw.name for hw in hardware}
     kinds = {w.pk: (w.name, w.version) for w in workloads}
     for setup in setups:
+        # Each statement of the round trip reads its own snapshot (READ COMMITTED): an upload
+        # that commits between them can show a setup whose hardware or workload the earlier
+        # statement did not see. Such a setup is left to the writer's own lookup.
+        if setup.hardware_id not in names or setup.workload_id not in kinds:
+            continue
         workload = kinds[setup.workload_id]
         key = (*workload, names[setup.hardware_id], setup.mode, setup.params_digest)
         out.setups[key] = setup

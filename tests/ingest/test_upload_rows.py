@@ -184,6 +184,38 @@ def test_stored_keys_reads_in_one_round_trip_what_the_writer_looks_up(tmp_path):
     assert not empty.setups and not empty.fingerprints and empty.claims is False
 
 
+def test_stored_keys_leaves_a_setup_newer_than_its_hardware_read_to_the_writer(
+    tmp_path, monkeypatch
+):
+    """Each statement of the round trip has its own snapshot: an upload committing between
+    the hardware read and the setup read shows a setup whose hardware was not read. That
+    setup is not a key the writer can use (it was a KeyError, failing one of ten concurrent
+    uploads of a new machine); the writer looks it up itself and the upload succeeds."""
+    from ingest import bundle_keys
+    from ingest.bundle import read_bundle
+    from ingest.services import bundle_parse
+    from ingest.writer import FileDigests, run_fingerprint
+
+    path = volano_bundle(tmp_path / "a.tar.gz")
+    ingest(path)
+    read_all = bundle_keys.stored_rows_at_once
+
+    def hardware_not_yet_seen(queries):
+        rows = read_all(queries)
+        return [[], *rows[1:]]  # the hardware statement ran before the other upload's commit
+
+    monkeypatch.setattr(bundle_keys, "stored_rows_at_once", hardware_not_yet_seen)
+    bundle = read_bundle(path)
+    manifest, plan, _ = bundle_parse(bundle)
+    (spec,) = [p.spec for p in plan]
+    fingerprint = run_fingerprint(spec, FileDigests(bundle.files))
+    found = bundle_keys.stored_keys(manifest, [spec], [fingerprint], ["throughput"])
+    assert found.setups == {} and found.hardware == []
+    again = ingest(volano_bundle(tmp_path / "b.tar.gz", kernel="2.5.26"))
+    assert again.status == "done" and len(again.run_ids) == 1
+    assert Setup.objects.count() == 1 and Hardware.objects.count() == 1
+
+
 def test_stored_keys_one_statement_at_a_time_without_client_side_binding(tmp_path, monkeypatch):
     """A connection that binds on the server cannot send several statements in one message:
     the same rows, read one statement at a time."""
