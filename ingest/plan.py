@@ -29,6 +29,9 @@ from perfdb.kernels import KernelVersionError, patch_tree_split
 _PLAIN_VERSION = re.compile(r"^\d+\.\d+(?:\.\d+){0,2}(?:-(?:pre|rc|test)\d+)?$")
 _UNAME = re.compile(r"^Linux\s+(\d+\.\d+\S*)$")  # `uname -sr`, as sysstat and lmbench print it
 
+# Each parsed file's record groups by its key in ``parsed``, or the error grouping met.
+Grouped = Mapping[str, list[RecordGroup] | ParseError]
+
 
 class PlanError(ValueError):
     """Records and runs do not fit together; ``str()`` gives one problem per line."""
@@ -59,10 +62,26 @@ def file_key(path: str, parser: str, options: Mapping[str, object]) -> str:
 
 
 def _matches(group: RecordGroup, select: Mapping[str, str]) -> bool:
-    return all(
-        key in group.keys and normalize_key_value(group.keys[key]) == wanted
-        for key, wanted in select.items()
-    )
+    return all(group.texts.get(key) == wanted for key, wanted in select.items())
+
+
+def _grouped(parsed: Mapping[str, ParseResult]) -> dict[str, list[RecordGroup] | ParseError]:
+    """Each parsed file's records grouped once, however many runs read the file; a file whose
+    records cannot be grouped keeps its error, raised for each run that reads it."""
+    grouped: dict[str, list[RecordGroup] | ParseError] = {}
+    for key, result in parsed.items():
+        try:
+            grouped[key] = group_records(result.records)
+        except ParseError as error:
+            grouped[key] = error
+    return grouped
+
+
+def _groups(grouped: Grouped, key: str) -> list[RecordGroup]:
+    groups = grouped[key]
+    if isinstance(groups, ParseError):
+        raise groups
+    return groups
 
 
 def _groups_shown(groups: list[RecordGroup]) -> str:
@@ -89,11 +108,12 @@ def _trials(file: FileSpec, group: RecordGroup, where: str) -> tuple[tuple[int, 
     return group.trials
 
 
-def _file_part(spec: RunSpec, file: FileSpec, result: ParseResult) -> FilePart:
+def _file_part(spec: RunSpec, file: FileSpec, result: ParseResult, grouped: Grouped) -> FilePart:
     where = f"run {spec.index} ({spec.workload} {spec.kernel})"
-    groups = [g for g in group_records(result.records) if _matches(g, file.select)]
+    every = _groups(grouped, file_key(file.path, file.parser, file.options))
+    groups = [g for g in every if _matches(g, file.select)]
     if not groups:
-        found = _groups_shown(group_records(result.records)) or "no records"
+        found = _groups_shown(every) or "no records"
         raise ParseError(
             f"{where}: file {file.path!r}: no record matches select {dict(file.select)}; "
             f"the file holds {found}"
@@ -124,7 +144,7 @@ def _build_of(block: RunsFromSpec, group: RecordGroup) -> tuple[str, tuple[str, 
                 f"{block.label_key!r}; give the block a 'kernel'"
             )
         return block.kernel, block.patches
-    text = normalize_key_value(label)
+    text = group.texts[block.label_key]
     if text in block.labels:
         build = block.labels[text]
         return build.kernel, build.patches
@@ -171,7 +191,7 @@ def _params(block: RunsFromSpec, group: RecordGroup) -> dict[str, str | int | fl
     for key, value in group.keys.items():
         if key == block.label_key:
             continue
-        if key in params and normalize_key_value(params[key]) != normalize_key_value(value):
+        if key in params and normalize_key_value(params[key]) != group.texts[key]:
             raise ParseError(
                 f"{block.where}: record at line {group.line} has {key} = {value} but the "
                 f"block's params say {key} = {params[key]}"
@@ -181,7 +201,7 @@ def _params(block: RunsFromSpec, group: RecordGroup) -> dict[str, str | int | fl
 
 
 def _block_parts(
-    block: RunsFromSpec, results: list[ParseResult]
+    block: RunsFromSpec, results: list[ParseResult], grouped: Grouped
 ) -> list[tuple[RecordGroup, list[FilePart]]]:
     """Record groups of the block's file(s) by keys, each with the parts that feed its run.
 
@@ -191,10 +211,10 @@ def _block_parts(
     found: dict[str, tuple[RecordGroup, list[FilePart]]] = {}
     many = len(block.paths) > 1
     for number, (path, result) in enumerate(zip(block.paths, results, strict=True), start=1):
-        for group in group_records(result.records):
+        for group in _groups(grouped, file_key(path, block.parser, block.options)):
             if not _matches(group, block.select):
                 continue
-            select = {k: normalize_key_value(v) for k, v in group.keys.items()}
+            select = dict(group.texts)
             file = FileSpec(path, block.parser, number if many else None, block.options, select)
             if many and len(group.trials) > 1:
                 raise ParseError(
@@ -209,8 +229,10 @@ def _block_parts(
     return list(found.values())
 
 
-def _expand(block: RunsFromSpec, results: list[ParseResult], first_index: int) -> list[PlannedRun]:
-    groups = _block_parts(block, results)
+def _expand(
+    block: RunsFromSpec, results: list[ParseResult], grouped: Grouped, first_index: int
+) -> list[PlannedRun]:
+    groups = _block_parts(block, results, grouped)
     if not groups:
         raise ParseError(f"{block.where}: no record matches select {dict(block.select)}")
     per_symbol = next((g for g, _ in groups if "symbol" in g.keys), None)
@@ -321,15 +343,15 @@ def _file_clashes(spec: RunSpec, parts: list[FilePart]) -> list[str]:
 
 def plan_runs(manifest: Manifest, parsed: Mapping[str, ParseResult]) -> list[PlannedRun]:
     """Every run the bundle creates with the records of each trial; PlanError lists problems."""
+    grouped = _grouped(parsed)
     problems: list[str] = []
     planned: list[PlannedRun] = []
     for spec in manifest.runs:
         parts = []
         for file in spec.files:
             try:
-                parts.append(
-                    _file_part(spec, file, parsed[file_key(file.path, file.parser, file.options)])
-                )
+                result = parsed[file_key(file.path, file.parser, file.options)]
+                parts.append(_file_part(spec, file, result, grouped))
             except ParseError as error:
                 problems.append(error.message)
         problems.extend(_file_clashes(spec, parts))
@@ -340,6 +362,7 @@ def plan_runs(manifest: Manifest, parsed: Mapping[str, ParseResult]) -> list[Pla
             runs = _expand(
                 block,
                 [parsed[file_key(path, block.parser, block.options)] for path in block.paths],
+                grouped,
                 next_index,
             )
         except ParseError as error:

@@ -246,6 +246,9 @@ class RecordGroup:
 
     keys: Mapping[str, KeyValue]
     trials: tuple[tuple[int, Record], ...]  # (trial number, record), in trial order
+    # The keys as they are compared (normalize_key_value), in the keys' order: what a
+    # manifest's selector and labels are matched against.
+    texts: Mapping[str, str]
 
     @property
     def line(self) -> int | None:
@@ -310,7 +313,9 @@ def group_records(records: tuple[Record, ...] | list[Record]) -> list[RecordGrou
             pairs = tuple(trials)
         else:
             pairs = tuple(enumerate(group, start=1))
-        groups.append(RecordGroup(keys=dict(group[0].keys), trials=pairs))
+        keys = dict(group[0].keys)
+        texts = {k: normalize_key_value(v) for k, v in keys.items()}
+        groups.append(RecordGroup(keys=keys, trials=pairs, texts=texts))
     return groups
 
 
