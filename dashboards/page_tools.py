@@ -20,6 +20,7 @@ from dashboards import exports
 from dashboards.chart_queries import compare as compare_queries
 from dashboards.selection import (
     BadParam,
+    SetupKey,
     choice_param,
     setup_of_key,
     setup_ref_param,
@@ -43,7 +44,11 @@ def setup_id_param(query: Mapping[str, Any], name: str = "setup") -> int | None:
     ``selection.setup_ref_param``) resolved among the set-ups with runs it names (one
     query); a name that no set-up or several have is a ``BadParam`` saying which. The
     pages and the API that take a set-up read it here, so a name means the same in each."""
-    ref = setup_ref_param(query, name)
+    return setup_id_of(setup_ref_param(query, name), name)
+
+
+def setup_id_of(ref: int | SetupKey | None, name: str = "setup") -> int | None:
+    """The id of a set-up as ``selection.setup_ref_param`` read it (``setup_id_param``)."""
     if ref is None or isinstance(ref, int):
         return ref
     named = compare_queries.setups_named(

@@ -234,7 +234,11 @@ ScopeT = TypeVar("ScopeT", bound=_Keyed)
 
 def scope_param(query: Mapping[str, Any], scopes: Sequence[ScopeT]) -> ScopeT | None:
     """The scope named by ``scope``, else the first one (None when there is none)."""
-    raw = _one(query, "scope")
+    return scope_named(_one(query, "scope"), scopes)
+
+
+def scope_named(raw: str, scopes: Sequence[ScopeT]) -> ScopeT | None:
+    """The scope whose key is ``raw``, else the first one (``scope_param``)."""
     if raw == "":
         return scopes[0] if scopes else None
     for scope in scopes:
@@ -267,10 +271,17 @@ def metric_param(
     A metric id this selection has no data for falls back to the default, with a note:
     switching setups keeps the old metric in the URL, which is not an error. A name is
     what a person typed: one this selection does not have is a 400 naming it."""
-    raw = _one(query, "metric").strip()
+    return metric_asked(_one(query, "metric"), metrics)
+
+
+def metric_asked(
+    asked: str, metrics: Sequence[Mapping[str, Any]]
+) -> tuple[Mapping[str, Any] | None, str]:
+    """``metric_param`` of a query whose ``metric`` is ``asked``."""
+    raw = asked.strip()
     if raw and not is_number(raw):
         return metric_named(raw, metrics), ""
-    wanted = int_param(query, "metric")
+    wanted = int(raw) if raw else None
     chosen = default_metric(metrics)
     if wanted is None:
         return chosen, ""
@@ -394,3 +405,47 @@ def build_param(
     raise BadParam(
         name, f"no build {raw[:60]!r} in this set-up; it has {', '.join(near) or 'none'}"
     )
+
+
+# --- the across-kernels page -----------------------------------------------------------
+
+# The one table the page downloads (``exports.series_table``'s name).
+ACROSS_KERNELS = "across-kernels"
+
+
+@dataclass(frozen=True)
+class KernelsQuery:
+    """What a /kernels/ URL asks for (the page, its figure and its downloads), each parameter
+    read and checked once, here, so the views and the page's data read one plain value and
+    no query string. What needs the data to be checked is kept as given: the scope's key
+    and the metric (an id or a name, matched with ``scope_named`` and ``metric_asked``
+    against what has runs); ``metric`` as given also names the page's cached context."""
+
+    setup: int | SetupKey | None
+    scope: str
+    metric: str
+    baseline: int | None
+    format: str | None
+
+    @classmethod
+    def read(cls, query: Mapping[str, Any]) -> KernelsQuery:
+        """The query's selection; a ``BadParam`` for the first parameter that is malformed.
+        ``chart`` only matters to a download, and is checked only then."""
+        setup = setup_ref_param(query)
+        fmt = format_param(query)
+        if fmt is not None:
+            choice_param(query, "chart", (ACROSS_KERNELS,), ACROSS_KERNELS)
+        baseline = int_param(query, "baseline")
+        return cls(setup, _one(query, "scope"), _one(query, "metric"), baseline, fmt)
+
+    @property
+    def setup_id(self) -> int | None:
+        """The set-up when the query gives it by id (one given by name is looked up first:
+        ``page_tools.setup_id_of``)."""
+        return self.setup if isinstance(self.setup, int) else None
+
+    @property
+    def metric_id(self) -> int | None:
+        """The metric when the query gives it by id."""
+        raw = self.metric.strip()
+        return int(raw) if is_number(raw) else None

@@ -28,11 +28,13 @@ from dashboards.chartdata import AlertMark, Baseline, Metric, Point, RunInfo, Se
 from dashboards.figures import across_kernels_figure, alert_marks
 from dashboards.figures.kernels import point_hover
 from dashboards.page_tools import run_text
+from dashboards.selection import BadParam, KernelsQuery, metric_asked
 from perfdb.cache import (
     cached_in_scope,
     cached_in_setup,
     cached_per_setup,
     read_ahead,
+    read_together,
     scope_key,
     setup_entry,
     setup_keys,
@@ -350,3 +352,55 @@ def setup_choices(scope: tuple[int, int, str]) -> list[dict[str, Any]]:
         scope_key(workload_id, hardware_id, mode),
         lambda: cq.setup_choices(scope=scope),
     )
+
+
+def kernels_page(setup_id: int, query: KernelsQuery) -> dict[str, Any]:
+    """What the /kernels/ page shows of the setup's series: the setup (a 400 when it has no
+    runs), its metrics as the picker's ``<option>``s, the metric chosen (and the note when
+    the one asked for has no data here), each run's value and the baseline options; the
+    query's baseline checked against them (a 400 here, not in the figure's request).
+
+    Cached whole per setup version under the metric asked for, so its parts are not cached
+    again one by one: a warm page reads it in one round trip, no query, and one computed
+    after an upload reads its parts (``page_keys``) in that same round trip."""
+    key = f"series:page-context:{query.metric}"
+
+    def build() -> dict[str, Any]:
+        setup = setup_with_runs(setup_id)
+        metrics = metric_choices(setup)
+        metric, note = metric_asked(query.metric, metrics)
+        values: dict[int, float] = {}
+        options = ""
+        if metric is not None:
+            finished = finished_series(setup_id, metric)
+            values, options = finished.values(), baseline_options(finished)
+        metric_options = "".join(
+            f'<option value="{m["id"]}">{escape(m["name"])} ({escape(m["unit"])})</option>'
+            for m in metrics
+        )
+        return {
+            "setup": setup,
+            "metric_options": metric_options,
+            "metric": metric,
+            "note": note,
+            "values": values,
+            "options": options,
+        }
+
+    with read_together(page_keys(setup_id, key, query.metric_id)):
+        context = cached_in_setup(key, setup_id, build)
+    run_id = query.baseline
+    if run_id is not None and context["metric"] is not None:
+        if run_id not in context["values"]:
+            raise BadParam("baseline", f"run {run_id} is not in this series")
+        if context["values"][run_id] == 0:
+            raise BadParam("baseline", f"run {run_id} has the value 0; nothing is % of 0")
+    return context
+
+
+def setup_with_runs(setup_id: int) -> dict[str, Any]:
+    """The setup as the pickers list it; a 400 when it has no runs."""
+    found = cq.setup_choices(setup_id=setup_id)
+    if not found:
+        raise BadParam("setup", f"no setup {setup_id} with runs")
+    return found[0]
