@@ -1,8 +1,8 @@
 """Uploads in: a result bundle accepted, read, parsed and stored as runs, in plain words.
 
 ``services`` is an upload's life (create, ingest, fail, retry) and ``upload_rows`` the SQL
-about its row. ``bundle`` reads the archive safely; ``manifest`` (with ``manifest_*``) checks
-what it states; ``parsers`` read the harness outputs (pure); ``plan`` turns records into runs
+about its row. ``bundle`` reads the archive safely; the ``manifest`` package checks what
+it states; ``parsers`` read the harness outputs (pure); ``plan`` turns records into runs
 and ``field_lengths`` checks them against the columns before any transaction; ``writer``
 stores every run in one transaction (``keys`` and ``bundle_keys`` find or create what a run
 points to, ``run_rows`` and ``copy_rows`` the COPY, ``evidence`` reference builds and

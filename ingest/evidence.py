@@ -1,4 +1,4 @@
-"""Stores a bundle's reference builds and claims (ingest/manifest_evidence.py), in the
+"""Stores a bundle's reference builds and claims (ingest/manifest/evidence.py), in the
 caller's transaction, and checks the claims against the runs stored by then."""
 
 from __future__ import annotations
@@ -10,8 +10,7 @@ from collections.abc import Iterable, Mapping
 from django.db import connection
 
 from ingest.keys import kernel_get, patch_set_get
-from ingest.manifest import Manifest, RunSpec
-from ingest.manifest_evidence import BuildSpec, ClaimSpec
+from ingest.manifest import BuildSpec, ClaimSpec, Manifest, RunSpec
 from perfdb.features.claim_checks import LABEL_PREFIX, claim_check, claims_recheck
 from perfdb.models import (
     Claim,

@@ -13,8 +13,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ingest.manifest import FileSpec, Manifest, RunSpec
-from ingest.manifest_runs_from import RunsFromSpec
+from ingest.manifest import FileSpec, Manifest, RunsFromSpec, RunSpec
 from ingest.parsers.base import (
     ParseError,
     ParseResult,

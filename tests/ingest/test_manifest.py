@@ -5,7 +5,6 @@ from pathlib import Path
 
 import pytest
 
-from ingest import manifest_fields as mf
 from ingest.manifest import (
     MAX_RUNS,
     FileSpec,
@@ -14,6 +13,7 @@ from ingest.manifest import (
     MetricSpec,
     parse_manifest,
 )
+from ingest.manifest import fields as mf
 from ingest.parsers import base, parser_names
 from perfdb.kernels import KernelVersionError, parse_kernel, patch_tree_split
 from tests.bundles import manifest_toml, volano_run

@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ingest import manifest_fields as mf
+from ingest.manifest import fields as mf
+from ingest.manifest.evidence import BuildSpec
 from ingest.parsers import UnknownParserError, get_parser
 from ingest.parsers.base import normalize_key_value
 
@@ -39,14 +40,6 @@ _LABEL_KEYS = ("kernel", "patches")
 
 
 @dataclass(frozen=True)
-class BuildSpec:
-    """What a label printed in a file stands for: a kernel and the patches on it."""
-
-    kernel: str
-    patches: tuple[str, ...]
-
-
-@dataclass(frozen=True)
 class RunsFromSpec:
     index: int  # 1-based position among the [[runs_from]] blocks
     paths: tuple[str, ...]  # one file, or one file per trial (trial 1 first)
@@ -60,7 +53,7 @@ class RunsFromSpec:
     kernel: str  # for records that carry no label; "" when not given
     patches: tuple[str, ...]
     label_key: str
-    labels: Mapping[str, BuildSpec]
+    labels: Mapping[str, BuildSpec]  # what each label printed in the file stands for
     params: Mapping[str, mf.Scalar]
     discard_first_trial: bool
     notes: str

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ingest import manifest_fields as mf
+from ingest.manifest import fields as mf
 
 _REFERENCE_KEYS = ("kernel", "patches")
 _CLAIM_KEYS = (
@@ -34,6 +34,9 @@ MAX_CLAIMS = 1000
 
 @dataclass(frozen=True)
 class BuildSpec:
+    """A kernel and the patches on it: a reference build, a claim's side, or what a label
+    printed in a file stands for (a ``[[runs_from]]`` block's ``labels``)."""
+
     kernel: str  # normalized
     patches: tuple[str, ...]
 

@@ -1,6 +1,6 @@
 """The ``[[run]]`` tables of a manifest and the files they list (docs/bundle-format.md).
 
-Read by ingest/manifest.py, which owns the rest of the manifest; every problem is recorded
+Read by ingest/manifest/document.py, which owns the manifest as a whole; every problem is recorded
 and reading goes on, so an uploader sees them all at once.
 """
 
@@ -11,9 +11,9 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ingest import manifest_fields as mf
-from ingest.manifest_evidence import BuildSpec, reference
-from ingest.manifest_runs_from import read_select
+from ingest.manifest import fields as mf
+from ingest.manifest.evidence import BuildSpec, reference
+from ingest.manifest.runs_from import read_select
 from ingest.parsers import UnknownParserError, get_parser
 from perfdb.kernels import KernelVersionError, parse_kernel
 

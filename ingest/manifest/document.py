@@ -4,40 +4,44 @@ Validation is complete before anything is stored: every problem in the manifest 
 and reported at once, so an uploader fixes them all in one pass instead of one per upload.
 Checks that need the database (does hardware "C" exist? does the server know metric X?) are
 left to the caller; this module only records the names.
+
+Here: the manifest as a whole (its loading and top-level keys) and its named tables,
+``[hardware.X]``, ``[metric.X]`` and ``[kernel."…"]``; the runs, ``[[runs_from]]`` blocks
+and claims are read by their own modules of this package.
+
+A ``[kernel."…"]`` table states what the bundle knows about a kernel named by git, which
+orders it (docs/kernels.md), once per bundle whichever runs use it (a base commit may have
+no run of the bundle); the writer stores it through perfdb/kernels/commits.py:
+
+```toml
+[kernel."6e553c6bcb"]
+tree = "linux-next/master"
+base = "ec81deb6b7"
+subject = "fork: use __mt_dup() to duplicate maple tree in dup_mmap()"
+```
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import tomllib
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ingest import manifest_fields as mf
-from ingest.manifest_evidence import BuildSpec, ClaimSpec, read_claims, reference
-from ingest.manifest_kernels import read_kernels
-from ingest.manifest_runs import MAX_RUNS, FileSpec, RunSpec, read_runs
-from ingest.manifest_runs_from import RunsFromSpec, read_runs_from
-from perfdb.kernels import KernelFacts
+from ingest.manifest import fields as mf
+from ingest.manifest.evidence import BuildSpec, ClaimSpec, read_claims, reference
+from ingest.manifest.runs import RunSpec, read_runs
+from ingest.manifest.runs_from import RunsFromSpec, read_runs_from
+from perfdb.kernels import KernelFacts, KernelVersionError, parse_kernel
 
 SUPPORTED_FORMATS = (1, 2)
-
-Scalar = mf.Scalar
-__all__ = [
-    "MAX_RUNS",
-    "FileSpec",
-    "HardwareSpec",
-    "Manifest",
-    "ManifestError",
-    "MetricSpec",
-    "RunSpec",
-    "parse_manifest",
-]
 
 _TOP_KEYS = ("format", "hardware", "metric", "kernel", "run", "claim", "runs_from")
 _HARDWARE_KEYS = ("cpus", "cpu", "mhz", "l2_kb", "memory_mb", "tiers", "notes", "reference")
 _METRIC_KEYS = ("unit", "better", "description")
+_KERNEL_KEYS = ("tree", "describe", "base", "committed_at", "subject")
 
 
 class ManifestError(ValueError):
@@ -228,4 +232,71 @@ def _read_metrics(top: mf.Fields, problems: list[str]) -> dict[str, MetricSpec] 
         )
         if not fields.count:
             result[spec.name] = spec
+    return result
+
+
+# --- kernels ----------------------------------------------------------------------------------
+
+
+def commit_time(value: object) -> dt.datetime:
+    """A commit time with its UTC offset: a TOML offset date-time, or ISO 8601 text as
+    ``git log --format=%cI`` prints it (``2023-11-28T21:55:00+08:00``)."""
+    if isinstance(value, str):
+        try:
+            value = dt.datetime.fromisoformat(value.strip())
+        except ValueError:
+            raise mf.Invalid(
+                f"expected a date and time with its UTC offset, e.g. "
+                f'"2023-11-28T21:55:00+08:00", got {mf.show(value)}'
+            ) from None
+    if not isinstance(value, dt.datetime):
+        raise mf.Invalid(f"expected a date and time with its UTC offset, got {mf.show(value)}")
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise mf.Invalid(
+            f"{value.isoformat()} has no UTC offset; give it as git log --format=%cI prints it"
+        )
+    return value
+
+
+def read_kernels(data: Mapping[str, Any], problems: list[str]) -> dict[str, KernelFacts] | None:
+    """Each ``[kernel."…"]`` table's facts, by the kernel's text (``linux-next/master@…``
+    gives its tree); None when ``kernel`` is not a table of tables."""
+    section = data.get("kernel", {})
+    if not isinstance(section, dict):
+        problems.append(
+            f"field 'kernel': expected [kernel.\"NAME\"] tables, got {mf.show(section)}"
+        )
+        return None
+    result: dict[str, KernelFacts] = {}
+    for written, raw in section.items():
+        where = f"kernel {written!r}"
+        if not isinstance(raw, dict):
+            problems.append(f"{where}: expected a table, got {mf.show(raw)}")
+            continue
+        fields = mf.Fields(raw, where, problems)
+        fields.check_keys(_KERNEL_KEYS)
+        facts = KernelFacts(
+            tree=fields.get("tree", mf.stripped, ""),
+            describe=fields.get("describe", mf.stripped, ""),
+            base=fields.get("base", mf.kernel, ""),
+            committed_at=fields.get("committed_at", commit_time),
+            subject=fields.get("subject", mf.stripped, ""),
+        )
+        if fields.count:
+            continue
+        try:
+            name = facts.check(written)
+        except KernelVersionError as error:
+            fields.problem(str(error))
+            continue
+        if name.text in result:
+            fields.problem(f"{name.text} has another table already")
+            continue
+        result[name.text] = KernelFacts(
+            tree=facts.tree or name.tree,
+            describe=facts.describe,
+            base=parse_kernel(facts.base).text if facts.base else "",
+            committed_at=facts.committed_at,
+            subject=facts.subject,
+        )
     return result
