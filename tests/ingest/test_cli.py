@@ -322,3 +322,97 @@ def test_perfdb_upload_run_records_uname_in_the_canonical_form(release, kernel, 
     assert load_script().kernel_and_tree(release) == (kernel, patches)
     if patches:  # the server agrees with the script on what a tree is
         assert patch_tree_split(release) == (kernel, tuple(patches))
+
+
+# A sysbench that prints, trial after trial, the new user's events/s: 348 +- 17 on 6.1.0, then
+# 191 +- 27, 140 and 144 (the series that once raised no alert and sent no email).
+FAKE_SYSBENCH = '''#!/usr/bin/env python3
+import json, pathlib, sys
+state = pathlib.Path(sys.argv[1])
+values = json.loads(state.read_text())
+value = values.pop(0)
+state.write_text(json.dumps(values))
+events = round(value * 10)
+print(f"""sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)
+
+Running the test with following options:
+Number of threads: 2
+Initializing random number generator from current time
+
+
+Prime numbers limit: 10000
+
+Initializing worker threads...
+
+Threads started!
+
+CPU speed:
+    events per second:  {value:.2f}
+
+General statistics:
+    total time:                          10.0003s
+    total number of events:              {events}
+
+Latency (ms):
+         min:                                    0.22
+         avg:                                    0.24
+         max:                                   12.64
+         95th percentile:                        0.25
+         sum:                                 3991.28
+
+Threads fairness:
+    events (avg/stddev):           {events / 2:.4f}/75.50
+    execution time (avg/stddev):   1.9956/0.00
+""")
+'''
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_the_new_users_sysbench_captures_email_the_regression_with_the_second_kernel(
+    tmp_path, live_server, celery_worker, smtp_server, user, token
+):
+    """Four kernels captured with ``perfdb-upload run``, three trials each, one upload per
+    kernel, as a new user does: the -45 % is emailed with the 6.2.0 upload, and the worse
+    kernels after it keep the alert confirmed."""
+    import json
+    import time
+
+    from perfdb.models import Alert
+    from tests.conftest import wait_for_worker_idle
+    from tests.factories import SubscriptionFactory
+
+    _, handler = smtp_server
+    handler.messages.clear()
+    SubscriptionFactory(user=user, email="lab@lab.example", workload_pattern="sysbench*")
+    fake = tmp_path / "sysbench"
+    fake.write_text(FAKE_SYSBENCH)
+    fake.chmod(0o755)
+    state = tmp_path / "values.json"
+    trials = {
+        "6.1.0": [351.0, 329.5, 364.0],
+        "6.2.0": [191.0, 165.0, 218.0],
+        "6.3.0": [140.5, 131.0, 149.0],
+        "6.4.0": [144.0, 139.5, 149.5],
+    }
+    env = {"PERFDB_SERVER": live_server.url, "PERFDB_TOKEN": token}
+    subjects: dict[str, list[str]] = {}
+    for kernel, values in trials.items():
+        state.write_text(json.dumps(values))
+        common = ["run", "--workload", "sysbench-cpu", "--hardware", "lab1", "--trials", "3"]
+        done = script(
+            *common, "--kernel", kernel, "--quiet", "--", fake, state, cwd=tmp_path, env=env
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        wait_for_worker_idle()
+        deadline = time.time() + 10
+        while time.time() < deadline and kernel == "6.2.0" and not handler.messages:
+            time.sleep(0.2)  # the email task runs after the check
+        subjects[kernel] = [m["Subject"] for m in handler.messages]
+        handler.messages.clear()
+    assert subjects["6.1.0"] == []
+    (mail,) = subjects["6.2.0"]
+    assert "regression" in mail and "sysbench-cpu" in mail and "6.2.0" in mail
+    alert = Alert.objects.get(metric__name="events_per_s", candidate_run__kernel__version="6.2.0")
+    assert alert.direction == "regression" and alert.status == "untriaged"
+    assert alert.change_pct == pytest.approx((191.333 - 348.167) / 348.167 * 100, abs=0.01)
