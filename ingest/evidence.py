@@ -26,18 +26,15 @@ from perfdb.models import (
 )
 
 
-def _kernel(version: str) -> Kernel:
-    return kernel_get(version, {})
-
-
-def _patch_set(patches: tuple[str, ...]) -> PatchSet:
-    return patch_set_get(patches, {})
-
-
-def _reference(build: BuildSpec, **scope) -> None:
+def _reference(
+    build: BuildSpec,
+    kernels: dict[str, Kernel],
+    patch_sets: dict[tuple[str, ...], PatchSet],
+    **scope,
+) -> None:
+    kernel, patch_set = kernel_get(build.kernel, kernels), patch_set_get(build.patches, patch_sets)
     ReferenceBuild.objects.update_or_create(
-        **scope,
-        defaults={"kernel": _kernel(build.kernel), "patch_set": _patch_set(build.patches)},
+        **scope, defaults={"kernel": kernel, "patch_set": patch_set}
     )
 
 
@@ -118,17 +115,21 @@ def evidence_write(
     manifest: Manifest,
     specs: Iterable[RunSpec],
     hardware: Mapping[str, Hardware],
+    kernels: dict[str, Kernel],
+    patch_sets: dict[tuple[str, ...], PatchSet],
     run_ids: Mapping[int, int],
     upload: Upload | None,
     setup_ids: Iterable[int],
     claims_stored: bool | None = None,
 ) -> None:
     """References (hardware-wide, then per setup), then claims; the claims already stored on
-    the setups this bundle touched are checked again with its runs."""
+    the setups this bundle touched are checked again with its runs. ``kernels`` and
+    ``patch_sets``: the writer's rows by their keys, so a build its runs use is not looked up
+    again (the missing ones are added to them)."""
     specs = list(specs)
     for name, hw in manifest.hardware.items():
         if hw.reference is not None and name in hardware:
-            _reference(hw.reference, hardware=hardware[name], setup=None)
+            _reference(hw.reference, kernels, patch_sets, hardware=hardware[name], setup=None)
     for spec in specs:
         if spec.reference is not None:
             workload = Workload.objects.get(name=spec.workload, version=spec.workload_version)
@@ -138,7 +139,7 @@ def evidence_write(
                 mode=spec.mode,
                 params_digest=params_digest(dict(spec.params)),
             )
-            _reference(spec.reference, setup=setup, hardware=None)
+            _reference(spec.reference, kernels, patch_sets, setup=setup, hardware=None)
     setup_ids = list(setup_ids)  # claims_stored: whether any is on the bundle's setups
     if setup_ids and (_claims_on(setup_ids) if claims_stored is None else claims_stored):
         claims_recheck(setup_ids=setup_ids)

@@ -181,6 +181,8 @@ def _bundle_write(
         manifest=manifest,
         specs=specs,
         hardware=hardware,
+        kernels=keys.kernels,
+        patch_sets=keys.patch_sets,
         run_ids=created_by_index,
         upload=upload,
         setup_ids=setup_ids,
