@@ -17,9 +17,10 @@ reader most likely came for), else on the busiest set-up.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from dataclasses import replace
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse, QueryDict
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.html import escape
@@ -29,35 +30,31 @@ from dashboards import chart_queries as cq
 from dashboards import exports, series_data
 from dashboards.chartdata import Baseline
 from dashboards.page_cache import kept_while_current
-from dashboards.page_tools import bad_params_are_400, links, setup_id_param
+from dashboards.page_tools import bad_params_are_400, links, setup_id_of
 from dashboards.pages import scope_index
 from dashboards.selection import (
+    ACROSS_KERNELS,
     BadParam,
-    choice_param,
-    format_param,
+    KernelsQuery,
     int_param,
-    is_number,
-    metric_param,
-    scope_param,
+    metric_asked,
+    scope_named,
     setup_label,
 )
-from perfdb.cache import CATALOG, cached_in_setup, cached_per_scope, read_together
+from perfdb.cache import CATALOG, cached_per_scope, read_together
 
 
 @kept_while_current
 @bad_params_are_400
 def kernels(request: HttpRequest) -> HttpResponse:
-    q = _with_open_regression(_setup_as_id(request.GET))
-    fmt = format_param(q)
-    setup_id = _kernels_setup_id(q)
+    query = _series_chosen(KernelsQuery.read(request.GET), open_regression=True)
+    setup_id = query.setup_id
     if setup_id is None:
         return render(request, "dashboards/kernels.html", {})
-    series = _series_context_cached(q, setup_id)
-    setup, metric, baseline_id = series["setup"], series["metric"], int_param(q, "baseline")
-    if metric is not None:
-        _check_baseline(series["values"], baseline_id)  # a 400 here, not in the figure's request
-        if fmt:  # a download needs no picker
-            return _download(request, fmt, setup, metric)
+    series = series_data.kernels_page(setup_id, query)
+    setup, metric = series["setup"], series["metric"]
+    if metric is not None and query.format:  # a download needs no picker
+        return _download(query.format, setup, metric)
     scope_key = series_data.setup_scope(setup)
     ids = (setup["workload_id"], setup["hardware_id"], setup["mode"])
     scope_options, setup_options = _picker_options(scope_key, ids)
@@ -68,28 +65,23 @@ def kernels(request: HttpRequest) -> HttpResponse:
     }
     if metric is None:
         return render(request, "dashboards/kernels.html", context)
-    selection = {"setup": setup["id"], "metric": metric["id"], "baseline": baseline_id}
-    figure_query = links("dashboards-kernels", selection, ())["permalink"].partition("?")[2]
-    # escaped when built; a plain str here would be escaped again by the template
-    options = (
-        mark_safe(series["options"])
-        if baseline_id is None
-        else _selected(series["options"], baseline_id)
+    context.update(
+        metric_options=_selected(series["metric_options"], metric["id"]),
+        baseline_options=_selected(series["options"], query.baseline),
+        metric=metric,
+        note=series["note"],
+        n_points=len(series["values"]),
     )
+    selection = {"setup": setup["id"], "metric": metric["id"], "baseline": query.baseline}
+    figure_query = links("dashboards-kernels", selection, ())["permalink"].partition("?")[2]
     return render(
         request,
         "dashboards/kernels.html",
         {
             **context,
-            **links("dashboards-kernels", selection, ("across-kernels",)),
-            "metric_options": _selected(series["metric_options"], metric["id"]),
-            "metric": metric,
-            "note": series["note"],
-            "baseline_id": baseline_id,
-            "baseline_options": options,
+            **links("dashboards-kernels", selection, (ACROSS_KERNELS,)),
             "figure_src": f"{reverse('dashboards-kernels-figure')}?{figure_query}",
             "alerts_src": f"{reverse('dashboards-kernels-alerts')}?{figure_query}",
-            "n_points": len(series["values"]),
         },
     )
 
@@ -140,43 +132,7 @@ def _selected(options: str, value: object) -> str:
     return mark_safe(options.replace(f"{chosen}>", f"{chosen} selected>", 1))
 
 
-def _series_context_cached(q, setup_id: int) -> dict[str, Any]:
-    """``_series_context`` of a page that names its setup, cached per setup version under
-    the metric it asks for: a warm page reads it in one round trip, no query, and one
-    computed after an upload reads its parts in the same round trip."""
-    asked = q.get("metric", "")
-    key = f"series:page-context:{asked}"
-    metric_id = int(asked) if asked.isascii() and asked.isdigit() else None
-    with read_together(series_data.page_keys(setup_id, key, metric_id)):
-        return cached_in_setup(key, setup_id, lambda: _series_context(q, setup_id))
-
-
-def _series_context(q, setup_id: int) -> dict[str, Any]:
-    """What the page shows of the setup's series: the setup, its metrics, the metric chosen
-    (and the note when the one asked for has no data here), each run's value (the baseline
-    check) and the baseline options. Cached whole per setup version
-    (``_series_context_cached``), so its parts are not cached again one by one: computed
-    after an upload, each nested cached read would be one more round trip to Redis."""
-    setup = _setup_with_runs(setup_id)
-    metrics = series_data.metric_choices(setup)
-    metric, note = metric_param(q, metrics)
-    values: dict[int, float] = {}
-    options = ""
-    if metric is not None:
-        finished = series_data.finished_series(setup["id"], metric)
-        values = finished.values()
-        options = series_data.baseline_options(finished)
-    metric_options = "".join(
-        f'<option value="{m["id"]}">{escape(m["name"])} ({escape(m["unit"])})</option>'
-        for m in metrics
-    )
-    context = {"setup": setup, "metric_options": metric_options, "metric": metric, "note": note}
-    return {**context, "values": values, "options": options}
-
-
-def _download(request: HttpRequest, fmt: str, setup, metric) -> HttpResponse:
-    name = "across-kernels"  # exports.series_table's name
-    choice_param(request.GET, "chart", (name,), name)
+def _download(fmt: str, setup, metric) -> HttpResponse:
     content_type = "text/csv; charset=utf-8" if fmt == "csv" else "application/json"
 
     def build() -> bytes:
@@ -185,7 +141,7 @@ def _download(request: HttpRequest, fmt: str, setup, metric) -> HttpResponse:
 
     body = series_data.finished(f"download-{fmt}", setup["id"], str(metric["id"]), build)
     response = HttpResponse(body, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'
+    response["Content-Disposition"] = f'attachment; filename="{ACROSS_KERNELS}.{fmt}"'
     return response
 
 
@@ -197,38 +153,39 @@ def kernels_figure(request: HttpRequest) -> HttpResponse:
     setup (what the page asks): a warm request is one cache round trip, no query. After
     an upload to the setup, its parts (the setup's metric ids, the figure, the series) are
     read in that same round trip, and the setup is not read again (``_figure``)."""
-    q = _setup_as_id(request.GET)
-    setup_id = int_param(q, "setup")
-    if setup_id is None:
-        body = _figure(q)
+    query = KernelsQuery.read(request.GET)
+    if query.setup is None:
+        body = _figure(query)
     else:
-        metric, baseline = q.get("metric", ""), q.get("baseline", "")
-        key = f"{metric}:{baseline}"
+        setup_id = _series_chosen(query).setup_id
+        assert setup_id is not None  # named: an id, or a 400
+        baseline = "" if query.baseline is None else str(query.baseline)
+        key = f"{query.metric}:{baseline}"
         keys = series_data.finished_keys("figure-of-query", setup_id, key)
-        keys += series_data.figure_keys(setup_id, metric, baseline)
+        keys += series_data.figure_keys(setup_id, query.metric, baseline)
         with read_together(keys):
             body = series_data.finished(
                 "figure-of-query",
                 setup_id,
                 key,
-                lambda: _figure(q),
-                update=lambda _: _figure(q, known=setup_id),
+                lambda: _figure(query),
+                update=lambda _: _figure(query, known=setup_id),
             )
     return HttpResponse(body, content_type="application/json")
 
 
-def _figure(q, known: int | None = None) -> bytes:
+def _figure(query: KernelsQuery, known: int | None = None) -> bytes:
     """The figure of the query. ``known``: its setup, which had runs when the figure was
     kept before runs were added to it (it has them still: removing runs moves the
     structure version, and then nothing of before is used), so it is not read again."""
-    setup_id = known or _kernels_setup_id(q)
+    setup_id = known or _series_chosen(query).setup_id
     if setup_id is None:
         raise BadParam("setup", "no setup with runs")
-    setup = {"id": setup_id} if known else _setup_with_runs(setup_id)
-    metric, _ = metric_param(q, series_data.metric_choices(setup))
+    setup = {"id": setup_id} if known else series_data.setup_with_runs(setup_id)
+    metric, _ = metric_asked(query.metric, series_data.metric_choices(setup))
     if metric is None:
         raise BadParam("metric", "this setup has no results")
-    baseline_id = int_param(q, "baseline")
+    baseline_id = query.baseline
 
     def build() -> bytes:
         data = series_data.finished_series(setup["id"], metric)
@@ -237,35 +194,30 @@ def _figure(q, known: int | None = None) -> bytes:
     return series_data.finished("figure", setup["id"], f"{metric['id']}:{baseline_id}", build)
 
 
-def _setup_as_id(q: QueryDict) -> QueryDict:
-    """The query with a set-up given by name (``setup=VolanoMark/P8/UP/rooms=10``, as the
-    compare page takes it: ``page_tools.setup_id_param``) given by its id instead: what
-    follows, its caches and the page's links, read the id. A name no set-up or several
-    have is a 400 saying which."""
-    raw = q.get("setup", "").strip()
-    if not raw or is_number(raw):
-        return q
-    chosen = q.copy()
-    chosen["setup"] = str(setup_id_param(q))
-    return chosen
-
-
-def _with_open_regression(q: QueryDict) -> QueryDict:
-    """The page's query, with the set-up and metric of the newest open regression (in the
-    scope asked for, if any) when it names no set-up: a metric it names is kept. One query
-    (``cq.open_regression_series``), so such a page is computed on every request rather than
-    kept (an alert's triage moves no version); a page naming its set-up is unchanged."""
-    if int_param(q, "setup") is not None:
-        return q
-    scope = scope_param(q, scope_index().scopes) if q.get("scope") else None
-    found = cq.open_regression_series(scope=None if scope is None else scope.ids)
-    if found is None:
-        return q
-    chosen = q.copy()
-    chosen["setup"] = str(found[0])
-    if not q.get("metric"):
-        chosen["metric"] = str(found[1])
-    return chosen
+def _series_chosen(query: KernelsQuery, open_regression: bool = False) -> KernelsQuery:
+    """The query with the setup to chart as an id (None when nothing has runs): the one it
+    names, by id or by name (``setup=VolanoMark/P8/UP/rooms=10``, as the compare page takes
+    it: a name no set-up or several have is a 400 saying which), so that what follows, its
+    caches and the page's links, read the id. Else, with ``open_regression`` (the page),
+    the set-up and metric of the newest open regression in the scope asked for, if any (a
+    metric the query names is kept): one query, so such a page is computed on every
+    request rather than kept, since an alert's triage moves no version. Else the busiest
+    setup of the scope asked for, else the busiest of all: its context is still read per
+    setup version (``series_data.kernels_page``); computed on every request, the busiest
+    setup's (the one uploads lengthen) had been 14 % of the web server's CPU under a lab's
+    load (bench/load.py)."""
+    if query.setup is not None:
+        return replace(query, setup=setup_id_of(query.setup))
+    scope = scope_named(query.scope, scope_index().scopes) if query.scope else None
+    found = None
+    if open_regression:
+        found = cq.open_regression_series(scope=None if scope is None else scope.ids)
+    if found is not None:
+        return replace(query, setup=found[0], metric=query.metric or str(found[1]))
+    if scope is None:
+        return replace(query, setup=scope_index().busiest_setup_id)
+    busiest = max(series_data.setup_choices(scope.ids), key=lambda s: s["run_count"])
+    return replace(query, setup=int(busiest["id"]))
 
 
 @bad_params_are_400
@@ -285,39 +237,6 @@ def kernels_alerts(request: HttpRequest) -> HttpResponse:
     baseline = _baseline(data, int_param(q, "baseline"))
     body = series_data.alert_marks_json(data, found.marks, baseline)
     return HttpResponse(body, content_type="application/json")
-
-
-def _kernels_setup_id(q) -> int | None:
-    """The setup to chart: ``setup`` (old permalinks name only it), else the busiest setup
-    of ``scope``, else the busiest of all. None when nothing has runs. Its context is read
-    per setup version (``_series_context_cached``), the default page's too: computed on
-    every request, the busiest setup's (the one uploads lengthen) had been 14 % of the web
-    server's CPU under a lab's load (bench/load.py)."""
-    wanted = int_param(q, "setup")
-    if wanted is not None:
-        return wanted
-    index = scope_index()
-    scope = scope_param(q, index.scopes) if q.get("scope") else None
-    if scope is None:
-        return index.busiest_setup_id
-    return int(max(series_data.setup_choices(scope.ids), key=lambda s: s["run_count"])["id"])
-
-
-def _setup_with_runs(setup_id: int) -> dict[str, Any]:
-    found = cq.setup_choices(setup_id=setup_id)
-    if not found:
-        raise BadParam("setup", f"no setup {setup_id} with runs")
-    return found[0]
-
-
-def _check_baseline(values: Mapping[int, float], run_id: int | None) -> None:
-    """A 400 for a baseline run that is not in the series or whose value is 0."""
-    if run_id is None:
-        return
-    if run_id not in values:
-        raise BadParam("baseline", f"run {run_id} is not in this series")
-    if values[run_id] == 0:
-        raise BadParam("baseline", f"run {run_id} has the value 0; nothing is % of 0")
 
 
 def _baseline(data: series_data.FinishedSeries, run_id: int | None) -> Baseline | None:

@@ -145,9 +145,9 @@ def test_an_answer_with_uncached_reads_is_not_kept(kept_30s, client, urls, monke
     from dashboards import kernels
     from perfdb.models import Setup
 
-    chosen = kernels._kernels_setup_id
+    chosen = kernels._series_chosen
     monkeypatch.setattr(
-        kernels, "_kernels_setup_id", lambda q: Setup.objects.count() and chosen(q)
+        kernels, "_series_chosen", lambda q, **kw: Setup.objects.count() and chosen(q, **kw)
     )
     url = urls[1]
     assert client.get(url).status_code == 200
