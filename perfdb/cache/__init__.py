@@ -4,7 +4,7 @@ stand. This package's names are its one public face: *get* (``cached`` and its s
 per-setup forms: a value computed once per version, read in one round trip, served a little
 stale while recomputed), *set* (what a computation returns is stored with its versions;
 nested ones with the outermost), *invalidate* (``runs_added``, ``data_changed`` and their
-``_on_commit`` forms, and the model signals) and *versions* (``data_version``,
+``_on_commit`` forms, ``alerts_changed``, and the model signals) and *versions* (``data_version``,
 ``scope_key``, the version keys), with ``recorded`` and ``read_together`` for a whole
 answer kept under the versions its reads found, and the warm-up hooks after an upload.
 Inside: ``versions``, ``entries``, ``invalidate``, ``setups`` (values of many setups'
@@ -17,9 +17,11 @@ version (``settings.CACHE_VERSION``, the ``KEY_PREFIX``); values are never ORM o
 from perfdb.cache.entries import (
     TIMEOUT_SECONDS,
     Compute,
+    alerts_entry,
     cached,
     cached_before,
     cached_entries,
+    cached_in_alerts,
     cached_in_scope,
     cached_in_setup,
     cached_per_scope,
@@ -28,6 +30,7 @@ from perfdb.cache.entries import (
     stale_seconds,
 )
 from perfdb.cache.invalidate import (
+    alerts_changed,
     data_changed,
     data_changed_on_commit,
     runs_added,
@@ -36,6 +39,7 @@ from perfdb.cache.invalidate import (
 from perfdb.cache.reads import bounded_by_age, read_together, recorded
 from perfdb.cache.setups import cached_per_setup, setup_keys
 from perfdb.cache.versions import (
+    ALERTS_VERSION_PREFIX,
     CATALOG,
     SCOPE_VERSION_PREFIX,
     SETUP_VERSION_PREFIX,
@@ -50,9 +54,11 @@ __all__ = [
     # get
     "Compute",
     "TIMEOUT_SECONDS",
+    "alerts_entry",
     "cached",
     "cached_before",
     "cached_entries",
+    "cached_in_alerts",
     "cached_in_scope",
     "cached_in_setup",
     "cached_per_scope",
@@ -62,11 +68,13 @@ __all__ = [
     "setup_keys",
     "stale_seconds",
     # invalidate
+    "alerts_changed",
     "data_changed",
     "data_changed_on_commit",
     "runs_added",
     "runs_added_on_commit",
     # versions
+    "ALERTS_VERSION_PREFIX",
     "CATALOG",
     "SCOPE_VERSION_PREFIX",
     "SETUP_VERSION_PREFIX",

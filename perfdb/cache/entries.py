@@ -29,6 +29,7 @@ from django.core.cache import cache
 
 from perfdb.cache import reads, refresh, writes
 from perfdb.cache.versions import (
+    ALERTS_VERSION_PREFIX,
     SCOPE_VERSION_PREFIX,
     SETUP_VERSION_PREFIX,
     STRUCTURE_KEY,
@@ -295,6 +296,27 @@ def cached_in_setup(
         return fn() if update is None else update(earlier)
 
     return cached_entries(wanted, lambda _: {name: fn()}, found=found, update=brought)[name]
+
+
+def alerts_entry(key: str, setup_id: int) -> dict[str, tuple[str, str]]:
+    """``cached_in_alerts``' entry: its name and version keys."""
+    versions = (STRUCTURE_KEY, ALERTS_VERSION_PREFIX + str(setup_id))
+    return {entry_name(key, f"alerts:{setup_id}"): versions}
+
+
+def cached_in_alerts(
+    key: str, setup_id: int, fn: Callable[[], T], found: Mapping[str, Any] | None = None
+) -> T:
+    """``fn()``, computed once per version of the setup's alerts: for a value made of its
+    alerts and of their runs' points (a series' alert marks). Runs added to the setup leave
+    it current: a run's point changes only when the run is edited (the structure version),
+    and an alert on a new run moves the alerts version when it is written. ``key`` must
+    name everything else ``fn`` reads. Never served older than that version: a triage or
+    an alert the detector wrote is shown by the next request."""
+    wanted = alerts_entry(key, setup_id)
+    (name,) = wanted
+    compute = lambda _: {name: fn()}  # noqa: E731
+    return cached_entries(wanted, compute, found=found, update=lambda _, __: fn())[name]
 
 
 def cached_before(key: str, scope: str) -> bool:

@@ -3,7 +3,9 @@
 Bulk writers say what they changed: the ingest writer ``runs_added_on_commit`` (its scopes
 and setups only), everything else ``data_changed_on_commit``. Runs, setups and vocabulary
 saved or deleted one by one (the admin, a shell) move the versions through the signal
-receivers here, connected when the app is ready (perfdb/apps.py).
+receivers here, connected when the app is ready (perfdb/apps.py); so do alerts, which are
+only ever written one by one (the detector, triage, a merge), each moving its setup's alerts
+version.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from django.dispatch import receiver
 
 from perfdb.cache import warm
 from perfdb.cache.versions import (
+    ALERTS_VERSION_PREFIX,
     CATALOG,
     SCOPE_VERSION_PREFIX,
     SETUP_VERSION_PREFIX,
@@ -72,6 +75,23 @@ def _run_saved_or_deleted(instance: Any, created: bool = False, **kwargs: object
         runs_added_on_commit([scope], [setup.pk])
     else:
         data_changed_on_commit()
+
+
+def alerts_changed(setups: Iterable[int]) -> None:
+    """Alerts of these setups were created, changed or deleted: their series' marks are
+    computed again, nothing else."""
+    bump(*(ALERTS_VERSION_PREFIX + str(s) for s in sorted(set(setups))))
+
+
+@receiver(post_save, sender="perfdb.Alert")
+@receiver(post_delete, sender="perfdb.Alert")
+def _alert_saved_or_deleted(instance: Any, **kwargs: object) -> None:
+    """Every write of an alert (the detector's get_or_create and saves, a triage, a move, a
+    merge's delete) moves its setup's alerts version when it commits: a reader before the
+    commit must not cache the alerts of before as current. No alert write goes around
+    ``save``/``delete`` but the outbox's ``notified_at``, which no page shows."""
+    setup_id = instance.setup_id
+    transaction.on_commit(lambda: alerts_changed([setup_id]))
 
 
 # Vocabulary shown in cached page data: names, labels, units, the pickers' choices.

@@ -3,8 +3,11 @@
 The *data* version moves on every write; the *structure* version only when runs are
 removed or edited or the vocabulary is (``invalidate.data_changed``); there is one per
 *scope* (workload x hardware x UP/SMP, ``scope_key``; ``CATALOG`` for what depends only on
-which setups exist) and one per *setup* (a series). A version that Redis lost starts again
-from the clock, never from 1, so it cannot meet an old value's number.
+which setups exist) and one per *setup* (a series). Beside them, each setup's *alerts*
+version moves whenever one of its alerts is created, changed (triage, the detector) or
+deleted (``invalidate.alerts_changed``): the marks of a series follow it, not its data. A
+version that Redis lost starts again from the clock, never from 1, so it cannot meet an
+old value's number.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ VERSION_KEY = "perfdb:data-version"
 STRUCTURE_KEY = "perfdb:structure-version"
 SCOPE_VERSION_PREFIX = "perfdb:scope-version:"
 SETUP_VERSION_PREFIX = "perfdb:setup-version:"
+ALERTS_VERSION_PREFIX = "perfdb:alerts-version:"
 
 # The pseudo-scope of what depends only on which setups exist (catalogue, scope picker).
 CATALOG = "*catalog*"

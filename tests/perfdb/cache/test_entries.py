@@ -17,6 +17,7 @@ from perfdb import cache as page_cache
 from perfdb.cache.entries import entry_key
 from perfdb.models import Hardware, Kernel, Metric, Run, Setup
 from tests.dashboards.data import load
+from tests.factories import make_alert
 
 pytestmark = pytest.mark.django_db
 
@@ -250,3 +251,65 @@ def test_an_entry_kept_by_age_may_be_served_as_stale_as_any_previous_value(setti
     stamp, when, value = cache.get(key)
     cache.set(key, (stamp, when - 31, value))
     assert read() == 3, "older than the setting: computed by the reader"
+
+
+def _alerts_version(setup_id: int) -> int | None:
+    return cache.get(page_cache.ALERTS_VERSION_PREFIX + str(setup_id))
+
+
+# Each given an alert of another run of the setup, written before.
+ALERT_WRITES = {
+    "created": lambda run, metric, _: make_alert(run, metric),
+    "triaged": lambda run, metric, alert: _save(alert, status="acknowledged"),
+    "deleted": lambda run, metric, alert: alert.delete(),
+}
+
+
+@pytest.mark.parametrize("write", list(ALERT_WRITES), ids=list(ALERT_WRITES))
+def test_an_alert_written_moves_its_setups_alerts_version_on_commit(
+    data, django_capture_on_commit_callbacks, write
+):
+    run, other = data.run("2.5.25"), data.run("2.4.20", rooms=20)
+    metric = Metric.objects.get(name="throughput")
+    alert = make_alert(data.run("2.4.20"), metric)
+    page_cache.alerts_changed([run.setup_id, other.setup_id])  # both started
+    before, others = _alerts_version(run.setup_id), _alerts_version(other.setup_id)
+    data_before = page_cache.data_version()
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        ALERT_WRITES[write](run, metric, alert)
+    assert _alerts_version(run.setup_id) == before, "moved before the commit"
+    for callback in callbacks:
+        callback()
+    assert _alerts_version(run.setup_id) > before
+    assert _alerts_version(other.setup_id) == others, "another setup's alerts moved"
+    assert page_cache.data_version() == data_before, "an alert moved the data version"
+
+
+def test_a_value_of_a_setups_alerts_follows_them_not_the_runs_added(data):
+    """``cached_in_alerts``: computed again when the setup's alerts are written, never
+    served older; runs added to the setup (an upload) leave it current."""
+    setup_id = data.run("2.5.25").setup_id
+    computed: list[int] = []
+
+    def compute() -> int:
+        computed.append(1)
+        return len(computed)
+
+    def read() -> int:
+        return page_cache.cached_in_alerts("marks", setup_id, compute)
+
+    read()
+    read()
+    assert computed == [1]
+    page_cache.runs_added(["any-scope"], [setup_id])
+    read()
+    assert computed == [1], "runs added do not change the marks of existing runs"
+    page_cache.alerts_changed([setup_id])
+    read()
+    assert computed == [1, 1]
+    page_cache.alerts_changed([setup_id + 1])
+    read()
+    assert computed == [1, 1], "another setup's alerts"
+    page_cache.data_changed()
+    read()
+    assert computed == [1, 1, 1], "runs edited or removed"
