@@ -7,6 +7,7 @@ import pytest
 
 from dashboards.selection import (
     BadParam,
+    KernelsQuery,
     SetupKey,
     build_param,
     metric_param,
@@ -105,3 +106,34 @@ def test_a_build_by_name_gives_its_runs_or_names_the_near_ones():
         BadParam, match=r"no build '6.8.0\+nope' in this set-up; it has 6.8.0, 6.8.0\+fix"
     ):
         build_param({"new_build": "6.8.0+nope"}, "new_build", builds)
+
+
+def test_the_kernels_query_is_read_whole_once():
+    query = KernelsQuery.read(
+        {"setup": "V/P8/UP/rooms=10", "scope": "1-2-UP", "metric": " 3", "baseline": "7"}
+    )
+    assert query == KernelsQuery(
+        SetupKey("V", "P8", "UP", (("rooms", "10"),)), "1-2-UP", " 3", 7, None
+    )
+    assert query.setup_id is None and query.metric_id == 3
+    by_id = KernelsQuery.read({"setup": "4", "metric": "events_per_s", "format": "csv"})
+    assert (by_id.setup_id, by_id.metric_id, by_id.format) == (4, None, "csv")
+
+
+@pytest.mark.parametrize(
+    "query, param",
+    [
+        ({"baseline": "x"}, "baseline"),
+        ({"format": "pdf"}, "format"),
+        ({"format": "csv", "chart": "other"}, "chart"),
+        ({"setup": "V/P8"}, "setup"),
+    ],
+)
+def test_a_malformed_kernels_parameter_is_refused_naming_it(query, param):
+    with pytest.raises(BadParam) as refused:
+        KernelsQuery.read(query)
+    assert refused.value.name == param
+
+
+def test_a_chart_is_checked_only_for_a_download():
+    assert KernelsQuery.read({"chart": "other"}).format is None
