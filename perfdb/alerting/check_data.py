@@ -24,15 +24,15 @@ from django.conf import settings as django_settings
 from django.db import connection
 from django.db.models import Aggregate, BinaryField, F, Func, Q, Value
 
+from perfdb.alerting import noise_prior
 from perfdb.alerting.kernel_order import detector_names
 from perfdb.detector import detection, policy
 from perfdb.detector.order_stats import Floats
-from perfdb.detector.series import Columns, analyse, analyse_of, points_from
+from perfdb.detector.series import Columns, points_from
 from perfdb.models import Alert, Metric, PinnedBaseline, Result, Run, Setup, Threshold
 
 SeriesKey = tuple[int, int]  # (setup id, metric id)
 _RUN_ID = attrgetter("run_id")
-UNCACHED_FROM = 200  # points: a series this long is analysed without analyse's cache
 
 
 def detector_settings(
@@ -53,11 +53,11 @@ def detector_settings(
 
 @dataclass
 class CheckData:
-    """Everything one check reads, by series; ``alerts`` and ``baselines`` are kept current
-    by the check as it creates and updates alerts."""
+    """Everything one check reads, by series, as plain values; ``alerts`` and ``baselines``
+    are kept current by the check as it creates and updates alerts."""
 
     points: Mapping[SeriesKey, Sequence[detection.Point]]  # in run-id order, as stored
-    settings: dict[SeriesKey, policy.Settings]
+    settings: dict[SeriesKey, policy.Settings]  # the pooled prior put in, for a short series
     pinned: dict[SeriesKey, int]  # series -> its pinned baseline run
     declared: dict[int, int]  # the upload's run -> the baseline run its bundle names
     alerts: dict[SeriesKey, list[Alert]] = field(default_factory=dict)
@@ -68,36 +68,8 @@ class CheckData:
     # series -> the columns of those points and their single trials (``series.analyse_of``),
     # when the check read them so
     columns: dict[SeriesKey, tuple[Columns, Floats]] = field(default_factory=dict)
-
-    def usable(self, key: SeriesKey) -> detection.Ordered:
-        return self.ordered[key] if key in self.ordered else detection.ordered(self.points[key])
-
-    def among(self, key: SeriesKey, run_ids: Iterable[int]) -> list[detection.Point]:
-        """The series' points of these runs, in run-id order: a binary search for each (the
-        points are in run-id order), not a pass over every point of a long series."""
-        points, found = self.points[key], []
-        for run_id in sorted(run_ids):
-            at = bisect_left(points, run_id, key=_RUN_ID)
-            if at < len(points) and points[at].run_id == run_id:
-                found.append(points[at])
-        return found
-
-    def analysed(self, key: SeriesKey, settings: policy.Settings) -> detection.Ordered:
-        """``usable(key)`` with its analysis under ``settings`` where ``detect`` and
-        ``change_points`` look first (``detection.Ordered.analyses``). A long series' is
-        computed without ``series.analyse``'s own cache, whose key hashes every point (5 %
-        of a one-run check onto 60 series of 1,000 kernels) and which holds fewer series
-        than such a check reads; a shorter series' goes through it, as a check run again
-        finds it there. The same function, so the same analysis."""
-        usable = self.ordered[key] = self.usable(key)
-        if not hasattr(usable, "analyses"):
-            usable.analyses = {}
-        if settings not in usable.analyses:
-            if len(usable) < UNCACHED_FROM:
-                usable.analyses[settings] = analyse(usable, settings)
-            else:
-                usable.analyses[settings] = analyse_of(usable, settings, *self.columns.get(key, ()))
-        return usable
+    # series -> the upload's runs in it: the runs the check asks about
+    candidates: dict[SeriesKey, set[int]] = field(default_factory=dict)
 
     def add_alert(self, key: SeriesKey, alert: Alert) -> None:
         """An alert this check created (or found made by a concurrent one)."""
@@ -113,6 +85,17 @@ class CheckData:
 
     def baselines_changed(self, alert: Alert) -> None:
         self.baselines.pop(alert.pk, None)
+
+
+def among(points: Sequence[detection.Point], run_ids: Iterable[int]) -> set[int]:
+    """Which of these runs the series has: a binary search for each (the points are in
+    run-id order), not a pass over every point of a long series."""
+    found = set()
+    for run_id in run_ids:
+        at = bisect_left(points, run_id, key=_RUN_ID)
+        if at < len(points) and points[at].run_id == run_id:
+            found.add(run_id)
+    return found
 
 
 def _series_filter(series: Collection[SeriesKey]) -> Q:
@@ -343,7 +326,8 @@ def load(
     series: Collection[SeriesKey], metrics: Mapping[int, Metric], upload_runs: Collection[int]
 ) -> CheckData:
     """All a check over ``series`` reads (call it inside the check's transaction: the alerts
-    are locked until it ends)."""
+    are locked until it ends): a short series' settings carry its pooled prior
+    (``noise_prior.with_prior``)."""
     pins = PinnedBaseline.objects.filter(_series_filter(series))
     pinned = {
         (s, m): run_id for s, m, run_id in pins.values_list("setup_id", "metric_id", "run_id")
@@ -356,13 +340,16 @@ def load(
     alerts, baselines = load_alerts(series)
     columns: dict[SeriesKey, tuple[Columns, Floats]] = {}
     points, ordered = load_points(series, columns)
+    candidates = {key: among(found, sorted(upload_runs)) for key, found in points.items()}
+    settings = load_settings(series, metrics)
     return CheckData(
         points=points,
         ordered=ordered,
         columns=columns,
-        settings=load_settings(series, metrics),
+        settings={key: noise_prior.with_prior(settings[key], points[key], key) for key in settings},
         pinned=pinned,
         declared=declared,
         alerts=alerts,
         baselines=baselines,
+        candidates=candidates,
     )

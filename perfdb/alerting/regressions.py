@@ -20,16 +20,16 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Iterable
-from operator import attrgetter
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from perfdb.alerting import check_data, moves, noise_prior, placement, queue, series_lock
+from perfdb import detector
+from perfdb.alerting import check_data, moves, placement, queue, series_lock
 from perfdb.alerting.check_data import CheckData, SeriesKey
 from perfdb.alerting.notify import alerts_owing_email
-from perfdb.detector import detection, kernel_name, kernel_order
+from perfdb.detector import Change, kernel_name, kernel_order
 from perfdb.features.reference import hold_shared
 from perfdb.models import Alert, AlertEvent, Metric, Result, Run, Upload
 from perfdb.operations.faults import pause_point
@@ -37,59 +37,15 @@ from perfdb.operations.gc_pause import collector_paused
 
 log = logging.getLogger(__name__)
 
-_RUN_ID = attrgetter("run_id")
-
 # An alert is "recovered" once its series is back within this share of the step it flagged.
 RECOVERY_SHARE = 0.25
-
-
-def _changes(
-    data: CheckData, key: SeriesKey, metric: Metric, candidates: set[int]
-) -> list[detection.Change]:
-    points, settings = data.points[key], data.settings[key]
-    settings = noise_prior.with_prior(settings, points, key)  # a short series: pooled prior
-    pinned = data.pinned.get(key)
-    # A run whose bundle names its baseline ("Base1") is compared with that run.
-    declared = {r: data.declared[r] for r in sorted(candidates) if r in data.declared}
-    in_series = set(map(_RUN_ID, points)) if pinned is not None or declared else set()
-    if pinned is not None and pinned not in in_series:
-        pinned = None
-    usable = data.analysed(key, settings)  # cleaned, sorted, analysed once for every call
-    changes = detection.detect(
-        usable,
-        better=metric.better,
-        settings=settings,
-        pinned_run_id=pinned,
-        candidates=candidates - declared.keys(),
-    )
-    for run_id, baseline_id in declared.items():
-        changes += detection.detect(
-            usable,
-            better=metric.better,
-            settings=settings,
-            pinned_run_id=baseline_id if baseline_id in in_series else pinned,
-            candidates={run_id},
-        )
-    # Confirmed steps of the whole stock series. ``detect`` already returns them when a stock
-    # run is among the candidates (not with a pinned baseline): a step that this upload's
-    # kernel confirms lands on an earlier upload's run and is still raised (or updated).
-    stock_candidate = any(not p.patches for p in data.among(key, candidates))
-    steps = detection.change_points(usable, better=metric.better, settings=settings)
-    seen = {(c.candidate_run_id, c.method) for c in changes}
-    changes += [
-        s
-        for s in steps
-        if (s.candidate_run_id in candidates or stock_candidate)
-        and (s.candidate_run_id, s.method) not in seen
-    ]
-    return changes
 
 
 CONFIRMED, CREATED, PENDING = "confirmed", "created", "pending"
 
 
 def _alert_record(
-    change: detection.Change, data: CheckData, key: SeriesKey, upload_id: int | None
+    change: Change, data: CheckData, key: SeriesKey, upload_id: int | None
 ) -> tuple[Alert, str | None]:
     """Store one detector change; returns the alert and what happened to it.
 
@@ -141,7 +97,7 @@ def _alert_record(
     return alert, CONFIRMED
 
 
-def _same_run_alert(alerts: list[Alert], change: detection.Change) -> Alert | None:
+def _same_run_alert(alerts: list[Alert], change: Change) -> Alert | None:
     """The series' alert this change updates: the one on its run with its method, else the
     one on its run in its direction confirmed first (pending ones last, then by id), as
     ``ORDER BY confirmed_at, id`` picks in PostgreSQL."""
@@ -157,7 +113,7 @@ def _same_run_alert(alerts: list[Alert], change: detection.Change) -> Alert | No
     )
 
 
-def _alert_confirm(alert: Alert, change: detection.Change, *, upload_id: int | None) -> None:
+def _alert_confirm(alert: Alert, change: Change, *, upload_id: int | None) -> None:
     """A pending (or cleared) alert that a later check confirms: it is emailed with this
     upload, although its run may belong to an earlier one; the history says so."""
     old = alert.status
@@ -291,7 +247,7 @@ def regressions_check_upload(
 
 
 def _check_series(
-    data: CheckData, key: SeriesKey, metric: Metric, candidates: set[int], upload_id: int | None
+    data: CheckData, key: SeriesKey, metric: Metric, upload_id: int | None
 ) -> tuple[list[int], bool]:
     """Record one series' changes; returns (new or newly confirmed alerts, email owed).
 
@@ -300,7 +256,16 @@ def _check_series(
     created_ids: list[int] = []
     notify = False
     kept: set[int] = set()
-    changes = _changes(data, key, metric, candidates)
+    changes = detector.check(
+        data.points[key],
+        better=metric.better,
+        settings=data.settings[key],
+        candidates=data.candidates[key],
+        pinned_run_id=data.pinned.get(key),
+        declared=data.declared,
+        usable=data.ordered.get(key),
+        columns=data.columns.get(key),
+    )
     # a step placed anew: its alert moves, or stays where the evidence puts it; no new alert
     moving, staying = moves.planned(data, key, changes)
     for index, alert_moving in moving.items():
@@ -333,8 +298,7 @@ def _check_upload(upload_id: int | None, series: list[tuple[int, int]], email: b
         data = check_data.load(set(checked), metrics, upload_runs)
         pause_point("detection-loaded")
         for key in checked:
-            candidates = {p.run_id for p in data.among(key, upload_runs)}
-            made, owed = _check_series(data, key, metrics[key[1]], candidates, upload_id)
+            made, owed = _check_series(data, key, metrics[key[1]], upload_id)
             created_ids += made
             notify = notify or owed
         hold_shared(alert_ids=created_ids)  # shared with a reference build that moved too

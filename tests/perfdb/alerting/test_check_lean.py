@@ -57,10 +57,9 @@ def test_load_points_reads_what_the_per_trial_query_reads(tmp_path):
     assert any(p.patches for points in loaded.values() for p in points)
     # the check's kernel order, from the runs ranked once: what the detector's sort gives
     assert set(ordered) == set(series)  # every series finite: each is ordered by the check
-    data = check_data.CheckData(loaded, {}, {}, {}, ordered=ordered)
     for key in series:
-        assert data.usable(key) == detection.ordered(loaded[key])
-        assert [p.run_id for p in data.usable(key)] != [p.run_id for p in loaded[key]]
+        assert ordered[key] == detection.ordered(loaded[key])
+        assert [p.run_id for p in ordered[key]] != [p.run_id for p in loaded[key]]
     assert check_data.load_points([(series[0][0], 10**9)]) == ({(series[0][0], 10**9): []}, {})
 
 
@@ -156,21 +155,19 @@ def test_packed_rows_are_put_in_run_and_trial_order(seed):
 
 def test_among_finds_the_runs_a_pass_would_find():
     points = [p for p in long_series(4) if p.run_id % 3]  # in run-id order, with gaps
-    data = check_data.CheckData({(1, 1): points}, {}, {}, {})
     for wanted in ([], [points[0].run_id], [3, 6, 9], [p.run_id for p in points[::7]], [10**9]):
-        assert data.among((1, 1), set(wanted)) == [p for p in points if p.run_id in wanted]
+        assert check_data.among(points, wanted) == {p.run_id for p in points if p.run_id in wanted}
 
 
 def test_the_analysis_the_check_puts_on_a_series_is_the_one_detect_uses():
-    """``CheckData.analysed``: ``series.analyse`` (uncached: no hash of every point) where
-    ``detect`` and ``change_points`` look first; their answers are those of the plain call."""
+    """``detection.analysed_once``: ``series.analyse`` (uncached: no hash of every point)
+    where ``detect`` and ``change_points`` look first; their answers are the plain call's."""
     points = long_series(5)
     settings = detection.Settings()
-    data = check_data.CheckData({(1, 1): points}, {(1, 1): settings}, {}, {})
     series.analyse.cache_clear()
-    usable = data.analysed((1, 1), settings)
-    assert data.analysed((1, 1), settings) is usable  # analysed once
+    usable = detection.analysed_once(detection.ordered(points), settings)
     analysis = usable.analyses[settings]
+    assert detection.analysed_once(usable, settings).analyses[settings] is analysis  # once
     assert analysis is not None and analysis == series.analyse(tuple(usable), settings)
     series.analyse.cache_clear()
     candidates = {p.run_id for p in points[-5:]}
@@ -183,9 +180,8 @@ def test_the_analysis_the_check_puts_on_a_series_is_the_one_detect_uses():
     )
     assert steps == detection.change_points(points, better="higher", settings=settings)
     # a short series goes through analyse's cache: a check run again finds it there
-    short = check_data.CheckData({(1, 2): points[:50]}, {}, {}, {})
     series.analyse.cache_clear()
-    assert len(points[:50]) < check_data.UNCACHED_FROM <= len(points)
-    analysis = short.analysed((1, 2), settings).analyses[settings]
+    assert len(points[:50]) < detection.UNCACHED_FROM <= len(points)
+    analysis = detection.analysed_once(detection.ordered(points[:50]), settings).analyses[settings]
     assert series.analyse.cache_info().currsize == 1
     assert series.analyse(tuple(detection.ordered(points[:50])), settings) is analysis
