@@ -8,10 +8,11 @@ downloads, come finished from the cache until an upload to the setup's scope
 (``dashboards/series_data.py``); an anonymous reader's whole answer is kept until then and
 served before the middleware stack runs (``dashboards/page_cache.py``).
 
-The series' alerts are not in that figure: triage changes them without changing the series.
-The chart draws them over it from /kernels/alerts/ (``kernels_alerts``), read fresh on every
-request. A page whose URL names no set-up opens on the newest open regression (the series a
-reader most likely came for), else on the busiest set-up.
+The series' alert marks are drawn into that figure's answer, cached apart from it under the
+setup's alerts version, which every alert write moves (``dashboards/series_marks.py``): the
+page with its data is two requests, and a triage shows at once. A page whose URL names no
+set-up opens on the newest open regression (the series a reader most likely came for), else
+on the busiest set-up.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
 from dashboards import chart_queries as cq
-from dashboards import exports, series_data
+from dashboards import exports, series_data, series_marks
 from dashboards.chartdata import Baseline
 from dashboards.page_cache import kept_while_current
 from dashboards.page_tools import bad_params_are_400, links, setup_id_of
@@ -36,7 +37,6 @@ from dashboards.selection import (
     ACROSS_KERNELS,
     BadParam,
     KernelsQuery,
-    int_param,
     metric_asked,
     scope_named,
     setup_label,
@@ -81,7 +81,6 @@ def kernels(request: HttpRequest) -> HttpResponse:
             **context,
             **links("dashboards-kernels", selection, (ACROSS_KERNELS,)),
             "figure_src": f"{reverse('dashboards-kernels-figure')}?{figure_query}",
-            "alerts_src": f"{reverse('dashboards-kernels-alerts')}?{figure_query}",
         },
     )
 
@@ -148,14 +147,17 @@ def _download(fmt: str, setup, metric) -> HttpResponse:
 @kept_while_current
 @bad_params_are_400
 def kernels_figure(request: HttpRequest) -> HttpResponse:
-    """The page's figure as JSON (what its chart fetches): the same selection as the page.
-    Cached per setup version under the query's metric and baseline when it names its
-    setup (what the page asks): a warm request is one cache round trip, no query. After
-    an upload to the setup, its parts (the setup's metric ids, the figure, the series) are
-    read in that same round trip, and the setup is not read again (``_figure``)."""
+    """The page's figure as JSON (what its chart fetches), its series' alert marks drawn
+    over it: the same selection as the page. The figure is cached per setup version under
+    the query's metric and baseline when it names its setup (what the page asks), the marks
+    per version of the setup's alerts (``series_marks``): a warm request is one cache round
+    trip, no query. After an upload to the setup, its parts (the setup's metric ids, the
+    figure, the series, the marks) are read in that same round trip, and the setup is not
+    read again (``_figure``)."""
     query = KernelsQuery.read(request.GET)
     if query.setup is None:
-        body = _figure(query)
+        figure = _figure(query)
+        marks = _marks(figure)
     else:
         setup_id = _series_chosen(query).setup_id
         assert setup_id is not None  # named: an id, or a 400
@@ -163,18 +165,26 @@ def kernels_figure(request: HttpRequest) -> HttpResponse:
         key = f"{query.metric}:{baseline}"
         keys = series_data.finished_keys("figure-of-query", setup_id, key)
         keys += series_data.figure_keys(setup_id, query.metric, baseline)
+        if query.metric_id is not None:
+            keys += series_marks.marks_keys(setup_id, query.metric_id, query.baseline)
         with read_together(keys):
-            body = series_data.finished(
+            figure = series_data.finished(
                 "figure-of-query",
                 setup_id,
                 key,
                 lambda: _figure(query),
                 update=lambda _: _figure(query, known=setup_id),
             )
+            marks = _marks(figure)
+    body = series_marks.with_marks(figure[3], marks)
     return HttpResponse(body, content_type="application/json")
 
 
-def _figure(query: KernelsQuery, known: int | None = None) -> bytes:
+# A figure as kept: its setup, metric and baseline run ids, then its JSON.
+Figure = tuple[int, int, int | None, bytes]
+
+
+def _figure(query: KernelsQuery, known: int | None = None) -> Figure:
     """The figure of the query. ``known``: its setup, which had runs when the figure was
     kept before runs were added to it (it has them still: removing runs moves the
     structure version, and then nothing of before is used), so it is not read again."""
@@ -191,7 +201,16 @@ def _figure(query: KernelsQuery, known: int | None = None) -> bytes:
         data = series_data.finished_series(setup["id"], metric)
         return series_data.figure_json(data, _baseline(data, baseline_id))
 
-    return series_data.finished("figure", setup["id"], f"{metric['id']}:{baseline_id}", build)
+    body = series_data.finished("figure", setup["id"], f"{metric['id']}:{baseline_id}", build)
+    return setup_id, metric["id"], baseline_id, body
+
+
+def _marks(figure: Figure) -> bytes:
+    """The alert marks to draw over ``figure``, with its baseline."""
+    setup_id, metric_id, baseline_id, _ = figure
+    return series_marks.marks_traces(
+        setup_id, metric_id, baseline_id, lambda data: _baseline(data, baseline_id)
+    )
 
 
 def _series_chosen(query: KernelsQuery, open_regression: bool = False) -> KernelsQuery:
@@ -218,25 +237,6 @@ def _series_chosen(query: KernelsQuery, open_regression: bool = False) -> Kernel
         return replace(query, setup=scope_index().busiest_setup_id)
     busiest = max(series_data.setup_choices(scope.ids), key=lambda s: s["run_count"])
     return replace(query, setup=int(busiest["id"]))
-
-
-@bad_params_are_400
-def kernels_alerts(request: HttpRequest) -> HttpResponse:
-    """The alert marks of a series as ``{"data": [trace, ...]}``, which the page's chart
-    draws over its figure: the same query as the figure's (setup, metric, baseline). The
-    alerts are one query on every request (never kept: a triage moves no version); the
-    series they sit on is read from the cache, and not at all when there is no alert."""
-    q = request.GET
-    setup_id, metric_id = int_param(q, "setup"), int_param(q, "metric")
-    if setup_id is None or metric_id is None:
-        raise BadParam("setup" if setup_id is None else "metric", "required")
-    found = cq.series_alert_marks(setup_id=setup_id, metric_id=metric_id)
-    if found.metric is None:
-        return HttpResponse(series_data.NO_TRACES, content_type="application/json")
-    data = series_data.finished_series(setup_id, found.metric)
-    baseline = _baseline(data, int_param(q, "baseline"))
-    body = series_data.alert_marks_json(data, found.marks, baseline)
-    return HttpResponse(body, content_type="application/json")
 
 
 def _baseline(data: series_data.FinishedSeries, run_id: int | None) -> Baseline | None:

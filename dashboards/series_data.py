@@ -17,15 +17,15 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, fields
 from functools import cached_property
 from itertools import chain
-from typing import Any
+from typing import Any, TypeVar
 
 from django.core.serializers.json import DjangoJSONEncoder
 from django.utils.html import escape
 
 from dashboards import chart_queries as cq
 from dashboards.chart_queries.kernel_series import OrderKey, series_added
-from dashboards.chartdata import AlertMark, Baseline, Metric, Point, RunInfo, Series
-from dashboards.figures import across_kernels_figure, alert_marks
+from dashboards.chartdata import Baseline, Metric, Point, RunInfo, Series
+from dashboards.figures import across_kernels_figure
 from dashboards.figures.kernels import point_hover
 from dashboards.page_tools import run_text
 from dashboards.selection import BadParam, KernelsQuery, metric_asked
@@ -40,6 +40,7 @@ from perfdb.cache import (
     setup_keys,
 )
 
+T = TypeVar("T")
 # Each setup's metric ids, cached per setup (``metrics_of_setups``).
 METRIC_IDS = "series:setup-metric-ids"
 
@@ -268,17 +269,18 @@ def finished(
     kind: str,
     setup_id: int,
     key: str,
-    build: Callable[[], bytes],
+    build: Callable[[], T],
     found: Mapping[str, Any] | None = None,
-    update: Callable[[bytes], bytes] | None = None,
-) -> bytes:
-    """``build()``'s bytes (a response body), cached per version of the setup. ``key`` must
-    name everything else the body depends on (metric, baseline, format). A hit needs
-    nothing else: no setup or metric query (``build`` reads them, and raises a 404 or 400
-    for a setup or metric that does not exist, which is then not stored). ``found``: the
-    cache's values of ``finished_keys(...)``, read by the caller with its own. ``update``:
-    the body from the one of before runs were added to the setup (perfdb.cache
-    ``cached_in_setup``), e.g. with what does not change kept, not read again."""
+    update: Callable[[T], T] | None = None,
+) -> T:
+    """``build()``'s bytes (a response body, or a tuple holding one), cached per version of
+    the setup. ``key`` must name everything else the body depends on (metric, baseline,
+    format). A hit needs nothing else: no setup or metric query (``build`` reads them, and
+    raises a 404 or 400 for a setup or metric that does not exist, which is then not
+    stored). ``found``: the cache's values of ``finished_keys(...)``, read by the caller
+    with its own. ``update``: the body from the one of before runs were added to the setup
+    (perfdb.cache ``cached_in_setup``), e.g. with what does not change kept, not read
+    again."""
     return cached_in_setup(f"series:{kind}:{key}", setup_id, build, found, update)
 
 
@@ -310,20 +312,6 @@ def figure_json(data: FinishedSeries, baseline: Baseline | None) -> bytes:
     texts the points' (``FinishedSeries``) when there is no baseline."""
     figure = across_kernels_figure(data.data.series, baseline, data.hover)
     return json.dumps(figure, cls=DjangoJSONEncoder, separators=(",", ":")).encode()
-
-
-# An overlay with nothing to draw (a series without alerts).
-NO_TRACES = b'{"data":[]}'
-
-
-def alert_marks_json(
-    data: FinishedSeries, marks: Sequence[AlertMark], baseline: Baseline | None
-) -> bytes:
-    """The series' alert marks as the overlay the page's chart draws over ``figure_json``'s
-    figure (``{"data": [...]}``); not cached: alerts change without the series. Only the
-    marked points are made (``of_runs``), not the whole series'."""
-    traces = alert_marks(data.of_runs({m.run_id for m in marks}), marks, baseline)
-    return json.dumps({"data": traces}, cls=DjangoJSONEncoder, separators=(",", ":")).encode()
 
 
 def metric_choices(setup: Mapping[str, Any]) -> list[dict[str, Any]]:

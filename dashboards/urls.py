@@ -29,7 +29,6 @@ urlpatterns = [
     ),
     path("kernels/", kernels.kernels, name="dashboards-kernels"),
     path("kernels/figure/", kernels.kernels_figure, name="dashboards-kernels-figure"),
-    path("kernels/alerts/", kernels.kernels_alerts, name="dashboards-kernels-alerts"),
     path("scaling/", pages.scaling, name="dashboards-scaling"),
     path("kernel-time/", kernel_time.kernel_time, name="dashboards-kernel-time"),
     path("wakeups/", wakeups.wakeups, name="dashboards-wakeups"),

@@ -13,10 +13,11 @@ from django.test import RequestFactory
 from rest_framework.throttling import AnonRateThrottle
 
 from dashboards.page_cache import KeptAnswerMiddleware
-from perfdb.models import Metric
+from perfdb.models import Metric, Run
 from tests.bundles import make_bundle
 from tests.dashboards.data import ingest
 from tests.dashboards.series_data import NEW_RUN
+from tests.factories import make_alert
 
 pytestmark = pytest.mark.django_db
 
@@ -154,20 +155,32 @@ def test_an_answer_with_uncached_reads_is_not_kept(kept_30s, client, urls, monke
     assert early(url) is COMPUTED
 
 
-def test_the_default_series_page_and_the_alert_marks_are_never_kept(
-    kept_30s, client, urls, django_assert_num_queries
-):
-    """/kernels/ without a setup opens on the newest open regression, and /kernels/alerts/
-    draws a series' alerts: both ask the database on every request, since a triage changes
-    an alert without moving any version a kept answer is checked against. The default
-    page's context is still cached per setup version: one query, the alerts'."""
+def test_the_default_series_page_is_never_kept(kept_30s, client, urls, django_assert_num_queries):
+    """/kernels/ without a setup opens on the newest open regression: it asks the database
+    on every request, since the newest of all alerts follows no version a kept answer is
+    checked against. The default page's context is still cached per setup version: one
+    query, the alerts'."""
     assert client.get("/kernels/").status_code == 200
     with django_assert_num_queries(1):
         assert client.get("/kernels/").status_code == 200
     assert early("/kernels/") is COMPUTED
-    marks = urls[2].replace("/kernels/figure/", "/kernels/alerts/")
-    assert client.get(marks).status_code == 200
-    assert early(marks) is COMPUTED
+
+
+def test_a_kept_figure_is_drawn_again_when_an_alert_of_its_setup_is_written(
+    kept_30s, client, urls, series, django_capture_on_commit_callbacks
+):
+    """The figure carries its series' alert marks, kept under the setup's alerts version:
+    a new alert (or a triage) makes the next request compute it, with the mark."""
+    setup, metric = series
+    figure = urls[2]
+    assert "alert:" not in client.get(figure).content.decode()
+    assert early(figure) is not COMPUTED
+    run = Run.objects.filter(setup=setup).first()
+    with django_capture_on_commit_callbacks(execute=True):
+        make_alert(run, metric)
+    assert early(figure) is COMPUTED
+    assert "alert: open regression" in client.get(figure).content.decode()
+    assert early(figure) is not COMPUTED
 
 
 def test_nothing_is_kept_when_the_setting_is_zero(settings, client, urls):

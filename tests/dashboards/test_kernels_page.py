@@ -1,46 +1,84 @@
-"""The across-kernels page's alerts (dashboards/kernels.py): the marks its chart draws
-over the figure (/kernels/alerts/), read fresh, and the series a page naming no set-up
-opens on."""
+"""The across-kernels page's alerts (dashboards/kernels.py, dashboards/series_marks.py): the
+marks drawn into its figure (/kernels/figure/), never older than the alerts, and the series
+a page naming no set-up opens on."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
+from django.contrib.auth.models import User
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
+from perfdb.alerting.triage import alert_triage
+from perfdb.cache import runs_added, scope_key
 from perfdb.models import Metric
 from tests.factories import make_alert
 
 pytestmark = pytest.mark.django_db
 
 
-def test_the_marks_are_read_fresh_and_the_series_from_the_cache(
-    client, data, django_assert_num_queries
+def _marks(response) -> list[dict]:
+    """The alert traces of a /kernels/figure/ answer (drawn after the series' own)."""
+    data = json.loads(response.content)["data"]
+    return [t for t in data if t.get("legendgroup") == "alerts"]
+
+
+def _alert_sql(queries) -> list[str]:
+    return [q["sql"] for q in queries if '"perfdb_alert"' in q["sql"]]
+
+
+def test_the_figure_carries_the_marks_and_shows_every_alert_write_at_once(
+    client, data, django_assert_num_queries, django_capture_on_commit_callbacks
 ):
+    """The marks are cached under the setup's alerts version: the second read of the figure
+    makes no query, and an alert created, triaged or deleted is drawn by the next one."""
     throughput = Metric.objects.get(name="throughput")
     run = data.run("2.5.25")
     alert = make_alert(run, throughput)
-    url = f"/kernels/alerts/?setup={run.setup_id}&metric={throughput.pk}"
-    assert client.get(url).status_code == 200  # reads the series once, into the cache
-    with django_assert_num_queries(1):  # the alerts only
-        response = client.get(url)
-    (trace,) = json.loads(response.content)["data"]
+    url = f"/kernels/figure/?setup={run.setup_id}&metric={throughput.pk}"
+    (trace,) = _marks(client.get(url))
+    assert json.loads(client.get(url).content)["data"][-1] == trace, "drawn over the series"
     assert trace["name"] == "alert: open regression"
     assert trace["customdata"] == [f"/alerts/{alert.pk}/"] and trace["x"] == ["2.5.25"]
-    alert.status = "fixed"
-    alert.save()  # a triage moves no data version: the next answer shows it anyway
-    (trace,) = json.loads(client.get(url).content)["data"]
+    with django_assert_num_queries(0):  # figure and marks from the cache
+        assert _marks(client.get(url)) == [trace]
+    staff = User.objects.create_user("triager", is_staff=True)
+    with django_capture_on_commit_callbacks(execute=True):
+        alert_triage(alert_id=alert.pk, user=staff, status="fixed")
+    (trace,) = _marks(client.get(url))
     assert trace["name"] == "alert: triaged"
+    with django_capture_on_commit_callbacks(execute=True):
+        pending = make_alert(data.run("2.4.20"), throughput, status="pending")
+    assert [t["name"] for t in _marks(client.get(url))] == ["alert: pending", "alert: triaged"]
+    with django_capture_on_commit_callbacks(execute=True):
+        pending.delete()
+    assert [t["name"] for t in _marks(client.get(url))] == ["alert: triaged"]
 
 
-def test_a_series_without_alerts_answers_no_traces_in_one_query(
-    client, data, django_assert_num_queries
+def test_an_upload_to_the_setup_reads_the_series_again_not_its_alerts(
+    client, data, django_capture_on_commit_callbacks
 ):
+    throughput = Metric.objects.get(name="throughput")
+    run = data.run("2.5.25")
+    make_alert(run, throughput)
+    url = f"/kernels/figure/?setup={run.setup_id}&metric={throughput.pk}"
+    before = client.get(url).content
+    setup = run.setup
+    runs_added([scope_key(setup.workload_id, setup.hardware_id, setup.mode)], [setup.pk])
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(url).content == before
+    assert queries.captured_queries, "the figure was not made again"
+    assert _alert_sql(queries.captured_queries) == []
+
+
+def test_a_series_without_alerts_has_no_marks(client, data):
     run = data.run("2.5.25")
     metric = Metric.objects.get(name="throughput")
-    with django_assert_num_queries(1):
-        response = client.get(f"/kernels/alerts/?setup={run.setup_id}&metric={metric.pk}")
-    assert json.loads(response.content) == {"data": []}
+    response = client.get(f"/kernels/figure/?setup={run.setup_id}&metric={metric.pk}")
+    assert response.status_code == 200 and json.loads(response.content)["data"]
+    assert _marks(response) == []
 
 
 def test_the_marks_follow_the_pages_baseline(client, data):
@@ -48,14 +86,9 @@ def test_the_marks_follow_the_pages_baseline(client, data):
     run, base = data.run("2.5.25"), data.run("2.4.20")
     make_alert(run, throughput)
     query = f"setup={run.setup_id}&metric={throughput.pk}"
-    absolute = json.loads(client.get(f"/kernels/alerts/?{query}").content)["data"][0]["y"][0]
-    relative = json.loads(client.get(f"/kernels/alerts/?{query}&baseline={base.pk}").content)
-    assert relative["data"][0]["y"][0] == pytest.approx(absolute / 12000 * 100)
-
-
-@pytest.mark.parametrize("query", ["metric=1", "setup=1", "setup=x&metric=1"])
-def test_the_marks_need_a_setup_and_a_metric(client, query):
-    assert client.get(f"/kernels/alerts/?{query}").status_code == 400
+    absolute = _marks(client.get(f"/kernels/figure/?{query}"))[0]["y"][0]
+    relative = _marks(client.get(f"/kernels/figure/?{query}&baseline={base.pk}"))[0]["y"][0]
+    assert relative == pytest.approx(absolute / 12000 * 100)
 
 
 def test_a_page_naming_no_setup_opens_on_the_newest_open_regression(client, data):
@@ -65,7 +98,7 @@ def test_a_page_naming_no_setup_opens_on_the_newest_open_regression(client, data
     html = client.get("/kernels/").content.decode()
     query = f"setup={run.setup_id}&amp;metric={throughput.pk}"
     assert f'data-src="/kernels/figure/?{query}"' in html
-    assert f'data-overlay="/kernels/alerts/?{query}"' in html
+    assert "data-overlay" not in html, "the marks come with the figure"
     assert f'<option value="{run.setup_id}" selected>' in html
 
 
