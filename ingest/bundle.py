@@ -1,4 +1,5 @@
-"""Read an uploaded result bundle (.tar.gz, .tgz, .tar or .zip) safely into memory.
+"""Read an uploaded result bundle (.tar.gz, .tgz, .tar or .zip) safely into memory, then
+parse it into the runs it will create: an ingest's reading, all of it outside any transaction.
 
 An upload is untrusted: it may hold links, paths that climb out of a folder, devices, or a
 compression bomb whose headers lie about sizes. So members are streamed one at a time and their
@@ -9,6 +10,11 @@ member is ever written to disk. See docs/bundle-format.md ("Safety limits").
 temporary copy of the archive when bundles live in shared storage without local paths (S3
 through django-storages: a worker on another host reads what the web server stored;
 docs/deploy.md).
+
+``bundle_parse`` takes the bundle read: its manifest checked (ingest/manifest/), every file
+it names parsed (ingest/parsers/), its runs planned (ingest/plan.py) and every text measured
+against its column (ingest/field_lengths.py). Nothing is stored; the upload preview calls it
+too.
 """
 
 from __future__ import annotations
@@ -21,13 +27,18 @@ import tarfile
 import tempfile
 import zipfile
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
+from ingest.field_lengths import check_lengths
+from ingest.manifest import Manifest, parse_manifest
+from ingest.parsers import ParseError, ParseResult, get_parser
+from ingest.plan import PlannedRun, file_key, plan_runs
 from ingest.report_bundle import ReportError, report_files
+from perfdb.operations.gc_pause import collector_paused
 
 if TYPE_CHECKING:
     from django.db.models.fields.files import FieldFile
@@ -303,3 +314,69 @@ def _locate_manifest(members: dict[str, bytes]) -> Bundle:
         if name.startswith(root) and name != root + manifest_name
     }
     return Bundle(manifest_name=manifest_name, manifest_text=manifest_text, files=files)
+
+
+# --- the bundle parsed ---------------------------------------------------------------------------
+
+
+class IngestInternalError(Exception):
+    """A bug met while reading one file (its parser raised something unexpected)."""
+
+
+def _decode(data: bytes, path: str, warnings: list[str]) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        warnings.append(f"{path}: not UTF-8; read as Latin-1")
+        return data.decode("latin-1")
+
+
+def _wanted_files(manifest: Manifest) -> dict[str, tuple[str, str, Mapping[str, object], str]]:
+    """Each distinct (file, parser, options) of the manifest, with who reads it first."""
+    wanted: dict[str, tuple[str, str, Mapping[str, object], str]] = {}
+    for run in manifest.runs:
+        for file in run.files:
+            key = file_key(file.path, file.parser, file.options)
+            wanted.setdefault(key, (file.path, file.parser, file.options, f"run {run.index}"))
+    for block in manifest.runs_from:
+        for path in block.paths:
+            key = file_key(path, block.parser, block.options)
+            wanted.setdefault(key, (path, block.parser, block.options, block.where))
+    return wanted
+
+
+def bundle_parse(
+    bundle: Bundle, progress: Callable[[int, int], None] | None = None
+) -> tuple[Manifest, list[PlannedRun], list[str]]:
+    """Validate the manifest, run every named parser, plan the runs. Pure: no database.
+
+    Every file is parsed even after one fails, so the uploader learns the fate of all files
+    from one upload: the error lists each file's problem on its own line.
+    """
+    manifest = parse_manifest(
+        bundle.manifest_text, filename=bundle.manifest_name, available_files=bundle.files.keys()
+    )
+    wanted = _wanted_files(manifest)
+    parsed: dict[str, ParseResult] = {}
+    warnings: list[str] = []
+    problems: list[str] = []
+    for done, (key, (path, parser, options, who)) in enumerate(wanted.items(), start=1):
+        text = _decode(bundle.files[path], path, warnings)
+        try:
+            with collector_paused():
+                result = get_parser(parser)(text, options)
+        except ParseError as exc:
+            where = f"line {exc.line}: " if exc.line else ""
+            problems.append(f"{who}: file {path!r} ({parser}): {where}{exc.message}")
+            continue
+        except Exception as exc:  # a parser bug: the upload names the file and the parser
+            raise IngestInternalError(f"reading file {path!r} with the {parser} parser") from exc
+        parsed[key] = result
+        warnings.extend(f"{path}: {w}" for w in result.warnings)
+        if progress:
+            progress(done, len(wanted))
+    if problems:
+        raise ParseError("\n".join(problems))
+    plan = plan_runs(manifest, parsed)
+    check_lengths(manifest, plan)  # before any transaction: a clear error, not a DataError
+    return manifest, plan, sorted(set(warnings), key=warnings.index)

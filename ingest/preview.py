@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from ingest.bundle import read_bundle
+from ingest.bundle import bundle_parse, read_bundle
 from ingest.keys import MetricCache
 from ingest.plan import PlannedRun
-from ingest.services import DATA_ERRORS, bundle_parse
+from ingest.services import DATA_ERRORS
 
 
 @dataclass(frozen=True)

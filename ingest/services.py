@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Callable, Mapping
 from datetime import timedelta
 from pathlib import Path
 from typing import BinaryIO
@@ -32,19 +31,17 @@ from django.db import DatabaseError, IntegrityError, transaction
 from django.utils import timezone
 
 from ingest import queue, upload_rows
-from ingest.bundle import Bundle, BundleError, read_stored_bundle
-from ingest.field_lengths import check_lengths
+from ingest.bundle import BundleError, IngestInternalError, bundle_parse, read_stored_bundle
 from ingest.keys import BundleDataError
-from ingest.manifest import Manifest, ManifestError, parse_manifest
-from ingest.parsers import ParseError, ParseResult, get_parser
-from ingest.plan import PlanError, PlannedRun, file_key, plan_runs
+from ingest.manifest import ManifestError
+from ingest.parsers import ParseError
+from ingest.plan import PlanError
 from ingest.writer import WriteOutcome, bundle_write
 from perfdb.alerting import queue as alerting_queue
 from perfdb.kernels import KernelVersionError
 from perfdb.models import Upload
 from perfdb.operations import log_context
 from perfdb.operations.faults import pause_point
-from perfdb.operations.gc_pause import collector_paused
 from perfdb.operations.transient import TRANSIENT_ERRORS
 
 log = logging.getLogger(__name__)
@@ -63,10 +60,6 @@ DATA_ERRORS = (
 
 class UploadTooLarge(ValueError):
     pass
-
-
-class IngestInternalError(Exception):
-    """A bug met while reading one file (its parser raised something unexpected)."""
 
 
 def detection_deadline() -> timedelta:
@@ -204,65 +197,6 @@ def upload_orphaned(upload_id: int) -> bool:
         return False
     upload_rows.unlock(upload_id)
     return True
-
-
-def _decode(data: bytes, path: str, warnings: list[str]) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        warnings.append(f"{path}: not UTF-8; read as Latin-1")
-        return data.decode("latin-1")
-
-
-def _wanted_files(manifest: Manifest) -> dict[str, tuple[str, str, Mapping[str, object], str]]:
-    """Each distinct (file, parser, options) of the manifest, with who reads it first."""
-    wanted: dict[str, tuple[str, str, Mapping[str, object], str]] = {}
-    for run in manifest.runs:
-        for file in run.files:
-            key = file_key(file.path, file.parser, file.options)
-            wanted.setdefault(key, (file.path, file.parser, file.options, f"run {run.index}"))
-    for block in manifest.runs_from:
-        for path in block.paths:
-            key = file_key(path, block.parser, block.options)
-            wanted.setdefault(key, (path, block.parser, block.options, block.where))
-    return wanted
-
-
-def bundle_parse(
-    bundle: Bundle, progress: Callable[[int, int], None] | None = None
-) -> tuple[Manifest, list[PlannedRun], list[str]]:
-    """Validate the manifest, run every named parser, plan the runs. Pure: no database.
-
-    Every file is parsed even after one fails, so the uploader learns the fate of all files
-    from one upload: the error lists each file's problem on its own line.
-    """
-    manifest = parse_manifest(
-        bundle.manifest_text, filename=bundle.manifest_name, available_files=bundle.files.keys()
-    )
-    wanted = _wanted_files(manifest)
-    parsed: dict[str, ParseResult] = {}
-    warnings: list[str] = []
-    problems: list[str] = []
-    for done, (key, (path, parser, options, who)) in enumerate(wanted.items(), start=1):
-        text = _decode(bundle.files[path], path, warnings)
-        try:
-            with collector_paused():
-                result = get_parser(parser)(text, options)
-        except ParseError as exc:
-            where = f"line {exc.line}: " if exc.line else ""
-            problems.append(f"{who}: file {path!r} ({parser}): {where}{exc.message}")
-            continue
-        except Exception as exc:  # a parser bug: the upload names the file and the parser
-            raise IngestInternalError(f"reading file {path!r} with the {parser} parser") from exc
-        parsed[key] = result
-        warnings.extend(f"{path}: {w}" for w in result.warnings)
-        if progress:
-            progress(done, len(wanted))
-    if problems:
-        raise ParseError("\n".join(problems))
-    plan = plan_runs(manifest, parsed)
-    check_lengths(manifest, plan)  # before any transaction: a clear error, not a DataError
-    return manifest, plan, sorted(set(warnings), key=warnings.index)
 
 
 def upload_ingest(*, upload_id: int) -> list[int]:

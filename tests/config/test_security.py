@@ -356,9 +356,8 @@ def test_an_over_long_unit_fails_the_upload_with_the_field_and_limit(tmp_path):
     [("patch", "P" * 101, 100), ("workload", "W" * 101, 100), ("label", "L" * 101, 100)],
 )
 def test_every_run_field_is_measured(tmp_path, field, value, limit):
-    from ingest.bundle import read_bundle
+    from ingest.bundle import bundle_parse, read_bundle
     from ingest.manifest import ManifestError
-    from ingest.services import bundle_parse
     from tests.bundles import make_bundle, manifest_toml, volano_log, volano_run
 
     run = volano_run("2.5.25", files='{ path = "t1.log", parser = "volanomark" }')

@@ -86,7 +86,7 @@ def test_ten_concurrent_uploads_introducing_the_same_new_kernel(tmp_path, sent, 
 def test_a_parser_bug_fails_the_upload_naming_file_parser_and_a_log_reference(
     tmp_path, sent, monkeypatch, caplog
 ):
-    import ingest.services as svc
+    import ingest.bundle
 
     def broken(name):
         def parse(text, options):
@@ -94,7 +94,7 @@ def test_a_parser_bug_fails_the_upload_naming_file_parser_and_a_log_reference(
 
         return parse
 
-    monkeypatch.setattr(svc, "get_parser", broken)
+    monkeypatch.setattr(ingest.bundle, "get_parser", broken)
     upload, _ = create(bundle(tmp_path, "a.tar.gz"))
     with caplog.at_level(logging.ERROR):
         upload_ingest(upload_id=upload.pk)

@@ -141,9 +141,8 @@ def test_stored_keys_reads_in_one_round_trip_what_the_writer_looks_up(tmp_path):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from ingest.bundle import read_bundle
+    from ingest.bundle import bundle_parse, read_bundle
     from ingest.bundle_keys import setup_key, stored_keys
-    from ingest.services import bundle_parse
     from ingest.writer import FileDigests, run_fingerprint
     from perfdb.models import Claim
 
@@ -192,8 +191,7 @@ def test_stored_keys_leaves_a_setup_newer_than_its_hardware_read_to_the_writer(
     setup is not a key the writer can use (it was a KeyError, failing one of ten concurrent
     uploads of a new machine); the writer looks it up itself and the upload succeeds."""
     from ingest import bundle_keys
-    from ingest.bundle import read_bundle
-    from ingest.services import bundle_parse
+    from ingest.bundle import bundle_parse, read_bundle
     from ingest.writer import FileDigests, run_fingerprint
 
     path = volano_bundle(tmp_path / "a.tar.gz")
