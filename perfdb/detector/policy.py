@@ -111,7 +111,7 @@ def resolution_of(values: Iterable[float], *, max_decimals: int = 6) -> float | 
 
 
 @lru_cache(maxsize=64)
-def _chi2_median_ratio(dof: int) -> float:
+def chi2_median_ratio(dof: int) -> float:
     return float(scipy_stats.chi2.median(dof)) / dof
 
 
@@ -137,7 +137,7 @@ def within_run_pct(groups: Sequence[Sequence[float]]) -> tuple[float | None, int
     # None for a run without spread to read: most runs of a long series have one trial
     for group, cv in zip(groups, trial_spread.cv_pcts(groups), strict=True):
         if cv is not None:
-            votes.append(cv * cv / _chi2_median_ratio(len(group) - 1))
+            votes.append(cv * cv / chi2_median_ratio(len(group) - 1))
     if not votes:
         return None, 0
     votes.sort()
@@ -154,7 +154,7 @@ def level_noise_pct(
     Without a step x[i+1] - x[i] has sd sqrt(2) sigma. The largest ``trim`` of the |moves|,
     but at most ``max_trimmed`` (a step is one move, a spike two), is left out and the rest's
     mean square scaled back to a normal's by the second moment of a normal truncated where
-    the kept share ends (``_truncated_square``: 0.598 for one of nine left out): far more
+    the kept share ends (``truncated_square``: 0.598 for one of nine left out): far more
     efficient than the median |move|. The cap keeps a bimodal series noisy: its many large
     moves (runs switching mode) are its noise, and leaving a fifth of them out read a long
     bimodal series as quiet and its second-mode runs as steps.
@@ -169,7 +169,7 @@ def level_noise_pct(
         return None, 0
     keep = max(1, math.ceil((1 - trim) * len(moves)), len(moves) - max_trimmed)
     kept = moves[:keep] if len(moves) >= 3 else moves
-    factor = _truncated_square(len(kept) / len(moves))
+    factor = truncated_square(len(kept) / len(moves))
     sigma = math.sqrt(math.fsum(map(mul, kept, kept)) / len(kept) / factor / 2)
     return sigma / centre * 100.0, len(moves)
 
@@ -185,7 +185,7 @@ def _step_free_noise_pct(levels: Sequence[float]) -> float | None:
 
 
 @lru_cache(maxsize=1024)
-def _truncated_square(kept: float) -> float:
+def truncated_square(kept: float) -> float:
     """E[Z^2 | |Z| < c] for the c that keeps this share of a normal's |values|."""
     if kept >= 1:
         return 1.0

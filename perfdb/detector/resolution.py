@@ -34,7 +34,7 @@ def resolution_of(values: Iterable[float], *, max_decimals: int = 6) -> float | 
     if len(found) >= VECTOR_FROM and (floats or set(map(type, found)) == {float}):
         decimals = _decimals_vector(found, max_decimals)
     else:
-        decimals = _decimals_loop(found, 0, max_decimals)
+        decimals = decimals_loop(found, 0, max_decimals)
     return None if decimals is None else 10.0**-decimals
 
 
@@ -46,7 +46,7 @@ def _fits(value: float, decimals: int, max_decimals: int) -> int | None:
     return None
 
 
-def _decimals_loop(values: Iterable[float], decimals: int, max_decimals: int) -> int | None:
+def decimals_loop(values: Iterable[float], decimals: int, max_decimals: int) -> int | None:
     for value in values:
         found = _fits(value, decimals, max_decimals)
         if found is None:
@@ -56,7 +56,7 @@ def _decimals_loop(values: Iterable[float], decimals: int, max_decimals: int) ->
 
 
 def _decimals_vector(values: Sequence[float], max_decimals: int) -> int | None:
-    """``_decimals_loop`` over floats: the values that surely fit the current decimals are
+    """``decimals_loop`` over floats: the values that surely fit the current decimals are
     skipped a block at a time; the first one that may not is tested exactly."""
     array = values.array if isinstance(values, Floats) else np.asarray(values, dtype=float)
     sure = 0.5e-9 * np.maximum(1.0, np.abs(array))  # half the exact test's tolerance

@@ -359,7 +359,7 @@ def analyse_of(
     # every trial, in the points' order
     trials = chain.from_iterable(of[3]) if singles is None else singles
     resolution = settings.resolution or policy.resolution_of(trials)
-    variances = _variances(kernels, noise, centre, resolution)
+    variances = kernel_variances(kernels, noise, centre, resolution)
     per_kernel = settings.series_alpha / max(len(kernels), settings.budget_kernels)
     fixed = policy.usable_threshold_pct(settings.threshold_pct)
     rule = stats.ScanRule(
@@ -377,7 +377,7 @@ def analyse_of(
     return Series(kernels, noise, stats.step_scan(levels, variances, rule), levels, variances)
 
 
-def _variances(
+def kernel_variances(
     kernels: StockKernels, noise: policy.Noise, centre: float, resolution: float | None
 ) -> list[float]:
     """Each kernel's level variance: run-to-run over its runs plus within-run over its trials,

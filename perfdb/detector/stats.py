@@ -129,17 +129,16 @@ class ScanRule:
     min_absolute: float  # |after - before| must exceed this (the metric's resolution)
     window: int = 4  # kernels after a step that may confirm it
     baseline_window: int = 30  # kernels of the current segment used as its baseline
-    excursion: int = 0  # kernels: a confirmed step back within this many is no step (``_back``)
+    excursion: int = 0  # kernels: a confirmed step back within this many is no step (``came_back``)
 
 
-_Prefix = scan_filter.Prefix
 _VECTOR_FROM = 200  # kernels: below this numpy costs more than it saves
 
 
 def _candidate(
     after_levels: list[float],
     after_vars: list[float],
-    prefix: _Prefix,
+    prefix: scan_filter.Prefix,
     j: int,
     lo: int,
     rule: ScanRule,
@@ -188,11 +187,11 @@ def _disagree(
     return spread > rule.homogeneity[min(len(levels) - 1, len(rule.homogeneity) - 1)]
 
 
-def _best_step(
+def best_step(
     levels: Sequence[float],
     variances: Sequence[float],
     outlier: Sequence[bool],
-    prefix: _Prefix,
+    prefix: scan_filter.Prefix,
     t: int,
     start: int,
     rule: ScanRule,
@@ -213,7 +212,7 @@ def _best_step(
         after_vars.append(variances[j])
         lo = max(start, j - rule.baseline_window)
         found = _candidate(after_levels, after_vars, prefix, j, lo, rule)
-        if found is not None and not _baseline_holds(
+        if found is not None and not baseline_holds(
             levels, variances, outlier, lo, j, rule, found[1:3], after_vars
         ):
             found = None
@@ -229,7 +228,7 @@ def _best_step(
 SHORT_BASELINE = 3  # kernels: one spike among them moves their mean by a third of it or more
 
 
-def _baseline_holds(
+def baseline_holds(
     levels: Sequence[float],
     variances: Sequence[float],
     outlier: Sequence[bool],
@@ -281,7 +280,7 @@ def step_scan(levels: Sequence[float], variances: Sequence[float], rule: ScanRul
     """
     n = len(levels)
     outlier = [False] * n
-    prefix = _Prefix()
+    prefix = scan_filter.Prefix()
     start, pending = 0, None
     steps: list[Step] = []
     whole = None  # numpy pays off from a few hundred kernels; it stands for the exact test
@@ -303,12 +302,12 @@ def step_scan(levels: Sequence[float], variances: Sequence[float], rule: ScanRul
                 t = upto
                 continue
         happened = pending is not None
-        if pending is not None and _cleared(levels[t], pending):
+        if pending is not None and cleared(levels[t], pending):
             outlier[t - 1] = True
             prefix.drop_last()
-        best = _best_step(levels, variances, outlier, prefix, t, start, rule)
+        best = best_step(levels, variances, outlier, prefix, t, start, rule)
         pending = None
-        if best is not None and best.confirmed and _back(steps, best, rule, variances, outlier):
+        if best is not None and best.confirmed and came_back(steps, best, rule, variances, outlier):
             away = steps.pop()
             for i in range(away.index, best.index):
                 outlier[i] = True
@@ -326,7 +325,7 @@ def step_scan(levels: Sequence[float], variances: Sequence[float], rule: ScanRul
     return Scan(tuple(steps), pending, frozenset(compress(range(n), outlier)))
 
 
-def _back(
+def came_back(
     steps: Sequence[Step],
     best: Step,
     rule: ScanRule,
@@ -354,7 +353,7 @@ def _back(
     return _too_small(new - old, old, rule) or abs(new - old) < rule.critical * math.sqrt(var)
 
 
-def _cleared(level: float, pending: Step) -> bool:
+def cleared(level: float, pending: Step) -> bool:
     """The kernel after a pending step is closer to the old level than to the new one."""
     moved = pending.after_mean - pending.before_mean
     return (level - pending.before_mean) * math.copysign(1.0, moved) < abs(moved) / 2

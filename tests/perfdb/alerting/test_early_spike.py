@@ -1,9 +1,9 @@
 """A bad run on a series' second kernel is a spike, not the old level of a step.
 
 Twice it was read as one: the short series' check judged the third kernel against it (a
-move, confirmed by the fourth: ``detection._back_from_spike``), and once the series was long
+move, confirmed by the fourth: ``detection.short_scan``), and once the series was long
 enough for the step scan, it stayed in the baseline of the first starts, where no kernel
-before it could make it pending (``stats._baseline_holds``). A bad *first* run cannot be
+before it could make it pending (``stats.baseline_holds``). A bad *first* run cannot be
 told from a step at the second kernel when it arrives (an A/B of two kernels is judged
 then), and is alerted as one: here an improvement, never emailed, and the way back raises
 no regression."""

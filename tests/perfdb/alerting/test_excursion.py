@@ -3,7 +3,7 @@
 A bimodal benchmark's visit to its other mode for two or three kernels used to be read as a
 step away and a step back: two alerts, and when the visit was to the better mode, the way
 back was emailed as a regression on a kernel where the series had always been
-(``stats._back``, docs/detector.md "Excursions")."""
+(``stats.came_back``, docs/detector.md "Excursions")."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ import random
 
 from scipy import stats as scipy_stats
 
-from perfdb.detector import stats
+from perfdb.detector import scan_filter, stats
 
 
 def _reference_candidate(levels, variances, outlier, prefix, j, t, start, rule):
@@ -77,10 +77,10 @@ def _reference_back(levels, variances, outlier, steps, best, t, rule):
 def reference_scan(levels, variances, rule):
     n = len(levels)
     outlier = [False] * n
-    prefix = stats._Prefix()
+    prefix = scan_filter.Prefix()
     start, steps, pending = 0, [], None
     for t in range(n):
-        if pending is not None and stats._cleared(levels[t], pending):
+        if pending is not None and stats.cleared(levels[t], pending):
             outlier[t - 1] = True
             prefix.drop_last()
         best, strongest = None, 0.0
@@ -97,7 +97,7 @@ def reference_scan(levels, variances, rule):
             away = steps.pop()
             for i in range(away.index, best.index):
                 outlier[i] = True
-            prefix = stats._Prefix()
+            prefix = scan_filter.Prefix()
             for i in range(t):
                 prefix.push(levels[i], variances[i], not outlier[i])
             start = steps[-1].index if steps else 0

@@ -59,6 +59,6 @@ def test_level_noise_is_the_sorted_computation(seed):
     centre = sorted(map(abs, levels))[len(levels) // 2]
     keep = max(1, math.ceil(0.8 * len(moves)), len(moves) - policy.NOISE_TRIM_MAX)
     kept = moves[:keep]
-    factor = policy._truncated_square(len(kept) / len(moves))
+    factor = policy.truncated_square(len(kept) / len(moves))
     sigma = math.sqrt(math.fsum(m * m for m in kept) / len(kept) / factor / 2)
     assert policy.level_noise_pct(levels) == (sigma / centre * 100.0, len(moves))

@@ -14,7 +14,7 @@ from perfdb.detector import resolution, stats
 
 def loop(values: list[float], max_decimals: int = 6) -> float | None:
     """The exact per-value loop, as ``policy.resolution_of`` was written before numpy."""
-    decimals = resolution._decimals_loop(values, 0, max_decimals)
+    decimals = resolution.decimals_loop(values, 0, max_decimals)
     return None if decimals is None else 10.0**-decimals
 
 

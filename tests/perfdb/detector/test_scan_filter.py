@@ -77,7 +77,7 @@ def test_the_filter_keeps_every_kernel_at_which_the_exact_test_finds_a_start(see
         whole.pushed = t0
         end, kept = scan_filter.might_pass(whole, t0, start, rule)
         for t in range(t0, end):
-            best = stats._best_step(levels, variances, outlier, whole, t, start, rule)
+            best = stats.best_step(levels, variances, outlier, whole, t, start, rule)
             tested += 1
             if best is not None:
                 found += 1

@@ -99,5 +99,5 @@ def test_analyse_reads_what_the_plain_computation_reads(seed):
         floor = (resolution or 0.0) / 2 / math.sqrt(len(k.values))
         variances.append(max(sd, floor, 1e-9 * centre) ** 2)
     stock = series.stock_kernels(points)
-    assert series._variances(stock, noise, centre, resolution) == variances
+    assert series.kernel_variances(stock, noise, centre, resolution) == variances
     assert order_stats.middle_size(stock.levels, floats=True) == centre

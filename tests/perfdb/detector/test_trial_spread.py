@@ -48,7 +48,7 @@ def test_the_series_within_run_noise_reads_the_same_votes():
     rng = random.Random(3)
     groups = [[rng.gauss(100, 2) for _ in range(rng.choice((1, 2, 3, 5)))] for _ in range(300)]
     votes = sorted(
-        cv * cv / policy._chi2_median_ratio(len(g) - 1)
+        cv * cv / policy.chi2_median_ratio(len(g) - 1)
         for g in groups
         if (cv := stats.coefficient_of_variation_pct(g)) is not None
     )
