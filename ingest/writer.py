@@ -161,8 +161,8 @@ def _bundle_write(
     specs = [p.spec for p in plan]
     digests = FileDigests(files)
     fingerprints = [run_fingerprint(spec, digests) for spec in specs]
-    metrics = MetricCache(manifest)
     wanted = _metric_keys(plan)
+    metrics = MetricCache(manifest)
     stored = stored_keys(manifest, specs, fingerprints, metrics.names(wanted))
     metrics.prefetch(wanted, stored.metrics)
     hardware = hardware_resolve(manifest, specs, stored.hardware)
