@@ -118,11 +118,11 @@ def phases_timed() -> dict[str, float]:
     from ingest import services, writer
 
     phases = {
-        "read": (services, "read_bundle"),
+        "read": (services, "read_stored_bundle"),
         "parse": (services, "bundle_parse"),
         "write": (services, "bundle_write"),
         "COPY": (writer, "copy_rows"),
-        "raw files": (writer, "_attached_write"),
+        "raw files": (writer, "attached_write"),
     }
     spent = dict.fromkeys(phases, 0.0)
     pid = backend_pid()

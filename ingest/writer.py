@@ -306,7 +306,7 @@ def runs_insert(new: list[_NewRun], files: Mapping[str, bytes], digests: Mapping
             for c in n.rows.columns + columns_from_samples(n.rows.samples)
         ),
     )
-    _attached_write(new, files, digests)
+    attached_write(new, files, digests)
     setups = {n.run.setup for n in new}
     runs_added_on_commit(
         {scope_key(s.workload_id, s.hardware_id, s.mode) for s in setups}, {s.pk for s in setups}
@@ -359,7 +359,7 @@ def _discarded_trial(new: _NewRun) -> int | None:
     return min(trials) if new.run.discard_first_trial and len(trials) > 1 else None
 
 
-def _attached_write(
+def attached_write(
     new: list[_NewRun], files: Mapping[str, bytes], digests: Mapping[str, str]
 ) -> None:
     """Histograms, curves and the raw files the runs were read from (downloadable from a
