@@ -3,9 +3,6 @@
  * A chart is <div class="js-chart" data-figure="ID"> plus a json_script element with that
  * ID holding the figure built in Python, or <div class="js-chart" data-src="URL">, whose
  * figure is fetched from URL (same origin) once: a long series' figure is not embedded.
- * data-overlay="URL" adds the traces URL answers ({"data": [...]}) on top: a series' alert
- * markers, read fresh while the figure itself is cached. If the overlay fails, the chart is
- * drawn without it and says so.
  *
  * Clicking a point opens its page: a customdata that is a run id opens /runs/<id>/, one that
  * is a same-site path (an alert marker's "/alerts/<id>/") opens that path. The mode bar
@@ -60,29 +57,17 @@
       if (!source) { note(el, "The chart has no figure."); return; }
       figure = Promise.resolve(JSON.parse(source.textContent));
     }
-    var overlay = el.dataset.overlay
-      ? fetchJson(el.dataset.overlay).catch(function (error) { return { failed: error }; })
-      : Promise.resolve(null);
-    Promise.all([figure, overlay])
-      .then(function (both) { return plot(el, both[0], both[1]); })
+    figure
+      .then(function (fig) { return plot(el, fig); })
       .catch(function (error) { note(el, "The chart could not be loaded (" + error.message + ")."); });
   }
 
-  function plot(el, fig, overlay) {
-    var data = (fig.data || []).slice();
-    var failed = overlay && overlay.failed;
-    if (overlay && !failed) { data = data.concat(overlay.data || []); }
-    return Plotly.newPlot(el, data, fig.layout || {}, CONFIG).then(function () {
+  function plot(el, fig) {
+    return Plotly.newPlot(el, fig.data || [], fig.layout || {}, CONFIG).then(function () {
       var loading = el.querySelector(".chart-loading");
       if (loading) { loading.remove(); }
       el.style.minHeight = "";
       el.setAttribute("aria-busy", "false");
-      if (failed) {
-        var p = document.createElement("p");
-        p.className = "chart-note";
-        p.textContent = "The alert markers could not be loaded (" + failed.message + ").";
-        el.parentNode.insertBefore(p, el.nextSibling);
-      }
       el.on("plotly_click", function (event) {
         var url = pointUrl(event.points && event.points[0]);
         if (url) { window.location.href = url; }

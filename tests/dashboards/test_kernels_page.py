@@ -99,6 +99,7 @@ def test_a_page_naming_no_setup_opens_on_the_newest_open_regression(client, data
     query = f"setup={run.setup_id}&amp;metric={throughput.pk}"
     assert f'data-src="/kernels/figure/?{query}"' in html
     assert "data-overlay" not in html, "the marks come with the figure"
+    assert "an alert's marker to open the alert" in html
     assert f'<option value="{run.setup_id}" selected>' in html
 
 
