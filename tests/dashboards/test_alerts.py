@@ -37,6 +37,16 @@ def test_detail_shows_the_series_with_both_runs_marked(client, alert):
     assert any(name.startswith("baseline: run #") for name in names)
 
 
+def test_a_tiny_p_value_reads_as_a_bound_on_the_list_and_the_detail(client, alert):
+    """Printed to four places, p = 1e-7 read "p = 0.0000", which no test can give."""
+    Alert.objects.filter(pk=alert.pk).update(p_value=1e-7)
+    for url in ("/alerts/", f"/alerts/{alert.pk}/"):
+        page = client.get(url).content.decode()
+        assert "p &lt; 0.0001" in page and "p = 0.0000" not in page
+    Alert.objects.filter(pk=alert.pk).update(p_value=0.00312)
+    assert "p = 0.00312" in client.get("/alerts/").content.decode()
+
+
 def test_staff_triage_records_history(client, staff, alert):
     client.force_login(staff)
     response = client.post(
