@@ -1,24 +1,27 @@
 """The regression detector: a series of runs in, changes out.
 
 One setup's runs of one metric (``Point``: kernel, patch set, trials; a kernel whose name
-carries no order, a commit, named ``with_order``) go in; the changes
-worth an alert come out (``Change``: the candidate run, its baseline runs, the change, the
-test's p-value, confirmed or pending). Pure Python, no Django (an import-linter contract in
-pyproject.toml): the service in ``perfdb.alerting`` loads the series and stores the alerts,
-the compare page asks ``pair_context`` and ``judge`` for the same verdicts.
+carries no order, a commit, named ``with_order``) go in; the changes worth an alert come out
+(``Change``: the candidate run, its baseline runs, the change, the test's p-value, confirmed
+or pending). ``check`` is the question a regression check asks of a series for an upload's
+runs. Pure Python, no Django (an import-linter contract in pyproject.toml): the service in
+``perfdb.alerting`` loads the series, asks ``check`` and stores the alerts through the names
+here; the compare page asks ``pair_context`` and ``judge`` for the same verdicts.
 
-- ``detection``: ``detect`` (what a check runs per upload), A/B tests, short series read
-  kernel by kernel (``short_scan``), ``pair_context`` for the compare page;
+- ``detection``: ``check`` and ``detect`` (the changes for an upload's runs), A/B tests,
+  short series read kernel by kernel (``short_scan``), ``pair_context`` for the compare page;
 - ``policy``: ``Settings``, the one test (``judge``), the noise model of long series;
-- ``series`` and ``stats``: points in kernel order and the step scan of long series;
+- ``series``: points in kernel order, a long series analysed and the changes it shows;
+- ``stats``: statistics of plain sequences of floats, and the step scan of long series;
 - ``placement``: how sure a step is of its first kernel;
-- ``scan_filter``, ``order_stats``, ``trial_spread``, ``resolution``: the same answers,
-  computed fast on long series.
+- ``scan_filter``, ``order_stats``, ``resolution``: the same answers, computed fast on long
+  series.
 
 How it works and how well: docs/detector.md.
 """
 
 from perfdb.detector.detection import (
+    Ordered,
     PairContext,
     baseline_runs,
     change_points,
@@ -28,13 +31,35 @@ from perfdb.detector.detection import (
     pair_context,
     trial_noise,
 )
-from perfdb.detector.policy import BETTER_CHOICES, Noise, Settings, Verdict, judge
-from perfdb.detector.series import Change, Point, kernel_name, kernel_order, points_from, with_order
+from perfdb.detector.order_stats import Floats
+from perfdb.detector.policy import (
+    BETTER_CHOICES,
+    Noise,
+    Settings,
+    Verdict,
+    judge,
+    median_noise,
+    pooled_level_noise_pct,
+    usable_threshold_pct,
+)
+from perfdb.detector.series import (
+    Change,
+    Columns,
+    Point,
+    kernel_key,
+    kernel_name,
+    kernel_order,
+    points_from,
+    with_order,
+)
 
 __all__ = [
     "BETTER_CHOICES",
     "Change",
+    "Columns",
+    "Floats",
     "Noise",
+    "Ordered",
     "PairContext",
     "Point",
     "Settings",
@@ -44,11 +69,15 @@ __all__ = [
     "check",
     "detect",
     "judge",
+    "kernel_key",
     "kernel_name",
     "kernel_order",
+    "median_noise",
     "ordered",
     "pair_context",
     "points_from",
+    "pooled_level_noise_pct",
     "trial_noise",
+    "usable_threshold_pct",
     "with_order",
 ]

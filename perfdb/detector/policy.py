@@ -17,7 +17,7 @@ from statistics import NormalDist
 
 from scipy import stats as scipy_stats
 
-from perfdb.detector import order_stats, resolution, stats, trial_spread
+from perfdb.detector import order_stats, resolution, stats
 
 BETTER_CHOICES = ("higher", "lower", "none")
 NOISE_TRIM_MAX = 3  # largest kernel-to-kernel moves left out at most: one step and one spike
@@ -135,7 +135,7 @@ def within_run_pct(groups: Sequence[Sequence[float]]) -> tuple[float | None, int
     """
     votes = []
     # None for a run without spread to read: most runs of a long series have one trial
-    for group, cv in zip(groups, trial_spread.cv_pcts(groups), strict=True):
+    for group, cv in zip(groups, stats.cv_pcts(groups), strict=True):
         if cv is not None:
             votes.append(cv * cv / chi2_median_ratio(len(group) - 1))
     if not votes:

@@ -1,4 +1,4 @@
-"""``trial_spread.cv_pcts`` gives each run's coefficient of variation as one run at a time
+"""``stats.cv_pcts`` gives each run's coefficient of variation as one run at a time
 does (``stats.coefficient_of_variation_pct``), bit for bit, in the runs' order."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import warnings
 
 import pytest
 
-from perfdb.detector import policy, stats, trial_spread
+from perfdb.detector import policy, stats
 
 
 def _bits(value: float | None) -> bytes | None:
@@ -37,7 +37,7 @@ def test_each_runs_spread_is_the_float_one_run_at_a_time_gives(seed):
         groups.append(tuple(values) if rng.random() < 0.5 else values)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # overflow in the huge values, both ways
-        together = trial_spread.cv_pcts(groups)
+        together = stats.cv_pcts(groups)
         alone = [stats.coefficient_of_variation_pct(g) for g in groups]
     assert [_bits(v) for v in together] == [_bits(v) for v in alone]
     assert any(v is None for v in together) and any(v is not None for v in together)
