@@ -24,11 +24,9 @@ from django.conf import settings as django_settings
 from django.db import connection
 from django.db.models import Aggregate, BinaryField, F, Func, Q, Value
 
+from perfdb import detector
 from perfdb.alerting import noise_prior
 from perfdb.alerting.kernel_order import detector_names
-from perfdb.detector import detection, policy
-from perfdb.detector.order_stats import Floats
-from perfdb.detector.series import Columns, points_from
 from perfdb.models import Alert, Metric, PinnedBaseline, Result, Run, Setup, Threshold
 
 SeriesKey = tuple[int, int]  # (setup id, metric id)
@@ -37,15 +35,15 @@ _RUN_ID = attrgetter("run_id")
 
 def detector_settings(
     metric: Metric, threshold_pct: float | None, typical_noise_pct: float | None
-) -> policy.Settings:
+) -> detector.Settings:
     """The detector's settings for a series: the staff's Threshold row (a fixed threshold
     and/or the workload/metric's typical noise, ignored when invalid) and the metric's
     resolution from its parser, and where the step scan takes over from the kernel-by-kernel
     reading (``PERFDB_SHORT_KERNELS``). The compare page judges with the same."""
     resolution = metric.resolution
-    return policy.Settings(
-        threshold_pct=policy.usable_threshold_pct(threshold_pct),
-        prior_noise_pct=policy.usable_threshold_pct(typical_noise_pct),
+    return detector.Settings(
+        threshold_pct=detector.usable_threshold_pct(threshold_pct),
+        prior_noise_pct=detector.usable_threshold_pct(typical_noise_pct),
         resolution=resolution if resolution is not None and resolution > 0 else None,
         short_kernels=django_settings.PERFDB_SHORT_KERNELS,
     )
@@ -54,40 +52,28 @@ def detector_settings(
 @dataclass
 class CheckData:
     """Everything one check reads, by series, as plain values; ``alerts`` and ``baselines``
-    are kept current by the check as it creates and updates alerts."""
+    are kept current by the check as it creates and updates alerts (an alert it made or
+    confirmed leaves ``baselines``, to be read again)."""
 
-    points: Mapping[SeriesKey, Sequence[detection.Point]]  # in run-id order, as stored
-    settings: dict[SeriesKey, policy.Settings]  # the pooled prior put in, for a short series
+    points: Mapping[SeriesKey, Sequence[detector.Point]]  # in run-id order, as stored
+    settings: dict[SeriesKey, detector.Settings]  # the pooled prior put in, for a short series
     pinned: dict[SeriesKey, int]  # series -> its pinned baseline run
     declared: dict[int, int]  # the upload's run -> the baseline run its bundle names
     alerts: dict[SeriesKey, list[Alert]] = field(default_factory=dict)
     # alert -> its baseline runs, in Run's order (newest first), as ``baseline_runs.all()``
     baselines: dict[int, list[int]] = field(default_factory=dict)
     # series -> its usable points in kernel order (``detection.ordered``), when known
-    ordered: dict[SeriesKey, detection.Ordered] = field(default_factory=dict)
+    ordered: dict[SeriesKey, detector.Ordered] = field(default_factory=dict)
     # series -> the columns of those points and their single trials (``series.analyse_of``),
     # when the check read them so
-    columns: dict[SeriesKey, tuple[Columns, Floats]] = field(default_factory=dict)
+    columns: dict[SeriesKey, tuple[detector.Columns, detector.Floats]] = field(default_factory=dict)
     # series -> the upload's runs in it: the runs the check asks about
     candidates: dict[SeriesKey, set[int]] = field(default_factory=dict)
-
-    def add_alert(self, key: SeriesKey, alert: Alert) -> None:
-        """An alert this check created (or found made by a concurrent one)."""
-        self.alerts.setdefault(key, []).append(alert)
-        self.baselines.pop(alert.pk, None)
-
-    def baseline_runs(self, alert: Alert) -> list[int]:
-        """The alert's baseline runs; read again (one query) for an alert this check
-        created or confirmed, which ``baselines_changed`` forgot."""
-        if alert.pk not in self.baselines:
-            self.baselines[alert.pk] = list(alert.baseline_runs.values_list("pk", flat=True))
-        return self.baselines[alert.pk]
-
-    def baselines_changed(self, alert: Alert) -> None:
-        self.baselines.pop(alert.pk, None)
+    # series -> its newest run: what an alert placed by this check has seen
+    newest: dict[SeriesKey, int | None] = field(default_factory=dict)
 
 
-def among(points: Sequence[detection.Point], run_ids: Iterable[int]) -> set[int]:
+def among(points: Sequence[detector.Point], run_ids: Iterable[int]) -> set[int]:
     """Which of these runs the series has: a binary search for each (the points are in
     run-id order), not a pass over every point of a long series."""
     found = set()
@@ -161,8 +147,9 @@ def in_run_order(packed: bytes) -> tuple[np.ndarray, np.ndarray]:
 
 
 def load_points(
-    series: Collection[SeriesKey], columns: dict[SeriesKey, tuple[Columns, Floats]] | None = None
-) -> tuple[dict[SeriesKey, Sequence[detection.Point]], dict[SeriesKey, detection.Ordered]]:
+    series: Collection[SeriesKey],
+    columns: dict[SeriesKey, tuple[detector.Columns, detector.Floats]] | None = None,
+) -> tuple[dict[SeriesKey, Sequence[detector.Point]], dict[SeriesKey, detector.Ordered]]:
     """The series' points, and ``detection.ordered`` of each series without a NaN or an
     infinite trial. Two queries for all series: each series' rows packed into one value by
     the database (put in run and trial order here), so a 1,000-run series is one row, not
@@ -182,8 +169,8 @@ def load_points(
     _room_to_hash()
     shared: dict[bytes, _Runs] = {}  # a setup's series share their runs: read once
     shared_columns: dict[bytes, tuple[tuple[int, ...], tuple[str, ...], Any]] = {}
-    points: dict[SeriesKey, Sequence[detection.Point]] = {key: [] for key in series}
-    ordered: dict[SeriesKey, detection.Ordered] = {}
+    points: dict[SeriesKey, Sequence[detector.Point]] = {key: [] for key in series}
+    ordered: dict[SeriesKey, detector.Ordered] = {}
     for setup_id, metric_id, packed in rows:
         run_ids, values = in_run_order(packed)
         key = run_ids.tobytes()
@@ -191,16 +178,16 @@ def load_points(
             shared[key] = _runs_of(run_ids, kernels, patches, rank)
         runs = shared[key]
         finite = bool(np.isfinite(values).all())
-        singles = Floats(values) if finite and runs.bounds is None else None
+        singles = detector.Floats(values) if finite and runs.bounds is None else None
         trials = _trials(values, runs.bounds) if singles is None else list(zip(singles))
-        # a plain tuple: ``detection.ordered`` takes an Ordered as it is
-        found = tuple(points_from(runs.ids, runs.kernels, runs.patches, trials))
-        points[(setup_id, metric_id)] = found
         if singles is not None and runs.order is None and columns is not None:
             columns[(setup_id, metric_id)] = (_columns(runs, shared_columns, key, trials), singles)
+        # a plain tuple: ``detection.ordered`` takes an Ordered as it is
+        found = tuple(detector.points_from(runs.ids, runs.kernels, runs.patches, trials))
+        points[(setup_id, metric_id)] = found
         if finite:  # each point usable as it is
             # in run-id order, the runs are most often in kernel order already
-            ordered[(setup_id, metric_id)] = detection.Ordered(
+            ordered[(setup_id, metric_id)] = detector.Ordered(
                 found if runs.order is None else map(found.__getitem__, runs.order)
             )
     return points, ordered
@@ -211,7 +198,7 @@ def _columns(
     shared: dict[bytes, tuple[tuple[int, ...], tuple[str, ...], Any]],
     key: bytes,
     trials: list[tuple[float, ...]],
-) -> Columns:
+) -> detector.Columns:
     """``series.columns`` of a series' points in run-id order (made of these columns): the
     runs' columns shared by the series over the same runs."""
     if key not in shared:
@@ -280,13 +267,15 @@ def _runs_ranked(
     named = detector_names(set(kernels.values()))
     if any(named[k] != k for k in named):  # commits: their stored order goes with them
         kernels = {run_id: named[kernel] for run_id, kernel in kernels.items()}
-    runs = points_from(kernels, kernels.values(), patches.values(), [(0.0,)] * len(kernels))
-    return kernels, patches, {p.run_id: at for at, p in enumerate(detection.ordered(list(runs)))}
+    runs = detector.points_from(
+        kernels, kernels.values(), patches.values(), [(0.0,)] * len(kernels)
+    )
+    return kernels, patches, {p.run_id: at for at, p in enumerate(detector.ordered(list(runs)))}
 
 
 def load_settings(
     series: Collection[SeriesKey], metrics: Mapping[int, Metric]
-) -> dict[SeriesKey, policy.Settings]:
+) -> dict[SeriesKey, detector.Settings]:
     """Each series' detector settings: its workload's Threshold row for the metric, if any."""
     workloads = dict(
         Setup.objects.filter(pk__in={s for s, _ in series}).values_list("pk", "workload_id")
@@ -338,9 +327,10 @@ def load(
         )
     )
     alerts, baselines = load_alerts(series)
-    columns: dict[SeriesKey, tuple[Columns, Floats]] = {}
+    columns: dict[SeriesKey, tuple[detector.Columns, detector.Floats]] = {}
     points, ordered = load_points(series, columns)
     candidates = {key: among(found, sorted(upload_runs)) for key, found in points.items()}
+    newest = {key: found[-1].run_id if found else None for key, found in points.items()}
     settings = load_settings(series, metrics)
     return CheckData(
         points=points,
@@ -352,4 +342,5 @@ def load(
         alerts=alerts,
         baselines=baselines,
         candidates=candidates,
+        newest=newest,
     )

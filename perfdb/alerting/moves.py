@@ -16,9 +16,9 @@ second time.
 
 from __future__ import annotations
 
+from perfdb import detector
 from perfdb.alerting import moves_rule, placement
 from perfdb.alerting.check_data import CheckData, SeriesKey
-from perfdb.detector import detection, kernel_name
 from perfdb.models import Alert, AlertEvent
 
 FIELD = "kernel"  # AlertEvent.field of a re-attribution
@@ -26,7 +26,7 @@ MERGED = "merged"  # AlertEvent.field of a pending/cleared alert folded into a m
 
 
 def planned(
-    data: CheckData, key: SeriesKey, changes: list[detection.Change]
+    data: CheckData, key: SeriesKey, changes: list[detector.Change]
 ) -> tuple[dict[int, Alert], dict[int, Alert]]:
     """(change index -> the series' alert it re-attributes, change index -> the alert that
     stays where it is instead: ``moves_rule.placed_anew``)."""
@@ -49,13 +49,13 @@ def _described(kernel: str, run_id: int, change_pct: float) -> str:
 
 def move(
     alert: Alert,
-    change: detection.Change,
+    change: detector.Change,
     data: CheckData,
     key: SeriesKey,
     upload_id: int | None,
 ) -> None:
     """Put ``alert`` on the change's run with the change's figures, and record why."""
-    kernels = {p.run_id: kernel_name(p.kernel) for p in data.points[key]}
+    kernels = {p.run_id: detector.kernel_name(p.kernel) for p in data.points[key]}
     before = _described(
         kernels.get(alert.candidate_run_id, "?"), alert.candidate_run_id, alert.change_pct
     )
@@ -63,11 +63,11 @@ def move(
     for other in _merged(alert, change, data, key):
         _merge(alert, other, kernels, upload_id)  # first: the move takes its (run, method)
         data.alerts[key].remove(other)
-        data.baselines_changed(other)
+        data.baselines.pop(other.pk, None)
     alert.candidate_run_id = change.candidate_run_id
     alert.change_pct, alert.p_value = change.change_pct, change.p_value
     alert.confidence = change.confidence
-    alert.placed_through_run_id = placed_through(data, key)
+    alert.placed_through_run_id = data.newest[key]
     placement.apply(alert, change)
     alert.save(
         update_fields=[
@@ -82,7 +82,7 @@ def move(
         ]
     )
     alert.baseline_runs.set(change.baseline_run_ids)
-    data.baselines_changed(alert)
+    data.baselines.pop(alert.pk, None)
     AlertEvent.objects.create(
         alert=alert,
         field=FIELD,
@@ -93,15 +93,10 @@ def move(
     )
 
 
-def placed_through(data: CheckData, key: SeriesKey) -> int | None:
-    """The series' newest run now: what an alert placed by this check has seen."""
-    return max((p.run_id for p in data.points[key]), default=None)
-
-
 def _where(
     order: moves_rule.KernelOrder,
     alert: moves_rule.Held,
-    change: detection.Change,
+    change: detector.Change,
     kernels: dict[int, str],
 ) -> str:
     """Where the step went, for the move's event."""
@@ -115,7 +110,7 @@ def _where(
     return f"one kernel {side}"
 
 
-def _merged(alert: Alert, change: detection.Change, data: CheckData, key: SeriesKey) -> list[Alert]:
+def _merged(alert: Alert, change: detector.Change, data: CheckData, key: SeriesKey) -> list[Alert]:
     """The series' pending or cleared alerts that ``alert``, moving onto the change's run,
     absorbs (``moves_rule.merged``)."""
     others = [a for a in data.alerts.get(key, []) if a.pk != alert.pk]

@@ -18,7 +18,7 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from perfdb.detector.series import Change, Point, kernel_key
+from perfdb.detector import Change, Point, kernel_key
 
 MOVE_METHOD = "changepoint"  # only the step scan's steps move (and are moved)
 MOVE_DISTANCE = 1  # stock kernels: a step re-placed further away is another step

@@ -25,9 +25,9 @@ from operator import attrgetter, itemgetter, not_
 
 from django.db.models import Avg
 
+from perfdb import detector
 from perfdb.alerting.kernel_order import detector_names
 from perfdb.cache import CATALOG, cached, cached_in_scope, cached_per_setup
-from perfdb.detector import detection, kernel_order, policy
 from perfdb.models import Result, Setup
 
 SeriesKey = tuple[int, int]  # (setup id, metric id)
@@ -70,7 +70,7 @@ def levels_of(setup_ids: list[int], metric_id: int) -> dict[int, list[float]]:
     return {
         setup_id: [
             sum(runs[setup_id][k]) / len(runs[setup_id][k])
-            for k in sorted(runs[setup_id], key=lambda k: kernel_order(named[k]))
+            for k in sorted(runs[setup_id], key=lambda k: detector.kernel_order(named[k]))
         ]
         for setup_id in setup_ids
     }
@@ -98,7 +98,7 @@ def typical_noise(series: Collection[SeriesKey]) -> dict[SeriesKey, float]:
         )
         # a setup's own series never votes for its own prior
         ordered = [vote for other, vote in votes if other != setup_id]
-        value = policy.median_noise(ordered)
+        value = detector.median_noise(ordered)
         if value is not None and value > 0:
             found[(setup_id, metric_id)] = value
     return found
@@ -109,13 +109,13 @@ def _votes_by_setup(workload_id: int, metric_id: int) -> list[tuple[int, float]]
     counts it: none below 6 stock kernels), in the votes' order."""
     votes = []
     for setup_id, levels in _levels_by_setup(workload_id, metric_id).items():
-        vote = policy.pooled_level_noise_pct([levels])[0]
+        vote = detector.pooled_level_noise_pct([levels])[0]
         if vote is not None:
             votes.append((setup_id, vote))
     return sorted(votes, key=itemgetter(1))
 
 
-def stock_kernels_reach(points: Sequence[detection.Point], count: int) -> bool:
+def stock_kernels_reach(points: Sequence[detector.Point], count: int) -> bool:
     """Have the points ``count`` stock kernels? Counted until they do: a long series (which
     every check asks about) answers after a few dozen points, not after all of them."""
     seen: set[str] = set()
@@ -127,8 +127,8 @@ def stock_kernels_reach(points: Sequence[detection.Point], count: int) -> bool:
 
 
 def with_prior(
-    settings: policy.Settings, points: Sequence[detection.Point], key: SeriesKey
-) -> policy.Settings:
+    settings: detector.Settings, points: Sequence[detector.Point], key: SeriesKey
+) -> detector.Settings:
     """``settings`` with the pooled prior, for a short series without a staff prior."""
     if settings.prior_noise_pct is not None:
         return settings

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from perfdb.detector import detection
+from perfdb import detector
 from perfdb.models import Alert, AlertEvent
 
 FIELD = "location"  # AlertEvent.field of a placement a later check settled or unsettled
@@ -16,19 +16,19 @@ FIELD = "location"  # AlertEvent.field of a placement a later check settled or u
 FIELDS = ("location_share", "runner_up_run_id", "runner_up_share")  # for save(update_fields)
 
 
-def values(change: detection.Change) -> dict[str, object]:
+def values(change: detector.Change) -> dict[str, object]:
     """The alert's placement fields for ``change`` (None for a pairwise change)."""
     runner_up = change.runner_up or (None, None)
     return dict(zip(FIELDS, (change.location_share, *runner_up), strict=True))
 
 
-def apply(alert: Alert, change: detection.Change) -> None:
+def apply(alert: Alert, change: detector.Change) -> None:
     """Set ``alert``'s placement fields to the change's (saved by the caller: ``FIELDS``)."""
     for name, value in values(change).items():
         setattr(alert, name, value)
 
 
-def refresh(alert: Alert, change: detection.Change, upload_id: int | None) -> bool:
+def refresh(alert: Alert, change: detector.Change, upload_id: int | None) -> bool:
     """A confirmed step alert's placement as this check reads it, when it says otherwise now.
 
     An unsure alert asks for its two kernels to be run again; the check after those runs

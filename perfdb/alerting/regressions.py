@@ -1,18 +1,17 @@
-"""Regression checks: load a series, run the pure detector, record alerts, queue email.
+"""Regression checks: lock, load, ask the detector, record alerts, queue email.
 
 ``detection_run`` is the body of the Celery task queued after an upload's runs commit: it
 calls ``regressions_check_upload`` on batches of the touched series, each batch in one
 transaction, and queues notification only after the last commits, so a mail failure never
-undoes detection. Running it twice creates nothing
-new: alerts are unique on (series, candidate run, method).
+undoes detection. Running it twice creates nothing new: alerts are unique on (series,
+candidate run, method).
 
-A change the detector calls ``unconfirmed`` (the newest kernel moved) is stored as a
-*pending* alert and not emailed; when a later upload's check returns it confirmed, the same
-alert is confirmed and emailed with that upload (``Alert.notify_upload``), and if the next
-kernel does not confirm it, it is marked *cleared* (docs/detector.md). A confirmed step that a
-later check places on the neighbouring kernel moves its alert there (``moves``: recorded on
-the alert, not emailed again) instead of raising a second one, or leaves it where it is when
-the step's placement favours the alert's kernel (``moves_rule.placed_anew``).
+A check of a series is four stages, each entered once: the series' lock
+(``series_lock``), what it reads (``check_data.load``, every series of the batch at once),
+the detector's one question (``perfdb.detector.check``: the series in, its changes out) and
+the alerts written (``record``). Then the series' pending alerts that the check did not
+return are *cleared* (the next kernel did not confirm them, docs/detector.md) and alerts
+whose series came back are marked *recovered*.
 """
 
 from __future__ import annotations
@@ -23,13 +22,12 @@ from collections.abc import Iterable
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.utils import timezone
 
 from perfdb import detector
-from perfdb.alerting import check_data, moves, placement, queue, series_lock
+from perfdb.alerting import check_data, queue, record, series_lock
 from perfdb.alerting.check_data import CheckData, SeriesKey
 from perfdb.alerting.notify import alerts_owing_email
-from perfdb.detector import Change, kernel_name, kernel_order
+from perfdb.detector import kernel_name, kernel_order
 from perfdb.features.reference import hold_shared
 from perfdb.models import Alert, AlertEvent, Metric, Result, Run, Upload
 from perfdb.operations.faults import pause_point
@@ -39,106 +37,6 @@ log = logging.getLogger(__name__)
 
 # An alert is "recovered" once its series is back within this share of the step it flagged.
 RECOVERY_SHARE = 0.25
-
-
-CONFIRMED, CREATED, PENDING = "confirmed", "created", "pending"
-
-
-def _alert_record(
-    change: Change, data: CheckData, key: SeriesKey, upload_id: int | None
-) -> tuple[Alert, str | None]:
-    """Store one detector change; returns the alert and what happened to it.
-
-    ``created``: a new confirmed alert (emailed with this upload); ``pending``: a new
-    unconfirmed one (stored, shown, not emailed); ``confirmed``: a pending or cleared alert
-    that this check confirms (emailed with this upload, although its run may belong to an
-    earlier upload); None: nothing new. One alert per run and direction: the pairwise test
-    at the newest kernel and the step scan that confirms it later update the same row.
-    """
-    confirmed = change.status != "unconfirmed"
-    alert = _same_run_alert(data.alerts.get(key, []), change)
-    if alert is None:
-        improvement = change.direction == "improvement"
-        alert, created = Alert.objects.get_or_create(
-            setup_id=key[0],
-            metric_id=key[1],
-            candidate_run_id=change.candidate_run_id,
-            method=change.method,
-            defaults={
-                "upload_id": upload_id,
-                "change_pct": change.change_pct,
-                "p_value": change.p_value,
-                "confidence": change.confidence,
-                "direction": change.direction,
-                "status": Alert.Status.IMPROVEMENT
-                if improvement
-                else (Alert.Status.UNTRIAGED if confirmed else Alert.Status.PENDING),
-                "confirmed_at": timezone.now() if confirmed else None,
-                "notify_upload_id": upload_id if confirmed else None,
-                "placed_through_run_id": moves.placed_through(data, key),
-                **placement.values(change),
-            },
-        )
-        data.add_alert(key, alert)
-        if created:
-            alert.baseline_runs.set(change.baseline_run_ids)
-            return alert, CREATED if confirmed else PENDING
-        # made by another writer since this check read the series (checks of a series are
-        # serialised, so not another check): confirmed below if this change confirms it
-    if alert.confirmed_at is not None:
-        if confirmed:
-            placement.refresh(alert, change, upload_id)  # the kernels and runs since may settle it
-        return alert, None
-    if not confirmed:
-        return alert, None
-    alert.placed_through_run_id = moves.placed_through(data, key)
-    _alert_confirm(alert, change, upload_id=upload_id)
-    data.baselines_changed(alert)
-    return alert, CONFIRMED
-
-
-def _same_run_alert(alerts: list[Alert], change: Change) -> Alert | None:
-    """The series' alert this change updates: the one on its run with its method, else the
-    one on its run in its direction confirmed first (pending ones last, then by id), as
-    ``ORDER BY confirmed_at, id`` picks in PostgreSQL."""
-    same_run = [a for a in alerts if a.candidate_run_id == change.candidate_run_id]
-    same_method = [a for a in same_run if a.method == change.method]
-    if same_method:
-        return same_method[0]
-    same_direction = [a for a in same_run if a.direction == change.direction]
-    return min(
-        same_direction,
-        key=lambda a: (a.confirmed_at is None, a.confirmed_at or timezone.now(), a.pk),
-        default=None,
-    )
-
-
-def _alert_confirm(alert: Alert, change: Change, *, upload_id: int | None) -> None:
-    """A pending (or cleared) alert that a later check confirms: it is emailed with this
-    upload, although its run may belong to an earlier one; the history says so."""
-    old = alert.status
-    if alert.status in (Alert.Status.PENDING, Alert.Status.CLEARED):
-        alert.status = (
-            Alert.Status.IMPROVEMENT
-            if change.direction == "improvement"
-            else Alert.Status.UNTRIAGED
-        )
-    alert.change_pct, alert.p_value = change.change_pct, change.p_value
-    alert.confidence, alert.direction, alert.method = (
-        change.confidence,
-        change.direction,
-        change.method,
-    )
-    alert.confirmed_at, alert.notify_upload_id = timezone.now(), upload_id
-    placement.apply(alert, change)
-    alert.save()
-    alert.baseline_runs.set(change.baseline_run_ids)
-    AlertEvent.objects.create(
-        alert=alert,
-        field="status",
-        old=old,
-        new=f"{alert.status} (confirmed by the next kernel, upload {upload_id})",
-    )
 
 
 def _newest_first(alerts: list[Alert]) -> list[Alert]:
@@ -206,9 +104,9 @@ def _mark_recovered(data: CheckData, key: SeriesKey) -> int:
             continue
         if kernel_order(latest.kernel) <= kernel_order(candidate.kernel):
             continue
-        base_values = [
-            v for r in data.baseline_runs(alert) if r in by_run for v in by_run[r].values
-        ]
+        if alert.pk not in data.baselines:  # made or confirmed by this check: read again
+            data.baselines[alert.pk] = list(alert.baseline_runs.values_list("pk", flat=True))
+        base_values = [v for r in data.baselines[alert.pk] if r in by_run for v in by_run[r].values]
         if not base_values:
             continue
         base = sum(base_values) / len(base_values)
@@ -246,46 +144,6 @@ def regressions_check_upload(
             return _check_upload(upload_id, pairs, notify)
 
 
-def _check_series(
-    data: CheckData, key: SeriesKey, metric: Metric, upload_id: int | None
-) -> tuple[list[int], bool]:
-    """Record one series' changes; returns (new or newly confirmed alerts, email owed).
-
-    Moves first: an alert moving onto a run absorbs the pending/cleared alert there, which
-    another change on that run would otherwise confirm (and email) first."""
-    created_ids: list[int] = []
-    notify = False
-    kept: set[int] = set()
-    changes = detector.check(
-        data.points[key],
-        better=metric.better,
-        settings=data.settings[key],
-        candidates=data.candidates[key],
-        pinned_run_id=data.pinned.get(key),
-        declared=data.declared,
-        usable=data.ordered.get(key),
-        columns=data.columns.get(key),
-    )
-    # a step placed anew: its alert moves, or stays where the evidence puts it; no new alert
-    moving, staying = moves.planned(data, key, changes)
-    for index, alert_moving in moving.items():
-        moves.move(alert_moving, changes[index], data, key, upload_id)
-        kept.add(alert_moving.pk)
-    kept.update(alert.pk for alert in staying.values())
-    for index, change in enumerate(changes):
-        if index in moving or index in staying:
-            continue
-        alert, outcome = _alert_record(change, data, key, upload_id)
-        kept.add(alert.pk)
-        if outcome in (CREATED, CONFIRMED, PENDING):
-            created_ids.append(alert.pk)
-        if outcome in (CREATED, CONFIRMED) and alert.direction == "regression":
-            notify = True
-    _clear_unconfirmed(data, key, kept)
-    _mark_recovered(data, key)
-    return created_ids, notify
-
-
 def _check_upload(upload_id: int | None, series: list[tuple[int, int]], email: bool) -> int:
     runs = Run.objects.filter(upload_id=upload_id) if upload_id else Run.objects.none()
     upload_runs = set(runs.values_list("pk", flat=True))
@@ -298,9 +156,21 @@ def _check_upload(upload_id: int | None, series: list[tuple[int, int]], email: b
         data = check_data.load(set(checked), metrics, upload_runs)
         pause_point("detection-loaded")
         for key in checked:
-            made, owed = _check_series(data, key, metrics[key[1]], upload_id)
-            created_ids += made
-            notify = notify or owed
+            changes = detector.check(
+                data.points[key],
+                better=metrics[key[1]].better,
+                settings=data.settings[key],
+                candidates=data.candidates[key],
+                pinned_run_id=data.pinned.get(key),
+                declared=data.declared,
+                usable=data.ordered.get(key),
+                columns=data.columns.get(key),
+            )
+            recorded = record.changes_recorded(data, key, changes, upload_id)
+            _clear_unconfirmed(data, key, recorded.kept)
+            _mark_recovered(data, key)
+            created_ids += recorded.made
+            notify = notify or recorded.owed
         hold_shared(alert_ids=created_ids)  # shared with a reference build that moved too
         if notify and email and upload_id is not None:
             transaction.on_commit(lambda: queue.notify_upload(upload_id=upload_id))
