@@ -8,8 +8,9 @@ runs. Pure Python, no Django (an import-linter contract in pyproject.toml): the 
 ``perfdb.alerting`` loads the series, asks ``check`` and stores the alerts through the names
 here; the compare page asks ``pair_context`` and ``judge`` for the same verdicts.
 
-- ``detection``: ``check`` and ``detect`` (the changes for an upload's runs), A/B tests,
-  short series read kernel by kernel (``short_scan``), ``pair_context`` for the compare page;
+- ``series_check``: ``check``, the changes of a series for an upload's runs;
+- ``detection``: ``detect``, A/B tests, short series read kernel by kernel (``short_scan``),
+  ``pair_context`` for the compare page;
 - ``policy``: ``Settings``, the one test (``judge``), the noise model of long series;
 - ``series``: points in kernel order, a long series analysed and the changes it shows;
 - ``stats``: statistics of plain sequences of floats, and the step scan of long series;
@@ -25,7 +26,6 @@ from perfdb.detector.detection import (
     PairContext,
     baseline_runs,
     change_points,
-    check,
     detect,
     ordered,
     pair_context,
@@ -52,6 +52,7 @@ from perfdb.detector.series import (
     points_from,
     with_order,
 )
+from perfdb.detector.series_check import check
 
 __all__ = [
     "BETTER_CHOICES",

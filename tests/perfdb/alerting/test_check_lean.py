@@ -21,7 +21,7 @@ from django.db.models import F
 
 from perfdb.alerting import check_data
 from perfdb.alerting.regressions import regressions_check_upload
-from perfdb.detector import detection, series
+from perfdb.detector import detection, series, series_check
 from perfdb.detector.series import run_order
 from perfdb.models import Result
 from tests.perfdb.alerting.batch_uploads import UPLOADS, ingest, touched
@@ -160,14 +160,14 @@ def test_among_finds_the_runs_a_pass_would_find():
 
 
 def test_the_analysis_the_check_puts_on_a_series_is_the_one_detect_uses():
-    """``detection.analysed_once``: ``series.analyse`` (uncached: no hash of every point)
+    """``series_check.analysed_once``: ``series.analyse`` (uncached: no hash of every point)
     where ``detect`` and ``change_points`` look first; their answers are the plain call's."""
     points = long_series(5)
     settings = detection.Settings()
     series.analyse.cache_clear()
-    usable = detection.analysed_once(detection.ordered(points), settings)
+    usable = series_check.analysed_once(detection.ordered(points), settings)
     analysis = usable.analyses[settings]
-    assert detection.analysed_once(usable, settings).analyses[settings] is analysis  # once
+    assert series_check.analysed_once(usable, settings).analyses[settings] is analysis  # once
     assert analysis is not None and analysis == series.analyse(tuple(usable), settings)
     series.analyse.cache_clear()
     candidates = {p.run_id for p in points[-5:]}
@@ -181,7 +181,9 @@ def test_the_analysis_the_check_puts_on_a_series_is_the_one_detect_uses():
     assert steps == detection.change_points(points, better="higher", settings=settings)
     # a short series goes through analyse's cache: a check run again finds it there
     series.analyse.cache_clear()
-    assert len(points[:50]) < detection.UNCACHED_FROM <= len(points)
-    analysis = detection.analysed_once(detection.ordered(points[:50]), settings).analyses[settings]
+    assert len(points[:50]) < series_check.UNCACHED_FROM <= len(points)
+    analysis = series_check.analysed_once(detection.ordered(points[:50]), settings).analyses[
+        settings
+    ]
     assert series.analyse.cache_info().currsize == 1
     assert series.analyse(tuple(detection.ordered(points[:50])), settings) is analysis
