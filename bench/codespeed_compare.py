@@ -6,8 +6,10 @@ public write paths, served by gunicorn with the same workers, measured in the sa
 
 Data: for each size N, one setup (perfdb) / one environment and executable (Codespeed) with
 ``--metrics`` metrics × N kernels, one value (and its sd) per metric and kernel. perfdb gets
-bundles through ``POST /api/uploads/``, ingested by a real Celery worker (the regression check
-runs too); Codespeed gets one ``POST /result/add/json/`` per kernel. Both databases are
+bundles through ``POST /api/uploads/``, ingested by real Celery workers (the regression check
+and the pages' warm-up run too; ``--celery``: docker-compose's split workers, the warm-up at
+nice 10, as bench/load.py starts them); Codespeed gets one ``POST /result/add/json/`` per
+kernel. Both databases are
 PostgreSQL on this machine; Codespeed's is DATABASE_URL's name + ``_codespeed`` (or
 ``--cs-db``), both analyzed once loaded. A second run finds the data loaded and only measures
 (``--reload`` starts both databases again).
@@ -16,7 +18,7 @@ Two phases (``--phases``), each for every size:
 
 - *warm*: repeat reads, the requests of the two servers interleaved: the series' JSON (perfdb
   ``/api/series/``, Codespeed ``/timeline/json/`` with ``revs=N``), the series page with its
-  data (perfdb ``/kernels/`` and what its chart fetches: its figure and its alert marks;
+  data (perfdb ``/kernels/`` and what its chart fetches: its figure, with the alert marks;
   Codespeed ``/timeline/`` and its ``/timeline/json/``), p50/p95 ms; then requests/s with
   10 clients on each;
 - *first*: the first request after a one-kernel upload (``first_after_upload``), median and
@@ -65,6 +67,13 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--seconds", type=float, default=15, help="per throughput measurement")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument(
+        "--celery",
+        default="ingest:2,detection:1,email:1,pages:1:10",
+        help="Celery workers, queue:concurrency[:nice], comma-separated (bench/load.py's "
+        "option): docker-compose's split workers, the pages' warm-up at nice 10, by default; "
+        "'all:2' = one worker on the default queue for every task",
+    )
     parser.add_argument("--per-upload", type=int, default=100, help="kernels per perfdb bundle")
     parser.add_argument("--uploads", type=int, default=10, help="one-kernel uploads, first phase")
     parser.add_argument(
@@ -104,6 +113,12 @@ def kernel_values(metrics: int, seed: int) -> list[tuple[str, float, float]]:
         value = 1000.0 * (1 + m / 10) * (1 + rng.gauss(0, 0.02))
         out.append((f"m{m:02d}", round(value, 3), round(value * 0.01, 3)))
     return out
+
+
+def queues(celery: str) -> list[str]:
+    """The broker queues of the ``--celery`` workers ("all": the default queue)."""
+    names = [part.split(":")[0] for part in celery.split(",")]
+    return sorted({"celery" if n == "all" else q for n in names for q in n.split("+")})
 
 
 def loadavg() -> str:
@@ -209,7 +224,7 @@ def first_after_upload(args, bases, n: int, targets) -> dict[str, list[float]]:
             if server == "perfdb":
                 upload_one(bases[server], token, n, kernel, values)
                 if args.after_check:
-                    wait_idle()
+                    wait_idle(queues(args.celery))
             else:
                 cs.post_all(bases[server], cs.results_of(n, [kernel], iter([values]), n + k), 1)
             for kind, target in (("json", json_of), ("page", page_of)):
@@ -239,7 +254,7 @@ def run(args, python, project, cs_url) -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     ports = {"perfdb": free_port(), "codespeed": free_port()}
     bases = {k: f"http://127.0.0.1:{p}" for k, p in ports.items()}
-    ns = argparse.Namespace(celery="all:2", workers=args.workers, threads=args.threads)
+    ns = argparse.Namespace(celery=args.celery, workers=args.workers, threads=args.threads)
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
         procs = start_servers(server_env(ports["perfdb"], tmp, ns), tmp, ns.celery)
@@ -258,7 +273,7 @@ def run(args, python, project, cs_url) -> None:
                 )
                 for n in sizes
             }
-            wait_idle()
+            wait_idle(queues(args.celery))
             analyze([os.environ["DATABASE_URL"], cs_url])
             for n in sizes:
                 if loaded.get(n) or loaded_pdb.get(n):
@@ -304,7 +319,7 @@ def measure_size(args, bases, cs_url, n: int) -> None:
                 loads.append(loadavg())
         report(n, times, rates, loads)
     if "first" in phases:
-        wait_idle()  # the warm phase's clients have stopped; no upload is being checked
+        wait_idle(queues(args.celery))  # the warm phase's clients have stopped, no check runs
         loads = [loadavg()]
         first = first_after_upload(args, bases, n, targets)
         loads.append(loadavg())

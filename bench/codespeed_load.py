@@ -106,9 +106,9 @@ def _wait_done(base: str, token: str, upload: int, limit: float = 600) -> None:
     raise RuntimeError(f"upload {upload} not done in {limit} s")
 
 
-def wait_idle(limit: float = 1800) -> None:
-    """Until the Celery workers have nothing left (the uploads' regression checks): the
-    measurements must not share the CPU with them."""
+def wait_idle(queues: Sequence[str] = ("celery",), limit: float = 1800) -> None:
+    """Until the Celery workers have nothing left (the uploads' regression checks) and
+    ``queues`` are empty: the measurements must not share the CPU with them."""
     from config.celery import app
 
     deadline = time.time() + limit
@@ -116,7 +116,8 @@ def wait_idle(limit: float = 1800) -> None:
         inspect = app.control.inspect(timeout=2)
         busy = [t for d in (inspect.active() or {}, inspect.reserved() or {}) for t in d.values()]
         with app.connection_for_read() as conn:
-            queued = conn.default_channel.client.llen("celery")  # type: ignore[attr-defined]
+            client = conn.default_channel.client  # type: ignore[attr-defined]
+            queued = sum(client.llen(queue) for queue in queues)
         if not any(busy) and not queued:
             return
         time.sleep(2)
