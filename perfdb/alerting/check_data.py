@@ -62,7 +62,7 @@ class CheckData:
     alerts: dict[SeriesKey, list[Alert]] = field(default_factory=dict)
     # alert -> its baseline runs, in Run's order (newest first), as ``baseline_runs.all()``
     baselines: dict[int, list[int]] = field(default_factory=dict)
-    # series -> its usable points in kernel order (``detection.ordered``), when known
+    # series -> its usable points in kernel order (``detector.ordered``), when known
     ordered: dict[SeriesKey, detector.Ordered] = field(default_factory=dict)
     # series -> the columns of those points and their single trials (``series.analyse_of``),
     # when the check read them so
@@ -150,7 +150,7 @@ def load_points(
     series: Collection[SeriesKey],
     columns: dict[SeriesKey, tuple[detector.Columns, detector.Floats]] | None = None,
 ) -> tuple[dict[SeriesKey, Sequence[detector.Point]], dict[SeriesKey, detector.Ordered]]:
-    """The series' points, and ``detection.ordered`` of each series without a NaN or an
+    """The series' points, and ``detector.ordered`` of each series without a NaN or an
     infinite trial. Two queries for all series: each series' rows packed into one value by
     the database (put in run and trial order here), so a 1,000-run series is one row, not
     1,000; and each run's kernel and patch set once (a run is in many series), ranked once
@@ -182,7 +182,7 @@ def load_points(
         trials = _trials(values, runs.bounds) if singles is None else list(zip(singles))
         if singles is not None and runs.order is None and columns is not None:
             columns[(setup_id, metric_id)] = (_columns(runs, shared_columns, key, trials), singles)
-        # a plain tuple: ``detection.ordered`` takes an Ordered as it is
+        # a plain tuple: ``detector.ordered`` takes an Ordered as it is
         found = tuple(detector.points_from(runs.ids, runs.kernels, runs.patches, trials))
         points[(setup_id, metric_id)] = found
         if finite:  # each point usable as it is
@@ -247,7 +247,7 @@ def _trials(values: np.ndarray, bounds: list[int] | None) -> list[tuple[float, .
 
 
 def _kernel_order(runs: list[int], rank: dict[int, int]) -> list[int] | None:
-    """The positions of ``runs`` in ``detection.ordered``'s order; None if that is theirs."""
+    """The positions of ``runs`` in ``detector.ordered``'s order; None if that is theirs."""
     ranks = list(map(rank.__getitem__, runs))
     if all(map(int.__lt__, ranks, ranks[1:])):
         return None
@@ -257,7 +257,7 @@ def _kernel_order(runs: list[int], rank: dict[int, int]) -> list[int] | None:
 def _runs_ranked(
     setup_ids: set[int],
 ) -> tuple[dict[int, str], dict[int, tuple[str, ...]], dict[int, int]]:
-    """Each run's kernel, its patch set, and its place in ``detection.ordered``'s order (a
+    """Each run's kernel, its patch set, and its place in ``detector.ordered``'s order (a
     run's place depends on the run alone), for every run of these setups."""
     kernels, patches = {}, {}
     for run_id, kernel, names in Run.objects.filter(setup_id__in=setup_ids).values_list(

@@ -22,12 +22,10 @@ How it works and how well: docs/detector.md.
 """
 
 from perfdb.detector.detection import (
-    Ordered,
     PairContext,
     baseline_runs,
     change_points,
     detect,
-    ordered,
     pair_context,
     trial_noise,
 )
@@ -45,10 +43,12 @@ from perfdb.detector.policy import (
 from perfdb.detector.series import (
     Change,
     Columns,
+    Ordered,
     Point,
     kernel_key,
     kernel_name,
     kernel_order,
+    ordered,
     points_from,
     with_order,
 )

@@ -21,25 +21,19 @@ from perfdb.detector.policy import validate_threshold_pct as validate_threshold_
 from perfdb.detector.series import Change as Change
 from perfdb.detector.series import (
     KernelRuns,
+    Ordered,
     Series,
     analyse,
     kernel_key,
     kernel_of,
+    ordered,
     run_order,
     series_changes,
     stock_by_kernel,
-    usable_points,
 )
 from perfdb.detector.series import Point as Point
 
 DEFAULTS = Settings()
-
-
-class Ordered(tuple[Point, ...]):
-    """A series' usable points in kernel order (``ordered``): ``detect`` and ``change_points``
-    take it as it is, so a check cleans, sorts and analyses a long series once, not twice."""
-
-    analyses: dict[Settings, Series | None]
 
 
 def _analysed(usable: Ordered, settings: Settings) -> Series | None:
@@ -50,13 +44,6 @@ def _analysed(usable: Ordered, settings: Settings) -> Series | None:
     if settings not in usable.analyses:
         usable.analyses[settings] = analyse(tuple(usable), settings)
     return usable.analyses[settings]
-
-
-def ordered(points: Sequence[Point]) -> Ordered:
-    """The points with a finite trial (NaN and infinite trials dropped), in kernel order."""
-    if isinstance(points, Ordered):
-        return points
-    return Ordered(sorted(usable_points(points), key=run_order))
 
 
 # --- baselines ---

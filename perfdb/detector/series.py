@@ -142,7 +142,10 @@ def usable_points(points: Sequence[Point]) -> list[Point]:
             continue
         values = policy.finite(point.values)
         if values:
-            cleaned.append(point if values == point.values else with_values(point, values))
+            same = values == point.values
+            cleaned.append(
+                point if same else Point(point.run_id, point.kernel, point.patches, values)
+            )
     return cleaned
 
 
@@ -155,8 +158,19 @@ def _plain_finite(values: tuple[float, ...]) -> bool:
     )
 
 
-def with_values(point: Point, values: tuple[float, ...]) -> Point:
-    return Point(point.run_id, point.kernel, point.patches, values)
+class Ordered(tuple[Point, ...]):
+    """A series' usable points in kernel order (``ordered``): ``detection.detect`` and
+    ``detection.change_points`` take it as it is, so a check cleans, sorts and analyses a
+    long series once, not twice."""
+
+    analyses: dict[Settings, Series | None]
+
+
+def ordered(points: Sequence[Point]) -> Ordered:
+    """The points with a finite trial (NaN and infinite trials dropped), in kernel order."""
+    if isinstance(points, Ordered):
+        return points
+    return Ordered(sorted(usable_points(points), key=run_order))
 
 
 # --- the stock series ---

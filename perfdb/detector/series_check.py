@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 
-from perfdb.detector.detection import Ordered, change_points, detect, ordered
+from perfdb.detector.detection import change_points, detect
 from perfdb.detector.order_stats import Floats
 from perfdb.detector.policy import Settings
-from perfdb.detector.series import Change, Columns, Point, analyse, analyse_of
+from perfdb.detector.series import Change, Columns, Ordered, Point, analyse, analyse_of, ordered
 
 UNCACHED_FROM = 200  # points: a series this long is analysed without analyse's cache
 

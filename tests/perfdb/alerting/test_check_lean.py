@@ -2,7 +2,7 @@
 
 ``check_data.load_points`` reads each series as two arrays; here it is held against
 ``builds.series_points`` (one row per trial, grouped in Python), the reference kept for
-it. ``detection.ordered`` is cleaned and sorted once for ``detect`` and ``change_points``:
+it. ``detector.ordered`` is cleaned and sorted once for ``detect`` and ``change_points``:
 their answers must not depend on whether the points come ordered or shuffled, and ``detect``
 returns its changes in kernel order. The check pauses the garbage collector and must leave
 it as it found it.
@@ -19,6 +19,7 @@ import pytest
 from django.db import connection, transaction
 from django.db.models import F
 
+from perfdb import detector
 from perfdb.alerting import check_data
 from perfdb.alerting.regressions import regressions_check_upload
 from perfdb.detector import detection, series, series_check
@@ -58,7 +59,7 @@ def test_load_points_reads_what_the_per_trial_query_reads(tmp_path):
     # the check's kernel order, from the runs ranked once: what the detector's sort gives
     assert set(ordered) == set(series)  # every series finite: each is ordered by the check
     for key in series:
-        assert ordered[key] == detection.ordered(loaded[key])
+        assert ordered[key] == detector.ordered(loaded[key])
         assert [p.run_id for p in ordered[key]] != [p.run_id for p in loaded[key]]
     assert check_data.load_points([(series[0][0], 10**9)]) == ({(series[0][0], 10**9): []}, {})
 
@@ -104,8 +105,8 @@ def test_detect_answers_the_same_for_ordered_and_shuffled_points(seed):
     points = long_series(seed)
     shuffled = points[:]
     random.Random(seed).shuffle(shuffled)
-    usable = detection.ordered(shuffled)
-    assert detection.ordered(usable) is usable
+    usable = detector.ordered(shuffled)
+    assert detector.ordered(usable) is usable
     assert len(usable) == len(points) - 1  # the NaN-only run is no observation
     candidates = {p.run_id for p in points[-30:]} | {points[40].run_id}
     for given in (points, shuffled, usable):
@@ -165,7 +166,7 @@ def test_the_analysis_the_check_puts_on_a_series_is_the_one_detect_uses():
     points = long_series(5)
     settings = detection.Settings()
     series.analyse.cache_clear()
-    usable = series_check.analysed_once(detection.ordered(points), settings)
+    usable = series_check.analysed_once(detector.ordered(points), settings)
     analysis = usable.analyses[settings]
     assert series_check.analysed_once(usable, settings).analyses[settings] is analysis  # once
     assert analysis is not None and analysis == series.analyse(tuple(usable), settings)
@@ -182,8 +183,8 @@ def test_the_analysis_the_check_puts_on_a_series_is_the_one_detect_uses():
     # a short series goes through analyse's cache: a check run again finds it there
     series.analyse.cache_clear()
     assert len(points[:50]) < series_check.UNCACHED_FROM <= len(points)
-    analysis = series_check.analysed_once(detection.ordered(points[:50]), settings).analyses[
+    analysis = series_check.analysed_once(detector.ordered(points[:50]), settings).analyses[
         settings
     ]
     assert series.analyse.cache_info().currsize == 1
-    assert series.analyse(tuple(detection.ordered(points[:50])), settings) is analysis
+    assert series.analyse(tuple(detector.ordered(points[:50])), settings) is analysis

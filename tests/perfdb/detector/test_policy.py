@@ -6,8 +6,9 @@ import random
 import pytest
 
 from perfdb.detector import policy
-from perfdb.detector.detection import Point, change_points, detect, ordered, trial_noise
+from perfdb.detector.detection import Point, change_points, detect, trial_noise
 from perfdb.detector.policy import Noise, Settings, judge
+from perfdb.detector.series import ordered
 
 
 @pytest.mark.parametrize("value", [0, 0.0, -1.0, math.nan, math.inf, -math.inf, "5"])
