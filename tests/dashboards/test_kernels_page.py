@@ -13,8 +13,9 @@ from django.test.utils import CaptureQueriesContext
 
 from perfdb.alerting.triage import alert_triage
 from perfdb.cache import runs_added, scope_key
-from perfdb.models import Metric
+from perfdb.models import Metric, Run
 from tests.factories import make_alert
+from tests.perfdb.alerting.builds import check, ingest_runs
 
 pytestmark = pytest.mark.django_db
 
@@ -140,3 +141,20 @@ def test_a_name_that_is_unknown_or_ambiguous_is_a_400_saying_so(client, data, qu
     assert response.status_code == 400
     text = response.content.decode()
     assert f"parameter <code>{param}</code>" in text and says in text
+
+
+def test_the_alert_a_check_writes_is_drawn_by_the_next_figure(
+    client, tmp_path, django_capture_on_commit_callbacks
+):
+    """Through the real writers: the regression check's alert moves its setup's alerts
+    version when it commits, so a figure read before the check is not served after it."""
+    with django_capture_on_commit_callbacks(execute=True):
+        check(ingest_runs(tmp_path, "a.tar.gz", [("2.4.20", "[]", (13000, 13100, 12950))]))
+    run = Run.objects.get()
+    throughput = Metric.objects.get(name="throughput")
+    url = f"/kernels/figure/?setup={run.setup_id}&metric={throughput.pk}"
+    assert _marks(client.get(url)) == []
+    with django_capture_on_commit_callbacks(execute=True):
+        check(ingest_runs(tmp_path, "b.tar.gz", [("2.4.20", '["O(1)"]', (11000, 11100, 11050))]))
+    (trace,) = _marks(client.get(url))
+    assert trace["name"] == "alert: open regression"
