@@ -21,8 +21,8 @@ between^2). Kinds:
 - bimodal: every run is in a second mode 2-4 sigma away with probability 0.3; no step.
 
 Replay: kernel 1 is uploaded, checked, then kernel 2, ... as the service does it
-(``service_check`` mirrors perfdb.regressions._changes: ``detect`` for the new runs, plus
-``change_points`` landing on them). The alerts are kept as the service keeps them
+(``service_check`` asks the detector's ``check``, as the service does: ``detect`` for the
+new runs, plus ``change_points`` landing on them). The alerts are kept as the service keeps them
 (``detector_suite.AlertBook``: one per run and direction, pending until confirmed, and moved to
 a neighbouring kernel when a later check places its step there, ``perfdb.alerting.moves_rule``), and
 scored as they stand at the end of the replay: an *alert* is a confirmed one (it was

@@ -17,8 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from perfdb.alerting import moves_rule  # noqa: E402
-from perfdb.detector import policy
-from perfdb.detector.detection import Change, Point, Settings, change_points, detect  # noqa: E402
+from perfdb.detector import Change, Point, Settings, check, policy  # noqa: E402
 
 KINDS = ("step", "clean", "spike", "bimodal")
 
@@ -237,19 +236,9 @@ def peer_score(series: Series, alerts: list[tuple[int, str]]) -> tuple[int, int,
 def service_check(
     points: Sequence[Point], new: Collection[int], better: str, settings: Settings
 ) -> list[Change]:
-    """What perfdb.alerting.regressions._changes does for one series (no pinned or declared
-    baseline): ``detect`` for the new runs, plus every confirmed step of the series when a
-    new run is a stock kernel (a step the new kernel confirms lands on an earlier run)."""
-    changes = detect(points, better=better, settings=settings, candidates=new)
-    stock_candidate = any(p.run_id in new and not p.patches for p in points)
-    seen = {(c.candidate_run_id, c.method) for c in changes}
-    steps = change_points(points, better=better, settings=settings)
-    return changes + [
-        s
-        for s in steps
-        if (s.candidate_run_id in new or stock_candidate)
-        and (s.candidate_run_id, s.method) not in seen
-    ]
+    """What the service asks of one series for an upload's runs (no pinned or declared
+    baseline): the detector's ``check``, the same call perfdb.alerting makes."""
+    return check(points, better=better, settings=settings, candidates=new)
 
 
 def status(change: Change) -> str:
@@ -281,7 +270,7 @@ class AlertBook:
         self.made = 0
 
     def _same_run(self, change: Change) -> int | None:
-        """The alert the change updates, as ``regressions._same_run_alert`` picks it."""
+        """The alert the change updates, as ``perfdb.alerting.record`` picks it."""
         here = [i for i, a in enumerate(self.book) if a.run_id == change.candidate_run_id]
         same_method = [i for i in here if self.book[i].method == change.method]
         if same_method:
