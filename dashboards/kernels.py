@@ -152,8 +152,12 @@ def kernels_figure(request: HttpRequest) -> HttpResponse:
     the query's metric and baseline when it names its setup (what the page asks), the marks
     per version of the setup's alerts (``series_marks``): a warm request is one cache round
     trip, no query. After an upload to the setup, its parts (the setup's metric ids, the
-    figure, the series, the marks) are read in that same round trip, and the setup is not
-    read again (``_figure``)."""
+    series, the marks) are read in that same round trip, the setup is not read again, and
+    the figure is joined from the series' kept pieces (``_figure``). So the figure is stored
+    once per setup version, here (and, for an anonymous reader, whole with its marks in the
+    kept answer, dashboards/page_cache.py): an entry per metric and baseline ids besides,
+    shared by the spellings of a query, had been a third copy of its bytes written after
+    each upload, to save a join that costs less than reading it."""
     query = KernelsQuery.read(request.GET)
     if query.setup is None:
         figure = _figure(query)
@@ -164,7 +168,7 @@ def kernels_figure(request: HttpRequest) -> HttpResponse:
         baseline = "" if query.baseline is None else str(query.baseline)
         key = f"{query.metric}:{baseline}"
         keys = series_data.finished_keys("figure-of-query", setup_id, key)
-        keys += series_data.figure_keys(setup_id, query.metric, baseline)
+        keys += series_data.figure_keys(setup_id, query.metric)
         if query.metric_id is not None:
             keys += series_marks.marks_keys(setup_id, query.metric_id, query.baseline)
         with read_together(keys):
@@ -195,14 +199,9 @@ def _figure(query: KernelsQuery, known: int | None = None) -> Figure:
     metric, _ = metric_asked(query.metric, series_data.metric_choices(setup))
     if metric is None:
         raise BadParam("metric", "this setup has no results")
-    baseline_id = query.baseline
-
-    def build() -> bytes:
-        data = series_data.finished_series(setup["id"], metric)
-        return series_data.figure_json(data, _baseline(data, baseline_id))
-
-    body = series_data.finished("figure", setup["id"], f"{metric['id']}:{baseline_id}", build)
-    return setup_id, metric["id"], baseline_id, body
+    data = series_data.finished_series(setup_id, metric)
+    body = series_data.figure_json(data, _baseline(data, query.baseline))
+    return setup_id, metric["id"], query.baseline, body
 
 
 def _marks(figure: Figure) -> bytes:

@@ -3,13 +3,17 @@
 Every builder returns ``fig.to_plotly_json()`` made JSON-ready (plain lists, no numpy, no
 base64 typed arrays), for the page to pass through ``json_script`` and draw with
 ``Plotly.newPlot(el, fig.data, fig.layout, {responsive: true})``. The page's config leaves the
-mode bar's "download plot as PNG" button on; nothing here turns it off.
+mode bar's "download plot as PNG" button on; nothing here turns it off. A figure written
+from pieces of JSON kept apart (the across-kernels one) is joined with ``json_object`` and
+``json_array`` from pieces written by ``json_text``.
 """
 
 from __future__ import annotations
 
 import base64
+import json
 import math
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -153,6 +157,27 @@ def empty_figure(title: str, message: str = EMPTY_MESSAGE) -> dict[str, Any]:
         }
     ]
     return to_dict(go.Figure(layout=layout))
+
+
+# One encoder for every piece: ``json.dumps`` with a separator makes a new one each call.
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
+
+
+def json_text(value: Any) -> str:
+    """``value`` as a figure's JSON is written (compact, ASCII: ``json.dumps`` with
+    ``separators=(",", ":")``), so that pieces written apart join into the text written
+    whole."""
+    return _ENCODER.encode(value)
+
+
+def json_object(fields: Mapping[str, str]) -> str:
+    """A JSON object of these keys, each with its value already written as JSON."""
+    return "{" + ",".join([f"{json_text(key)}:{value}" for key, value in fields.items()]) + "}"
+
+
+def json_array(items: Iterable[str]) -> str:
+    """A JSON array of items already written as JSON."""
+    return "[" + ",".join(items) + "]"
 
 
 def to_dict(fig: go.Figure) -> dict[str, Any]:

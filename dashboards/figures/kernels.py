@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from copy import deepcopy
+import json
+from collections.abc import Sequence
 from math import isfinite
 from typing import Any
 
 import plotly.graph_objects as go
 
-from dashboards.chartdata import AlertMark, Baseline, Point, Series
+from dashboards.chartdata import AlertMark, Baseline, Metric, Point, Series
 from dashboards.figures._common import (
     HOVER,
     STOCK_COLOUR,
@@ -19,14 +19,15 @@ from dashboards.figures._common import (
     empty_figure,
     esc,
     fmt,
+    json_array,
+    json_object,
+    json_text,
     run_hover,
     to_dict,
 )
 
 
-def across_kernels_figure(
-    series: Series, baseline: Baseline | None = None, hovers: Mapping[int, str] | None = None
-) -> dict[str, Any]:
+def across_kernels_figure(series: Series, baseline: Baseline | None = None) -> dict[str, Any]:
     """One line for the stock kernels and one per patch set, x in the kernel order given.
 
     The x axis is categorical with ``categoryorder="array"``: Plotly would otherwise order
@@ -35,14 +36,14 @@ def across_kernels_figure(
     papers publish throughput they may not give in absolute terms.
     PNG export comes from the page's Plotly config (mode bar left on).
 
-    ``hovers``: each point's ``point_hover(point, series)`` by run id, made before (a series
-    brought up to date after an upload keeps its points' hover texts and makes only the new
-    ones'); used only without ``baseline``, whose hover texts say each value's % of it.
+    The figure's JSON (``across_kernels_json``) read back: one writer of its shape.
     """
-    title = _title(series)
-    if not series.points:
-        return empty_figure(title)
-    return _across_kernels(series, baseline, hovers)
+    order = {kernel: i for i, kernel in enumerate(series.kernels)}
+    points = sorted(series.points, key=lambda p: order[p.run.kernel])
+    pieces = [point_json(p, series.metric, baseline) for p in points]
+    text = across_kernels_json(series.metric, series.kernels, pieces, baseline, series.title)
+    figure: dict[str, Any] = json.loads(text)
+    return figure
 
 
 def alert_figure(
@@ -60,7 +61,7 @@ def alert_figure(
     for run_id in (baseline_run_id, candidate_run_id):
         if run_id not in points:
             raise ValueError(f"run #{run_id} is not in this series")
-    fig = go.Figure(_across_kernels(series, baseline))
+    fig = go.Figure(across_kernels_figure(series, baseline))
     marks = (
         ("baseline", points[baseline_run_id], "diamond-open", "#000000", -48),
         ("candidate", points[candidate_run_id], "star", "#D55E00", 48),
@@ -75,7 +76,7 @@ def alert_figure(
                 name=f"{role}: run #{point.run.run_id}",
                 marker={"symbol": symbol, "size": 18, "color": mark_colour, "line": {"width": 2}},
                 customdata=[point.run.run_id],
-                hovertext=[f"<b>{role}</b><br>{point_hover(point, series, baseline)}"],
+                hovertext=[f"<b>{role}</b><br>{point_hover(point, series.metric, baseline)}"],
                 hovertemplate=HOVER,
             )
         )
@@ -161,36 +162,49 @@ def alert_marks(
     return traces
 
 
-def _title(series: Series) -> str:
-    return esc(series.title or f"{series.metric.name} across kernels")
-
-
 def _scaled(value: float, baseline: Baseline | None) -> float:
     return value if baseline is None else value / baseline.value * 100
 
 
-def point_hover(point: Point, series: Series, baseline: Baseline | None = None) -> str:
+def point_hover(point: Point, metric: Metric, baseline: Baseline | None = None) -> str:
     """A point's hover text: its value (± sd; as % of ``baseline``) and its run's keys."""
-    unit = series.metric.unit
+    unit = metric.unit
     measured = fmt(point.value, unit)
     if point.sd is not None:
         measured += f" ± {fmt(point.sd, unit)}"
     if baseline is not None:
         relative = fmt(_scaled(point.value, baseline))
         measured = f"{relative} % of {esc(baseline.label)} ({measured})"
-    return f"{esc(series.metric.name)}: {measured}<br>{run_hover(point.run)}"
+    return f"{esc(metric.name)}: {measured}<br>{run_hover(point.run)}"
 
 
+# A point of the across-kernels figure (``point_json``): the line it is drawn on (not JSON:
+# its patch set's label, "" for the stock kernels), then what that line holds of it, each
+# value written as JSON: x (its kernel), y, its sd, its run id (customdata) and its hover
+# text. A point's texts depend neither on its place nor on the other points: a series kept
+# between uploads keeps them and makes only its new points' (dashboards/series_data.py),
+# and its figure is joined from them (``across_kernels_json``) rather than written whole
+# again. A plain tuple: a named one pickles four times slower, and a kept 1,000-point
+# series is pickled again after each upload.
+PointJSON = tuple[str, str, str, str, str, str]
 
 
-def _groups(series: Series) -> list[tuple[str, list[Point]]]:
-    """Points grouped by patch set, stock first, then patch sets by their first kernel."""
-    order = {kernel: i for i, kernel in enumerate(series.kernels)}
-    groups: dict[str, list[Point]] = {}
-    for point in sorted(series.points, key=lambda p: order[p.run.kernel]):
-        groups.setdefault(point.run.patch_label if point.run.patches else "", []).append(point)
-    stock = [("", groups.pop(""))] if "" in groups else []
-    return stock + list(groups.items())
+def point_json(point: Point, metric: Metric, baseline: Baseline | None = None) -> PointJSON:
+    """The point's texts in the figure of its series (``metric``), drawn as % of
+    ``baseline`` if any (a value that is not a finite number as null, as ``plain`` writes
+    it)."""
+    if baseline is not None and baseline.value == 0:
+        raise ValueError("a relative chart needs a non-zero baseline value")
+    run = point.run
+    sd = None if point.sd is None else _finite(_scaled(point.sd, baseline))
+    return (
+        run.patch_label if run.patches else "",
+        json_text(esc(run.kernel)),
+        json_text(_finite(_scaled(point.value, baseline))),
+        json_text(sd),
+        json_text(run.run_id),
+        json_text(point_hover(point, metric, baseline)),
+    )
 
 
 # The layout's ``template`` and a baseline's dotted line at 100 as Plotly writes them for
@@ -209,70 +223,73 @@ BASELINE_LINE = {
 }
 
 
-def _across_kernels(
-    series: Series, baseline: Baseline | None, hovers: Mapping[int, str] | None = None
-) -> dict[str, Any]:
-    """The figure as plain data: written as Plotly's graph objects give it, without their
-    validation, which was most of the CPU of a 1,000-point series' figure computed after an
-    upload (its layout a third; tests/dashboards/test_figures.py compares the two value for
-    value)."""
-    if baseline is not None and baseline.value == 0:
-        raise ValueError("a relative chart needs a non-zero baseline value")
-    metric = series.metric
+def across_kernels_json(
+    metric: Metric,
+    kernels: Sequence[str],
+    points: Sequence[PointJSON],
+    baseline: Baseline | None = None,
+    title: str = "",
+) -> str:
+    """The across-kernels figure (``across_kernels_figure``) as the compact JSON Plotly
+    takes, joined from its points' texts (``point_json`` with this ``baseline``) in kernel
+    order (``kernels``: the x axis). Written as Plotly's graph objects give it, without
+    their validation, which was most of the CPU of a 1,000-point series' figure computed
+    after an upload (tests/dashboards/test_figures.py compares the two value for value);
+    with each point's texts made once, what is left is joining them."""
+    name = esc(title or f"{metric.name} across kernels")
+    if not points:
+        return json_text(empty_figure(name))
+    lines = _lines(points)
     if baseline is None:
         y_title = axis_title(metric.name, metric.unit)
     else:
         label = esc(baseline.label)
         y_title = f"{esc(metric.name)}, % of {label} ({label} = 100)"
-    groups = _groups(series)
-    layout = base_layout(_title(series), "kernel version", y_title, n_legend=len(groups))
-    layout["template"] = deepcopy(TEMPLATE_NONE)
+    layout = base_layout(name, "kernel version", y_title, n_legend=len(lines))
+    layout["template"] = TEMPLATE_NONE
     layout["xaxis"].update(
         type="category",
         categoryorder="array",
         tickangle=-30,
-        categoryarray=[esc(k) for k in series.kernels],
+        categoryarray=[esc(k) for k in kernels],
     )
     if baseline is not None:
-        layout["shapes"] = [deepcopy(BASELINE_LINE)]
-    if baseline is not None or hovers is None:
-        hovers = {p.run.run_id: point_hover(p, series, baseline) for p in series.points}
-    data = [
-        _line(i, patches, points, baseline, hovers) for i, (patches, points) in enumerate(groups)
-    ]
-    return {"data": data, "layout": layout}
+        layout["shapes"] = [BASELINE_LINE]
+    data = [_line(i, patches, members) for i, (patches, members) in enumerate(lines)]
+    return json_object({"data": json_array(data), "layout": json_text(layout)})
 
 
-def _line(
-    i: int,
-    patches: str,
-    points: list[Point],
-    baseline: Baseline | None,
-    hovers: Mapping[int, str],
-) -> dict[str, Any]:
-    """One patch set's line (the stock kernels' when ``patches`` is empty) as plain data
-    (a value that is not a finite number as None, as ``plain`` writes it)."""
+def _lines(points: Sequence[PointJSON]) -> list[tuple[str, list[PointJSON]]]:
+    """Points (in kernel order) grouped by line: stock first, then patch sets by their
+    first kernel."""
+    lines: dict[str, list[PointJSON]] = {}
+    for point in points:
+        lines.setdefault(point[0], []).append(point)
+    stock = [("", lines.pop(""))] if "" in lines else []
+    return stock + list(lines.items())
+
+
+def _line(i: int, patches: str, points: list[PointJSON]) -> str:
+    """One patch set's line (the stock kernels' when ``patches`` is empty) as JSON."""
     is_stock = patches == ""
-    return {
-        "type": "scatter",
-        "x": [esc(p.run.kernel) for p in points],
-        "y": [_finite(_scaled(p.value, baseline)) for p in points],
-        "error_y": {
-            "type": "data",
-            "array": [None if p.sd is None else _finite(_scaled(p.sd, baseline)) for p in points],
-            "visible": True,
-        },
-        "mode": "lines+markers",
-        "name": "stock kernels" if is_stock else f"+{esc(patches)}",
-        "line": {
-            "color": STOCK_COLOUR if is_stock else colour(i),
-            "width": 3 if is_stock else 2,
-        },
-        "marker": {"size": 8},
-        "customdata": [p.run.run_id for p in points],
-        "hovertext": [hovers[p.run.run_id] for p in points],
-        "hovertemplate": HOVER,
-    }
+    _, xs, ys, sds, runs, hovers = zip(*points, strict=True)
+    error_y = {"type": json_text("data"), "array": json_array(sds), "visible": json_text(True)}
+    line = {"color": STOCK_COLOUR if is_stock else colour(i), "width": 3 if is_stock else 2}
+    return json_object(
+        {
+            "type": json_text("scatter"),
+            "x": json_array(xs),
+            "y": json_array(ys),
+            "error_y": json_object(error_y),
+            "mode": json_text("lines+markers"),
+            "name": json_text("stock kernels" if is_stock else f"+{esc(patches)}"),
+            "line": json_text(line),
+            "marker": json_text({"size": 8}),
+            "customdata": json_array(runs),
+            "hovertext": json_array(hovers),
+            "hovertemplate": json_text(HOVER),
+        }
+    )
 
 
 def _finite(value: float) -> float | None:

@@ -36,6 +36,7 @@ from dashboards.figures import (
     wakeups_figures,
 )
 from dashboards.figures.compare import COLOURS
+from tests.dashboards.page_figures import across_kernels_by_graph_objects
 
 HOSTILE = "<script>alert(1)</script>&"
 THROUGHPUT = Metric("VolanoMark throughput", "msg/s", higher_is_better=True)
@@ -128,45 +129,6 @@ def test_across_kernels_hover_names_the_run():
         assert part in hover
 
 
-def _across_kernels_by_graph_objects(data: Series, baseline: Baseline | None) -> dict:
-    """The across-kernels figure as Plotly's validating graph objects made it (before its
-    lines were written as plain dicts): what the plain figure must equal, value for value."""
-    import plotly.graph_objects as go
-
-    from dashboards.figures import _common, kernels
-
-    figure = across_kernels_figure(data, baseline)
-    fig = go.Figure(layout={**figure["layout"], "shapes": []})
-    for i, (patches, points) in enumerate(kernels._groups(data)):
-        is_stock = patches == ""
-        fig.add_trace(
-            go.Scatter(
-                x=[esc(p.run.kernel) for p in points],
-                y=[kernels._scaled(p.value, baseline) for p in points],
-                error_y={
-                    "type": "data",
-                    "array": [
-                        None if p.sd is None else kernels._scaled(p.sd, baseline) for p in points
-                    ],
-                    "visible": True,
-                },
-                mode="lines+markers",
-                name="stock kernels" if is_stock else f"+{esc(patches)}",
-                line={
-                    "color": _common.STOCK_COLOUR if is_stock else _common.colour(i),
-                    "width": 3 if is_stock else 2,
-                },
-                marker={"size": 8},
-                customdata=[p.run.run_id for p in points],
-                hovertext=[kernels.point_hover(p, data, baseline) for p in points],
-                hovertemplate=_common.HOVER,
-            )
-        )
-    if baseline is not None:
-        fig.add_hline(y=100, line={"dash": "dot", "color": "#888888", "width": 1})
-    return _common.to_dict(fig)
-
-
 def test_across_kernels_lines_written_as_plain_dicts_are_what_plotly_made():
     import random
 
@@ -184,7 +146,7 @@ def test_across_kernels_lines_written_as_plain_dicts_are_what_plotly_made():
     cases += [(Series(LATENCY, kernels, many, HOSTILE), b) for b in (None, Baseline(7.0, "b"))]
     for data, baseline in cases:
         plain = across_kernels_figure(data, baseline)
-        made = _across_kernels_by_graph_objects(data, baseline)
+        made = across_kernels_by_graph_objects(data, baseline)
         assert plain == made
         assert json.dumps(plain, sort_keys=True) == json.dumps(made, sort_keys=True)
         assert len(plain["layout"].get("shapes", ())) == (baseline is not None)

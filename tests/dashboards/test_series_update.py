@@ -87,7 +87,6 @@ def test_the_api_and_the_figure_right_after_an_upload_show_it_while_another_comp
     for key in (
         f"series:api-json:{metric.pk}",
         f"series:points:{metric.pk}",
-        f"series:figure:{metric.pk}:None",
         f"series:figure-of-query:{metric.pk}:",
         f"series:page-context:{metric.pk}",
     ):
@@ -169,6 +168,50 @@ def test_the_figure_after_an_upload_reads_neither_the_setup_nor_every_row(
     cache.clear()
     assert client.get(url).content == body
     assert 4242.5 in json.loads(body)["data"][0]["y"]
+
+
+def test_the_figure_joined_from_kept_pieces_is_the_figure_made_whole(
+    client,
+    series,
+    tmp_path,
+    django_capture_on_commit_callbacks,
+):
+    """After each upload the figure is joined from the pieces kept with the series (only
+    the new points' made): without a baseline and scaled by one, its alert marks drawn in,
+    it is byte for byte the figure made whole from the series read now, and value for value
+    what Plotly's graph objects make of it. The series has trials, a patch set, a labelled
+    run and runs landing before, between and after its kernels."""
+    from dashboards import series_marks
+    from dashboards.chartdata import Baseline
+    from dashboards.figures import across_kernels_figure
+    from tests.dashboards.page_figures import across_kernels_by_graph_objects
+    from tests.factories import make_alert
+
+    setup, metric = series
+    base = Run.objects.get(setup=setup, label="Base1")
+    make_alert(Run.objects.get(setup=setup, patch_set__name="pri_preempt"), metric)
+    make_alert(base, metric, status="fixed")
+    query = f"/kernels/figure/?setup={setup.pk}&metric={metric.pk}"
+    urls = {None: query, base.pk: f"{query}&baseline={base.pk}"}
+    for url in urls.values():
+        client.get(url)  # kept, then brought up to date by the uploads
+    for n, manifest in enumerate(UPLOADS):
+        _upload(tmp_path, manifest, n, django_capture_on_commit_callbacks)
+        whole = cq.series_points(setup_id=setup.pk, metric=_metric(metric)).series
+        for baseline_id, url in urls.items():
+            body = client.get(url).content
+            baseline = None
+            if baseline_id is not None:
+                value = next(p.value for p in whole.points if p.run.run_id == baseline_id)
+                baseline = Baseline(value, "Base1")
+            figure = across_kernels_figure(whole, baseline)
+            made = json.dumps(figure, separators=(",", ":")).encode()
+            scaled = lambda _, baseline=baseline: baseline  # noqa: E731
+            marks = series_marks.marks_traces(setup.pk, metric.pk, baseline_id, scaled)
+            assert body == series_marks.with_marks(made, marks)
+            assert figure == across_kernels_by_graph_objects(whole, baseline)
+            assert b"alert: open regression" in body and b"alert: triaged" in body
+    assert len(whole.points) == 8 and len(figure["data"]) == 3  # stock, task, pri_preempt
 
 
 def test_the_api_after_an_upload_reads_its_series_with_the_throttle(client, series, monkeypatch):
