@@ -195,6 +195,7 @@ def point_json(point: Point, metric: Metric, baseline: Baseline | None = None) -
     it)."""
     if baseline is not None and baseline.value == 0:
         raise ValueError("a relative chart needs a non-zero baseline value")
+    hover = point_hover(point, metric, baseline)
     run = point.run
     sd = None if point.sd is None else _finite(_scaled(point.sd, baseline))
     return (
@@ -203,7 +204,7 @@ def point_json(point: Point, metric: Metric, baseline: Baseline | None = None) -
         json_text(_finite(_scaled(point.value, baseline))),
         json_text(sd),
         json_text(run.run_id),
-        json_text(point_hover(point, metric, baseline)),
+        json_text(hover),
     )
 
 
@@ -236,10 +237,11 @@ def across_kernels_json(
     their validation, which was most of the CPU of a 1,000-point series' figure computed
     after an upload (tests/dashboards/test_figures.py compares the two value for value);
     with each point's texts made once, what is left is joining them."""
+    lines = _lines(points)
+    data = [_line(i, patches, members) for i, (patches, members) in enumerate(lines)]
     name = esc(title or f"{metric.name} across kernels")
     if not points:
         return json_text(empty_figure(name))
-    lines = _lines(points)
     if baseline is None:
         y_title = axis_title(metric.name, metric.unit)
     else:
@@ -255,7 +257,6 @@ def across_kernels_json(
     )
     if baseline is not None:
         layout["shapes"] = [BASELINE_LINE]
-    data = [_line(i, patches, members) for i, (patches, members) in enumerate(lines)]
     return json_object({"data": json_array(data), "layout": json_text(layout)})
 
 
