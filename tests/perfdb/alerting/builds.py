@@ -6,12 +6,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ingest.services import upload_create, upload_ingest
+from ingest.services import upload_create
 from perfdb.alerting.check_data import detector_settings
 from perfdb.alerting.regressions import regressions_check_upload
 from perfdb.detector import detection, policy
 from perfdb.models import Alert, Metric, Result, Run, Threshold, Upload
-from tests.bundles import ingest_bundle, make_bundle, manifest_toml, volano_log, volano_run
+from tests.bundles import (
+    ingest_bundle,
+    ingested_here,
+    make_bundle,
+    manifest_toml,
+    volano_log,
+    volano_run,
+)
 from tests.perfdb.alerting.step_series import TRIALS
 
 # (kernel, patches as TOML, throughputs a trial each, rooms: the set-up's parameter)
@@ -102,8 +109,7 @@ def ingest_runs(tmp_path, name: str, runs: list[tuple[str, str, tuple[int, ...]]
     path = make_bundle(tmp_path / name, files)
     with open(path, "rb") as stream:
         upload, _ = upload_create(stream=stream, filename=name)
-    upload_ingest(upload_id=upload.pk)
-    upload.refresh_from_db()
+    upload = ingested_here(upload)
     assert upload.status == "done", upload.error
     return upload
 
