@@ -202,3 +202,34 @@ def test_the_series_page_after_an_upload_to_its_setup_takes_five_redis_round_tri
         finally:
             redis_client = cache._cache.get_client(write=True)
             redis_client.delete(*redis_client.keys(cache.make_key("*")) or ["-"])
+
+
+def test_the_figure_computed_after_an_upload_is_stored_once_with_its_kept_answer(
+    client,
+    series,
+):
+    """The figure is joined from the series' kept pieces, so it is stored once per setup
+    version (its entry per query) besides the whole answer kept for anonymous readers: no
+    third copy of its bytes under its metric and baseline ids."""
+    from django.core.cache import cache
+    from django.test import override_settings
+
+    from perfdb import cache as page_cache
+    from tests.perfdb.cache.redis_backend import redis_caches
+
+    setup, metric = series
+    url = f"/kernels/figure/?setup={setup.pk}&metric={metric.pk}"
+    caches = redis_caches(settings.REDIS_URL)
+    with override_settings(CACHES=caches, PAGE_CACHE_WARM=False, PAGE_CACHE_STALE_SECONDS=30):
+        redis_client = cache._cache.get_client(write=True)
+        try:
+            client.get(url)
+            scope = page_cache.scope_key(setup.workload_id, setup.hardware_id, setup.mode)
+            page_cache.runs_added([scope], [setup.pk])
+            redis_client.delete(*redis_client.keys(cache.make_key("*")))
+            body = client.get(url).content
+            assert b"across kernels" in body
+            stored = [redis_client.get(key) for key in redis_client.keys(cache.make_key("*"))]
+            assert sum(body in value for value in stored if value) == 2
+        finally:
+            redis_client.delete(*redis_client.keys(cache.make_key("*")) or ["-"])
