@@ -11,6 +11,8 @@ here; the compare page asks ``pair_context`` and ``judge`` for the same verdicts
 - ``series_check``: ``check``, the changes of a series for an upload's runs;
 - ``detection``: ``detect``, A/B tests, short series read kernel by kernel (``short_scan``),
   ``pair_context`` for the compare page;
+- ``drift``: a series a little worse kernel after kernel (``drift_changes``, method
+  ``DRIFT_METHOD``), the slope of its trailing window;
 - ``policy``: ``Settings``, the one test (``judge``), the noise model of long series;
 - ``series``: points in kernel order, a long series analysed and the changes it shows;
 - ``stats``: statistics of plain sequences of floats, and the step scan of long series;
@@ -29,6 +31,7 @@ from perfdb.detector.detection import (
     pair_context,
     trial_noise,
 )
+from perfdb.detector.drift import METHOD as DRIFT_METHOD
 from perfdb.detector.order_stats import Floats
 from perfdb.detector.policy import (
     BETTER_CHOICES,
@@ -57,6 +60,7 @@ from perfdb.detector.series_check import check
 __all__ = [
     "BETTER_CHOICES",
     "Change",
+    "DRIFT_METHOD",
     "Columns",
     "Floats",
     "Noise",

@@ -496,8 +496,27 @@ def _nearer_new(level: float, old: float, new: float) -> bool:
     return abs(level - new) <= abs(level - old)
 
 
+def short_scan_of(
+    usable: Ordered, better: str, settings: Settings, noise: TrialNoise | None = None
+) -> tuple[list[KernelRuns], ShortScan]:
+    """A short series' stock kernels and their ``short_scan``, once per check: kept on
+    ``usable`` (``detect`` reads the steps, the drift test where they are). ``noise``: the
+    series' ``trial_noise``, when the caller has it."""
+    if not hasattr(usable, "short_scans"):
+        usable.short_scans = {}
+    if (better, settings) not in usable.short_scans:
+        kernels = stock_by_kernel(usable)
+        trials = trial_noise(usable, settings) if noise is None else noise
+        scan = short_scan(kernels, better, settings, trials) if len(kernels) >= 2 else None
+        usable.short_scans[better, settings] = (
+            kernels,
+            scan or ShortScan((), frozenset(), frozenset(), ()),
+        )
+    return usable.short_scans[better, settings]
+
+
 def _short_changes(
-    usable: Sequence[Point],
+    usable: Ordered,
     better: str,
     settings: Settings,
     noise: TrialNoise,
@@ -505,10 +524,9 @@ def _short_changes(
 ) -> list[Change]:
     """The short scan's steps on the wanted kernels, and on the kernel before each (the one
     a new kernel confirms or clears)."""
-    kernels = stock_by_kernel(usable)
+    kernels, scan = short_scan_of(usable, better, settings, noise)
     if len(kernels) < 2:
         return []
-    scan = short_scan(kernels, better, settings, noise)
     if wanted_kernels is None:
         return [change for _, _, change in scan.steps]
     names = [k.kernel for k in kernels]

@@ -67,6 +67,14 @@ class Settings:
     # run-to-run noise assumed, as a share of the within-run noise, where nothing measures it
     # (no repeated build, no prior, too few kernels at one level): a test on the trials
     short_between_ratio: float = 0.0
+    # A drift (perfdb/detector/drift.py): the slope of the stock series' trailing window of
+    # this many kernels (at least ``drift_min_kernels`` since the last step), tested one-sided
+    # at ``drift_alpha``: a series tests a window at every upload, so past ``budget_kernels``
+    # each window gets drift_alpha x budget_kernels / kernels (bench/detector_situations.py
+    # and detector_accuracy.py --lab: the clean rows hold, drift-2 75 %)
+    drift_window: int = 10
+    drift_min_kernels: int = 6
+    drift_alpha: float = 0.00003
 
 
 def validate_threshold_pct(value: float | None) -> float | None:
@@ -379,13 +387,7 @@ def _test(
         part_w = within**2 * (1 / n1 + 1 / n2)
         part_b = noise.between_pct**2 * (1 / kernels[0] + 1 / kernels[1])
         if part_w + part_b > 0:
-            if noise.within_dof is None or part_w == 0:
-                dof = noise.dof if part_b > 0 else (noise.within_dof or noise.dof)
-            else:
-                dof = (part_w + part_b) ** 2 / (
-                    part_w**2 / max(noise.within_dof, 0.5) + part_b**2 / max(noise.dof, 0.5)
-                )
-            return _Test(math.sqrt(part_w + part_b), dof, "t-test")
+            return _Test(math.sqrt(part_w + part_b), test_dof(noise, part_w, part_b), "t-test")
     elif isinstance(noise, float | int) and noise > 0:
         return _Test(max(float(noise), floor_pct) * math.sqrt(1 / n1 + 1 / n2), math.inf, "t-test")
     if n1 < 2 or n2 < 2:
@@ -400,6 +402,17 @@ def _test(
     else:
         dof = float(n1 + n2 - 2)
     return _Test(se / centre * 100.0, max(dof, 1.0), "welch")
+
+
+def test_dof(noise: Noise, part_w: float, part_b: float) -> float:
+    """The dof of a standard error whose variance is ``part_w`` (the trials' noise) plus
+    ``part_b`` (the run-to-run noise): Welch-Satterthwaite's when the two are known apart,
+    else the one part's."""
+    if noise.within_dof is None or part_w == 0:
+        return noise.dof if part_b > 0 else (noise.within_dof or noise.dof)
+    return (part_w + part_b) ** 2 / (
+        part_w**2 / max(noise.within_dof, 0.5) + part_b**2 / max(noise.dof, 0.5)
+    )
 
 
 def _sample_var(values: Sequence[float]) -> float:

@@ -2,7 +2,8 @@
 
 The series as stored goes in, the changes worth an alert come out: ``detection.detect`` for
 the upload's runs, each against its pinned or declared baseline, and the stock series'
-confirmed steps (``detection.change_points``) when one of them is a stock run. The series is
+confirmed steps (``detection.change_points``) and its drift on the newest kernel
+(``drift.drift_changes``) when one of them is a stock run. The series is
 cleaned, sorted and analysed once for all of these (``analysed_once``). Pure, no Django: the
 service (``perfdb.alerting``) asks it through the package's face, ``perfdb.detector.check``.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 
 from perfdb.detector.detection import change_points, detect
+from perfdb.detector.drift import drift_changes
 from perfdb.detector.order_stats import Floats
 from perfdb.detector.policy import Settings
 from perfdb.detector.series import Change, Columns, Ordered, Point, analyse, analyse_of, ordered
@@ -37,9 +39,11 @@ def check(
     still in the series) or the one its bundle names (``declared``: run -> baseline run),
     and every confirmed step of the stock series when a candidate is a stock run: a step
     that the upload's kernel confirms lands on an earlier upload's run and is still raised
-    (or updated). ``usable``: the points as ``ordered`` gives them, when the caller read
-    them so; ``columns``: their ``series.columns`` and single trials, likewise. The series
-    is analysed once for every call (``analysed_once``)."""
+    (or updated); and a drift of the stock series (``drift.drift_changes``, method "drift")
+    when the newest stock kernel is a candidate. ``usable``: the points as ``ordered``
+    gives them, when the caller read them so; ``columns``: their ``series.columns`` and
+    single trials, likewise. The series is analysed once for every call
+    (``analysed_once``)."""
     declared = declared or {}
     asked = {r: declared[r] for r in sorted(candidates) if r in declared}
     in_series = {p.run_id for p in points} if pinned_run_id is not None or asked else set()
@@ -72,6 +76,8 @@ def check(
         if (s.candidate_run_id in wanted or stock_candidate)
         and (s.candidate_run_id, s.method) not in seen
     ]
+    if stock_candidate:
+        changes += drift_changes(usable, better, settings, wanted)
     return changes
 
 
