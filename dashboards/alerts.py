@@ -127,6 +127,7 @@ def alert_detail(request: HttpRequest, alert_id: int) -> HttpResponse:
             "summary_url": summary_url(summaries.key_of(alert)),
             "kernel_moves": moves.kernel_moves(alert),
             "placed": placement.text(alert),
+            "drift": placement.drift_text(alert),
             "figure": alert_chart(alert),
             "attribution": alert_attribution(alert),
             "reference": alert_reference(alert),

@@ -37,6 +37,7 @@ def alert_rows(alerts: list[Alert]) -> list[dict[str, object]]:
                 if alert.p_value is None
                 else f"p = {alert.p_value:.3g}",
                 "placed": placement.text(alert),
+                "drift": placement.drift_text(alert),
                 "alert_url": site + reverse("alert-detail", args=[alert.pk]),
                 "compare_url": f"{site}/compare/?base={base_ids}&new={alert.candidate_run_id}",
             }

@@ -1,15 +1,18 @@
-"""An alert's placement (how likely its kernel is, and the next likeliest) as stored on it.
+"""An alert's placement (how likely its kernel is, and the next likeliest) as stored on it,
+and where a drift lies, in words.
 
 The detector's rule is ``perfdb.detector.placement`` (pure); this is the alert's record of
 it: set when the alert is made, confirmed or moved, and brought up to date when a later
-check reads it differently (``refresh``). The model's fields keep their name ``location``."""
+check reads it differently (``refresh``). The model's fields keep their name ``location``.
+A drift (``perfdb.detector.drift``) has no first kernel: its baseline is its window's first
+kernel, and ``drift_text`` says how far it went over how many kernels."""
 
 from __future__ import annotations
 
 import math
 
 from perfdb import detector
-from perfdb.models import Alert, AlertEvent
+from perfdb.models import Alert, AlertEvent, Result
 
 FIELD = "location"  # AlertEvent.field of a placement a later check settled or unsettled
 
@@ -104,3 +107,34 @@ def runner_up_json(alert: Alert) -> dict[str, object] | None:
     if other is None or alert.runner_up_share is None:
         return None
     return {"run": other.pk, "kernel": other.kernel.version, "share": alert.runner_up_share}
+
+
+def drift_text(alert: Alert) -> str:
+    """A drift alert in words: "drift: -14 % over 8 kernels, 6.1 → 6.8" (the fitted change
+    over its window; the window's stock kernels of the series, from its first, the alert's
+    baseline, to the alert's own); "" for any other method."""
+    if alert.method != detector.DRIFT_METHOD:
+        return ""
+    first = min(
+        (run.kernel for run in alert.baseline_runs.select_related("kernel")),
+        key=lambda k: (k.sort_key, k.version),
+        default=None,
+    )
+    if first is None:
+        return ""
+    last = alert.candidate_run.kernel
+    kernels = (
+        Result.objects.filter(
+            setup_id=alert.setup_id,
+            metric_id=alert.metric_id,
+            run__patch_set__name="",
+            run__kernel__sort_key__gte=first.sort_key,
+            run__kernel__sort_key__lte=last.sort_key,
+        )
+        .values("run__kernel_id")
+        .distinct()
+        .count()
+    )
+    return (
+        f"drift: {alert.change_pct:+.0f} % over {kernels} kernels, {first.version} → {last.version}"
+    )
