@@ -41,6 +41,10 @@ staircases, one trial a run), besides the long monitored history.
   fire and still stand at the end (the remaining 10 % is still a regression).
 - long-X / clean-long: a long history (30-60 kernels), one step of 5, 10 or 20 % in the
   middle 20-80 %: the monitoring case, where small steps must be found.
+- drift-2 / drift-1: a regression that creeps in, no kernel a step: 10-16 kernels whose
+  last 6-10 are each 2 % worse than the one before (-11 to -18 % in all), and 12-16 kernels
+  whose last 10 are each 1 % worse (-10 %). Recall: a confirmed regression alert, of any
+  method, on a kernel of the drift (its first worse kernel to the newest).
 - spike: 10-20 kernels, one kernel 20 % worse and the next ones back: a flaky run, which
   must not be emailed as a regression.
 - heavy-t, bimodal, outlier: clean short series (3-6 kernels) with awkward trials: Student t
@@ -143,10 +147,15 @@ class Cell:
     goal: float | None = None  # recall % at least, or false alerts per 100 at most
     upload: bool = False  # groups of UPLOAD_METRICS clean metrics uploaded together
     siblings: int = 0  # the workload's other setups the product's prior is pooled from
+    drift: tuple[int, int] = (0, 0)  # the last kernels drawn from this range each ``size`` % worse
 
     @property
     def clean(self) -> bool:
-        return self.steps == 0
+        return self.steps == 0 and not self.drifts
+
+    @property
+    def drifts(self) -> bool:
+        return self.drift[1] > 0
 
 
 def _cells() -> tuple[Cell, ...]:
@@ -180,6 +189,22 @@ def _cells() -> tuple[Cell, ...]:
             for x, g in ((5, 80.0), (10, 97.0), (20, 100.0))
         ),
         Cell("clean-long", "30-60 kernels, no change", (30, 60), goal=1.0),
+        Cell(
+            "drift-2",
+            "10-16 kernels, the last 6-10 each 2 % worse",
+            (10, 16),
+            size=2,
+            drift=(6, 10),
+            goal=75.0,
+        ),
+        Cell(
+            "drift-1",
+            "12-16 kernels, the last 10 each 1 % worse",
+            (12, 16),
+            size=1,
+            drift=(10, 10),
+            goal=50.0,
+        ),
         Cell(
             "spike", "10-20 kernels, one kernel 20 % worse", (10, 20), 0, 20, spike=True, goal=1.0
         ),
@@ -273,6 +298,11 @@ def _levels(rng: random.Random, cell: Cell, n: int, sign: float) -> tuple[list[f
             for at in steps:
                 if k >= at:
                     factor[k] *= 1.0 + sign * cell.size / 100
+    elif cell.drifts:  # each of the last kernels worse than the one before
+        start = n - min(rng.randint(*cell.drift), n - 1)
+        steps = [start]
+        for k in range(start, n):
+            factor[k] = (1.0 + sign * cell.size / 100) ** (k - start + 1)
     elif cell.spike:  # a kernel off and the next ones back: at least one after it
         factor[rng.randint(1, n - 2)] = 1.0 + sign * cell.size / 100
     return factor, steps
@@ -419,6 +449,10 @@ def score(series: Series, alerts: Alerts, held: Alerts | None = None) -> Score:
     steps = [at for at, _ in series.steps]
     if not steps:
         return Score(false=len({(i, d) for i, d in alerts if d == "regression"}))
+    if BY_NAME[series.kind].drifts:  # caught: a regression alert on a kernel of the drift
+        hit = int(any(i >= steps[0] and d == "regression" for i, d in alerts))
+        seen = int(any(i >= steps[0] and d == "regression" for i, d in (held or alerts)))
+        return Score(hits=hit, steps=1, pending_only=max(seen - hit, 0))
     caught = _matched(steps, alerts)
     last = [s for s in steps if s == len(series.points) - 1]
     seen = len(_matched(steps, held)) if held is not None else len(caught)
