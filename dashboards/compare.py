@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from statistics import fmean, stdev
 
-from perfdb.detector import policy, stats
+from perfdb.detector import DRIFT_METHOD, policy, stats
 from perfdb.detector.detection import PairContext, Settings
 
 # Fewer values than this on a side and the row says "more runs needed": two values do give a
@@ -417,6 +417,11 @@ def _alert_note(
     if alert is not None:
         if alert.method == "changepoint":
             how = "the series' step test (kernels before the step against those after it)"
+        elif alert.method == DRIFT_METHOD:
+            how = (
+                "the series' drift test (a line through its last kernels, from run "
+                f"{_ids(alert.baseline_run_ids)}): a slow slide, not one step"
+            )
         else:
             how = f"its own baseline (runs {_ids(alert.baseline_run_ids)})"
         return f"alert {alert.pk} ({alert.change_pct:+.1f} %): the detector judged it with {how}"

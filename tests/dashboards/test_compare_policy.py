@@ -84,6 +84,15 @@ def test_an_alert_the_page_does_not_see_says_how_the_detector_found_it():
     assert line.alert_note.startswith("alert 9 (-6.0 %): the detector judged it with the series'")
 
 
+def test_a_drift_alert_the_page_does_not_see_is_named_a_drift():
+    from perfdb.detector import DRIFT_METHOD
+
+    drift = AlertInfo(9, "untriaged", "regression", -9.0, DRIFT_METHOD, (4,))
+    quiet = values((100.0, 101.0, 99.0), (99.0, 100.0, 98.5))
+    line = compare_line(quiet, SeriesContext(pair=pair(), alerts=(drift,), base_run_ids=(1,)))
+    assert "the series' drift test" in line.alert_note and "from run 4" in line.alert_note
+
+
 def test_json_rows_carry_the_reason_and_the_alert_note():
     row = compare_line(values()).as_json()
     assert {"reason", "alert_note"} <= set(row)
