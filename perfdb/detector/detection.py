@@ -502,17 +502,16 @@ def short_scan_of(
     """A short series' stock kernels and their ``short_scan``, once per check: kept on
     ``usable`` (``detect`` reads the steps, the drift test where they are). ``noise``: the
     series' ``trial_noise``, when the caller has it."""
-    if not hasattr(usable, "short_scans"):
-        usable.short_scans = {}
-    if (better, settings) not in usable.short_scans:
+    # Kept in the points' own namespace, typed here: the scan is detection's, and series.py
+    # (which detection imports) need not know its shape.
+    scans: dict[tuple[str, Settings], tuple[list[KernelRuns], ShortScan]]
+    scans = usable.__dict__.setdefault("short_scans", {})
+    if (better, settings) not in scans:
         kernels = stock_by_kernel(usable)
         trials = trial_noise(usable, settings) if noise is None else noise
         scan = short_scan(kernels, better, settings, trials) if len(kernels) >= 2 else None
-        usable.short_scans[better, settings] = (
-            kernels,
-            scan or ShortScan((), frozenset(), frozenset(), ()),
-        )
-    return usable.short_scans[better, settings]
+        scans[better, settings] = (kernels, scan or ShortScan((), frozenset(), frozenset(), ()))
+    return scans[better, settings]
 
 
 def _short_changes(

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from itertools import chain, compress
 from operator import itemgetter, not_
-from typing import TYPE_CHECKING, NamedTuple, cast, overload
+from typing import NamedTuple, cast, overload
 
 from scipy import stats as scipy_stats
 
@@ -22,9 +22,6 @@ from perfdb.detector import order_stats, placement, policy, stats
 from perfdb.detector.order_stats import Floats
 from perfdb.detector.policy import Settings
 from perfdb.kernels import parse_kernel
-
-if TYPE_CHECKING:
-    from perfdb.detector.detection import ShortScan
 
 
 class Point(NamedTuple):
@@ -165,10 +162,9 @@ class Ordered(tuple[Point, ...]):
     """A series' usable points in kernel order (``ordered``): ``detection.detect`` and
     ``detection.change_points`` take it as it is, so a check cleans, sorts and analyses a
     long series once, not twice; and reads a short one kernel by kernel once
-    (``detection.short_scan_of``), for its steps and for the drift test."""
+    (``detection.short_scan_of`` keeps it on the points), for its steps and the drift test."""
 
     analyses: dict[Settings, Series | None]
-    short_scans: dict[tuple[str, Settings], tuple[list[KernelRuns], ShortScan]]
 
 
 def ordered(points: Sequence[Point]) -> Ordered:
