@@ -63,15 +63,29 @@ def summary_sections(alerts: list[Alert]) -> list[dict[str, object]]:
     return sections
 
 
-def render(alerts: list[Alert], *, heading: str) -> tuple[str, str, str]:
-    worst = min(
-        alerts, key=lambda a: a.change_pct if a.metric.better == "higher" else -a.change_pct
+def headline(alerts: list[Alert]) -> Alert:
+    """The alert a subject line names: the regression the data is surest of (the smallest
+    p; a single value, with no p, last), then the largest move.
+
+    Not simply the largest move: one upload's alerts mix a throughput or a latency with
+    spreads and maxima (sysbench's fairness stddev moves by hundreds of % when its latency
+    moves by 25 %), and the noisiest metric would lead every subject."""
+    regressions = [a for a in alerts if a.direction == Alert.Direction.REGRESSION] or alerts
+    return min(
+        regressions,
+        key=lambda a: (a.p_value is None, a.p_value or 0.0, -abs(a.change_pct)),
     )
+
+
+def render(alerts: list[Alert], *, heading: str) -> tuple[str, str, str]:
+    lead = headline(alerts)
+    builds = {a.candidate_run.build for a in alerts}
+    others = f" (and {len(builds) - 1} other build{'s' if len(builds) > 2 else ''})"
     # Names come from uploaded bundles: a CR/LF would make the send fail (BadHeaderError).
     subject = header_text(
         f"[perfdb] {len(alerts)} regression{'s' if len(alerts) > 1 else ''}: "
-        f"{worst.setup.workload.name} {worst.candidate_run.build} "
-        f"{worst.change_pct:+.1f}% {worst.metric.name}",
+        f"{lead.setup.workload.name} {lead.candidate_run.build} "
+        f"{lead.change_pct:+.1f}% {lead.metric.name}{others if len(builds) > 1 else ''}",
         300,
     )
     context = {
