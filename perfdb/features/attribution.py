@@ -138,7 +138,10 @@ def _explain(
         return None, f"No measured patch moved it; {untested} is untested.", needed
     if len(moved) == 1:
         step, verdict = moved[0]
-        how = "alone against stock" if step.method == "alone" else "on top of the patches below"
+        if not step.base:
+            how = "alone against stock" if step.method == "alone" else "against stock"
+        else:
+            how = f"on top of {'+'.join(step.base)}"
         change, reason = verdict.change_pct, verdict.reason
         text = f"{step.patch} moved it: {change:+.1f} % {how} ({reason})."
         return step.patch, text, ()

@@ -19,10 +19,17 @@ def test_prefixes_name_the_patch_that_moved_it():
     a = attribute("2.5.66", ("p1", "p2"), builds, "higher")
     assert [s.method for s in a.steps] == ["prefix", "prefix"]
     assert a.culprit == "p2"
-    assert "p2 moved it" in a.message and a.needed == ()
+    assert a.message.startswith("p2 moved it: -10.2 % on top of p1 (") and a.needed == ()
     assert a.total is not None and a.total.direction == "regression"
     # prefix steps add up to the stack
     assert sum(s.delta for s in a.steps) == pytest.approx(a.stack_mean - a.stock_mean)
+
+
+def test_the_first_patch_of_a_stack_is_measured_against_stock():
+    builds = {(): STOCK, ("p1",): (80.0, 81.0, 79.0, 80.0), ("p2",): STOCK}
+    a = attribute("2.5.66", ("p1", "p2"), builds, "higher")
+    assert a.steps[0].method == "prefix" and a.culprit == "p1"
+    assert a.message.startswith("p1 moved it: -20.0 % against stock (")
 
 
 def test_each_patch_alone_when_prefixes_are_missing():
