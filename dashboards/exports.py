@@ -184,12 +184,20 @@ def _finite(value: object) -> object:
     return value
 
 
+def table_text(table: Table, fmt: str) -> str:
+    """The table as ``fmt`` (``csv`` or ``json``) writes it."""
+    return to_csv(table) if fmt == "csv" else to_json(table)
+
+
 def export_response(table: Table, fmt: str) -> HttpResponse:
-    if fmt == "csv":
-        response = HttpResponse(to_csv(table), content_type="text/csv; charset=utf-8")
-    else:
-        response = HttpResponse(to_json(table), content_type="application/json")
-    response["Content-Disposition"] = f'attachment; filename="{table.name}.{fmt}"'
+    return download_response(table_text(table, fmt), table.name, fmt)
+
+
+def download_response(body: str | bytes, name: str, fmt: str) -> HttpResponse:
+    """A table's text (``table_text``, kept or written now) as the download ``name.fmt``."""
+    content_type = "text/csv; charset=utf-8" if fmt == "csv" else "application/json"
+    response = HttpResponse(body, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'
     return response
 
 

@@ -16,15 +16,9 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from dashboards import chart_queries as cq
 from dashboards import exports
-from dashboards.chart_queries import compare as compare_queries
-from dashboards.selection import (
-    BadParam,
-    SetupKey,
-    choice_param,
-    setup_of_key,
-    setup_ref_param,
-)
+from dashboards.selection import BadParam, choice_param, setup_ref_param
 
 
 def bad_params_are_400(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -41,20 +35,10 @@ def bad_params_are_400(view: Callable[..., HttpResponse]) -> Callable[..., HttpR
 
 def setup_id_param(query: Mapping[str, Any], name: str = "setup") -> int | None:
     """``setup`` as an id, or as a person names it (``VolanoMark/P8/UP/rooms=10``:
-    ``selection.setup_ref_param``) resolved among the set-ups with runs it names (one
-    query); a name that no set-up or several have is a ``BadParam`` saying which. The
-    pages and the API that take a set-up read it here, so a name means the same in each."""
-    return setup_id_of(setup_ref_param(query, name), name)
-
-
-def setup_id_of(ref: int | SetupKey | None, name: str = "setup") -> int | None:
-    """The id of a set-up as ``selection.setup_ref_param`` read it (``setup_id_param``)."""
-    if ref is None or isinstance(ref, int):
-        return ref
-    named = compare_queries.setups_named(
-        workload=ref.workload, hardware=ref.hardware, mode=ref.mode
-    )
-    return int(setup_of_key(ref, named, name)["id"])
+    ``selection.setup_ref_param``) resolved among the set-ups with runs it names
+    (``chart_queries.setup_id_of``). The pages and the API that take a set-up read it
+    here, so a name means the same in each."""
+    return cq.setup_id_of(setup_ref_param(query, name), name)
 
 
 def figure_script(figure: object, element_id: str) -> SafeString:

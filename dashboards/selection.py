@@ -10,7 +10,7 @@ view's a JSON 400 ``{"error", "param"}`` (``dashboards.api_errors.exception_hand
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -413,35 +413,51 @@ def build_param(
 ACROSS_KERNELS = "across-kernels"
 
 
+class _Scope(Protocol):
+    """A scope as a picker offers it: its key (the URL's ``scope``) and ids."""
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def ids(self) -> tuple[int, int, str]: ...
+
+
 @dataclass(frozen=True)
 class KernelsQuery:
     """What a /kernels/ URL asks for (the page, its figure and its downloads), each parameter
     read and checked once, here, so the views and the page's data read one plain value and
-    no query string. What needs the data to be checked is kept as given: the scope's key
-    and the metric (an id or a name, matched with ``scope_named`` and ``metric_asked``
-    against what has runs); ``metric`` as given also names the page's cached context."""
+    no query string. The scope, which only matters when no set-up is named, is matched
+    against the scopes with runs (``scopes``, read only then); the metric (an id or a name,
+    matched with ``metric_asked`` against the set-up's) is kept as given, which also names
+    the page's cached context."""
 
     setup: int | SetupKey | None
-    scope: str
+    scope: _Scope | None
     metric: str
     baseline: int | None
     format: str | None
 
     @classmethod
-    def read(cls, query: Mapping[str, Any]) -> KernelsQuery:
-        """The query's selection; a ``BadParam`` for the first parameter that is malformed.
-        ``chart`` only matters to a download, and is checked only then."""
+    def read(
+        cls, query: Mapping[str, Any], scopes: Callable[[], Sequence[_Scope]] = tuple
+    ) -> KernelsQuery:
+        """The query's selection; a ``BadParam`` for the first parameter that is malformed
+        or names nothing with runs. ``chart`` only matters to a download, and is checked
+        only then."""
         setup = setup_ref_param(query)
         fmt = format_param(query)
         if fmt is not None:
             choice_param(query, "chart", (ACROSS_KERNELS,), ACROSS_KERNELS)
         baseline = int_param(query, "baseline")
-        return cls(setup, _one(query, "scope"), _one(query, "metric"), baseline, fmt)
+        raw_scope = _one(query, "scope")
+        scope = scope_named(raw_scope, scopes()) if setup is None and raw_scope else None
+        return cls(setup, scope, _one(query, "metric"), baseline, fmt)
 
     @property
     def setup_id(self) -> int | None:
         """The set-up when the query gives it by id (one given by name is looked up first:
-        ``page_tools.setup_id_of``)."""
+        ``chart_queries.setup_id_of``)."""
         return self.setup if isinstance(self.setup, int) else None
 
     @property

@@ -1,13 +1,22 @@
-"""One series' answers (the /kernels/ page's data, its figure, its downloads, /api/series/),
-finished once and served from the cache until runs are added to the series' scope.
+"""The across-kernels series' data: what the /kernels/ page shows, its figure with the
+series' alert marks, its downloads, and the points of /api/series/, each read through the
+cache (``perfdb.cache``) and finished once per version of the series' setup.
+
+A /kernels/ query (``selection.KernelsQuery``) is answered in one call each, which chooses
+its series and reads everything the answer needs: ``series_page`` (the pickers' choices and
+the baseline options), ``series_figure`` (the figure's JSON, alert marks drawn in) and
+``series_download`` (the table as CSV or JSON). The view renders or sends what it gets.
 
 A series is one setup's runs, so only runs added to that setup can change it: every value
 here but the scope's setup picker is cached with ``perfdb.cache.cached_in_setup``, whose
 stamp moves with that setup's version (the writer bumps it when the upload commits) and
-with the structure version (runs edited or deleted, vocabulary edited). An upload to the
-other setups of its scope leaves the series current. A warm request then reads no results
-at all and renders nothing, in one cache round trip: a 1,000-point series costs what a
-10-point one does. What is cached is bytes or plain dataclasses, never model rows.
+with the structure version (runs edited or deleted, vocabulary edited). A warm request
+reads no results at all and renders nothing, in one cache round trip. After an upload the
+series kept before is brought up to date with the runs added (``finished_series``), and so
+are the answers made of it: each point's texts (its /api/series/ JSON, its baseline
+``<option>``, its figure piece) are made once and kept, so an answer is joined from them.
+The alert marks are kept apart under the setup's alerts version, which every alert write
+moves (``_marks``). What is cached is bytes or plain values, never model rows.
 """
 
 from __future__ import annotations
@@ -17,22 +26,30 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, fields
 from functools import cached_property
 from itertools import chain
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
-from django.utils.html import escape
+from django.core.serializers.json import DjangoJSONEncoder
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString, mark_safe
 
 from dashboards import chart_queries as cq
-from dashboards.chart_queries.kernel_series import OrderKey, series_added
+from dashboards import exports, scope_stats
+from dashboards.chart_queries.kernel_series import OrderKey
 from dashboards.chartdata import Baseline, Metric, Point, RunInfo, Series
-from dashboards.figures.kernels import PointJSON, across_kernels_json, point_json
+from dashboards.figures import kernels as figure
 from dashboards.page_tools import run_text
-from dashboards.selection import BadParam, KernelsQuery, metric_asked
+from dashboards.selection import BadParam, KernelsQuery, metric_asked, setup_label
 from perfdb.cache import (
+    CATALOG,
+    alerts_entry,
+    cached_in_alerts,
     cached_in_scope,
     cached_in_setup,
+    cached_per_scope,
     cached_per_setup,
     read_ahead,
     read_together,
+    scope_entry,
     scope_key,
     setup_entry,
     setup_keys,
@@ -41,6 +58,306 @@ from perfdb.cache import (
 T = TypeVar("T")
 # Each setup's metric ids, cached per setup (``metrics_of_setups``).
 METRIC_IDS = "series:setup-metric-ids"
+# A baseline picker's ``<option>``, rendered once per point and kept with the series.
+BASELINE_OPTION = "dashboards/_baseline_option.html"
+
+
+# --- choosing the series --------------------------------------------------------------------
+
+
+class ScopeOption(NamedTuple):
+    """A scope in the page's first picker: its key (the URL's ``scope``), label and ids."""
+
+    key: str
+    label: str
+    ids: tuple[int, int, str]
+
+
+# The scope picker's choices, cached under the catalogue's version (``scope_options``).
+SCOPES = "series:scopes"
+# Each scope's setups with their run counts, cached per scope version (``setup_choices``).
+SETUPS = "series:setups"
+
+
+def scope_options() -> list[ScopeOption]:
+    """Every scope with runs, in picker order, cached under the catalogue's version (which
+    moves when a setup is created: runs added to existing setups leave it current)."""
+    return cached_in_scope(
+        SCOPES,
+        CATALOG,
+        lambda: [
+            ScopeOption(scope_key(r.workload_id, r.hardware_id, r.mode), r.label, r[:3])
+            for r in scope_stats.scope_rows()
+        ],
+    )
+
+
+def _setup_id(query: KernelsQuery, open_regression: bool) -> tuple[int | None, str]:
+    """The setup to chart (None when nothing has runs) and the metric asked for: the setup
+    the query names, by id or by name (``setup=VolanoMark/P8/UP/rooms=10``, as the compare
+    page takes it: a name no set-up or several have is a 400 saying which). Else, with
+    ``open_regression`` (the page), the set-up and metric of the newest open regression in
+    the query's scope, if any (a metric the query names is kept): one query, so such a
+    page is computed on every request rather than kept, since an alert's triage moves no
+    version. Else the busiest setup of the query's scope, else the busiest of all."""
+    if query.setup is not None:
+        return cq.setup_id_of(query.setup), query.metric
+    scope = query.scope
+    found = None
+    if open_regression:
+        found = cq.open_regression_series(scope=None if scope is None else scope.ids)
+    if found is not None:
+        return found[0], query.metric or str(found[1])
+    if scope is None:
+        return scope_stats.busiest_setup_cached(), query.metric
+    setups = setup_choices({scope.key: scope.ids})[scope.key]
+    return int(max(setups, key=lambda s: s["run_count"])["id"]), query.metric
+
+
+def _baseline_checked(values: Mapping[int, float], run_id: int | None) -> None:
+    """A 400 for a baseline that is not a run of the series, or whose value is 0."""
+    if run_id is None:
+        return
+    if run_id not in values:
+        raise BadParam("baseline", f"run {run_id} is not in this series")
+    if values[run_id] == 0:
+        raise BadParam("baseline", f"run {run_id} has the value 0; nothing is % of 0")
+
+
+# --- the page -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SeriesPage:
+    """What the /kernels/ page shows: its pickers' choices (each chosen one marked by its
+    value), the note when the metric asked for has no data here, and the baseline picker's
+    options (rendered once per point, the chosen one selected). No ``setup``: nothing has
+    runs; no ``metric``: the setup has no results."""
+
+    scopes: Sequence[ScopeOption] = ()
+    scope: str = ""
+    setups: Sequence[Mapping[str, Any]] = ()
+    setup: Mapping[str, Any] | None = None
+    metrics: Sequence[Mapping[str, Any]] = ()
+    metric: Mapping[str, Any] | None = None
+    note: str = ""
+    baseline: int | None = None
+    baseline_options: SafeString = SafeString("")
+
+    @property
+    def selection(self) -> dict[str, object]:
+        """The series shown, by ids: what its permalink and its figure's URL name."""
+        assert self.setup is not None and self.metric is not None
+        return {"setup": self.setup["id"], "metric": self.metric["id"], "baseline": self.baseline}
+
+
+def series_page(query: KernelsQuery) -> SeriesPage:
+    """The page of the query's series. Its setup's part (the setup, its metrics, the
+    metric chosen, each run's value and baseline option) is cached whole per setup version
+    under the metric asked for: a warm page reads it in one round trip, no query, and one
+    computed after an upload reads its parts (the setup's metric ids, the series) in that
+    same round trip. The query's baseline is checked here (a 400), not in the figure's
+    request."""
+    setup_id, asked = _setup_id(query, open_regression=True)
+    if setup_id is None:
+        return SeriesPage()
+    key = f"series:page-context:{asked}"
+    keys = read_ahead(setup_entry(key, setup_id)) + setup_keys(METRIC_IDS, [setup_id])
+    if asked.isascii() and asked.isdigit():
+        keys += series_keys(setup_id, int(asked))
+    with read_together(keys):
+        context = cached_in_setup(key, setup_id, lambda: _page_context(setup_id, asked))
+    setup, metrics, metric, note, runs = context
+    _baseline_checked({run_id: value for run_id, (value, _, _) in runs.items()}, query.baseline)
+    scope = setup_scope(setup)
+    ids = (setup["workload_id"], setup["hardware_id"], setup["mode"])
+    # the two pickers of its scope, in one round trip (after an upload: its setups')
+    picker_keys = read_ahead(scope_entry(SCOPES, CATALOG) | scope_entry(SETUPS, scope))
+    with read_together(picker_keys):
+        scopes, setups = scope_options(), setup_choices({scope: ids})[scope]
+    return SeriesPage(
+        scopes=scopes,
+        scope=scope,
+        setups=setups,
+        setup=setup,
+        metrics=metrics,
+        metric=metric,
+        note=note,
+        baseline=query.baseline,
+        baseline_options=_baseline_options(runs, query.baseline),
+    )
+
+
+# A page's setup part as kept: the setup, its metrics, the metric shown (None: no results)
+# with its note, and each run's value, option text and rendered ``<option>``, in kernel order.
+PageContext = tuple[
+    dict[str, Any],
+    list[dict[str, Any]],
+    Mapping[str, Any] | None,
+    str,
+    dict[int, tuple[float, str, str]],
+]
+
+
+def _page_context(setup_id: int, asked: str) -> PageContext:
+    setup = setup_with_runs(setup_id)
+    metrics = metric_choices(setup)
+    metric, note = metric_asked(asked, metrics)
+    runs: dict[int, tuple[float, str, str]] = {}
+    if metric is not None:
+        data = finished_series(setup_id, metric)
+        runs = {key[3]: (data.rows[key[3]][8], *data.option[key[3]]) for key in data.order}
+    return setup, metrics, metric, note, runs
+
+
+def _baseline_options(runs: Mapping[int, tuple[float, str, str]], chosen: int | None) -> SafeString:
+    """The baseline ``<option>``s as rendered once per point, the chosen one rendered again
+    selected: a 1,000-run series' options are joined, not rendered on every request."""
+    options = [option for _, _, option in runs.values()]
+    if chosen is not None:
+        index = list(runs).index(chosen)
+        options[index] = _option(chosen, runs[chosen][1], selected=True)
+    return mark_safe("".join(options))  # noqa: S308 (each rendered by BASELINE_OPTION)
+
+
+def _option(run_id: int, text: str, selected: bool = False) -> str:
+    context = {"run_id": run_id, "text": text, "selected": selected}
+    return render_to_string(BASELINE_OPTION, context).strip()
+
+
+# --- the figure -----------------------------------------------------------------------------
+
+
+class KeptFigure(NamedTuple):
+    """A figure as kept per setup version: its metric (as the pickers give it), its JSON
+    and, without a baseline, each point's piece of it by run id
+    (``figures.kernels.across_kernels_kept``), from which it is joined again after runs are
+    added."""
+
+    metric: Mapping[str, Any]
+    body: bytes
+    pieces: dict[int, str]
+
+
+def series_figure(query: KernelsQuery) -> bytes:
+    """The query's figure as JSON, its series' alert marks drawn over it. Cached per setup
+    version under the metric and baseline asked for when the query names its setup (what
+    the page asks), the marks per version of the setup's alerts: a warm request is one
+    cache round trip, no query. After an upload to the setup, the figure kept before is
+    brought up to date: its metric is known, the series is read from the cache in the same
+    round trip, and only the new points' pieces are made."""
+    setup_id, asked = _setup_id(query, open_regression=False)
+    if setup_id is None:
+        raise BadParam("setup", "no setup with runs")
+    if query.setup is None:  # chosen by a query: as current as that query
+        kept = _figure(setup_id, asked, query.baseline, None)
+        return _with_marks(setup_id, kept, query.baseline)
+    baseline = "" if query.baseline is None else str(query.baseline)
+    key = f"series:figure-of-query:{asked}:{baseline}"
+    keys = read_ahead(setup_entry(key, setup_id)) + setup_keys(METRIC_IDS, [setup_id])
+    if asked.isascii() and asked.isdigit():
+        metric_id = int(asked)
+        keys += series_keys(setup_id, metric_id) + _marks_keys(setup_id, metric_id, query.baseline)
+    with read_together(keys):
+        kept = cached_in_setup(
+            key,
+            setup_id,
+            lambda: _figure(setup_id, asked, query.baseline, None),
+            update=lambda before: _figure(setup_id, asked, query.baseline, before),
+        )
+        return _with_marks(setup_id, kept, query.baseline)
+
+
+def _figure(
+    setup_id: int, asked: str, baseline_id: int | None, before: KeptFigure | None
+) -> KeptFigure:
+    """The figure of the setup's metric ``asked``. ``before``: the figure kept before runs
+    were added to the setup (its metric still has results there: removing runs moves the
+    structure version, and then nothing of before is used), so neither the setup nor its
+    metrics are read again."""
+    if before is None:
+        metric, _ = metric_asked(asked, metric_choices(setup_with_runs(setup_id)))
+        if metric is None:
+            raise BadParam("metric", "this setup has no results")
+    else:
+        metric = before.metric
+    data = finished_series(setup_id, metric)
+    baseline = _baseline(data, baseline_id)
+    if baseline is None:
+        kept = {} if before is None else before.pieces
+        added = [_point(data.rows[run_id]) for run_id in data.rows if run_id not in kept]
+        order = [key[3] for key in data.order]
+        body, pieces = figure.across_kernels_kept(data.metric, data.kernels, order, kept, added)
+        return KeptFigure(metric, body.encode(), pieces)
+    body = figure.across_kernels_json_of(data.data.series, baseline)
+    return KeptFigure(metric, body.encode(), {})
+
+
+def _baseline(data: FinishedSeries, run_id: int | None) -> Baseline | None:
+    if run_id is None:
+        return None
+    _baseline_checked(data.values(), run_id)
+    return Baseline(value=data.values()[run_id], label=data.labels.get(run_id) or f"run #{run_id}")
+
+
+def _marks_key(metric_id: int, baseline_id: int | None) -> str:
+    return f"series:alert-marks:{metric_id}:{baseline_id}"
+
+
+def _marks_keys(setup_id: int, metric_id: int, baseline_id: int | None) -> list[str]:
+    return read_ahead(alerts_entry(_marks_key(metric_id, baseline_id), setup_id))
+
+
+def _with_marks(setup_id: int, kept: KeptFigure, baseline_id: int | None) -> bytes:
+    return figure.with_marks(kept.body, series_marks(setup_id, kept.metric, baseline_id))
+
+
+def series_marks(setup_id: int, metric: Mapping[str, Any], baseline_id: int | None) -> bytes:
+    """The alert marks of the setup's metric as figure traces (``figures.kernels.
+    alert_marks``, scaled like the figure by its baseline run, if any), their JSON
+    comma-joined without the list's brackets (empty without an alert). Cached under the
+    setup's alerts version: a triage is shown by the next request, and runs added leave
+    them current (a point of an existing run changes only when the run is edited, which
+    moves the structure version), so the first figure after an upload reads no alert. One
+    query for the alerts; the series is read from its cache, and not at all without an
+    alert."""
+
+    def build() -> bytes:
+        found = cq.series_alert_marks(setup_id=setup_id, metric_id=metric["id"])
+        if not found.marks:
+            return b""
+        data = finished_series(setup_id, metric)
+        marked = data.of_runs({m.run_id for m in found.marks})
+        baseline = _baseline(data, baseline_id)
+        traces = figure.alert_marks(marked, found.marks, baseline)
+        return json.dumps(traces, cls=DjangoJSONEncoder, separators=(",", ":")).encode()[1:-1]
+
+    return cached_in_alerts(_marks_key(metric["id"], baseline_id), setup_id, build)
+
+
+# --- the download ---------------------------------------------------------------------------
+
+
+def series_download(query: KernelsQuery) -> bytes:
+    """The query's series as a table (``exports.series_table``) in its ``format``, cached
+    per setup version."""
+    fmt = query.format
+    assert fmt is not None
+    setup_id, asked = _setup_id(query, open_regression=False)
+    if setup_id is None:
+        raise BadParam("setup", "no setup with runs")
+
+    def build() -> bytes:
+        metric, _ = metric_asked(asked, metric_choices(setup_with_runs(setup_id)))
+        if metric is None:
+            raise BadParam("metric", "this setup has no results")
+        table = exports.series_table(finished_series(setup_id, metric).data.series)
+        return exports.table_text(table, fmt).encode()
+
+    return finished(f"download-{fmt}", setup_id, asked, build)
+
+
+# --- the series kept between uploads --------------------------------------------------------
 
 
 def setup_scope(setup: Mapping[str, Any]) -> str:
@@ -56,14 +373,13 @@ Row = tuple[int, str, tuple[str, ...], str, str, int, tuple[tuple[str, str], ...
 @dataclass(frozen=True)
 class FinishedSeries:
     """A series as kept between uploads: its points as plain rows in kernel order
-    (``order``: ``cq.KernelSeries``' keys), and the finished text of each point, by run id:
-    its point in /api/series/ (JSON), its baseline ``<option>`` and its pieces of the
-    figure without baseline (``figures.kernels.PointJSON``: its values and hover text as
-    JSON, kept as one text: ``_kept``). A point's texts do not depend on its place or on
-    the other points, so a series brought up to date after an upload keeps its points and
-    their texts and makes only the new points': the answers are joined from them, not
-    written again point by point, and the ``Point`` objects (``data``) are made only for
-    what draws them otherwise (a baseline, the alert marks, the downloads)."""
+    (``order``: ``cq.KernelSeries``' keys), and the finished texts of each point, by run
+    id: its point in /api/series/ (JSON) and its baseline picker's text and ``<option>``.
+    A point's texts do not depend on its place or on the other points, so a series brought
+    up to date after an upload keeps its points and their texts and makes only the new
+    points': the answers are joined from them, not written again point by point, and the
+    ``Point`` objects (``data``) are made only for what draws them otherwise (a baseline,
+    the alert marks, the downloads)."""
 
     metric: Metric
     order: tuple[OrderKey, ...]
@@ -71,8 +387,7 @@ class FinishedSeries:
     labels: dict[int, str]
     rows: dict[int, Row]
     api: dict[int, str]
-    option: dict[int, str]
-    figure: dict[int, str]
+    option: dict[int, tuple[str, str]]
 
     @cached_property
     def data(self) -> cq.KernelSeries:
@@ -138,12 +453,12 @@ def series(setup_id: int, metric: Mapping[str, Any]) -> cq.KernelSeries:
 def finished_series(setup_id: int, metric: Mapping[str, Any]) -> FinishedSeries:
     """``series_points`` of the setup and metric with its points' texts, cached per setup.
     Keyed by the metric's id alone (its name and unit are vocabulary: editing them moves
-    every version), so that a page can read it before it knows them (``page_keys``); the
-    page, its figure, its downloads and /api/series/ share it, so an upload's series is read
-    once whichever of them is asked first. After an upload to the setup it is brought up to
-    date from the value cached before (only the runs added are read and written as text),
-    never served older than the upload. Untitled: the figure names it "<metric> across
-    kernels"."""
+    every version), so that a page can read it before it knows them (``series_keys``); the
+    page, its figure, its downloads and /api/series/ share it, so an upload's series is
+    read once whichever of them is asked first. After an upload to the setup it is brought
+    up to date from the value cached before (only the runs added are read and written as
+    text), never served older than the upload. Untitled: the figure names it "<metric>
+    across kernels"."""
     return cached_in_setup(
         _series_key(metric["id"]),
         setup_id,
@@ -164,7 +479,7 @@ def _read_and_finished(
     read whole without it, or if one of its runs is gone."""
     added = None
     if since is not None:
-        added = series_added(setup_id=setup_id, metric=metric, known=since.runs)
+        added = cq.series_added(setup_id=setup_id, metric=metric, known=since.runs)
     if added is None:
         return _finished(cq.series_points(setup_id=setup_id, metric=metric), None)
     return _finished(added, since)
@@ -175,41 +490,23 @@ def _finished(data: cq.KernelSeries, since: FinishedSeries | None) -> FinishedSe
     order, labels = data.order, data.labels
     rows: dict[int, Row] = {}
     api: dict[int, str] = {}
-    option: dict[int, str] = {}
-    figure: dict[int, str] = {}
+    option: dict[int, tuple[str, str]] = {}
     if since is not None:  # two sorted runs: Timsort merges them in linear time
         order = tuple(sorted(chain(since.order, order))) if order else since.order
         labels = {**since.labels, **labels}
-        rows, api, option, figure = (
-            dict(since.rows),
-            dict(since.api),
-            dict(since.option),
-            dict(since.figure),
-        )
+        rows, api, option = dict(since.rows), dict(since.api), dict(since.option)
     metric = data.series.metric if since is None else since.metric
     for point in data.series.points:
         run_id = point.run.run_id
         label = data.labels.get(run_id) or ""
         rows[run_id] = _row(point)
         api[run_id] = api_point_json(point, label)
-        text = escape(run_text(point.run, label))
-        option[run_id] = f'<option value="{run_id}">relative: {text} = 100</option>'
-        figure[run_id] = _kept(point_json(point, metric))
-    return FinishedSeries(metric, order, data.runs, labels, rows, api, option, figure)
+        text = run_text(point.run, label)
+        option[run_id] = (text, _option(run_id, text))
+    return FinishedSeries(metric, order, data.runs, labels, rows, api, option)
 
 
-def _kept(piece: PointJSON) -> str:
-    """A point's figure pieces as one text: a kept series is read, and stored again, by
-    every answer computed after an upload, and 1,000 texts pickle seven times faster than
-    1,000 tuples of six. Joined by newlines, which none of its JSON texts holds (written
-    in ASCII, a newline escaped), its line's label first (it may hold one: ``_piece``
-    splits from the right)."""
-    return "\n".join(piece)
-
-
-def _piece(text: str) -> PointJSON:
-    line, x, y, sd, run, hover = text.rsplit("\n", 5)
-    return line, x, y, sd, run, hover
+# --- /api/series/'s points ------------------------------------------------------------------
 
 
 def api_point(point: Point, x: float | None = None, label: str = "") -> dict[str, Any]:
@@ -266,22 +563,7 @@ def api_head_metric(head: bytes) -> dict[str, Any]:
     return {k: metric[k] for k in ("id", "name", "unit", "better")}
 
 
-def baseline_options(finished: FinishedSeries) -> str:
-    """Every run of the series as a baseline ``<option>`` (a 1,000-run series: 1,000 of
-    them), joined from the points' texts; only the chosen one's ``selected`` is added per
-    request."""
-    return "".join([finished.option[key[3]] for key in finished.order])
-
-
-def page_keys(setup_id: int, context_key: str, metric_id: int | None) -> list[str]:
-    """The cache keys of a series page's context (``context_key``, cached per setup) and of
-    the parts it is made of: the setup's metric ids and, when the page names its metric,
-    the series. Read together (perfdb.cache.reads ``read_together``), a context computed
-    after an upload costs one read for all three, not one each."""
-    keys = read_ahead(setup_entry(context_key, setup_id)) + setup_keys(METRIC_IDS, [setup_id])
-    if metric_id is not None:
-        keys += read_ahead(setup_entry(_series_key(metric_id), setup_id))
-    return keys
+# --- finished answers and their keys ----------------------------------------------------------
 
 
 def finished(
@@ -303,35 +585,17 @@ def finished(
     return cached_in_setup(f"series:{kind}:{key}", setup_id, build, found, update)
 
 
-def series_keys(setup_id: int, metric_id: int) -> list[str]:
-    """The cache keys ``finished_series(setup_id, {"id": metric_id, ...})`` reads."""
-    return read_ahead(setup_entry(_series_key(metric_id), setup_id))
-
-
-def figure_keys(setup_id: int, metric: str) -> list[str]:
-    """The cache keys a figure of the setup computed after an upload reads besides its
-    own (kernels ``_figure``): the setup's metric ids and, when the query gives the metric
-    as an id, the series it is joined from."""
-    keys = setup_keys(METRIC_IDS, [setup_id])
-    if metric.isascii() and metric.isdigit():
-        keys += series_keys(setup_id, int(metric))
-    return keys
-
-
 def finished_keys(kind: str, setup_id: int, key: str) -> list[str]:
     """The cache keys ``finished(kind, setup_id, key, ...)`` reads."""
     return read_ahead(setup_entry(f"series:{kind}:{key}", setup_id))
 
 
-def figure_json(data: FinishedSeries, baseline: Baseline | None) -> bytes:
-    """The across-kernels figure as the JSON Plotly takes: joined from the points' kept
-    pieces (``FinishedSeries.figure``) when there is no baseline; with one, whose values and
-    hover texts say each point's % of it, from pieces made for it."""
-    if baseline is None:
-        points = [_piece(data.figure[key[3]]) for key in data.order]
-    else:
-        points = [point_json(p, data.metric, baseline) for p in data.data.series.points]
-    return across_kernels_json(data.metric, data.kernels, points, baseline).encode()
+def series_keys(setup_id: int, metric_id: int) -> list[str]:
+    """The cache keys ``finished_series(setup_id, {"id": metric_id, ...})`` reads."""
+    return read_ahead(setup_entry(_series_key(metric_id), setup_id))
+
+
+# --- the pickers' choices -------------------------------------------------------------------
 
 
 def metric_choices(setup: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -352,58 +616,28 @@ def metrics_of_setups(setup_ids: Sequence[int]) -> list[dict[str, Any]]:
     return cq.metrics_ordered(m for ids in per_setup.values() for m in ids)
 
 
-def setup_choices(scope: tuple[int, int, str]) -> list[dict[str, Any]]:
-    """The scope's setups with their run counts (the page's second picker), cached per scope."""
-    workload_id, hardware_id, mode = scope
-    return cached_in_scope(
-        "series:setups",
-        scope_key(workload_id, hardware_id, mode),
-        lambda: cq.setup_choices(scope=scope),
-    )
+def setup_choices(scopes: Mapping[str, tuple[int, int, str]]) -> dict[str, list[dict[str, Any]]]:
+    """Each scope's setups (by scope key; the ids: workload, hardware, mode) with their run
+    counts and labels (the page's second picker), cached per scope version: the scopes
+    moved since are read again together."""
 
-
-def kernels_page(setup_id: int, query: KernelsQuery) -> dict[str, Any]:
-    """What the /kernels/ page shows of the setup's series: the setup (a 400 when it has no
-    runs), its metrics as the picker's ``<option>``s, the metric chosen (and the note when
-    the one asked for has no data here), each run's value and the baseline options; the
-    query's baseline checked against them (a 400 here, not in the figure's request).
-
-    Cached whole per setup version under the metric asked for, so its parts are not cached
-    again one by one: a warm page reads it in one round trip, no query, and one computed
-    after an upload reads its parts (``page_keys``) in that same round trip."""
-    key = f"series:page-context:{query.metric}"
-
-    def build() -> dict[str, Any]:
-        setup = setup_with_runs(setup_id)
-        metrics = metric_choices(setup)
-        metric, note = metric_asked(query.metric, metrics)
-        values: dict[int, float] = {}
-        options = ""
-        if metric is not None:
-            finished = finished_series(setup_id, metric)
-            values, options = finished.values(), baseline_options(finished)
-        metric_options = "".join(
-            f'<option value="{m["id"]}">{escape(m["name"])} ({escape(m["unit"])})</option>'
-            for m in metrics
-        )
+    def build(keys: list[str]) -> dict[str, list[dict[str, Any]]]:
         return {
-            "setup": setup,
-            "metric_options": metric_options,
-            "metric": metric,
-            "note": note,
-            "values": values,
-            "options": options,
+            key: [{**s, "label": setup_label(s)} for s in cq.setup_choices(scope=scopes[key])]
+            for key in keys
         }
 
-    with read_together(page_keys(setup_id, key, query.metric_id)):
-        context = cached_in_setup(key, setup_id, build)
-    run_id = query.baseline
-    if run_id is not None and context["metric"] is not None:
-        if run_id not in context["values"]:
-            raise BadParam("baseline", f"run {run_id} is not in this series")
-        if context["values"][run_id] == 0:
-            raise BadParam("baseline", f"run {run_id} has the value 0; nothing is % of 0")
-    return context
+    return cached_per_scope(SETUPS, list(scopes), build)
+
+
+def pickers_warm(scope_keys: Collection[str]) -> None:
+    """After an upload to these scopes: their setup pickers, with the run counts it moved,
+    computed together (one lock, one store), so that the first visitor of one of their
+    series, most likely the uploader, does not compute one. Called in the writer's process
+    right after its commit (``dashboards.warm.after_commit``) and by the pages' warm."""
+    ids = {s.key: s.ids for s in scope_options() if s.key in scope_keys}
+    if ids:
+        setup_choices(ids)
 
 
 def setup_with_runs(setup_id: int) -> dict[str, Any]:

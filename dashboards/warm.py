@@ -32,7 +32,7 @@ from functools import partial
 
 from django.core.cache import cache
 
-from dashboards import kernel_time, kernels, pages, scope_stats, views, wakeups
+from dashboards import kernel_time, pages, scope_stats, series_data, views, wakeups
 from dashboards.chart_queries.profiles import profiled_setups
 from perfdb.cache import SCOPE_VERSION_PREFIX, STRUCTURE_KEY, TIMEOUT_SECONDS, VERSION_KEY
 
@@ -61,7 +61,7 @@ def pages_after_upload(scopes: Sequence[str] = ()) -> None:
 
 def _scope(scope: str) -> None:
     pages.scaling_warm(scope)
-    kernels.pickers_warm([scope])  # current already if after_commit's did it
+    series_data.pickers_warm([scope])  # current already if after_commit's did it
 
 
 def after_commit(sender: object, scopes: Sequence[str], **kwargs: object) -> None:
@@ -71,7 +71,7 @@ def after_commit(sender: object, scopes: Sequence[str], **kwargs: object) -> Non
     first series page used to compute its scope's picker itself (4 of its 12 waits on a
     loaded web process, bench/load.py). The upload is done already: a page asking
     meanwhile is served the previous picker, as while any other process computes it."""
-    kernels.pickers_warm(scopes)
+    series_data.pickers_warm(scopes)
 
 
 def _shared() -> None:

@@ -22,7 +22,7 @@ from dashboards.chart_queries.compare import (
     compare_values,
     run_infos,
 )
-from dashboards.chart_queries.kernel_series import KernelSeries, series_points
+from dashboards.chart_queries.kernel_series import KernelSeries, series_added, series_points
 from dashboards.chart_queries.overview import (
     OPEN_ALERT_STATUSES,
     alerts_open,
@@ -36,6 +36,7 @@ from dashboards.chart_queries.pickers import (
     run_choices,
     sample_sources,
     setup_choices,
+    setup_id_of,
 )
 from dashboards.chart_queries.scaling_recent import (
     RecentPiece,
@@ -78,11 +79,13 @@ __all__ = [
     "scaling_chart",
     "scaling_pieces",
     "scaling_points",
+    "series_added",
     "series_points",
     "SeriesAlerts",
     "open_regression_series",
     "series_alert_marks",
     "setup_choices",
+    "setup_id_of",
     "vmstat_runs",
     "wakeup_rows",
 ]

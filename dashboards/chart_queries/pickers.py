@@ -8,7 +8,9 @@ from typing import Any
 from django.db import connection
 from django.db.models import F
 
+from dashboards.chart_queries.compare import setups_named
 from dashboards.chart_queries.summaries import SETUP_FIELDS, SETUP_ORDER, setup_dict
+from dashboards.selection import SetupKey, setup_of_key
 from perfdb.models import Metric as MetricRow
 from perfdb.models import Result, Run, Sample, Setup
 
@@ -37,6 +39,16 @@ def setup_choices(
         .order_by(*SETUP_ORDER)
     )
     return [{**setup_dict(r), "run_count": r["run_count"]} for r in rows]
+
+
+def setup_id_of(ref: int | SetupKey | None, name: str = "setup") -> int | None:
+    """The id of a set-up as ``selection.setup_ref_param`` read it: an id as given, a name
+    (``VolanoMark/P8/UP/rooms=10``) resolved among the set-ups with runs it names (one
+    query); a name that no set-up or several have is a ``BadParam`` saying which."""
+    if ref is None or isinstance(ref, int):
+        return ref
+    named = setups_named(workload=ref.workload, hardware=ref.hardware, mode=ref.mode)
+    return int(setup_of_key(ref, named, name)["id"])
 
 
 def metric_choices(*, setup_ids: Sequence[int]) -> list[dict[str, Any]]:

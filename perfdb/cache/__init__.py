@@ -26,6 +26,7 @@ from perfdb.cache.entries import (
     cached_in_setup,
     cached_per_scope,
     read_ahead,
+    scope_entry,
     setup_entry,
     stale_seconds,
 )
@@ -64,6 +65,7 @@ __all__ = [
     "cached_per_scope",
     "cached_per_setup",
     "read_ahead",
+    "scope_entry",
     "setup_entry",
     "setup_keys",
     "stale_seconds",

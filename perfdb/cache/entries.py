@@ -240,7 +240,7 @@ def cached_per_scope(
     """For each scope, ``compute([...scopes])[scope]``, cached per scope version: only those
     moved since are computed again, in one call. ``key`` names all else it reads."""
     names = {entry_name(key, s): s for s in dict.fromkeys(scopes)}
-    wanted = {n: (STRUCTURE_KEY, SCOPE_VERSION_PREFIX + s) for n, s in names.items()}
+    wanted = {n: v for s in names.values() for n, v in scope_entry(key, s).items()}
 
     def compute_named(todo: list[str]) -> dict[str, T]:
         computed = compute([names[n] for n in todo])
@@ -266,6 +266,11 @@ def read_ahead(wanted: Mapping[str, Sequence[str]]) -> list[str]:
     """The keys ``cached_entries(wanted, ...)`` reads."""
     keys = dict.fromkeys(k for version_keys in wanted.values() for k in version_keys)
     return list(keys) + [entry_key(n) for n in wanted]
+
+
+def scope_entry(key: str, scope: str) -> dict[str, tuple[str, str]]:
+    """``cached_per_scope``'s entry of one scope: its name and version keys."""
+    return {entry_name(key, scope): (STRUCTURE_KEY, SCOPE_VERSION_PREFIX + scope)}
 
 
 def setup_entry(key: str, setup_id: int) -> dict[str, tuple[str, str]]:

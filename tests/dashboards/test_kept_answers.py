@@ -143,12 +143,12 @@ def test_only_gets_without_a_body_are_answered(kept_30s, client, urls):
 def test_an_answer_with_uncached_reads_is_not_kept(kept_30s, client, urls, monkeypatch):
     """A query no version follows (one added to how the page picks its setup) keeps the
     answer from being kept."""
-    from dashboards import kernels
+    from dashboards import series_data
     from perfdb.models import Setup
 
-    chosen = kernels._series_chosen
+    chosen = series_data._setup_id
     monkeypatch.setattr(
-        kernels, "_series_chosen", lambda q, **kw: Setup.objects.count() and chosen(q, **kw)
+        series_data, "_setup_id", lambda q, **kw: Setup.objects.count() and chosen(q, **kw)
     )
     url = urls[1]
     assert client.get(url).status_code == 200

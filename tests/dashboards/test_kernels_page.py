@@ -1,4 +1,4 @@
-"""The across-kernels page's alerts (dashboards/kernels.py, dashboards/series_marks.py): the
+"""The across-kernels page's alerts (dashboards/kernels.py, dashboards/series_data.py): the
 marks drawn into its figure (/kernels/figure/), never older than the alerts, and the series
 a page naming no set-up opens on."""
 

@@ -3,6 +3,8 @@ and a 400 that says what is unknown or ambiguous. Pure: no database."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import pytest
 
 from dashboards.selection import (
@@ -112,9 +114,7 @@ def test_the_kernels_query_is_read_whole_once():
     query = KernelsQuery.read(
         {"setup": "V/P8/UP/rooms=10", "scope": "1-2-UP", "metric": " 3", "baseline": "7"}
     )
-    assert query == KernelsQuery(
-        SetupKey("V", "P8", "UP", (("rooms", "10"),)), "1-2-UP", " 3", 7, None
-    )
+    assert query == KernelsQuery(SetupKey("V", "P8", "UP", (("rooms", "10"),)), None, " 3", 7, None)
     assert query.setup_id is None and query.metric_id == 3
     by_id = KernelsQuery.read({"setup": "4", "metric": "events_per_s", "format": "csv"})
     assert (by_id.setup_id, by_id.metric_id, by_id.format) == (4, None, "csv")
@@ -133,6 +133,25 @@ def test_a_malformed_kernels_parameter_is_refused_naming_it(query, param):
     with pytest.raises(BadParam) as refused:
         KernelsQuery.read(query)
     assert refused.value.name == param
+
+
+def test_the_kernels_scope_is_matched_only_when_no_setup_is_named():
+    class Scope(NamedTuple):
+        key: str
+        ids: tuple[int, int, str]
+
+    scopes = [Scope("1-2-UP", (1, 2, "UP")), Scope("1-2-SMP", (1, 2, "SMP"))]
+    asked: list[int] = []
+
+    def read() -> list[Scope]:
+        asked.append(1)
+        return scopes
+
+    assert KernelsQuery.read({"scope": "1-2-SMP"}, read).scope == scopes[1]
+    assert KernelsQuery.read({"setup": "4", "scope": "9-9-UP"}, read).scope is None
+    assert len(asked) == 1, "the scopes are read only to match a scope"
+    with pytest.raises(BadParam, match="names no workload/hardware/mode with runs"):
+        KernelsQuery.read({"scope": "9-9-UP"}, read)
 
 
 def test_a_chart_is_checked_only_for_a_download():

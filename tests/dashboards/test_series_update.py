@@ -181,9 +181,9 @@ def test_the_figure_joined_from_kept_pieces_is_the_figure_made_whole(
     it is byte for byte the figure made whole from the series read now, and value for value
     what Plotly's graph objects make of it. The series has trials, a patch set, a labelled
     run and runs landing before, between and after its kernels."""
-    from dashboards import series_marks
     from dashboards.chartdata import Baseline
     from dashboards.figures import across_kernels_figure
+    from dashboards.figures.kernels import with_marks
     from tests.dashboards.page_figures import across_kernels_by_graph_objects
     from tests.factories import make_alert
 
@@ -206,9 +206,8 @@ def test_the_figure_joined_from_kept_pieces_is_the_figure_made_whole(
                 baseline = Baseline(value, "Base1")
             figure = across_kernels_figure(whole, baseline)
             made = json.dumps(figure, separators=(",", ":")).encode()
-            scaled = lambda _, baseline=baseline: baseline  # noqa: E731
-            marks = series_marks.marks_traces(setup.pk, metric.pk, baseline_id, scaled)
-            assert body == series_marks.with_marks(made, marks)
+            marks = series_data.series_marks(setup.pk, _metric(metric), baseline_id)
+            assert body == with_marks(made, marks)
             assert figure == across_kernels_by_graph_objects(whole, baseline)
             assert b"alert: open regression" in body and b"alert: triaged" in body
     assert len(whole.points) == 8 and len(figure["data"]) == 3  # stock, task, pri_preempt

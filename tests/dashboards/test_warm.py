@@ -111,7 +111,7 @@ def test_the_writers_commit_recomputes_the_uploaded_scopes_setup_picker(
     import redis
     from django.test.utils import CaptureQueriesContext
 
-    from dashboards import kernels
+    from dashboards import series_data
     from perfdb.models import Metric, Setup
     from tests.bundles import make_bundle
     from tests.conftest import free_port
@@ -133,12 +133,11 @@ def test_the_writers_commit_recomputes_the_uploaded_scopes_setup_picker(
         redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(queue)
     assert Run.objects.filter(setup=setup).count() == runs + 1
     with CaptureQueriesContext(connection) as queries:
-        options = kernels._picker_entries(
+        setups = series_data.setup_choices(
             {scope: (setup.workload_id, setup.hardware_id, setup.mode)}
         )
     assert len(queries) == 0  # current: nothing computed
-    assert f'<option value="{setup.pk}">' in options[scope]
-    assert f"({runs + 1} runs)</option>" in options[scope]
+    assert [s["run_count"] for s in setups[scope] if s["id"] == setup.pk] == [runs + 1]
 
 
 # --- after a deploy or a Redis restart: an emptied cache ---------------------------------------
