@@ -1,5 +1,5 @@
 """What a first visit to each chart page downloads, compressed: the page, its stylesheets and
-scripts, and the figure and alert marks its charts fetch. The goal (issue 39): at most
+scripts, and the figure and alert marks its charts fetch. The goal: at most
 700 kB for a chart page.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/perfdb_bench_data python bench/page_weight.py

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Modules over 400 lines and functions over 60 lines (issue 12's budget), outside
-migrations and tests. A function may be longer when a comment within its first lines says
+"""Modules over 400 lines and functions over 60 lines (the budget CONTRIBUTING.md sets),
+outside migrations and tests. A function may be longer when a comment within its first lines says
 why ("# long: ..."). Prints what is over; exits 1 when anything is.
 
     python3 scripts/sizes.py [--modules N] [--functions N]

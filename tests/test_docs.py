@@ -19,8 +19,9 @@ MAX_DOC_LINES = 400
 # Docs written by a program rather than by hand may be longer; none is, today.
 GENERATED_DOCS: frozenset[str] = frozenset()
 
-# A reference to a numbered or ordinal round of past work. Loop rounds in code
-# (``--rounds 10``), Linux's "pass 100 messages" and a database "session" are not.
+# A reference to a numbered or ordinal round of past work, or to the tracker's issue that
+# asked for it (the code says what it does and why; the issue is history). Loop rounds in
+# code (``--rounds 10``), Linux's "pass 100 messages" and a database "session" are not.
 ROUND_REFERENCE = re.compile(
     r"""(?ix)
         \bsessions?\ \#?\d+
@@ -32,6 +33,7 @@ ROUND_REFERENCE = re.compile(
       | \b(?:this|that|last|previous|earlier)\ (?:pass|round)\b
       | \bengineer\ ["\u201c]
       | \bv\d\ of\ the\b
+      | \bissues?\ \#?\d+\b
     """
 )
 
@@ -57,7 +59,7 @@ SUFFIXES = {".md", ".py", ".html", ".sh", ".toml", ".js", ".css", ".yml", ".txt"
 # exact text allowed, so nothing else in those files may cite a round. Delete an entry once
 # its line is gone.
 PENDING = {
-    "docs/deploy.md": '(docs/performance.md, "Under load", session 11)',
+    "tests/dashboards/test_kept_answers.py": "``KeptAnswerMiddleware``, issue 18)",
 }
 
 
@@ -105,6 +107,8 @@ def test_no_text_cites_a_round_of_past_work() -> None:
         "Session 11's figures",
         "after the last pass",
         "v2 of the parser",
+        "the hardening of issue 14",
+        "Issue 13's pages",
     ],
 )
 def test_the_pattern_finds_round_references(text: str) -> None:
@@ -119,6 +123,7 @@ def test_the_pattern_finds_round_references(text: str) -> None:
         "Lock the upload for this session",
         "kernels of the first pass after an event",
         "a second round trip",
+        "an issue with the 2.6 scheduler",
     ],
 )
 def test_the_pattern_leaves_ordinary_words(text: str) -> None:

@@ -1,4 +1,4 @@
-"""Hash-partition the three big tables in place (issue 18; docs/deploy.md, "Partitioning").
+"""Hash-partition the three big tables in place (docs/deploy.md, "Partitioning").
 
 - ``perfdb_result`` by ``setup_id``: every series read names one setup
   (``result_series_idx (setup, metric)``), so it touches one partition.

@@ -1,5 +1,5 @@
 """Samples and profile entries back to plain tables; results stay hash-partitioned by setup
-(issue 18; docs/deploy.md, "Partitioning").
+(docs/deploy.md, "Partitioning").
 
 Measured after 0010: every read of these two tables names the run, but many are correlated
 probes from a list of runs ("runs of this setup that have a profile", "newest runs with a

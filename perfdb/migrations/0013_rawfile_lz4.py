@@ -1,7 +1,7 @@
 from django.db import migrations
 
 # A raw file (a 10 MB vmstat log) is compressed when stored (TOAST); PostgreSQL's default,
-# pglz, took most of the database's CPU of storing it (issue 18, docs/performance.md
+# pglz, took most of the database's CPU of storing it (docs/performance.md
 # "Ingest"); lz4 compresses text a little less, several times faster. Only values written
 # from now on use it (ALTER ... SET COMPRESSION rewrites nothing, takes a brief lock). A
 # server built without lz4 keeps pglz: the statement is skipped, nothing else changes.

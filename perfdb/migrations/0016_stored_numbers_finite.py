@@ -1,5 +1,5 @@
-"""Stored numbers are finite, in the database itself (issue 16: "NaN impossible at every
-write path"). Ingest refuses a file with a value that is not finite, naming it
+"""Stored numbers are finite, in the database itself (no write path may
+store a NaN). Ingest refuses a file with a value that is not finite, naming it
 (``ingest.parsers.base.finite_only``); these CHECKs hold for every other writer too (the admin,
 a shell, a script). Adding them reads each table once; a database that already holds a NaN or
 an infinity stops here with the constraint's name: find the rows with

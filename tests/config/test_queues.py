@@ -1,4 +1,4 @@
-"""Split queues (issue 18): every routed task exists, and docker-compose runs a worker for
+"""Split queues: every routed task exists, and docker-compose runs a worker for
 every queue it routes to, so no task is queued where nobody listens."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Read replicas (issue 18) against a real streaming replica.
+"""Read replicas against a real streaming replica.
 
 A primary cluster (initdb) and a replica of it (pg_basebackup -R, streaming) are started on
 free ports in a temporary directory; a child process runs Django with DATABASE_URL on the

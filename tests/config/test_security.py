@@ -1,4 +1,4 @@
-"""The hardening of issue 14, tried the way an attacker would.
+"""The site's hardening, tried the way an attacker would.
 
 Reflected markup in 400s, odd digits and NUL bytes in parameters, CR/LF in names that
 become headers, guessing passwords and tokens, huge bodies, cache flooding, subscribing

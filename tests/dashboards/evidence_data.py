@@ -1,5 +1,6 @@
-"""Bundles for issue 13's pages: a patch stack on one kernel with direct metrics (trials as
-values), and a reference build beside a regression, stored through the real ingest pipeline."""
+"""Bundles for the evidence pages (profile diff, attribution, reference, claims): a patch
+stack on one kernel with direct metrics (trials as values), and a reference build beside a
+regression, stored through the real ingest pipeline."""
 
 from __future__ import annotations
 

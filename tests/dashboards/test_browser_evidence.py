@@ -1,4 +1,4 @@
-"""Issue 13's pages in real Chromium: profile diff, attribution waterfall, reference hold,
+"""The evidence pages in real Chromium: profile diff, attribution waterfall, reference hold,
 claims. Each page draws, shows its key number and logs no console error."""
 
 from __future__ import annotations

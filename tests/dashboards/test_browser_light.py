@@ -1,4 +1,4 @@
-"""Chart pages in Chromium (issue 39): the loading state, tables that wrap between words
+"""Chart pages in Chromium, kept light: the loading state, tables that wrap between words
 only, and the alerts marked on the across-kernels chart."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Compare, run detail and the alert pages kept a few seconds for anonymous readers
-(dashboards/page_cache.py, issue 18), and what is never kept: a session's page, a page that
+(dashboards/page_cache.py), and what is never kept: a session's page, a page that
 sets a cookie, a POST; the CSP header on every response, kept or not."""
 
 from __future__ import annotations

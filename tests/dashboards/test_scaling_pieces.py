@@ -1,4 +1,4 @@
-"""A scope's scaling chart made of per-setup pieces, cached per setup version (issue 18):
+"""A scope's scaling chart made of per-setup pieces, cached per setup version:
 after an upload only the pieces of the setups it wrote to are read again, and the chart is
 the one read at once."""
 

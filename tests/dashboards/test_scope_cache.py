@@ -1,4 +1,4 @@
-"""Targeted invalidation (issue 18): an upload recomputes only the scopes it wrote to.
+"""Targeted invalidation: an upload recomputes only the scopes it wrote to.
 
 Entries cached per scope (its charts, its setups' run counts) survive an upload to another
 scope; the overview and the scope picker, rebuilt from those entries after every upload, show

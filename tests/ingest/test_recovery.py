@@ -1,5 +1,5 @@
 """No upload stuck or unexplained, a way back for each, and the web side surviving the broker
-and the cache (issue 17). In-process; the real-worker faults are in test_faults.py."""
+and the cache. In-process; the real-worker faults are in test_faults.py."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Bundles in shared storage (issue 18), over HTTP against an S3-compatible server.
+"""Bundles in shared storage, over HTTP against an S3-compatible server.
 
 moto's standalone server (``moto[server]``) is started on a free port; two child processes
 run Django with the settings a real bucket uses (AWS_STORAGE_BUCKET_NAME, AWS_S3_ENDPOINT_URL,

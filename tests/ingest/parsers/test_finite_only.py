@@ -1,5 +1,5 @@
 """Every parser refuses a number it cannot store exactly: a token too long for a double, NaN or
-infinity (``ingest.parsers.base.finite_only``, issue 16: NaN impossible at every write path)."""
+infinity (``ingest.parsers.base.finite_only``: no write path stores a NaN)."""
 
 from __future__ import annotations
 

@@ -7,9 +7,9 @@ per kernel, ingested, checked, the alerts read back from the database, with the 
 setups whose levels the bench pools into the prior uploaded first. Both must end with the
 same alerts: kernel, direction, confirmed or not; and the compare page, shown each alert's
 runs and each kernel against the one before, must agree with the alerts or say why not
-(issue 16: "the compare page and alerts never disagree without saying why"). Series of the
-peer suite are uploaded
-whole, as a lab uploads its history, and must give the bench's whole-series reading.
+(the compare page and the alerts never disagree without saying why). Series of the peer
+suite are uploaded whole, as a lab uploads its history, and must give the bench's
+whole-series reading.
 ``python bench/situations_agreement.py`` runs the lab situations through the product the same
 way, over more series.
 """

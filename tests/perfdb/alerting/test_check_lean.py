@@ -1,4 +1,4 @@
-"""The check's lean paths give what the plain ones give (issue 18, one run onto long series).
+"""The check's lean paths give what the plain ones give (one run onto long series).
 
 ``check_data.load_points`` reads each series as two arrays; here it is held against
 ``builds.series_points`` (one row per trial, grouped in Python), the reference kept for

@@ -1,5 +1,5 @@
 """``order_stats.Floats``: a series' single trials converted to numpy once, read by the noise,
-the centre, the quantum and the step scan; each gives what it gives the plain list (issue 18).
+the centre, the quantum and the step scan; each gives what it gives the plain list.
 A check passes a long series' columns and trials to ``series.analyse_of``: the analysis is
 the one ``analyse`` makes from the points alone."""
 
