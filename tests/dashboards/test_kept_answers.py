@@ -1,5 +1,5 @@
 """Whole answers kept for anonymous readers and served before the middleware stack
-(dashboards/page_cache.py ``KeptAnswerMiddleware``, issue 18): the series page, its figure
+(dashboards/page_cache.py ``KeptAnswerMiddleware``): the series page, its figure
 and /api/series/. A kept answer is the computed one, byte for byte and header for header;
 an upload or an edit makes the next one current; a signed-in reader never gets it; a hit is
 not counted by the API's throttle (documented), a miss is."""
