@@ -12,9 +12,8 @@ through django-storages: a worker on another host reads what the web server stor
 docs/deploy.md).
 
 ``bundle_parse`` takes the bundle read: its manifest checked (ingest/manifest/), every file
-it names parsed (ingest/parsers/), its runs planned (ingest/plan.py) and every text measured
-against its column (ingest/field_lengths.py). Nothing is stored; the upload preview calls it
-too.
+it names parsed (ingest/parsers/), its runs planned and every text measured against its
+column (ingest/plan.py). Nothing is stored; the upload preview calls it too.
 """
 
 from __future__ import annotations
@@ -33,7 +32,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from ingest.field_lengths import check_lengths
 from ingest.manifest import Manifest, parse_manifest
 from ingest.parsers import ParseError, ParseResult, get_parser
 from ingest.plan import PlannedRun, file_key, plan_runs
@@ -377,6 +375,5 @@ def bundle_parse(
             progress(done, len(wanted))
     if problems:
         raise ParseError("\n".join(problems))
-    plan = plan_runs(manifest, parsed)
-    check_lengths(manifest, plan)  # before any transaction: a clear error, not a DataError
+    plan = plan_runs(manifest, parsed)  # and every text measured against its column
     return manifest, plan, sorted(set(warnings), key=warnings.index)

@@ -2,18 +2,19 @@
 
 A parsed file holds records (ingest/parsers/base.py); this module decides which records feed
 which run and trial, and refuses every ambiguity instead of guessing: a file entry that
-matches several record groups, records no run takes, a label the manifest does not map. The
-same plan is what the upload preview shows and what the writer stores.
+matches several record groups, records no run takes, a label the manifest does not map.
+Then every text the runs would store is measured against its column. The same plan is what
+the upload preview shows and what the writer stores.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
-from ingest.manifest import FileSpec, Manifest, RunsFromSpec, RunSpec
+from ingest.manifest import FileSpec, Manifest, ManifestError, RunsFromSpec, RunSpec
 from ingest.parsers.base import (
     ParseError,
     ParseResult,
@@ -22,6 +23,7 @@ from ingest.parsers.base import (
     group_records,
     normalize_key_value,
 )
+from perfdb import models
 from perfdb.kernels import KernelVersionError, patch_tree_split
 
 # A label that is itself a plain kernel version ("2.6.0", "2.5.59-rc3") needs no mapping.
@@ -126,15 +128,18 @@ def _file_part(spec: RunSpec, file: FileSpec, result: ParseResult, grouped: Grou
     return FilePart(file, _trials(file, groups[0], where), tuple(result.warnings))
 
 
-class _Unmapped(Exception):
+@dataclass(frozen=True)
+class _Unmapped:
     """A label no rule maps to a kernel: its line and the ``labels`` entry to add."""
 
-    def __init__(self, text: str, line: int | None, entry: str):
-        super().__init__(text)
-        self.text, self.line, self.entry = text, line, entry
+    text: str
+    line: int | None
+    entry: str
 
 
-def _build_of(block: RunsFromSpec, group: RecordGroup) -> tuple[str, tuple[str, ...]]:
+def _build_of(block: RunsFromSpec, group: RecordGroup) -> tuple[str, tuple[str, ...]] | _Unmapped:
+    """The kernel and patches the record's build label names, or what is missing to map it
+    (every unmapped label of a block is reported at once)."""
     label = group.keys.get(block.label_key)
     if label is None:
         if not block.kernel:
@@ -168,7 +173,7 @@ def _build_of(block: RunsFromSpec, group: RecordGroup) -> tuple[str, tuple[str, 
     if split is not None:  # 2.6.0-test9-mm2: the mm2 tree on 2.6.0-test9 (docs/kernels.md)
         listed = ", ".join(json.dumps(p) for p in split[1])
         wanted = f"{{ kernel = {json.dumps(split[0])}, patches = [{listed}] }}"
-    raise _Unmapped(text, group.line, f"{json.dumps(text)} = {wanted}")
+    return _Unmapped(text, group.line, f"{json.dumps(text)} = {wanted}")
 
 
 def _unmapped_error(block: RunsFromSpec, unmapped: list[_Unmapped]) -> ParseError:
@@ -247,11 +252,11 @@ def _expand(
     builds: list[tuple[str, tuple[str, ...]]] = []
     unmapped: dict[str, _Unmapped] = {}
     for group, _ in groups:
-        try:
-            builds.append(_build_of(block, group))
-        except _Unmapped as missing:
-            unmapped.setdefault(missing.text, missing)
-            builds.append(("", ()))
+        build = _build_of(block, group)
+        if isinstance(build, _Unmapped):
+            unmapped.setdefault(build.text, build)
+            build = ("", ())
+        builds.append(build)
     if unmapped:
         raise _unmapped_error(block, list(unmapped.values()))
     runs = []
@@ -341,7 +346,9 @@ def _file_clashes(spec: RunSpec, parts: list[FilePart]) -> list[str]:
 
 
 def plan_runs(manifest: Manifest, parsed: Mapping[str, ParseResult]) -> list[PlannedRun]:
-    """Every run the bundle creates with the records of each trial; PlanError lists problems."""
+    """Every run the bundle creates with the records of each trial. PlanError lists the
+    problems of fitting records to runs; then ManifestError lists every text longer than
+    the column it is stored in."""
     grouped = _grouped(parsed)
     problems: list[str] = []
     planned: list[PlannedRun] = []
@@ -371,4 +378,116 @@ def plan_runs(manifest: Manifest, parsed: Mapping[str, ParseResult]) -> list[Pla
         next_index += len(runs)
     if problems:
         raise PlanError(problems)
+    _lengths_check(manifest, planned)
     return planned
+
+
+# --- every text against its column ------------------------------------------------------
+
+# The column (model, field) each kind of text a bundle carries is stored in.
+COLUMNS = {
+    "workload": (models.Workload, "name"),
+    "workload_version": (models.Workload, "version"),
+    "kernel": (models.Kernel, "version"),
+    "patch": (models.Patch, "name"),
+    "patches": (models.PatchSet, "name"),
+    "hardware": (models.Hardware, "name"),
+    "cpu": (models.Hardware, "cpu_model"),
+    "tier": (models.Hardware, "tiers"),
+    "label": (models.Run, "label"),
+    "metric": (models.Metric, "name"),
+    "unit": (models.Metric, "unit"),
+    "file path": (models.RawFile, "path"),
+    "parser": (models.RawFile, "parser"),
+    "profile function": (models.ProfileEntry, "function"),
+    "series source": (models.Sample, "source"),
+    "series column": (models.Sample, "column"),
+    "series timestamp": (models.Sample, "timestamps"),
+    "histogram name": (models.Histogram, "name"),
+    "histogram x_label": (models.Histogram, "x_label"),
+    "curve name": (models.Curve, "name"),
+    "curve x_label": (models.Curve, "x_label"),
+    "curve y_label": (models.Curve, "y_label"),
+}
+
+
+def _max_length(kind: str) -> int:
+    model, name = COLUMNS[kind]
+    field = model._meta.get_field(name)
+    base = getattr(field, "base_field", None)  # ArrayField: the length of one element
+    length = getattr(base or field, "max_length", None)
+    if not isinstance(length, int):
+        raise TypeError(f"{kind}: {model.__name__}.{name} has no max_length")
+    return length
+
+
+def _texts(manifest: Manifest, plan: Iterable[PlannedRun]) -> Iterator[tuple[str, str, str]]:
+    """(where, kind, value) for every text the bundle would store."""
+    for hw in manifest.hardware.values():
+        where = f"hardware {hw.name[:40]!r}"
+        yield where, "hardware", hw.name
+        yield where, "cpu", hw.cpu
+        for tier in hw.tiers:
+            yield where, "tier", tier
+    for metric in manifest.metrics.values():
+        yield f"metric {metric.name[:40]!r}", "metric", metric.name
+        yield f"metric {metric.name[:40]!r}", "unit", metric.unit
+    for planned in plan:
+        spec = planned.spec
+        where = f"run {spec.index}"
+        yield where, "workload", spec.workload
+        yield where, "workload_version", spec.workload_version
+        yield where, "kernel", spec.kernel
+        yield where, "hardware", spec.hardware
+        yield where, "label", spec.label
+        yield where, "patches", "+".join(spec.patches)
+        for patch in spec.patches:
+            yield where, "patch", patch
+        for name in spec.metrics:
+            yield where, "metric", name
+        for part in planned.parts:
+            at = f"{where}, file {part.file.path[:80]!r}"
+            yield at, "file path", part.file.path
+            yield at, "parser", part.file.parser
+            for _, record in part.trials:
+                for m in record.measurements:
+                    yield at, "metric", m.metric
+                    yield at, "unit", m.unit
+                for p in record.profile:
+                    yield at, "profile function", p.function
+                for c in record.columns:
+                    yield at, "series source", c.source
+                    yield at, "series column", c.column
+                    if c.timestamps:
+                        yield at, "series timestamp", max(c.timestamps, key=len)
+                for s in record.samples:
+                    yield at, "series source", s.source
+                    yield at, "series column", s.column
+                    if s.timestamp:
+                        yield at, "series timestamp", s.timestamp
+                for h in record.histograms:
+                    yield at, "histogram name", h.name
+                    yield at, "histogram x_label", h.x_label
+                for cv in record.curves:
+                    yield at, "curve name", cv.name
+                    yield at, "curve x_label", cv.x_label
+                    yield at, "curve y_label", cv.y_label
+
+
+def _lengths_check(manifest: Manifest, plan: Iterable[PlannedRun]) -> None:
+    """Raise ``ManifestError`` listing every text longer than its column (each once): a
+    51-character metric unit is refused here, before any transaction, not met by the
+    database as a DataError. The limits are read from perfdb/models.py, so the two cannot
+    drift apart."""
+    problems: list[str] = []
+    seen: set[tuple[str, str]] = set()
+    for where, kind, value in _texts(manifest, plan):
+        limit = _max_length(kind)
+        if value and len(value) > limit and (kind, value) not in seen:
+            seen.add((kind, value))
+            problems.append(
+                f"{where}: {kind} {value[:60]!r}… is {len(value)} characters; "
+                f"at most {limit} are stored"
+            )
+    if problems:
+        raise ManifestError(problems)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from datetime import timedelta
+from functools import partial
 from pathlib import Path
 from typing import BinaryIO
 
@@ -36,7 +37,7 @@ from ingest.keys import BundleDataError
 from ingest.manifest import ManifestError
 from ingest.parsers import ParseError
 from ingest.plan import PlanError
-from ingest.writer import WriteOutcome, bundle_write
+from ingest.writer import bundle_write
 from perfdb.alerting import queue as alerting_queue
 from perfdb.kernels import KernelVersionError
 from perfdb.models import Upload
@@ -173,24 +174,6 @@ def upload_retry(*, upload_id: int) -> Upload:
     return upload
 
 
-def _claim(upload_id: int) -> Upload | None:
-    """Lock the upload for this session and mark it processing; None when another live
-    worker holds it or it is already finished (a duplicate delivery). One statement in
-    autocommit (ingest/upload_rows.py): the session lock first, so two deliveries never both
-    count an attempt, then an UPDATE that moves only an upload not finished (under its row
-    lock, as a retry or re-ingest takes it) and returns it."""
-    try:
-        locked, upload = upload_rows.claim(upload_id)
-    except BaseException:  # the lock may have been taken: a session lock outlives an error
-        upload_rows.unlock(upload_id)
-        raise
-    if not locked:
-        log.info("upload %s: another worker is ingesting it", upload_id)
-    elif upload is None:  # finished already: the lock is not kept
-        upload_rows.unlock(upload_id)
-    return upload
-
-
 def upload_orphaned(upload_id: int) -> bool:
     """True when no live session holds the upload's ingest lock (its worker died)."""
     if not upload_rows.try_lock(upload_id):
@@ -203,7 +186,7 @@ def upload_ingest(*, upload_id: int) -> list[int]:
     """Ingest one upload; returns the ids of its runs. Data errors fail the upload, other
     errors fail it with a reference, transient ones (``TRANSIENT_ERRORS``) are raised for the
     task to retry."""
-    upload = _claim(upload_id)
+    upload = upload_rows.claim(upload_id)
     if upload is None:
         log.info("upload %s already finished or taken; nothing to do", upload_id)
         return []
@@ -214,36 +197,26 @@ def upload_ingest(*, upload_id: int) -> list[int]:
         upload_rows.unlock(upload_id)
 
 
-def _mark_done(upload_id: int, outcome: WriteOutcome, warnings: list[str]) -> list[tuple[int, int]]:
-    """Record the ingest's outcome on the locked upload, with the regression check this
-    commit owes (cleared by the check, swept if it is lost); returns the touched series."""
-    series = sorted(outcome.touched_series)
-    upload_rows.mark_done(
-        upload_id,
-        warnings=warnings + outcome.warnings,
-        run_ids=outcome.run_ids,
-        series=series,
-        due_at=timezone.now() + detection_deadline() if series else None,
-    )
-    return series
-
-
 def _ingest(upload: Upload) -> list[int]:
+    """Read and parse the bundle outside any transaction, then write its runs and the
+    upload's outcome in one."""
     upload_id = upload.pk
-
-    def progress(done: int, total: int) -> None:
-        upload_rows.progress(upload_id, done, total)
-
     try:
         bundle = read_stored_bundle(upload.file)  # local disk, or a copy from shared storage
-        manifest, plan, warnings = bundle_parse(bundle, progress)
+        manifest, plan, warnings = bundle_parse(bundle, partial(upload_rows.progress, upload_id))
         with transaction.atomic():
-            status, run_ids = upload_rows.take_for_write(upload_id)  # a re-ingest: runs gone
-            if status != Upload.Status.PROCESSING:
-                return run_ids
             pause_point("ingest-writing")
             outcome = bundle_write(manifest=manifest, plan=plan, files=bundle.files, upload=upload)
-            series = _mark_done(upload_id, outcome, warnings)
+            if not outcome.written:  # finished meanwhile: left as it is
+                return outcome.run_ids
+            series = sorted(outcome.touched_series)
+            upload_rows.mark_done(
+                upload_id,
+                warnings=warnings + outcome.warnings,
+                run_ids=outcome.run_ids,
+                series=series,
+                due_at=timezone.now() + detection_deadline() if series else None,
+            )
     except DATA_ERRORS as exc:
         upload_fail(upload_id=upload_id, reason=str(exc))
         return []

@@ -1,13 +1,13 @@
-"""The statements an ingest sends about its upload's own row, written as SQL.
+"""An ingest's upload row and its states, written as SQL: claimed (processing), its
+progress, done with its outcome; and the session lock its worker holds meanwhile.
 
-They are the same on every upload, whatever its size: the session lock, the claim, the
-progress, the row lock before writing, the outcome. Through the ORM each cost 0.4-0.8 ms of
-CPU to compile (a 100k-sample upload's whole ingest is about 45 ms, its raw COPY 22 ms);
-here each is one short statement: the claim takes the lock and moves the row in one (was
-three: lock, UPDATE, SELECT), and the row lock reads whether an earlier ingest's runs are
-stored in the same statement (was a second query; a re-ingest deletes those runs there).
-The values stored are those the ORM stored: the same columns, timestamps from
-``timezone.now()``, JSON through ``Jsonb``.
+The statements are the same on every upload, whatever its size. Through the ORM each cost
+0.4-0.8 ms of CPU to compile (a 100k-sample upload's whole ingest is about 45 ms, its raw
+COPY 22 ms); here each is one short statement: the claim takes the lock and moves the row
+in one (was three: lock, UPDATE, SELECT). The row lock the writing transaction takes first
+is the writer's (ingest/writer.py), with the earlier runs a re-ingest replaces. The values
+stored are those the ORM stored: the same columns, timestamps from ``timezone.now()``, JSON
+through ``Jsonb``.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from django.db import DatabaseError, connection
 from django.utils import timezone
 from psycopg.types.json import Jsonb
 
-from perfdb.models import Run, Upload
+from perfdb.models import Upload
 
 log = logging.getLogger(__name__)
 
@@ -47,13 +47,30 @@ def unlock(upload_id: int) -> None:
         pass
 
 
-def claim(upload_id: int) -> tuple[bool, Upload | None]:
+def claim(upload_id: int) -> Upload | None:
+    """Lock the upload for this session and mark it processing, counting its attempt; None
+    when another live worker holds it or it is finished already (a duplicate delivery),
+    and then no lock is kept. The caller releases the lock of an upload returned
+    (``unlock``)."""
+    try:
+        locked, upload = _claim(upload_id)
+    except BaseException:  # the lock may have been taken: a session lock outlives an error
+        unlock(upload_id)
+        raise
+    if not locked:
+        log.info("upload %s: another worker is ingesting it", upload_id)
+    elif upload is None:  # finished already: the lock is not kept
+        unlock(upload_id)
+    return upload
+
+
+def _claim(upload_id: int) -> tuple[bool, Upload | None]:
     """Take the upload's session lock and, only if it was free, mark the upload processing
     and count its attempt unless it is finished: one statement in autocommit (the lock is
     a materialized CTE the UPDATE's condition reads, so it is taken once, before any row
-    is moved). Returns whether the lock was taken, and the upload moved (its id, file and
-    attempts, the other fields deferred) or None when it is finished already or gone: the
-    caller then releases the lock."""
+    is moved, and two deliveries never both count an attempt). Returns whether the lock was
+    taken, and the upload moved (its id, file and attempts, the other fields deferred) or
+    None when it is finished already or gone."""
     with connection.cursor() as cursor:
         cursor.execute(
             "WITH locked AS MATERIALIZED (SELECT pg_try_advisory_lock(%s, %s) AS got), "
@@ -71,41 +88,12 @@ def claim(upload_id: int) -> tuple[bool, Upload | None]:
 
 
 def progress(upload_id: int, done: int, total: int) -> None:
+    """How many of the bundle's files are parsed, shown while it ingests."""
     with connection.cursor() as cursor:
         cursor.execute(
             f"UPDATE {_TABLE} SET files_done = %s, files_total = %s WHERE id = %s",
             (done, total, upload_id),
         )
-
-
-def take_for_write(upload_id: int) -> tuple[str, list[int]]:
-    """Inside the writing transaction: lock the upload's row and return its status and run
-    ids. An upload still processing whose earlier ingest stored runs is being ingested again
-    (re-ingest): those runs are deleted here, so a fixed parser's reading reaches them (the
-    same raw files give the same fingerprints, so they would otherwise count as already
-    stored). No other ingest of it writes meanwhile: the caller holds its session lock."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT u.status, u.run_ids, EXISTS (SELECT FROM perfdb_run r WHERE "
-            f"r.upload_id = u.id) FROM {_TABLE} u WHERE u.id = %s FOR UPDATE OF u",
-            (upload_id,),
-        )
-        row = cursor.fetchone()
-    if row is None:
-        raise Upload.DoesNotExist(f"upload {upload_id} is gone")
-    status, run_ids, earlier_runs = str(row[0]), list(row[1]), bool(row[2])
-    if earlier_runs and status == _PROCESSING:
-        _runs_delete(upload_id)
-    return status, run_ids
-
-
-def _runs_delete(upload_id: int) -> None:
-    """Delete the runs an earlier ingest of this upload created (the rare re-ingest: through
-    the ORM, which also unlinks the runs that named them as their baseline)."""
-    runs = list(Run.objects.filter(upload_id=upload_id).values_list("pk", flat=True))
-    Run.objects.filter(baseline_id__in=runs).update(baseline=None)
-    Run.objects.filter(pk__in=runs).delete()
-    log.info("upload %s: replacing %d runs of an earlier ingest", upload_id, len(runs))
 
 
 def mark_done(
@@ -116,7 +104,8 @@ def mark_done(
     series: Sequence[tuple[int, int]],
     due_at: datetime | None,
 ) -> None:
-    """The ingest's outcome on the locked row, with the regression check it owes."""
+    """The ingest's outcome on the row the writer locked, with the regression check its
+    commit owes (cleared by the check, swept if it is lost)."""
     params: list[Any] = [
         _DONE,
         Jsonb(list(warnings)),

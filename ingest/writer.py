@@ -1,8 +1,10 @@
-"""Writes a parsed bundle into the database: every run of a bundle or none.
+"""Writes an upload's parsed bundle into the database: every run of it or none.
 
-The caller opens the transaction (see ingest.services.upload_ingest); this module resolves
-keys through ingest/keys.py and bulk-writes rows.
-Big row sets (results, samples, profile entries) go through PostgreSQL COPY.
+The caller opens the transaction (ingest.services.upload_ingest). The upload's row is locked
+first (a re-ingest's earlier runs replaced); the bundle's keys are then found or created at
+once (ingest/keys.py, ``bundle_keys``), each new run's rows gathered and bulk-written (big
+row sets, results, samples, profile entries, through PostgreSQL COPY), and the reference
+builds and claims the manifest states are stored with them.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,37 +21,30 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from psycopg.types.json import Jsonb
 
-from ingest.bundle_keys import SetupKey, setup_key, stored_keys
 from ingest.copy_rows import SAMPLE_COLUMNS, copy_rows, copy_rows_binary, sample_row
-from ingest.evidence import evidence_write
-from ingest.keys import (
-    MetricCache,
-    hardware_resolve,
-    kernel_get,
-    kernels_get,
-    patch_set_get,
-    run_label,
-    setup_get,
-)
-from ingest.manifest import Manifest, RunSpec
-from ingest.plan import PlannedRun
-from ingest.run_rows import RunRows, run_rows
+from ingest.keys import BundleDataError, BundleKeys, MetricCache, bundle_keys, run_label
+from ingest.manifest import BuildSpec, ClaimSpec, Manifest, RunSpec
+from ingest.parsers.base import Record
+from ingest.plan import FilePart, PlannedRun
 from perfdb.cache import runs_added_on_commit, scope_key
+from perfdb.features.claim_checks import LABEL_PREFIX, claim_check, claims_recheck
 from perfdb.kernels import parse_kernel
 from perfdb.models import (
+    Claim,
     Curve,
     Hardware,
     Histogram,
-    Kernel,
-    PatchSet,
+    Metric,
     RawFile,
+    ReferenceBuild,
     ResultSummary,
     Run,
     Setup,
     Trial,
     Upload,
+    params_digest,
 )
-from perfdb.timeseries import columns_from_samples
+from perfdb.timeseries import Column, columns_from_samples
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +62,9 @@ class WriteOutcome:
     existing: list[int] = field(default_factory=list)
     touched_series: set[tuple[int, int]] = field(default_factory=set)  # (setup_id, metric_id)
     warnings: list[str] = field(default_factory=list)
+    # False: the upload was no longer processing (finished meanwhile), nothing was written
+    # and ``existing`` holds the runs it has.
+    written: bool = True
 
     @property
     def run_ids(self) -> list[int]:
@@ -117,11 +115,13 @@ def bundle_write(
     manifest: Manifest,
     plan: list[PlannedRun],
     files: Mapping[str, bytes],
-    upload: Upload | None,
+    upload: Upload,
 ) -> WriteOutcome:
-    """Write every run of the bundle. Must run inside one transaction (the caller's).
+    """Write every run of the upload's bundle. Must run inside one transaction (the caller's).
 
-    Each attempt runs in a savepoint. Two uploads of the same new run (or kernel, hardware,
+    The upload's row is locked first (``_upload_take``): an upload no longer processing is
+    left as it is, and the runs an earlier ingest of it stored are replaced. Then each
+    attempt runs in a savepoint. Two uploads of the same new run (or kernel, hardware,
     setup, patch set, metric) at once: the second's INSERT waits for the first's commit,
     then meets the unique key; the savepoint is rolled back (nothing of the attempt stays)
     and the bundle written again, and under READ COMMITTED its reads now see what the
@@ -129,6 +129,9 @@ def bundle_write(
     a moment later, never a failed upload."""
     if not connection.in_atomic_block:
         raise RuntimeError("bundle_write must run inside transaction.atomic()")
+    status, run_ids = _upload_take(upload.pk)
+    if status != Upload.Status.PROCESSING:
+        return WriteOutcome(existing=run_ids, written=False)
     for attempt in range(1, KEY_RACE_ATTEMPTS + 1):
         try:
             with transaction.atomic():
@@ -138,10 +141,41 @@ def bundle_write(
                 raise
             log.info(
                 "upload %s: a key was stored by another upload meanwhile (%s); writing again",
-                upload.pk if upload else None,
+                upload.pk,
                 str(exc).splitlines()[0] if str(exc) else type(exc).__name__,
             )
     raise AssertionError("unreachable")  # the loop returns or raises
+
+
+def _upload_take(upload_id: int) -> tuple[str, list[int]]:
+    """Inside the writing transaction: lock the upload's row and return its status and run
+    ids, with one plain statement that also reads whether an earlier ingest stored runs. An
+    upload still processing whose earlier ingest stored runs is being ingested again
+    (re-ingest): those runs are deleted here, so a fixed parser's reading reaches them (the
+    same raw files give the same fingerprints, so they would otherwise count as already
+    stored). No other ingest of it writes meanwhile: the caller holds its session lock."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT u.status, u.run_ids, EXISTS (SELECT FROM perfdb_run r WHERE "
+            f"r.upload_id = u.id) FROM {Upload._meta.db_table} u WHERE u.id = %s FOR UPDATE OF u",
+            (upload_id,),
+        )
+        row = cursor.fetchone()
+    if row is None:
+        raise Upload.DoesNotExist(f"upload {upload_id} is gone")
+    status, run_ids, earlier_runs = str(row[0]), list(row[1]), bool(row[2])
+    if earlier_runs and status == Upload.Status.PROCESSING:
+        _runs_delete(upload_id)
+    return status, run_ids
+
+
+def _runs_delete(upload_id: int) -> None:
+    """Delete the runs an earlier ingest of this upload created (the rare re-ingest: through
+    the ORM, which also unlinks the runs that named them as their baseline)."""
+    runs = list(Run.objects.filter(upload_id=upload_id).values_list("pk", flat=True))
+    Run.objects.filter(baseline_id__in=runs).update(baseline=None)
+    Run.objects.filter(pk__in=runs).delete()
+    log.info("upload %s: replacing %d runs of an earlier ingest", upload_id, len(runs))
 
 
 def _unique_violation(exc: BaseException) -> bool:
@@ -156,56 +190,17 @@ def _bundle_write(
     manifest: Manifest,
     plan: list[PlannedRun],
     files: Mapping[str, bytes],
-    upload: Upload | None,
+    upload: Upload,
 ) -> WriteOutcome:
     specs = [p.spec for p in plan]
     digests = FileDigests(files)
     fingerprints = [run_fingerprint(spec, digests) for spec in specs]
-    wanted = _metric_keys(plan)
-    metrics = MetricCache(manifest)
-    stored = stored_keys(manifest, specs, fingerprints, metrics.names(wanted))
-    metrics.prefetch(wanted, stored.metrics)
-    hardware = hardware_resolve(manifest, specs, stored.hardware)
-    keys = _BundleKeys(
-        hardware,
-        kernels_get((spec.kernel for spec in specs), stored.kernels, manifest.kernels),
-        patch_sets=dict(stored.patch_sets),
-        setups=dict(stored.setups),
-    )
-    outcome, created_by_index, setup_ids = _runs_write(
-        plan, files, upload, keys, metrics, digests, fingerprints, stored.fingerprints
-    )
-    outcome.warnings.extend(metrics.warnings)
-    _link_baselines(specs, created_by_index)
-    evidence_write(  # reference builds and [[claim]]s (ingest/evidence.py)
-        manifest=manifest,
-        specs=specs,
-        hardware=hardware,
-        kernels=keys.kernels,
-        patch_sets=keys.patch_sets,
-        run_ids=created_by_index,
-        upload=upload,
-        setup_ids=setup_ids,
-        claims_stored=stored.claims,
-    )
+    keys = bundle_keys(manifest, plan, fingerprints)
+    outcome, run_ids, setup_ids = _runs_write(plan, files, upload, keys, digests, fingerprints)
+    outcome.warnings.extend(keys.metrics.warnings)
+    _link_baselines(specs, run_ids)
+    evidence_write(manifest, specs, keys, run_ids, upload, setup_ids)
     return outcome
-
-
-@dataclass
-class _BundleKeys:
-    """The bundle's stored keys, each looked up or created once per bundle (a 1,000-run
-    bundle of one setup asked for it 1,000 times)."""
-
-    hardware: Mapping[str, Hardware]
-    kernels: dict[str, Kernel]
-    patch_sets: dict[tuple[str, ...], PatchSet] = field(default_factory=dict)
-    setups: dict[SetupKey, Setup] = field(default_factory=dict)
-
-    def setup(self, spec: RunSpec) -> Setup:
-        key = setup_key(spec)
-        if key not in self.setups:
-            self.setups[key] = setup_get(spec, self.hardware[spec.hardware])
-        return self.setups[key]
 
 
 @dataclass
@@ -220,16 +215,15 @@ class _NewRun:
 def _runs_write(
     plan: list[PlannedRun],
     files: Mapping[str, bytes],
-    upload: Upload | None,
-    keys: _BundleKeys,
-    metrics: MetricCache,
+    upload: Upload,
+    keys: BundleKeys,
     digests: FileDigests,
     fingerprints: list[str],
-    stored: dict[str, int],
 ) -> tuple[WriteOutcome, dict[int, int], set[int]]:
-    """Each planned run stored, unless an identical one is (``stored`` before: fingerprint
-    -> run id, or earlier in this bundle); the outcome, run id by manifest index, and the
+    """Each planned run stored, unless an identical one is (stored before: fingerprint ->
+    run id, or earlier in this bundle); the outcome, run id by manifest index, and the
     setups written to."""
+    stored = keys.stored.fingerprints
     outcome = WriteOutcome()
     new: dict[str, _NewRun] = {}
     repeated: list[tuple[PlannedRun, str]] = []
@@ -239,16 +233,16 @@ def _runs_write(
             continue
         spec = planned.spec
         run = Run(
-            setup=keys.setup(spec),
-            kernel=kernel_get(spec.kernel, keys.kernels),
-            patch_set=patch_set_get(tuple(spec.patches), keys.patch_sets),
+            setup=keys.setups[spec.index],
+            kernel=keys.kernels[spec.kernel],
+            patch_set=keys.patch_sets[tuple(spec.patches)],
             upload=upload,
             label=spec.label,
             notes=spec.notes,
             discard_first_trial=spec.discard_first_trial,
             fingerprint=fingerprint,
         )
-        new[fingerprint] = _NewRun(planned, run_rows(planned, metrics), run)
+        new[fingerprint] = _NewRun(planned, run_rows(planned, keys.metrics), run)
     runs_insert(list(new.values()), files, digests)
     created_by_index = {n.planned.spec.index: n.run.pk for n in new.values()}
     outcome.created = list(created_by_index.values())
@@ -400,17 +394,6 @@ RAW_FILE_COLUMNS = (
 )
 
 
-def _metric_keys(plan: list[PlannedRun]) -> set[tuple[str, str]]:
-    """The (name, unit) of every metric the bundle's files measure."""
-    return {
-        (m.metric, m.unit)
-        for planned in plan
-        for part in planned.parts
-        for _, record in part.trials
-        for m in record.measurements
-    }
-
-
 def _link_baselines(specs: list[RunSpec], run_ids: dict[int, int]) -> None:
     """Point runs at the run whose label their ``baseline`` names (labels are per bundle)."""
     by_label = {
@@ -419,3 +402,224 @@ def _link_baselines(specs: list[RunSpec], run_ids: dict[int, int]) -> None:
     for spec in specs:
         if spec.baseline and spec.index in run_ids and spec.baseline in by_label:
             Run.objects.filter(pk=run_ids[spec.index]).update(baseline_id=by_label[spec.baseline])
+
+
+# --- one run's rows -------------------------------------------------------------------------
+#
+# Gathered before anything is written: results by metric and trial (a value two sources
+# disagree on is refused, never averaged), time-series columns, profile entries, histograms
+# and curves, and the trial numbers.
+
+
+@dataclass
+class RunRows:
+    """The rows of one run, gathered before any is written."""
+
+    results: dict[tuple[int, int], tuple[Metric, float]] = field(default_factory=dict)
+    samples: list[tuple] = field(default_factory=list)
+    columns: list[Column] = field(default_factory=list)
+    profile: list[tuple] = field(default_factory=list)
+    histograms: list[Histogram] = field(default_factory=list)
+    curves: list[Curve] = field(default_factory=list)
+    trials: set[int] = field(default_factory=set)
+    # A report's stated spread of a run's mean, by metric id: (metric, sd, sd_pct, runs).
+    summaries: dict[int, tuple[Metric, float | None, float | None, int | None]] = field(
+        default_factory=dict
+    )
+
+
+def run_rows(planned: PlannedRun, metrics: MetricCache) -> RunRows:
+    """The rows of one run to store; its metrics are resolved already (``bundle_keys``)."""
+    spec = planned.spec
+    rows = RunRows()
+    where = run_label(spec)
+
+    def add_result(metric: Metric, trial: int, value: float, origin: str) -> None:
+        key = (metric.pk, trial)
+        if key in rows.results and rows.results[key][1] != value:
+            raise BundleDataError(
+                f"{where}: {origin} gives {metric.name} = {value} for trial {trial}, "
+                f"but another source gave {rows.results[key][1]}"
+            )
+        rows.results[key] = (metric, value)
+        if trial:
+            rows.trials.add(trial)
+
+    for name, values in spec.metrics.items():
+        metric = metrics.named[name]
+        if len(values) == 1:
+            add_result(metric, 0, values[0], "metrics")
+        else:
+            for trial, value in enumerate(values, start=1):
+                add_result(metric, trial, value, "metrics")
+
+    for part in planned.parts:
+        for trial, record in part.trials:
+            _record_rows(rows, metrics, part, trial, record, add_result)
+            if trial:
+                rows.trials.add(trial)
+    return rows
+
+
+def _record_rows(
+    rows: RunRows,
+    metrics: MetricCache,
+    part: FilePart,
+    trial: int,
+    record: Record,
+    add_result: Callable[[Metric, int, float, str], None],
+) -> None:
+    """Gather one record's values as rows of ``trial`` (0 = the run's only value)."""
+    path, source = part.file.path, part.file.parser
+    for m in record.measurements:
+        metric = metrics.rows[(m.metric, m.unit)]
+        add_result(metric, trial, m.value, f"file {path!r}")
+        if m.summary is not None:
+            if trial:
+                # A stated spread describes the run's mean; on one of several trials it
+                # would describe neither the trial nor the run.
+                raise BundleDataError(
+                    f"file {path!r} gives {m.metric} with a stated spread for trial {trial} "
+                    f"(line {record.line}); a mean with its spread is the run's only value"
+                )
+            s = m.summary
+            rows.summaries[metric.pk] = (metric, s.sd, s.sd_pct, s.runs)
+    for p in record.profile:
+        rows.profile.append((trial, source, p.function, p.ticks, p.load, p.share_pct))
+    for c in record.columns:
+        rows.columns.append(
+            Column(
+                trial=trial,
+                source=c.source,
+                column=c.column,
+                values=c.values,
+                indexes=None,
+                first_is_since_boot=c.first_is_since_boot,
+                timestamps=list(c.timestamps),
+            )
+        )
+    for sample in record.samples:
+        rows.samples.append(
+            (
+                trial,
+                sample.source,
+                sample.column,
+                sample.index,
+                sample.value,
+                sample.since_boot,
+                sample.timestamp or "",
+            )
+        )
+    for h in record.histograms:
+        rows.histograms.append(
+            Histogram(trial=trial, name=h.name, x_label=h.x_label, bins=list(h.bins))
+        )
+    for curve in record.curves:
+        rows.curves.append(
+            Curve(
+                trial=trial,
+                name=curve.name,
+                x_label=curve.x_label,
+                y_label=curve.y_label,
+                points=list(curve.points),
+            )
+        )
+
+
+# --- reference builds and claims, stored with the runs (ingest/manifest/evidence.py) ---------
+
+
+def _claim_setup(claim: ClaimSpec) -> Setup | None:
+    return Setup.objects.filter(
+        workload__name=claim.workload,
+        workload__version=claim.workload_version,
+        hardware__name=claim.hardware,
+        mode=claim.mode,
+        params_digest=params_digest(dict(claim.params)),
+    ).first()
+
+
+def _claim_side(value: BuildSpec | str, labels: Mapping[str, int]) -> tuple[str, list[int]]:
+    if isinstance(value, BuildSpec):
+        return value.text, []
+    run_id = labels.get(value)
+    return f"{LABEL_PREFIX}{value!r}", [run_id] if run_id else []
+
+
+def _claim_fingerprint(claim: ClaimSpec) -> str:
+    doc = {k: (v.text if isinstance(v, BuildSpec) else v) for k, v in vars(claim).items()}
+    doc.pop("index")
+    canonical = json.dumps(doc, sort_keys=True, default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _claim_setup_text(claim: ClaimSpec) -> str:
+    params = ", ".join(f"{k}={v}" for k, v in sorted(claim.params.items()))
+    workload = f"{claim.workload} {claim.workload_version}".strip()
+    return f"{workload} on {claim.hardware} {claim.mode}" + (f" ({params})" if params else "")
+
+
+def claims_write(manifest: Manifest, labels: Mapping[str, int], upload: Upload) -> None:
+    for spec in manifest.claims:
+        setup = _claim_setup(spec)
+        declared = manifest.metrics.get(spec.metric)
+        metrics = Metric.objects.filter(name=spec.metric)
+        if declared is not None:
+            metrics = metrics.filter(unit=declared.unit)
+        baseline, base_ids = _claim_side(spec.baseline, labels)
+        candidate, new_ids = _claim_side(spec.candidate, labels)
+        claim, _ = Claim.objects.update_or_create(
+            fingerprint=_claim_fingerprint(spec),
+            defaults={
+                "upload": upload,
+                "setup": setup,
+                "metric": metrics.order_by("id").first(),
+                "setup_text": _claim_setup_text(spec),
+                "metric_name": spec.metric,
+                "baseline": baseline,
+                "candidate": candidate,
+                "stated_change_pct": spec.change_pct,
+                "tolerance_pct": spec.tolerance_pct if spec.tolerance_pct is not None else 0.0,
+                "source": spec.source,
+                "document": spec.document,
+                "baseline_run_ids": base_ids,
+                "candidate_run_ids": new_ids,
+            },
+        )
+        # No tolerance in the bundle: check_claim derives it from the stated figure.
+        claim_check(claim, derive_tolerance=spec.tolerance_pct is None)
+
+
+def evidence_write(
+    manifest: Manifest,
+    specs: list[RunSpec],
+    keys: BundleKeys,
+    run_ids: Mapping[int, int],
+    upload: Upload,
+    setup_ids: set[int],
+) -> None:
+    """References (hardware-wide, then per setup), then claims; the claims already stored on
+    the setups this bundle wrote runs to are checked again with its runs."""
+    for name, hw in manifest.hardware.items():
+        if hw.reference is not None:
+            _reference(hw.reference, keys, hardware=keys.hardware[name], setup=None)
+    for spec in specs:
+        if spec.reference is not None:
+            _reference(spec.reference, keys, setup=keys.setups[spec.index], hardware=None)
+    if setup_ids and keys.stored.claims:  # any claim stored on the bundle's stored setups
+        claims_recheck(setup_ids=list(setup_ids))
+    labels = {s.label: run_ids[s.index] for s in specs if s.label and s.index in run_ids}
+    claims_write(manifest, labels, upload)
+
+
+def _reference(
+    build: BuildSpec, keys: BundleKeys, hardware: Hardware | None, setup: Setup | None
+) -> None:
+    ReferenceBuild.objects.update_or_create(
+        hardware=hardware,
+        setup=setup,
+        defaults={
+            "kernel": keys.kernels[build.kernel],
+            "patch_set": keys.patch_sets[build.patches],
+        },
+    )

@@ -17,7 +17,14 @@ from django.db import connection
 from ingest.services import upload_create, upload_ingest
 from perfdb import cache as page_cache
 from perfdb.models import Kernel, Metric, PatchSet, RawFile, Result, Run, Setup, Upload
-from tests.bundles import make_bundle, manifest_toml, volano_log, volano_run
+from tests.bundles import (
+    ingest_bundle,
+    make_bundle,
+    manifest_toml,
+    volano_bundle,
+    volano_log,
+    volano_run,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -230,3 +237,35 @@ def test_ten_identical_uploads_at_once_all_end_done_with_the_runs_stored_once(tm
     assert Metric.objects.count() == Result.objects.values("metric").distinct().count()
     # Nothing half-written: each run has its results once.
     assert Result.objects.count() == 2 * Result.objects.filter(run_id=min(runs)).count()
+
+
+def test_runs_rows_insert_gives_each_run_its_row_and_id(tmp_path):
+    from ingest.writer import runs_rows_insert
+
+    upload = ingest_bundle(volano_bundle(tmp_path / "a.tar.gz"))
+    stored = Run.objects.get(pk=upload.run_ids[0])
+    runs = [
+        Run(
+            setup_id=stored.setup_id,
+            kernel_id=stored.kernel_id,
+            patch_set_id=stored.patch_set_id,
+            upload=upload,
+            label=f"copy {i}",
+            notes="n" * i,
+            discard_first_trial=bool(i % 2),
+            fingerprint=f"{i:064x}",
+        )
+        for i in range(5)
+    ]
+    runs_rows_insert(runs, batch=2)  # three statements
+    assert len({run.pk for run in runs}) == 5 and not any(run._state.adding for run in runs)
+    for run in runs:
+        row = Run.objects.get(fingerprint=run.fingerprint)
+        assert row.pk == run.pk and row.created_at == run.created_at
+        assert (row.label, row.notes, row.discard_first_trial, row.upload_id) == (
+            run.label,
+            run.notes,
+            run.discard_first_trial,
+            upload.pk,
+        )
+        assert row.baseline_id is None and row.synthetic is False
