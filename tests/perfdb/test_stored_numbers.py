@@ -10,6 +10,7 @@ import math
 import pytest
 from django.db import IntegrityError, transaction
 
+from ingest.services import upload_create, upload_ingest
 from perfdb.models import Metric, ProfileEntry, Result, Run
 from tests.bundles import ingest_bundle, make_bundle, manifest_toml, volano_log, volano_run
 from tests.factories import MetricFactory, ProfileEntryFactory, ResultFactory, SampleFactory
@@ -82,3 +83,22 @@ def test_an_upload_with_a_number_too_large_for_a_double_fails_naming_it(tmp_path
     assert "file 'a.csv' (csv): line 2:" in upload.error
     assert "finite" in upload.error
     assert not Run.objects.exists()
+
+
+@pytest.mark.django_db
+def test_ingest_refuses_a_nan_result(tmp_path):
+    for name, metrics in (
+        ("m.tar.gz", "metrics = { tops = [1.0, nan] }"),
+        ("i.tar.gz", "metrics = { tops = inf }"),
+    ):
+        files = {
+            "manifest.toml": manifest_toml(volano_run("2.5.1", extra=metrics))
+            + '\n[metric.tops]\nunit = "ops"\nbetter = "higher"\n'
+        }
+        path = make_bundle(tmp_path / name, files)
+        with open(path, "rb") as stream:
+            made, _ = upload_create(stream=stream, filename=name)
+        upload_ingest(upload_id=made.pk)
+        made.refresh_from_db()
+        assert made.status == "failed" and "finite" in made.error
+    assert not Result.objects.exists()

@@ -11,12 +11,10 @@ import pytest
 
 from perfdb.alerting.notify import outbox_fill_digests, outbox_fill_for_upload
 from perfdb.alerting.queries import alerts_filtered
-from perfdb.models import Alert, Metric, OutboxMessage, Result, Run
-from tests.factories import ThresholdFactory
+from perfdb.models import Alert, OutboxMessage
 from tests.perfdb.alerting.builds import (
     check,
     ingest_runs,
-    settings_for,
     throughput_regression,
     upload,
 )
@@ -129,63 +127,3 @@ def test_existing_confirmed_alerts_are_left_alone_by_a_pending_change(tmp_path):
     check(b)
     alert = throughput_regression()
     assert alert.status == "untriaged" and alert.notify_upload_id == b.pk
-
-
-# --- thresholds and resolution: what the detector is given (the rows: test_thresholds.py) ---
-
-
-def test_the_detector_gets_the_threshold_prior_and_resolution(tmp_path):
-    upload(tmp_path, "a", "2.4.20", (13000, 13100, 12950))
-    run = Run.objects.get()
-    metric = Metric.objects.get(name="throughput")
-    assert settings_for(run.setup_id, metric).prior_noise_pct is None
-    ThresholdFactory(
-        workload=run.setup.workload, metric=metric, threshold_pct=3.0, typical_noise_pct=1.2
-    )
-    metric.resolution = 1.0
-    settings = settings_for(run.setup_id, metric)
-    assert (settings.threshold_pct, settings.prior_noise_pct, settings.resolution) == (
-        3.0,
-        1.2,
-        1.0,
-    )
-
-
-def test_time_metrics_get_the_parsers_resolution(tmp_path):
-    from ingest.services import upload_create, upload_ingest
-    from tests.bundles import make_bundle, manifest_toml, volano_run
-
-    files = {
-        "t.txt": "real\t1m2.34s\nuser\t0m50.10s\nsys\t0m3.21s\n",
-        "manifest.toml": manifest_toml(
-            volano_run("2.5.1", files='{ path = "t.txt", parser = "time" }')
-        ),
-    }
-    path = make_bundle(tmp_path / "time.tar.gz", files)
-    with open(path, "rb") as stream:
-        made, _ = upload_create(stream=stream, filename="time.tar.gz")
-    upload_ingest(upload_id=made.pk)
-    made.refresh_from_db()
-    assert made.status == "done", made.error
-    assert Metric.objects.get(name="elapsed_s").resolution == 0.01
-
-
-def test_ingest_refuses_a_nan_result(tmp_path):
-    from ingest.services import upload_create, upload_ingest
-    from tests.bundles import make_bundle, manifest_toml, volano_run
-
-    for name, metrics in (
-        ("m.tar.gz", "metrics = { tops = [1.0, nan] }"),
-        ("i.tar.gz", "metrics = { tops = inf }"),
-    ):
-        files = {
-            "manifest.toml": manifest_toml(volano_run("2.5.1", extra=metrics))
-            + '\n[metric.tops]\nunit = "ops"\nbetter = "higher"\n'
-        }
-        path = make_bundle(tmp_path / name, files)
-        with open(path, "rb") as stream:
-            made, _ = upload_create(stream=stream, filename=name)
-        upload_ingest(upload_id=made.pk)
-        made.refresh_from_db()
-        assert made.status == "failed" and "finite" in made.error
-    assert not Result.objects.exists()

@@ -1,11 +1,16 @@
-"""Regression checks on ingested data: alerts, baselines, idempotency, recovery."""
+"""Regression checks on ingested data: alerts, baselines, idempotency, recovery. The check
+pauses the garbage collector and leaves it as it found it."""
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 
+from perfdb.alerting.regressions import regressions_check_upload
 from perfdb.models import Alert, Metric, Run
 from tests.factories import PinnedBaselineFactory
+from tests.perfdb.alerting.batch_uploads import UPLOADS, ingest, touched
 from tests.perfdb.alerting.builds import check, ingest_runs
 
 pytestmark = pytest.mark.django_db
@@ -80,3 +85,16 @@ def test_a_series_that_comes_back_marks_its_alert_recovered(tmp_path):
     alert.refresh_from_db()
     assert alert.recovered
     assert alert.events.filter(field="recovered").exists()
+
+
+def test_the_check_leaves_the_garbage_collector_as_it_found_it(tmp_path):
+    upload = ingest(tmp_path, "gc", 0, UPLOADS[0])
+    assert gc.isenabled()
+    regressions_check_upload(upload_id=upload.pk, series=touched(upload))
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        regressions_check_upload(upload_id=upload.pk, series=touched(upload))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -3,6 +3,7 @@ import random
 
 import pytest
 
+from perfdb import detector
 from perfdb.detector.detection import (
     Point,
     Settings,
@@ -14,8 +15,9 @@ from perfdb.detector.detection import (
     trial_noise,
 )
 from perfdb.detector.policy import Noise, judge
-from perfdb.detector.series import stock_by_kernel
+from perfdb.detector.series import run_order, stock_by_kernel
 from perfdb.kernels import sort_kernels
+from tests.perfdb.detector.long_series import long_series
 
 
 def noisy(rng: random.Random, level: float, noise_pct: float, trials: int) -> tuple[float, ...]:
@@ -520,3 +522,25 @@ def test_the_compare_page_gets_the_level_alpha_and_noise_the_scan_used():
     assert context.detector_baseline == (3, 4)
     assert context.alpha == pytest.approx(Settings().alert_alpha / 4 / 2)
     assert isinstance(context.noise, Noise) and context.noise.within_pct is not None
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_detect_answers_the_same_for_ordered_and_shuffled_points(seed):
+    """``detector.ordered`` cleans and sorts a series once for ``detect`` and
+    ``change_points``: their answers do not depend on whether the points come ordered or
+    shuffled, and ``detect`` returns its changes in kernel order."""
+    points = long_series(seed)
+    shuffled = points[:]
+    random.Random(seed).shuffle(shuffled)
+    usable = detector.ordered(shuffled)
+    assert detector.ordered(usable) is usable
+    assert len(usable) == len(points) - 1  # the NaN-only run is no observation
+    candidates = {p.run_id for p in points[-30:]} | {points[40].run_id}
+    for given in (points, shuffled, usable):
+        changes = detect(given, better="higher", candidates=candidates)
+        assert changes == detect(points, better="higher", candidates=candidates)
+        assert change_points(given, better="higher") == change_points(points, better="higher")
+    by_run = {p.run_id: p for p in points}
+    everything = detect(shuffled, better="higher")
+    assert len(everything) >= 2  # both steps
+    assert everything == sorted(everything, key=lambda c: run_order(by_run[c.candidate_run_id]))
