@@ -1,6 +1,12 @@
-"""A step alert says how sure it is of its kernel (Change.location_share, detector/placement.py):
+"""What an alert says of where its change lies (perfdb/alerting/placement.py).
+
+A step alert says how sure it is of its kernel (Change.location_share, detector/placement.py):
 stored when the alert is confirmed and when it moves, written in its email, on its page and in
-the API."""
+the API. Its series were drawn for the step scan from six kernels.
+
+A drift says in words what it spans: a VolanoMark series a little slower kernel after kernel,
+one kernel an upload, gets one drift alert, emailed with the upload that showed it and said in
+words on the email and the alert's page."""
 
 from __future__ import annotations
 
@@ -13,7 +19,7 @@ from perfdb.alerting import placement
 from perfdb.alerting.notify import outbox_fill_for_upload
 from perfdb.detector import detection
 from perfdb.detector.detection import Point
-from perfdb.models import OutboxMessage
+from perfdb.models import Alert, OutboxMessage
 from tests.perfdb.alerting.builds import (
     check,
     ingest_runs,
@@ -23,9 +29,10 @@ from tests.perfdb.alerting.builds import (
 )
 from tests.perfdb.alerting.step_series import POINTS, STEP_DOWN
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("step_scan_from_six_kernels")]
+pytestmark = pytest.mark.django_db
 
 
+@pytest.mark.usefixtures("step_scan_from_six_kernels")
 def test_the_confirmed_alert_stores_the_detector_s_placement_and_its_email_says_it(
     tmp_path, subscriber
 ):
@@ -46,6 +53,7 @@ def test_the_confirmed_alert_stores_the_detector_s_placement_and_its_email_says_
         assert f"or {runner_up_kernel} (" in text and "rerun both to tell" in text
 
 
+@pytest.mark.usefixtures("step_scan_from_six_kernels")
 def test_a_moved_alert_takes_the_new_placement_shown_on_its_page_and_in_the_api(tmp_path, client):
     upload_all(tmp_path, 12, STEP_DOWN)
     alert = throughput_regression()
@@ -72,6 +80,7 @@ def test_a_moved_alert_takes_the_new_placement_shown_on_its_page_and_in_the_api(
     assert detail["runner_up"]["kernel"] == other
 
 
+@pytest.mark.usefixtures("step_scan_from_six_kernels")
 def test_an_alert_in_doubt_names_the_other_kernel_on_its_page_and_in_the_list(tmp_path, client):
     # TRIALS with eleven kernels: the alert stays on 2.5.8 (test_moves_rule.py); the
     # re-placed step gives 2.5.8 the larger share, the stored one is from its confirmation
@@ -85,6 +94,7 @@ def test_an_alert_in_doubt_names_the_other_kernel_on_its_page_and_in_the_list(tm
         assert f'class="muted alert-doubt">({placement.doubt(alert)})' in listing
 
 
+@pytest.mark.usefixtures("step_scan_from_six_kernels")
 def test_a_pairwise_alert_states_no_placement(tmp_path, client):
     upload(tmp_path, "a", "2.4.20", (13000, 13100, 12950))
     upload(tmp_path, "b", "2.5.59", (11000, 11100, 11050))  # two kernels: an A/B
@@ -119,6 +129,7 @@ UNSURE_STEP = [
 ]
 
 
+@pytest.mark.usefixtures("step_scan_from_six_kernels")
 def test_rerunning_the_two_kernels_an_unsure_alert_names_settles_it_without_an_email(
     tmp_path, subscriber, client
 ):
@@ -166,6 +177,7 @@ def test_rerunning_the_two_kernels_an_unsure_alert_names_settles_it_without_an_e
     assert settled.events.filter(field=placement.FIELD).count() == events
 
 
+@pytest.mark.usefixtures("step_scan_from_six_kernels")
 @pytest.mark.parametrize(
     "share,shown", [(0.949, "94 %"), (0.95, "95 %"), (0.998, "99 %"), (0.4, "40 %"), (0.29, "29 %")]
 )
@@ -176,3 +188,42 @@ def test_shares_are_shown_rounded_down(share, shown, tmp_path):
     alert.location_share = share
     assert placement.text(alert).startswith(f"2.5.8 ({shown})")
     assert ("rerun both to tell" in placement.text(alert)) == (share < placement.SURE)
+
+
+# throughput of 10 kernels, 6.1.0 to 6.10.0: four level, then each about 2 % slower than the
+# one before (a few tenths of a % off, as runs are), three trials 2 % apart
+WOBBLE = (0.4, -0.5, 0.1, 0.6, -0.3, -0.2, 0.5, -0.6, 0.2, 0.0)
+LEVELS = [13000 * (0.98 ** max(i - 3, 0)) * (1 + WOBBLE[i] / 100) for i in range(10)]
+DRIFT = [tuple(round(level * (1 + e)) for e in (-0.02, 0.0, 0.02)) for level in LEVELS]
+
+
+def test_a_drift_is_one_alert_emailed_once_and_said_in_words(tmp_path, subscriber, client):
+    uploads = [upload(tmp_path, f"u{i}", f"6.{i + 1}.0", values) for i, values in enumerate(DRIFT)]
+    (alert,) = Alert.objects.filter(metric__name="throughput")
+    assert alert.method == "drift" and alert.direction == "regression"
+    assert alert.status == "untriaged" and alert.confirmed_at is not None
+    kernel = alert.candidate_run.kernel.version
+    found = uploads[int(kernel.split(".")[1]) - 1]
+    assert alert.notify_upload_id == alert.upload_id == found.pk  # with the upload it showed in
+    text = placement.drift_text(alert)
+    (first,) = alert.baseline_runs.all()  # the window's first kernel: 6.1.0 in 10 kernels
+    assert first.kernel.version == "6.1.0"
+    window = int(kernel.split(".")[1])
+    assert text == f"drift: {alert.change_pct:+.0f} % over {window} kernels, 6.1.0 → {kernel}"
+    assert alert.change_pct < -4
+    (message_id,) = outbox_fill_for_upload(upload_id=found.pk)
+    message = OutboxMessage.objects.get(pk=message_id)
+    assert text in message.text and text in message.html
+    page = client.get(f"/alerts/{alert.pk}/").content.decode()
+    assert 'id="alert-drift"' in page and text in page
+    api = client.get(f"/api/alerts/{alert.pk}/").json()
+    assert api["method"] == "drift"
+    # the uploads after it are the same drift: nothing more to email
+    assert all(outbox_fill_for_upload(upload_id=u.pk) == [] for u in uploads if u != found)
+
+
+def test_a_step_alert_has_no_drift_text(tmp_path, subscriber):
+    upload(tmp_path, "a", "6.1.0", (13000, 13100, 12950))
+    upload(tmp_path, "b", "6.2.0", (11000, 11100, 11050))
+    alert = Alert.objects.get(metric__name="throughput", direction="regression")
+    assert alert.method == "t-test" and placement.drift_text(alert) == ""
