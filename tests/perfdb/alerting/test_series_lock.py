@@ -1,6 +1,6 @@
 """Two regression checks of one series at once, each in its own thread with its own database
-connection: the second waits for the first (a transaction advisory lock per series) and
-then reads everything the first wrote, so neither writes from a stale view.
+connection: the second waits for the first (``series_lock``, a transaction advisory lock per
+series) and then reads everything the first wrote, so neither writes from a stale view.
 
 ``test_a_second_check_waits_and_sees_the_first_ones_alerts``: the series is
 test_moves.py's (a 5-trial step at 2.6.191, seed 1058). Check A is
@@ -125,11 +125,10 @@ def test_a_second_check_waits_and_sees_the_first_ones_alerts(tmp_path, monkeypat
 def test_a_check_colliding_with_an_alert_written_meanwhile_runs_again(
     tmp_path, monkeypatch, settings
 ):
-    """test_moves_rule's STEP_DOWN series: the 12th kernel's check moves the alert from
-    2.5.10 to 2.5.9. While it is stopped after reading, another writer puts a pending alert on
-    2.5.9 with the step scan's method: the move's update collides with it (alerts are unique
-    per run and method). The check runs again, sees that alert and merges it: one alert,
-    moved."""
+    """step_series.STEP_DOWN: the 12th kernel's check moves the alert from 2.5.10 to 2.5.9.
+    While it is stopped after reading, another writer puts a pending alert on 2.5.9 with the
+    step scan's method: the move's update collides with it (alerts are unique per run and
+    method). The check runs again, sees that alert and merges it: one alert, moved."""
     settings.PERFDB_SHORT_KERNELS = 6  # the series was drawn for the step scan from six kernels
     for i, values in enumerate(STEP_DOWN[:11]):
         check(ingest_runs(tmp_path, f"u{i}.tar.gz", [(f"2.5.{i + 1}", "[]", values)]))
