@@ -1,8 +1,9 @@
-"""A worker SIGKILLed inside a regression check's transaction (its series read and locked,
-nothing written: the ``detection-loaded`` pause point), then the check delivered again twice
-at once (the broker's redelivery and the follow-up sweep's) to two live workers: the dead
-worker's transaction and series lock go with its connection, the two deliveries take turns
-on the series lock, and the upload ends with each alert once and one email, delivered once.
+"""The alerting tasks under real workers: a worker SIGKILLed inside a regression check's
+transaction (its series read and locked, nothing written: the ``detection-loaded`` pause
+point), then the check delivered again twice at once (the broker's redelivery and the
+follow-up sweep's) to two live workers: the dead worker's transaction and series lock go
+with its connection, the two deliveries take turns on the series lock, and the upload ends
+with each alert once and one email, delivered once.
 
 The workers, SMTP server and sweeps are test_faults' (real processes, settings shortened
 through the environment).
