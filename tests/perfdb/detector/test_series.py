@@ -1,4 +1,5 @@
-"""The detector's lean paths for long series give what the plain ones give.
+"""The detector's series (perfdb/detector/series.py): its lean paths for long series give
+what the plain ones give.
 
 ``series.stock_kernels`` groups a series' stock runs by kernel from its columns, without a
 Python call per point when every kernel has one run in kernel order; it is held here against
