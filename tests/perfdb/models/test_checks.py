@@ -1,7 +1,7 @@
-"""Stored numbers are finite in the database itself (migration 0016): whatever writes a
-result, a profile entry, a time series or a metric's resolution, PostgreSQL refuses NaN and
-the infinities. And an upload whose file holds such a number fails naming it, storing
-nothing: no write path stores a NaN."""
+"""Stored numbers are finite in the database itself (``checks.finite`` in the models' CHECK
+constraints, migration 0016): whatever writes a result, a profile entry, a time series or a
+metric's resolution, PostgreSQL refuses NaN and the infinities. And an upload whose file
+holds such a number fails naming it, storing nothing: no write path stores a NaN."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""perfdb_setupsummary, kept by PostgreSQL triggers (migration 0015): after every kind of
-write it equals the summary counted from the runs themselves, including writes from two
-transactions at once."""
+"""SetupSummary (perfdb_setupsummary), kept by PostgreSQL triggers (migration 0015): after
+every kind of write it equals the summary counted from the runs themselves, including writes
+from two transactions at once."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""perfdb_result is hash-partitioned by setup (migrations 0010, 0011): what each read touches,
-and the in-place conversion of an existing database, forward and back, rows and ids kept."""
+"""The run tables' layout: perfdb_result is hash-partitioned by setup (migrations 0010, 0011),
+samples and profiles are not: what each read touches, and the in-place conversion of an
+existing database, forward and back, rows and ids kept."""
 
 from __future__ import annotations
 
