@@ -259,6 +259,10 @@ class ShortScan:
     outliers: frozenset[int]  # kernel indexes
     returns: frozenset[int]  # kernels back at the level before a spike or an excursion
     tested: tuple[Tested | None, ...]  # by kernel index; None for the first kernel
+    # One trial a kernel: moves the kernels after them still share at the newest kernel,
+    # significant at ``alert_alpha`` but not yet at the level's budget: pending, shown with
+    # what would confirm them, never emailed, and no break in the level (nor for the drift).
+    standing: tuple[tuple[int, int, Change], ...] = ()
 
 
 # With one trial a kernel, a step from a level of one kernel is tested at this share of the
@@ -305,6 +309,7 @@ def short_scan(
     before: list[int] = []
     last = -1
     spikes: list[tuple[float, float]] = []
+    standing: dict[int, tuple[int, Change]] = {}  # step kernel: (found at, change)
     measured = noise
     for at in range(1, len(kernels)):
         if len(spikes) >= 2:  # one bad run is an outlier; two say the runs wander
@@ -320,6 +325,8 @@ def short_scan(
         if verdict is None or not (verdict.significant or untested):
             found = _earlier_step(kernels, segment, at, better, settings, noise, alpha * share)
             if found is None:
+                if one_trial:
+                    _note_standing(kernels, segment, at, better, settings, noise, standing)
                 segment.append(at)
                 continue
             cut, step = found
@@ -371,7 +378,38 @@ def short_scan(
         change = _change(_runs(kernels, segment), kernels[at].run_ids[0], verdict, status)
         steps.append((at, seen_at, change))
         before, segment, last = segment, [at], at
-    return ShortScan(tuple(steps), frozenset(outliers), frozenset(returns), tuple(tested))
+    newest, stepped = len(kernels) - 1, {at for at, _, _ in steps}
+    still = tuple(
+        (at, found, change)
+        for at, (found, change) in sorted(standing.items())
+        if found == newest and at not in stepped
+    )
+    return ShortScan(tuple(steps), frozenset(outliers), frozenset(returns), tuple(tested), still)
+
+
+def _note_standing(
+    kernels: Sequence[KernelRuns],
+    segment: Sequence[int],
+    at: int,
+    better: str,
+    settings: Settings,
+    noise: TrialNoise,
+    standing: dict[int, tuple[int, Change]],
+) -> None:
+    """With one trial a kernel, a move from the level that the kernels after it share (at
+    least two at the new level, the new kernel among them), significant at ``alert_alpha``
+    shared over the cuts but not at the level's budget for its kernel: kept as pending, so a
+    drop of 4/5 that two kernels show is on the chart with what would confirm it, not
+    silent. It never breaks the level: the confirmed steps are the scan's alone."""
+    found = _earlier_step(kernels, segment, at, better, settings, noise, settings.alert_alpha)
+    if found is None:
+        return
+    cut, verdict = found
+    first = segment[cut]
+    change = _change(
+        _runs(kernels, segment[:cut]), kernels[first].run_ids[0], verdict, "unconfirmed"
+    )
+    standing[first] = (at, change)
 
 
 def _spike_move(
@@ -526,12 +564,14 @@ def _short_changes(
     kernels, scan = short_scan_of(usable, better, settings, noise)
     if len(kernels) < 2:
         return []
+    standing = [change for _, _, change in scan.standing]  # seen at the newest kernel
     if wanted_kernels is None:
-        return [change for _, _, change in scan.steps]
+        return [change for _, _, change in scan.steps] + standing
     names = [k.kernel for k in kernels]
     wanted = {i for i, name in enumerate(names) if name in wanted_kernels}
     wanted |= {i - 1 for i in wanted}
-    return [change for at, found, change in scan.steps if at in wanted or found in wanted]
+    steps = [change for at, found, change in scan.steps if at in wanted or found in wanted]
+    return steps + (standing if len(kernels) - 1 in wanted else [])
 
 
 def detect(
