@@ -79,7 +79,7 @@ def cv_pcts(groups: Sequence[Sequence[float]]) -> list[float | None]:
     43 series of ~200 runs). Runs with the same number of trials go through one
     ``numpy.std`` over the rows of a 2-D array: numpy reduces each contiguous row with the
     loop it uses for one run alone, so every sd is the same float
-    (tests/perfdb/detector/test_trial_spread.py compares them bit for bit). The mean is
+    (tests/perfdb/detector/test_stats.py compares them bit for bit). The mean is
     ``mean``'s, per run."""
     out: list[float | None] = [None] * len(groups)
     by_size: dict[int, list[int]] = {}
