@@ -187,8 +187,10 @@ class Alert(models.Model):
                 "test it; not emailed until then"
             )
         return (
-            "pending: the newest kernel moved; the kernels after it confirm it (they stay at "
-            "the new level) or clear it (the next one comes back); not emailed until confirmed"
+            "pending: a move not yet significant (the newest kernel moved, or the kernels "
+            "after it share the move on too few kernels); the kernels after it confirm it "
+            "(they stay at the new level) or clear it (one comes back); not emailed until "
+            "confirmed"
         )
 
 
