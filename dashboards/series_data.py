@@ -52,7 +52,7 @@ from perfdb.cache import (
     scope_entry,
     scope_key,
     setup_entry,
-    setup_keys,
+    stored_together,
 )
 
 T = TypeVar("T")
@@ -152,29 +152,35 @@ class SeriesPage:
 
 
 def series_page(query: KernelsQuery) -> SeriesPage:
-    """The page of the query's series. Its setup's part (the setup, its metrics, the
-    metric chosen, each run's value and baseline option) is cached whole per setup version
-    under the metric asked for: a warm page reads it in one round trip, no query, and one
-    computed after an upload reads its parts (the setup's metric ids, the series) in that
-    same round trip. The query's baseline is checked here (a 400), not in the figure's
+    """The page of the query's series. Its setup with its metrics and the metric chosen
+    are cached per setup version under the metric asked for, beside the series (the runs'
+    values and baseline options): a warm page reads both in one round trip, no query, and
+    one computed after an upload reads its setup and metrics in one query and brings the
+    series up to date. The query's baseline is checked here (a 400), not in the figure's
     request."""
     setup_id, asked = _setup_id(query, open_regression=True)
     if setup_id is None:
         return SeriesPage()
     key = f"series:page-context:{asked}"
-    keys = read_ahead(setup_entry(key, setup_id)) + setup_keys(METRIC_IDS, [setup_id])
+    keys = read_ahead(setup_entry(key, setup_id))
     if asked.isascii() and asked.isdigit():
         keys += series_keys(setup_id, int(asked))
-    with read_together(keys):
-        context = cached_in_setup(key, setup_id, lambda: _page_context(setup_id, asked))
-    setup, metrics, metric, note, runs = context
-    _baseline_checked({run_id: value for run_id, (value, _, _) in runs.items()}, query.baseline)
-    scope = setup_scope(setup)
-    ids = (setup["workload_id"], setup["hardware_id"], setup["mode"])
-    # the two pickers of its scope, in one round trip (after an upload: its setups')
-    picker_keys = read_ahead(scope_entry(SCOPES, CATALOG) | scope_entry(SETUPS, scope))
-    with read_together(picker_keys):
-        scopes, setups = scope_options(), setup_choices({scope: ids})[scope]
+    with stored_together():  # after an upload: what it brought up to date, in one store
+        with read_together(keys):
+            setup, metrics, metric, note = cached_in_setup(
+                key, setup_id, lambda: _page_context(setup_id, asked)
+            )
+            data = None if metric is None else finished_series(setup_id, metric)
+        scope = setup_scope(setup)
+        ids = (setup["workload_id"], setup["hardware_id"], setup["mode"])
+        # the two pickers of its scope, in one round trip (after an upload: its setups')
+        picker_keys = read_ahead(scope_entry(SCOPES, CATALOG) | scope_entry(SETUPS, scope))
+        with read_together(picker_keys):
+            scopes, setups = scope_options(), setup_choices({scope: ids})[scope]
+    options = ""
+    if data is not None:
+        _baseline_checked(data.values(), query.baseline)
+        options = _baseline_options(data, query.baseline)
     return SeriesPage(
         scopes=scopes,
         scope=scope,
@@ -184,40 +190,30 @@ def series_page(query: KernelsQuery) -> SeriesPage:
         metric=metric,
         note=note,
         baseline=query.baseline,
-        baseline_options=_baseline_options(runs, query.baseline),
+        baseline_options=mark_safe(options),  # noqa: S308 (each rendered by BASELINE_OPTION)
     )
 
 
-# A page's setup part as kept: the setup, its metrics, the metric shown (None: no results)
-# with its note, and each run's value, option text and rendered ``<option>``, in kernel order.
-PageContext = tuple[
-    dict[str, Any],
-    list[dict[str, Any]],
-    Mapping[str, Any] | None,
-    str,
-    dict[int, tuple[float, str, str]],
-]
+# What a page shows of its setup, kept per setup version: the setup, its metrics and the
+# metric shown (None: the setup has no results), with the note when it is not the one asked.
+PageContext = tuple[dict[str, Any], list[dict[str, Any]], Mapping[str, Any] | None, str]
 
 
 def _page_context(setup_id: int, asked: str) -> PageContext:
-    setup = setup_with_runs(setup_id)
-    metrics = metric_choices(setup)
+    setup, metrics = _setup_metrics(setup_id)
     metric, note = metric_asked(asked, metrics)
-    runs: dict[int, tuple[float, str, str]] = {}
-    if metric is not None:
-        data = finished_series(setup_id, metric)
-        runs = {key[3]: (data.rows[key[3]][8], *data.option[key[3]]) for key in data.order}
-    return setup, metrics, metric, note, runs
+    return setup, metrics, metric, note
 
 
-def _baseline_options(runs: Mapping[int, tuple[float, str, str]], chosen: int | None) -> SafeString:
-    """The baseline ``<option>``s as rendered once per point, the chosen one rendered again
-    selected: a 1,000-run series' options are joined, not rendered on every request."""
-    options = [option for _, _, option in runs.values()]
+def _baseline_options(data: FinishedSeries, chosen: int | None) -> str:
+    """The baseline ``<option>``s, each as rendered once when its point was finished, the
+    chosen one rendered again selected: a 1,000-run series' options are joined, not
+    rendered on every request."""
+    options = [data.option[key[3]][1] for key in data.order]
     if chosen is not None:
-        index = list(runs).index(chosen)
-        options[index] = _option(chosen, runs[chosen][1], selected=True)
-    return mark_safe("".join(options))  # noqa: S308 (each rendered by BASELINE_OPTION)
+        index = [key[3] for key in data.order].index(chosen)
+        options[index] = _option(chosen, data.option[chosen][0], selected=True)
+    return "".join(options)
 
 
 def _option(run_id: int, text: str, selected: bool = False) -> str:
@@ -254,7 +250,7 @@ def series_figure(query: KernelsQuery) -> bytes:
         return _with_marks(setup_id, kept, query.baseline)
     baseline = "" if query.baseline is None else str(query.baseline)
     key = f"series:figure-of-query:{asked}:{baseline}"
-    keys = read_ahead(setup_entry(key, setup_id)) + setup_keys(METRIC_IDS, [setup_id])
+    keys = read_ahead(setup_entry(key, setup_id))
     if asked.isascii() and asked.isdigit():
         metric_id = int(asked)
         keys += series_keys(setup_id, metric_id) + _marks_keys(setup_id, metric_id, query.baseline)
@@ -276,7 +272,7 @@ def _figure(
     structure version, and then nothing of before is used), so neither the setup nor its
     metrics are read again."""
     if before is None:
-        metric, _ = metric_asked(asked, metric_choices(setup_with_runs(setup_id)))
+        metric, _ = metric_asked(asked, _setup_metrics(setup_id)[1])
         if metric is None:
             raise BadParam("metric", "this setup has no results")
     else:
@@ -348,7 +344,7 @@ def series_download(query: KernelsQuery) -> bytes:
         raise BadParam("setup", "no setup with runs")
 
     def build() -> bytes:
-        metric, _ = metric_asked(asked, metric_choices(setup_with_runs(setup_id)))
+        metric, _ = metric_asked(asked, _setup_metrics(setup_id)[1])
         if metric is None:
             raise BadParam("metric", "this setup has no results")
         table = exports.series_table(finished_series(setup_id, metric).data.series)
@@ -640,9 +636,10 @@ def pickers_warm(scope_keys: Collection[str]) -> None:
         setup_choices(ids)
 
 
-def setup_with_runs(setup_id: int) -> dict[str, Any]:
-    """The setup as the pickers list it; a 400 when it has no runs."""
-    found = cq.setup_choices(setup_id=setup_id)
-    if not found:
+def _setup_metrics(setup_id: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The setup as the pickers list it and its metrics, in one query; a 400 when it has
+    no runs. Read inside answers cached per setup version themselves."""
+    setup, metrics = cq.setup_metrics(setup_id=setup_id)
+    if setup is None:
         raise BadParam("setup", f"no setup {setup_id} with runs")
-    return found[0]
+    return setup, metrics

@@ -37,6 +37,7 @@ from dashboards.chart_queries.pickers import (
     sample_sources,
     setup_choices,
     setup_id_of,
+    setup_metrics,
 )
 from dashboards.chart_queries.scaling_recent import (
     RecentPiece,
@@ -86,6 +87,7 @@ __all__ = [
     "series_alert_marks",
     "setup_choices",
     "setup_id_of",
+    "setup_metrics",
     "vmstat_runs",
     "wakeup_rows",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -11,8 +12,8 @@ from django.db.models import F
 from dashboards.chart_queries.compare import setups_named
 from dashboards.chart_queries.summaries import SETUP_FIELDS, SETUP_ORDER, setup_dict
 from dashboards.selection import SetupKey, setup_of_key
+from perfdb.models import Hardware, Result, Run, Sample, Setup, SetupSummary, Workload
 from perfdb.models import Metric as MetricRow
-from perfdb.models import Result, Run, Sample, Setup
 
 # --- choices for the pickers -----------------------------------------------------------------
 
@@ -103,6 +104,60 @@ def metrics_by_setup(*, setup_ids: Sequence[int]) -> dict[int, list[int]]:
     for setup_id, metric_id in pairs:
         found[setup_id].add(metric_id)
     return {setup_id: sorted(ids) for setup_id, ids in found.items()}
+
+
+# A setup with its run count and each of its metrics (a loose scan of result_series_idx,
+# as ``metrics_by_setup``), one row per metric in picker order (name, unit, id: the
+# database's collation), or one row without a metric; none when the setup has no runs.
+_SETUP_METRICS = f"""
+WITH RECURSIVE found(metric_id) AS (
+    (SELECT metric_id FROM {Result._meta.db_table} WHERE setup_id = %(setup)s
+     ORDER BY metric_id LIMIT 1)
+    UNION ALL
+    SELECT (SELECT r.metric_id FROM {Result._meta.db_table} r
+            WHERE r.setup_id = %(setup)s AND r.metric_id > found.metric_id
+            ORDER BY r.metric_id LIMIT 1)
+    FROM found WHERE found.metric_id IS NOT NULL
+)
+SELECT s.id, s.workload_id, w.name, w.version, s.hardware_id, h.name, s.mode, s.params::text,
+       summary.run_count, m.id, m.name, m.unit, m.better
+FROM {Setup._meta.db_table} s
+JOIN {SetupSummary._meta.db_table} summary ON summary.setup_id = s.id
+JOIN {Workload._meta.db_table} w ON w.id = s.workload_id
+JOIN {Hardware._meta.db_table} h ON h.id = s.hardware_id
+LEFT JOIN (found JOIN {MetricRow._meta.db_table} m ON m.id = found.metric_id) ON true
+WHERE s.id = %(setup)s
+ORDER BY m.name, m.unit, m.id
+"""
+
+
+def setup_metrics(*, setup_id: int) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """The setup as ``setup_choices`` gives it (None when it has no runs) and its metrics
+    as ``metric_choices`` gives them: what the series page's pickers need of its setup,
+    in one query where those two took three (the setup, its metric ids, their names), each
+    a round trip of the first page after an upload."""
+    with connection.cursor() as cursor:
+        cursor.execute(_SETUP_METRICS, {"setup": setup_id})
+        rows = cursor.fetchall()
+    if not rows:
+        return None, []
+    first = rows[0]
+    setup = {
+        "id": first[0],
+        "workload_id": first[1],
+        "workload": f"{first[2]} {first[3]}".strip(),
+        "hardware_id": first[4],
+        "hardware": first[5],
+        "mode": first[6],
+        "params": json.loads(first[7]),
+        "run_count": first[8],
+    }
+    metrics = [
+        {"id": row[9], "name": row[10], "unit": row[11], "better": row[12]}
+        for row in rows
+        if row[9] is not None
+    ]
+    return setup, metrics
 
 
 def metrics_ordered(metric_ids: Iterable[int]) -> list[dict[str, Any]]:

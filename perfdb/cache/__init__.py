@@ -29,6 +29,7 @@ from perfdb.cache.entries import (
     scope_entry,
     setup_entry,
     stale_seconds,
+    stored_together,
 )
 from perfdb.cache.invalidate import (
     alerts_changed,
@@ -69,6 +70,7 @@ __all__ = [
     "setup_entry",
     "setup_keys",
     "stale_seconds",
+    "stored_together",
     # invalidate
     "alerts_changed",
     "data_changed",

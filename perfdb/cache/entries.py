@@ -20,7 +20,8 @@ import hashlib
 import os
 import pickle
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from functools import partial
 from typing import Any, TypeVar
 
@@ -220,6 +221,26 @@ def _compute_and_store(
         if not nested:  # stored even if compute raised: what was computed is current
             writes.store(writes.take(), locks)
     return {n: computed[n] for n in todo if n in computed}
+
+
+@contextmanager
+def stored_together() -> Iterator[None]:
+    """The entries computed meanwhile stored in one round trip at the end, as those a
+    computation nests are (writes.py): a page that brings several entries of one setup up
+    to date after an upload (its context, its series, its scope's setups) stores them
+    together, not one round trip each. As nested ones, none takes a lock or is served
+    older than its versions: each reader that finds one not current computes it. Only
+    cached reads belong inside: a query made here outside a computation would count as
+    one's, which a whole answer kept under its reads' versions must not take for current
+    (reads.py ``recorded``)."""
+    outer = reads.depth()
+    reads.computing.depth = outer + 1
+    try:
+        yield
+    finally:
+        reads.computing.depth = outer
+        if not outer:
+            writes.store(writes.take(), [])
 
 
 def cached(key: str, fn: Callable[[], T], timeout: int = TIMEOUT_SECONDS, stale: bool = False) -> T:

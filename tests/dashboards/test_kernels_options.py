@@ -40,3 +40,32 @@ def test_a_label_with_markup_stays_text_in_the_baseline_picker(client, tmp_path)
     baseline = _select(html, "baseline")
     assert "<b " not in baseline
     assert "&lt;b onmouseover=" in baseline
+
+
+def test_the_page_after_an_upload_is_the_page_made_from_nothing(
+    client, series, tmp_path, django_capture_on_commit_callbacks
+):
+    """The baseline options are kept per point with the series and joined: after an
+    upload the page (its new run's option in its place, the chosen one selected) is the
+    page made on an emptied cache."""
+    from django.core.cache import cache
+
+    from tests.bundles import make_bundle
+    from tests.dashboards.data import ingest
+    from tests.dashboards.series_data import NEW_RUN
+
+    setup, metric = series
+    base = Run.objects.get(setup=setup, label="Base1")
+    url = f"/kernels/?setup={setup.pk}&metric={metric.pk}&baseline={base.pk}"
+    assert client.get(url).status_code == 200
+    with django_capture_on_commit_callbacks(execute=True):
+        ingest(make_bundle(tmp_path / "new.tar.gz", {"manifest.toml": NEW_RUN}))
+    after = client.get(url).content.decode()
+    cache.clear()
+    assert client.get(url).content.decode() == after
+    added = Run.objects.get(setup=setup, kernel__version="2.6.0")
+    options = _select(after, "baseline")
+    assert options.index(f'<option value="{base.pk}" selected>') < options.index(
+        f'<option value="{added.pk}">'
+    )
+    assert options.count(" selected") == 1

@@ -175,17 +175,16 @@ def test_selector_query_counts_do_not_grow_with_setups(
 @pytest.mark.parametrize(
     "url, cold, warm",
     [
-        # the setup (with its run count), its metric ids, those metrics, the setup's run
-        # ids (what a series brought up to date after an upload starts from: the runs it
+        # the setup with its run count and its metrics (one query), the setup's run ids
+        # (what a series brought up to date after an upload starts from: the runs it
         # holds), the series' rows; warm: nothing (the setup, its metrics, the series and
-        # the finished download are cached per setup version: dashboards/series_data.py;
-        # the metric ids are shared with the scope's charts)
-        ("/kernels/?setup={setup}&format=json", 5, 0),
+        # the finished download are cached per setup version: dashboards/series_data.py)
+        ("/kernels/?setup={setup}&format=json", 3, 0),
         # + the scope picker once per setups catalogue (pages.scope_index: one pass over
         # the setups inside a savepoint that turns JIT off: savepoint, SET LOCAL, the
         # query, release; runs added leave it cached) + the scope's setups with their run
         # counts (cached per scope version); warm: nothing
-        ("/kernels/?setup={setup}", 10, 0),
+        ("/kernels/?setup={setup}", 8, 0),
         # uploads, open alerts, demo uploads; + once per data version: recent runs, setups
         # with runs (once per catalogue), run counts per setup, workloads, hardware, latest
         # runs; + the scope list's savepoint, JIT off and release (scope_stats.py: planning

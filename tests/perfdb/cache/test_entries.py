@@ -313,3 +313,19 @@ def test_a_value_of_a_setups_alerts_follows_them_not_the_runs_added(data):
     page_cache.data_changed()
     read()
     assert computed == [1, 1, 1], "runs edited or removed"
+
+
+def test_entries_computed_together_are_stored_when_it_ends():
+    """``stored_together``: what is computed meanwhile is stored at its end, in one write,
+    and then read as any entry."""
+    stored = [
+        entry_key(name)
+        for key, setup in (("a", 1), ("b", 2))
+        for name in page_cache.setup_entry(key, setup)
+    ]
+    with page_cache.stored_together():
+        assert page_cache.cached_in_setup("a", 1, lambda: "A") == "A"
+        assert page_cache.cached_in_setup("b", 2, lambda: "B") == "B"
+        assert cache.get_many(stored) == {}, "not stored before the end"
+    assert set(cache.get_many(stored)) == set(stored)
+    assert page_cache.cached_in_setup("a", 1, lambda: pytest.fail("computed again")) == "A"
