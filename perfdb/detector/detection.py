@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
+from statistics import fmean
 
 from perfdb.detector import policy, stats
 from perfdb.detector.policy import BETTER_CHOICES as BETTER_CHOICES
@@ -148,8 +149,8 @@ def _repeat_spread(points: Sequence[Point], within: float | None) -> tuple[float
     for runs in builds.values():
         if len(runs) < 2:
             continue
-        means = [stats.mean(p.values) for p in runs]
-        centre = stats.mean(means)
+        means = [fmean(p.values) for p in runs]
+        centre = fmean(means)
         if centre == 0:
             continue
         spread = math.fsum(((m - centre) / centre * 100) ** 2 for m in means) / (len(runs) - 1)
@@ -168,7 +169,7 @@ def _segment_spread(
     if len(segment) < (2 if within is None else 3):
         return ()
     levels = [kernels[i].level for i in segment]
-    centre = stats.mean(levels)
+    centre = fmean(levels)
     if centre == 0:
         return ()
     spread = math.fsum(((v - centre) / centre * 100) ** 2 for v in levels) / (len(levels) - 1)
@@ -199,7 +200,7 @@ def _pairwise(
     if not group:
         return None
     baseline = [v for p in group for v in p.values]
-    if stats.mean(baseline) == 0:
+    if fmean(baseline) == 0:
         return None
     resolution = _resolution(settings, [*baseline, *point.values])
     verdict = policy.judge(baseline, point.values, better, noise, resolution, settings)
@@ -497,7 +498,7 @@ def _earlier_step(
 
 
 def _mean_of(kernels: Sequence[KernelRuns], indexes: Sequence[int]) -> float:
-    return stats.mean([v for i in indexes for v in kernels[i].values])
+    return fmean([v for i in indexes for v in kernels[i].values])
 
 
 def _judge_kernels(
@@ -511,7 +512,7 @@ def _judge_kernels(
 ) -> policy.Verdict | None:
     baseline = [v for i in base for v in kernels[i].values]
     values = [v for i in candidate for v in kernels[i].values]
-    if stats.mean(baseline) == 0:
+    if fmean(baseline) == 0:
         return None
     spread = _segment_spread(kernels, base, noise.within_pct)
     if len(candidate) >= 2:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import mul
-from statistics import NormalDist
+from statistics import NormalDist, fmean
 
 from scipy import stats as scipy_stats
 
@@ -392,7 +392,7 @@ def _test(
         return _Test(max(float(noise), floor_pct) * math.sqrt(1 / n1 + 1 / n2), math.inf, "t-test")
     if n1 < 2 or n2 < 2:
         return None
-    centre = abs(stats.mean(base))
+    centre = abs(fmean(base))
     v1 = _sample_var(base) / n1
     v2 = _sample_var(cand) / n2
     floor_var = (floor_pct * centre / 100) ** 2 * (1 / n1 + 1 / n2)
@@ -416,7 +416,7 @@ def test_dof(noise: Noise, part_w: float, part_b: float) -> float:
 
 
 def _sample_var(values: Sequence[float]) -> float:
-    centre = stats.mean(values)
+    centre = fmean(values)
     return math.fsum((v - centre) ** 2 for v in values) / (len(values) - 1)
 
 
@@ -447,14 +447,14 @@ def judge(
     check_better(better)
     base, cand = finite(baseline_values), finite(candidate_values)
     change = stats.relative_change_pct(base, cand)
-    base_mean = stats.mean(base)
+    base_mean = fmean(base)
     floor_pct = resolution / 2 / abs(base_mean) * 100 if resolution else 0.0
     test = _test(base, cand, noise, kernels, floor_pct)
     untested = (
         "one value on a side and no noise known for this series: "
         "run at least 3 trials on each side to test it"
     )
-    moved = abs(stats.mean(cand) - base_mean)
+    moved = abs(fmean(cand) - base_mean)
     return _verdict(change, moved, test, untested, better, resolution, settings, alpha)
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from itertools import chain, compress
 from operator import itemgetter, not_
+from statistics import fmean
 from typing import NamedTuple, cast, overload
 
 from scipy import stats as scipy_stats
@@ -187,7 +188,7 @@ class KernelRuns(NamedTuple):
 
     @property
     def level(self) -> float:
-        return stats.mean(self.values)
+        return fmean(self.values)
 
 
 def stock_by_kernel(points: Sequence[Point]) -> list[KernelRuns]:

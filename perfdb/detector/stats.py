@@ -12,17 +12,12 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import compress
+from statistics import fmean
 
 import numpy as np
 from scipy import stats as scipy_stats
 
 from perfdb.detector import scan_filter
-
-
-def mean(values: Sequence[float]) -> float:
-    if not values:
-        raise ValueError("mean of no values")
-    return math.fsum(values) / len(values)
 
 
 def relative_change_pct(baseline: Sequence[float], candidate: Sequence[float]) -> float:
@@ -31,10 +26,10 @@ def relative_change_pct(baseline: Sequence[float], candidate: Sequence[float]) -
     Dividing by the absolute baseline keeps the sign meaning "went up" even for a metric
     whose values are negative. A zero baseline has no relative change: ValueError.
     """
-    base = mean(baseline)
+    base = fmean(baseline)
     if base == 0:
         raise ValueError("baseline mean is 0: a relative change is undefined")
-    return (mean(candidate) - base) / abs(base) * 100.0
+    return (fmean(candidate) - base) / abs(base) * 100.0
 
 
 def welch_p_value(baseline: Sequence[float], candidate: Sequence[float]) -> float:
@@ -48,7 +43,7 @@ def welch_p_value(baseline: Sequence[float], candidate: Sequence[float]) -> floa
     if len(baseline) < 2 or len(candidate) < 2:
         raise ValueError("Welch's t-test needs at least 2 values on each side")
     if _spread(baseline) == 0 and _spread(candidate) == 0:
-        return 1.0 if mean(baseline) == mean(candidate) else 0.0
+        return 1.0 if fmean(baseline) == fmean(candidate) else 0.0
     with warnings.catch_warnings():
         # scipy warns about a constant side; Welch handles it (that side's variance is 0)
         warnings.filterwarnings("ignore", message="Precision loss", category=RuntimeWarning)
@@ -64,7 +59,7 @@ def coefficient_of_variation_pct(values: Sequence[float]) -> float | None:
     """Sample sd / |mean| * 100; None for fewer than 2 values or a zero mean."""
     if len(values) < 2:
         return None
-    centre = mean(values)
+    centre = fmean(values)
     if centre == 0:
         return None
     return float(np.std(values, ddof=1)) / abs(centre) * 100.0
@@ -80,7 +75,7 @@ def cv_pcts(groups: Sequence[Sequence[float]]) -> list[float | None]:
     ``numpy.std`` over the rows of a 2-D array: numpy reduces each contiguous row with the
     loop it uses for one run alone, so every sd is the same float
     (tests/perfdb/detector/test_stats.py compares them bit for bit). The mean is
-    ``mean``'s, per run."""
+    ``statistics.fmean``'s, per run."""
     out: list[float | None] = [None] * len(groups)
     by_size: dict[int, list[int]] = {}
     for i, group in enumerate(groups):
@@ -90,7 +85,7 @@ def cv_pcts(groups: Sequence[Sequence[float]]) -> list[float | None]:
         rows = [groups[i] for i in indexes]
         sds = np.std(np.array(rows, dtype=float), axis=1, ddof=1).tolist()
         for i, row, sd in zip(indexes, rows, sds, strict=True):
-            centre = mean(row)
+            centre = fmean(row)
             if centre != 0:
                 out[i] = sd / abs(centre) * 100.0
     return out

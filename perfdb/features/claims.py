@@ -16,6 +16,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from statistics import fmean
 
 from scipy import stats as scipy_stats
 
@@ -48,7 +49,7 @@ def rounding_of(stated: float) -> float:
 
 def _interval(base: Sequence[float], new: Sequence[float], level: float) -> tuple[float, float]:
     """Welch interval of mean(new) - mean(base), as % of |mean(base)|."""
-    m1, m2 = stats.mean(base), stats.mean(new)
+    m1, m2 = fmean(base), fmean(new)
     v1 = sum((x - m1) ** 2 for x in base) / (len(base) - 1) / len(base)
     v2 = sum((x - m2) ** 2 for x in new) / (len(new) - 1) / len(new)
     se = math.sqrt(v1 + v2)
@@ -78,7 +79,7 @@ def check_claim(
     tolerance = rounding_of(stated_pct) if tolerance_pct is None else tolerance_pct
     if not base or not new:
         return ClaimCheck(NO_DATA, None, None, None, tolerance, "no stored values on a side")
-    if stats.mean(base) == 0:
+    if fmean(base) == 0:
         return ClaimCheck(NO_DATA, None, None, None, tolerance, "the baseline mean is 0")
     computed = stats.relative_change_pct(base, new)
     said = f"the claim says {stated_pct:+g} %, the stored runs give {computed:+.2f} %"

@@ -319,7 +319,7 @@ def _bits(value: float | None) -> bytes | None:
 def _awkward_value(rng: random.Random, scale: float) -> float:
     if rng.random() > 0.03:
         return rng.gauss(1.0, 0.05) * scale
-    # no sum past the largest float: stats.mean (math.fsum) raises for those, either way
+    # no sum past the largest float: statistics.fmean (math.fsum) raises for those, either way
     return rng.choice((0.0, -0.0, -scale, 1e300, 5e-324, math.nan, math.inf))
 
 
