@@ -100,7 +100,9 @@ def alert_figure(
 
 # How an alert is marked, by what a reader does about it: an open regression needs someone
 # (red), a pending one waits for the next kernel (amber), an improvement is good news (green),
-# a triaged, invalid or cleared one needs nothing (grey). Legend order is this order.
+# a triaged or invalid one needs nothing (grey). Legend order is this order. A cleared alert
+# is not drawn: it was a pending move the next kernel took back, never an alert to anyone,
+# and a grey ring called "triaged" on a noisy series said a person had looked at it.
 ALERT_KINDS = (
     ("open regression", "#D62728"),
     ("pending", "#E69F00"),
@@ -111,13 +113,15 @@ ALERT_KINDS = (
 OPEN_STATUSES = frozenset({"untriaged", "acknowledged", "investigating"})
 
 
-def alert_kind(status: str, direction: str) -> str:
-    """The mark an alert gets (one of ``ALERT_KINDS``' names)."""
+def alert_kind(status: str, direction: str) -> str | None:
+    """The mark an alert gets (one of ``ALERT_KINDS``' names), None for a cleared one."""
     if status in OPEN_STATUSES:
         return "open regression" if direction == "regression" else "improvement"
     if status in ("pending", "improvement"):
         return status
-    return "triaged"  # fixed, wontfix, invalid, cleared
+    if status == "cleared":
+        return None
+    return "triaged"  # fixed, wontfix, invalid
 
 
 def alert_marks(
@@ -131,8 +135,9 @@ def alert_marks(
     points = {p.run.run_id: p for p in series.points}
     kinds: dict[str, list[tuple[AlertMark, Point]]] = {name: [] for name, _ in ALERT_KINDS}
     for mark in marks:
-        if mark.run_id in points:
-            kinds[alert_kind(mark.status, mark.direction)].append((mark, points[mark.run_id]))
+        kind = alert_kind(mark.status, mark.direction)
+        if kind is not None and mark.run_id in points:
+            kinds[kind].append((mark, points[mark.run_id]))
     metric = esc(series.metric.name)
     traces = []
     for name, mark_colour in ALERT_KINDS:

@@ -562,7 +562,6 @@ def mark(alert_id: int, run_id: int, status: str, direction: str = "regression")
         ("fixed", "regression", "triaged", "#8C8C8C"),
         ("wontfix", "regression", "triaged", "#8C8C8C"),
         ("invalid", "regression", "triaged", "#8C8C8C"),
-        ("cleared", "regression", "triaged", "#8C8C8C"),
     ],
 )
 def test_an_alert_is_marked_in_its_status_colour_on_its_run_point(status, direction, kind, colour):
@@ -572,6 +571,12 @@ def test_an_alert_is_marked_in_its_status_colour_on_its_run_point(status, direct
     # run 3 is the stock point on KERNELS[3] with the value 1030
     assert (trace["x"], trace["y"], trace["customdata"]) == (["2.4.20"], [1030.0], ["/alerts/7/"])
     assert trace["mode"] == "markers" and trace["type"] == "scatter"
+
+
+def test_a_cleared_alert_is_not_drawn():
+    """A pending move the next kernel took back was never an alert to anyone."""
+    marks = [mark(1, 3, "cleared"), mark(2, 20, "pending")]
+    assert [t["name"] for t in alert_marks(series(), marks)] == ["alert: pending"]
 
 
 def test_alert_marks_are_one_trace_per_kind_in_legend_order_with_the_hover_a_reader_needs():
