@@ -302,19 +302,19 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "perfdb@localhost")
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         # Token auth whose failures are counted per address (429 past API_BAD_TOKEN_LIMIT).
-        "dashboards.api_auth.ThrottledTokenAuthentication",
+        "dashboards.api.auth.ThrottledTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
-    "DEFAULT_PAGINATION_CLASS": "dashboards.api_pagination.Pagination",
+    "DEFAULT_PAGINATION_CLASS": "dashboards.api.pagination.Pagination",
     "PAGE_SIZE": 50,
-    "DEFAULT_SCHEMA_CLASS": "dashboards.api_schema.ErrorDocumentingSchema",
+    "DEFAULT_SCHEMA_CLASS": "dashboards.api.schema.ErrorDocumentingSchema",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
-    "EXCEPTION_HANDLER": "dashboards.api_errors.exception_handler",
+    "EXCEPTION_HANDLER": "dashboards.api.errors.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
         # DRF's, counting per client address as perfdb.operations.client_ip reads it past the proxy.
-        "dashboards.api_throttle.AnonRateThrottle",
-        "dashboards.api_throttle.UserRateThrottle",
+        "dashboards.api.throttle.AnonRateThrottle",
+        "dashboards.api.throttle.UserRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "anon": os.environ.get("API_THROTTLE_ANON", "300/min"),
@@ -362,12 +362,12 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
-    # One name per choice set (dashboards/api_serializers.py holds them).
+    # One name per choice set (dashboards/api/serializers.py holds them).
     "ENUM_NAME_OVERRIDES": {
-        "AlertStatusEnum": "dashboards.api_serializers.ALERT_STATUS",
-        "UploadStatusEnum": "dashboards.api_serializers.UPLOAD_STATUS",
-        "BetterEnum": "dashboards.api_serializers.BETTER",
-        "ModeEnum": "dashboards.api_serializers.MODE",
+        "AlertStatusEnum": "dashboards.api.serializers.ALERT_STATUS",
+        "UploadStatusEnum": "dashboards.api.serializers.UPLOAD_STATUS",
+        "BetterEnum": "dashboards.api.serializers.BETTER",
+        "ModeEnum": "dashboards.api.serializers.MODE",
     },
 }
 

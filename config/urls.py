@@ -6,9 +6,9 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from dashboards import alerts as alerts_views
-from dashboards import api as dashboards_api
 from dashboards import health, status
 from dashboards import views as dashboards_views
+from dashboards.api.runs import RunDetailView, RunListView
 from ingest import api as ingest_api
 from ingest import recovery_views
 from ingest import views as ingest_views
@@ -56,9 +56,9 @@ urlpatterns = [
         recovery_views.UploadReingestView.as_view(),
         name="api-upload-reingest",
     ),
-    path("api/runs/", dashboards_api.RunListView.as_view(), name="api-runs"),
-    path("api/runs/<int:run_id>/", dashboards_api.RunDetailView.as_view(), name="api-run"),
-    path("api/", include("dashboards.api_urls")),  # catalog, run parts, series, alerts
+    path("api/runs/", RunListView.as_view(), name="api-runs"),
+    path("api/runs/<int:run_id>/", RunDetailView.as_view(), name="api-run"),
+    path("api/", include("dashboards.api.urls")),  # catalog, run parts, series, alerts
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # Split: the page's script is a separate static-like request, so the CSP needs no inline.
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),

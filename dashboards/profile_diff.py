@@ -26,7 +26,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from dashboards import exports
-from dashboards.api_compare import RUN_IDS
+from dashboards.api.compare import RUN_IDS
 from dashboards.chart_queries import profiles as pq
 from dashboards.figures.profile_diff import profile_diff_figure
 from dashboards.page_tools import bad_params_are_400, download, links

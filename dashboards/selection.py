@@ -5,7 +5,7 @@ Pure (no ORM): the views pass in the choice lists the selectors returned. A bad 
 
 This is the one reader of request parameters, for pages and the API alike: a page's
 ``BadParam`` becomes an escaped HTML 400 (``config.middleware.BadParamMiddleware``), an API
-view's a JSON 400 ``{"error", "param"}`` (``dashboards.api_errors.exception_handler``).
+view's a JSON 400 ``{"error", "param"}`` (``dashboards.api.errors.exception_handler``).
 """
 
 from __future__ import annotations

@@ -3,8 +3,6 @@
 from django.urls import path
 
 from dashboards import (
-    api_compare,
-    api_reference,
     claims,
     kernel_time,
     kernels,
@@ -14,6 +12,8 @@ from dashboards import (
     summaries,
     wakeups,
 )
+from dashboards.api.compare import CompareView
+from dashboards.api.reference import AlertReferenceView, ReferenceListView
 
 urlpatterns = [
     path("alerts/summaries/", summaries.summary_list, name="alert-summaries"),
@@ -34,7 +34,7 @@ urlpatterns = [
     path("wakeups/", wakeups.wakeups, name="dashboards-wakeups"),
     path("activity/", runs.activity, name="dashboards-activity"),
     path("compare/", runs.compare, name="dashboards-compare"),
-    path("api/compare/", api_compare.CompareView.as_view(), name="api-compare"),
+    path("api/compare/", CompareView.as_view(), name="api-compare"),
     path("profile-diff/", profile_diff.profile_diff_page, name="dashboards-profile-diff"),
     path(
         "api/profile-diff/",
@@ -43,10 +43,10 @@ urlpatterns = [
     ),
     path("claims/", claims.claims_page, name="dashboards-claims"),
     path("api/claims/", claims.ClaimListView.as_view(), name="api-claims"),
-    path("api/references/", api_reference.ReferenceListView.as_view(), name="api-references"),
+    path("api/references/", ReferenceListView.as_view(), name="api-references"),
     path(
         "api/alerts/<int:alert_id>/reference/",
-        api_reference.AlertReferenceView.as_view(),
+        AlertReferenceView.as_view(),
         name="api-alert-reference",
     ),
 ]

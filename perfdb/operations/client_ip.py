@@ -17,7 +17,7 @@ ours, one of:
   reached the app without passing a proxy (its ``REMOTE_ADDR`` not ours) keeps it, whatever
   its header says.
 
-DRF's throttles, the bad-token limit (dashboards/api_auth.py), django-axes
+DRF's throttles, the bad-token limit (dashboards/api/auth.py), django-axes
 (``AXES_CLIENT_IP_CALLABLE``) and log lines all call ``client_ip``: one rule, one setting.
 """
 

@@ -156,9 +156,7 @@ def test_stated_spreads_with_run_counts_are_tested_from_the_summary():
 
 def test_a_stated_spread_on_one_side_only_falls_back_to_the_values():
     line = compare_line(
-        MetricValues(
-            "amean", "s", "lower", (1.0,), (1.2,), base_stated=StatedSpread(0.1, None, 5)
-        )
+        MetricValues("amean", "s", "lower", (1.0,), (1.2,), base_stated=StatedSpread(0.1, None, 5))
     )
     assert line.base.stated is None
     assert line.confidence == SINGLE_VALUE

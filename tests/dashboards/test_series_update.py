@@ -119,7 +119,7 @@ def test_the_api_joined_from_its_points_texts_is_what_drf_writes_whole(
     see raw (U+2028) and a setup's params included."""
     from rest_framework.renderers import JSONRenderer
 
-    from dashboards.api_series import SeriesView
+    from dashboards.api.series import SeriesView
     from perfdb.models import Metric, Setup
 
     setup, metric = series

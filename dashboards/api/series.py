@@ -23,10 +23,10 @@ from rest_framework.views import APIView
 
 from dashboards import chart_queries as cq
 from dashboards import series_data
-from dashboards.api_errors import READ_ERRORS
-from dashboards.api_scope_charts import IDS, NAME
-from dashboards.api_serializers import MetricSerializer, ParamsField
-from dashboards.api_throttle import AnonAndUserRateThrottle
+from dashboards.api.errors import READ_ERRORS
+from dashboards.api.scope_charts import IDS, NAME
+from dashboards.api.serializers import MetricSerializer, ParamsField
+from dashboards.api.throttle import AnonAndUserRateThrottle
 from dashboards.exports import ListCSVRenderer
 from dashboards.page_tools import setup_id_param
 from dashboards.selection import (

@@ -27,9 +27,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from dashboards.alerts import STATUS_CHOICES, alert_filters, own_address
-from dashboards.api_errors import DETAIL_ERRORS, FORBIDDEN, NOT_FOUND, READ_ERRORS, WRITE_ERRORS
-from dashboards.api_schema import TEXT
-from dashboards.api_serializers import (
+from dashboards.api.errors import DETAIL_ERRORS, FORBIDDEN, NOT_FOUND, READ_ERRORS, WRITE_ERRORS
+from dashboards.api.schema import TEXT
+from dashboards.api.serializers import (
     AlertDetailSerializer,
     AlertSerializer,
     StrictCharField,

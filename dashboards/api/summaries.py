@@ -18,8 +18,8 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
-from dashboards.api_errors import DETAIL_ERRORS, READ_ERRORS
-from dashboards.api_serializers import AlertSerializer
+from dashboards.api.errors import DETAIL_ERRORS, READ_ERRORS
+from dashboards.api.serializers import AlertSerializer
 from dashboards.selection import strict_choice_param
 from dashboards.summaries import report_of
 from perfdb.alerting import summaries

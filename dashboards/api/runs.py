@@ -10,9 +10,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from dashboards.api_pagination import Pagination
-from dashboards.api_schema import TEXT
-from dashboards.api_serializers import ParamsField
+from dashboards.api.pagination import Pagination
+from dashboards.api.schema import TEXT
+from dashboards.api.serializers import ParamsField
 from dashboards.page_cache import kept_data
 from dashboards.selection import strict_choice_param, text_param
 from perfdb import queries
@@ -95,7 +95,7 @@ class RunListView(APIView):
         return Response(kept_data(request, "api-runs", lambda: self._page(request)))
 
     def _page(self, request: Request) -> dict:
-        q = request.query_params  # BadParam: a JSON 400 naming it (dashboards/api_errors.py)
+        q = request.query_params  # BadParam: a JSON 400 naming it (dashboards/api/errors.py)
         mode = strict_choice_param(q, "mode", Mode.values)
         filters = {
             "workload": text_param(q, "workload"),

@@ -1,6 +1,6 @@
 """The schema class of the API: every operation documents the errors it can answer.
 
-Whatever a view declares, an operation also lists (in the shapes of dashboards/api_errors.py)
+Whatever a view declares, an operation also lists (in the shapes of dashboards/api/errors.py)
 400 when it takes parameters or a body, 404 (no such object, no such page, or a path that
 matches no route), 401/403 when it writes, 413 on uploads, and 429 (throttles) always.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from drf_spectacular.openapi import AutoSchema
 
-from dashboards import api_errors
+from dashboards.api import errors
 
 # Text parameters refuse a NUL (PostgreSQL cannot store or compare one): say so.
 NO_NUL = "^[^\\x00]*$"
@@ -39,19 +39,19 @@ class ErrorDocumentingSchema(AutoSchema):
         if direction != "response":
             return responses
         writes = self.method not in ("GET", "HEAD", "OPTIONS")
-        extra = {"404": api_errors.NOT_FOUND, "429": api_errors.THROTTLED}
+        extra = {"404": errors.NOT_FOUND, "429": errors.THROTTLED}
         if writes or self._get_filter_parameters() or self.get_override_parameters():
-            extra["400"] = api_errors.BAD_REQUEST
+            extra["400"] = errors.BAD_REQUEST
         if self._is_list_view() or self.path_regex.count("(?P<"):
-            extra["400"] = api_errors.BAD_REQUEST
+            extra["400"] = errors.BAD_REQUEST
         if writes:
-            extra["401"] = api_errors.UNAUTHORIZED
-            extra["403"] = api_errors.FORBIDDEN
-            extra["400"] = api_errors.BAD_REQUEST
+            extra["401"] = errors.UNAUTHORIZED
+            extra["403"] = errors.FORBIDDEN
+            extra["400"] = errors.BAD_REQUEST
         if writes and self.method in ("POST", "PUT", "PATCH"):
-            extra["415"] = api_errors.UNSUPPORTED
+            extra["415"] = errors.UNSUPPORTED
         if "/uploads" in self.path and writes:
-            extra["413"] = api_errors.TOO_LARGE
+            extra["413"] = errors.TOO_LARGE
         for code, response in extra.items():
             if code not in responses:
                 responses[code] = self._get_response_for_code(response, code, None, direction)

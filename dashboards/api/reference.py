@@ -16,7 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from dashboards.api_errors import DETAIL_ERRORS
+from dashboards.api.errors import DETAIL_ERRORS
 from dashboards.exports import ListCSVRenderer
 from perfdb.features.reference import reference_history
 from perfdb.models import ReferenceBuild, ReferenceHold

@@ -20,7 +20,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from dashboards import chart_queries as cq
-from dashboards.api_errors import READ_ERRORS
+from dashboards.api.errors import READ_ERRORS
 from dashboards.chartdata import RunInfo
 from dashboards.selection import BadParam, ids_param, text_param
 

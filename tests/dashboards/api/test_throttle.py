@@ -1,4 +1,4 @@
-"""dashboards/api_throttle.py: the series API's throttle refuses what DRF's anonymous and
+"""dashboards/api/throttle.py: the series API's throttle refuses what DRF's anonymous and
 per-user throttles refuse, with their two counters in one read and one write."""
 
 from __future__ import annotations

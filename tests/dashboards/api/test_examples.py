@@ -17,7 +17,7 @@ from tests.perfdb.alerting.builds import check, ingest_runs
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "api.md"
+DOC = Path(__file__).resolve().parents[3] / "docs" / "api.md"
 
 
 def blocks() -> list[tuple[str, str]]:

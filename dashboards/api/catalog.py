@@ -14,8 +14,8 @@ from django.db.models.functions import Coalesce
 from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import generics
 
-from dashboards import api_serializers as s
-from dashboards.api_errors import DETAIL_ERRORS
+from dashboards.api import serializers as s
+from dashboards.api.errors import DETAIL_ERRORS
 from perfdb.models import (
     Hardware,
     Kernel,

@@ -14,8 +14,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from dashboards import api_serializers as s
-from dashboards.api_errors import DETAIL_ERRORS
+from dashboards.api import serializers as s
+from dashboards.api.errors import DETAIL_ERRORS
 from perfdb import queries
 from perfdb.models import Curve, Histogram, ProfileEntry, RawFile, Run, Sample, Trial
 

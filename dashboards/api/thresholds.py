@@ -16,16 +16,16 @@ from rest_framework.exceptions import APIException
 from rest_framework.exceptions import ValidationError as DRFValidationError
 from rest_framework.parsers import JSONParser
 
-from dashboards.api_alerts import IsStaffOrReadOnly
-from dashboards.api_catalog import IdFilter, StrictFilterSet
-from dashboards.api_errors import (
+from dashboards.api.alerts import IsStaffOrReadOnly
+from dashboards.api.catalog import IdFilter, StrictFilterSet
+from dashboards.api.errors import (
     DETAIL_ERRORS,
     NOT_FOUND,
     READ_ERRORS,
     WRITE_ERRORS,
     DetailSerializer,
 )
-from dashboards.api_serializers import ThresholdSerializer
+from dashboards.api.serializers import ThresholdSerializer
 from perfdb.alerting.thresholds import Taken, threshold_save
 from perfdb.models import Threshold
 
