@@ -9,7 +9,7 @@ from html import unescape
 
 import pytest
 
-from dashboards.runs import linked_note
+from dashboards.runs import note_parts
 from perfdb.models import Metric
 from tests.bundles import ingest_bundle, make_bundle, manifest_toml, volano_log, volano_run
 from tests.dashboards.page_figures import figure
@@ -101,12 +101,15 @@ def test_an_alert_named_in_a_row_is_a_link(client, data):
     assert f'<a href="/alerts/{alert.pk}/">alert {alert.pk}</a>' in html
 
 
-def test_a_note_is_escaped_around_its_links():
-    html = linked_note("cleared <b> (alert 12): runs 3 moved; alert 4")
-    assert html == (
-        'cleared &lt;b&gt; (<a href="/alerts/12/">alert 12</a>): runs 3 moved; '
-        '<a href="/alerts/4/">alert 4</a>'
-    )
+def test_a_note_names_its_alerts_apart_from_its_text():
+    parts = note_parts("cleared <b> (alert 12): runs 3 moved; alert 4")
+    assert parts == [
+        ("cleared <b> (", None),
+        ("alert 12", 12),
+        ("): runs 3 moved; ", None),
+        ("alert 4", 4),
+    ]
+    assert note_parts("") == [] and note_parts("no alert here") == [("no alert here", None)]
 
 
 def test_the_compared_page_reads_a_bounded_number_of_queries(
