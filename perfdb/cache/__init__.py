@@ -7,11 +7,13 @@ nested ones with the outermost), *invalidate* (``runs_added``, ``data_changed`` 
 ``_on_commit`` forms, ``alerts_changed``, and the model signals) and *versions* (``data_version``,
 ``scope_key``, the version keys), with ``recorded`` and ``read_together`` for a whole
 answer kept under the versions its reads found, and the warm-up hooks after an upload.
-Inside: ``versions``, ``entries``, ``invalidate``, ``setups`` (values of many setups'
-pieces), ``reads`` (what a request read under), ``writes`` (nested stores),
-``refresh`` (the recompute thread), ``warm`` (the pages' warm-up task) and ``backend``
-(Django's Redis cache, failing soft: ``settings.CACHES``). Every key also carries the code
-version (``settings.CACHE_VERSION``, the ``KEY_PREFIX``); values are never ORM objects.
+Every key a value is cached under is made by ``cache_key`` (its kind and parameters,
+normalised). Inside: ``keys``, ``versions``, ``entries``, ``invalidate``, ``setups``
+(values of many setups' pieces), ``reads`` (what a request read under), ``writes`` (nested
+stores), ``refresh`` (the recompute thread), ``warm`` (the pages' warm-up task) and
+``backend`` (Django's Redis cache, failing soft: ``settings.CACHES``). Every key also
+carries the code version (``settings.CACHE_VERSION``, the ``KEY_PREFIX``); values are never
+ORM objects.
 """
 
 from perfdb.cache.entries import (
@@ -38,6 +40,7 @@ from perfdb.cache.invalidate import (
     runs_added,
     runs_added_on_commit,
 )
+from perfdb.cache.keys import cache_key
 from perfdb.cache.reads import bounded_by_age, read_together, recorded
 from perfdb.cache.setups import cached_per_setup, setup_keys
 from perfdb.cache.versions import (
@@ -53,6 +56,8 @@ from perfdb.cache.versions import (
 from perfdb.cache.warm import WARM_PAGES, queued_scopes, runs_committed
 
 __all__ = [
+    # keys
+    "cache_key",
     # get
     "Compute",
     "TIMEOUT_SECONDS",

@@ -22,13 +22,14 @@ import pickle
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any, TypeVar
 
 from django.conf import settings
 from django.core.cache import cache
 
 from perfdb.cache import reads, refresh, writes
+from perfdb.cache.keys import cache_key
 from perfdb.cache.versions import (
     ALERTS_VERSION_PREFIX,
     SCOPE_VERSION_PREFIX,
@@ -44,6 +45,8 @@ ENTRY_PREFIX = "perfdb:e:"
 TIMEOUT_SECONDS = 6 * 60 * 60
 # Longest a computation may keep others on the previous value before they compute too.
 LOCK_SECONDS = 60
+# Entry names kept made in a process (``entry_name``): a few hundred bytes each at most.
+NAMES_KEPT = 8192
 
 
 T = TypeVar("T")
@@ -62,9 +65,13 @@ def stale_seconds() -> float:
     return float(os.environ.get("PAGE_CACHE_STALE_SECONDS", 0) if given is None else given)
 
 
+@lru_cache(maxsize=NAMES_KEPT)
 def entry_name(key: str, scope: str) -> str:
-    """An entry's name whatever the versions (hashed: a key may carry free text)."""
-    return hashlib.sha256(f"{key}|{scope}".encode()).hexdigest()[:40]
+    """An entry's name whatever the versions: its key within the scope whose versions it
+    follows (a scope's key, ``CATALOG``, ``"*all*"``, a setup's or its alerts'), hashed (a
+    key may be long). Kept once made: a scope chart names its ~100 setups' entries on every
+    request, and the names repeat."""
+    return hashlib.sha256(cache_key("entry", key=key, scope=scope).encode()).hexdigest()[:40]
 
 
 def entry_key(name: str) -> str:
@@ -297,7 +304,7 @@ def scope_entry(key: str, scope: str) -> dict[str, tuple[str, str]]:
 def setup_entry(key: str, setup_id: int) -> dict[str, tuple[str, str]]:
     """``cached_in_setup``'s entry: its name and version keys."""
     versions = (STRUCTURE_KEY, SETUP_VERSION_PREFIX + str(setup_id))
-    return {entry_name(key, f"setup:{setup_id}"): versions}
+    return {entry_name(key, cache_key("setup", id=setup_id)): versions}
 
 
 def cached_in_setup(
@@ -327,7 +334,7 @@ def cached_in_setup(
 def alerts_entry(key: str, setup_id: int) -> dict[str, tuple[str, str]]:
     """``cached_in_alerts``' entry: its name and version keys."""
     versions = (STRUCTURE_KEY, ALERTS_VERSION_PREFIX + str(setup_id))
-    return {entry_name(key, f"alerts:{setup_id}"): versions}
+    return {entry_name(key, cache_key("alerts", id=setup_id)): versions}
 
 
 def cached_in_alerts(
