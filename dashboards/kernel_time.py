@@ -41,7 +41,7 @@ from dashboards.selection import (
     setup_label,
 )
 from dashboards.selection import Scope as SetupScope
-from perfdb.cache import cached, cached_in_scope
+from perfdb.cache import cache_key, cached, cached_in_scope
 
 TOP_N_MAX = 30
 DEFAULT_TOP = 10
@@ -84,7 +84,7 @@ def _subset(q: Mapping[str, Any], choice: ScopeChoice, scope: SetupScope) -> Sub
     ids = [str(i) for i in scope.setup_ids]
     default = partial(_default, choice, scope)
     return drawn_subset(
-        "kernel-time", q, "setups", scope.key, ids, default, KERNEL_TIME_PAGE_SETUPS
+        cache_key("kernel-time"), q, "setups", scope.key, ids, default, KERNEL_TIME_PAGE_SETUPS
     )
 
 
@@ -119,7 +119,9 @@ def _scope_page(request, fmt, context, scope: SetupScope, param, subset: Subset)
 
 
 def _key(scope: SetupScope, param: str | None, subset: Subset) -> str:
-    return f"kernel-time:{scope.key}:{param}:{'|'.join(subset.drawn)}"
+    """The key of the drawn setups' data (``_data``), in the order drawn; ``param`` None
+    (no parameter asked for) is not the text "None"."""
+    return cache_key("kernel-time", scope=scope.key, param=param, setups=subset.drawn)
 
 
 def _data(scope: SetupScope, param: str | None, subset: Subset, stale: bool) -> tuple[Any, Any]:
@@ -142,7 +144,7 @@ def _figures(scope: SetupScope, param: str | None, subset: Subset, top: int) -> 
     into the page (json_script) half of the rest: cached (the data read again inside:
     never stale)."""
     return cached_in_scope(
-        f"{_key(scope, param, subset)}:figures:{top}",
+        cache_key("kernel-time-figures", data=_key(scope, param, subset), top=top),
         scope.key,
         lambda: _view(*_data(scope, param, subset, stale=False), top),
         stale=True,
@@ -195,7 +197,7 @@ def _profiled_index() -> tuple[dict[str, int], dict[str, int]]:
     """Each scope's rank (its busiest profiled setup's) and busiest profiled setup, cached
     per data version: one row a scope (``scope_stats.busiest_profiled``), where the lab's
     every profiled setup (3,232 at 10M results, ~10 times that at 100M) had been read."""
-    return cached("kernel-time:profiled-index", _index_of_profiled, stale=True)
+    return cached(cache_key("kernel-time-profiled-index"), _index_of_profiled, stale=True)
 
 
 def _index_of_profiled() -> tuple[dict[str, int], dict[str, int]]:

@@ -30,7 +30,7 @@ from dashboards.selection import (
     metric_param,
     scope_param,
 )
-from perfdb.cache import cached_before, cached_in_scope, cached_per_setup
+from perfdb.cache import cache_key, cached_before, cached_in_scope, cached_per_setup
 
 # A scaling chart with more lines than this is unreadable (and slow): by default it shows the
 # newest builds in kernel order, and the page lets you pick others.
@@ -93,7 +93,10 @@ def scope_setups(choice: ScopeChoice | None) -> SetupScope | None:
     if choice is None:
         return None
     setups = cached_in_scope(
-        "scope-setups", choice.key, lambda: cq.setup_choices(scope=choice.ids), stale=True
+        cache_key("scope-setups"),
+        choice.key,
+        lambda: cq.setup_choices(scope=choice.ids),
+        stale=True,
     )
     return SetupScope(choice.key, choice.label, tuple(setups))
 
@@ -122,7 +125,7 @@ def scaling(request: HttpRequest) -> HttpResponse:
     chosen = "builds" in q
     if chosen:
         n_points, figure = cached_in_scope(
-            f"{key}:view:{'|'.join(shown)}",
+            cache_key("scaling-view", chart=key, builds=frozenset(shown)),  # drawn as a set
             scope.key,
             lambda: _scaling_view(drawn(shown)),
             stale=True,
@@ -190,7 +193,7 @@ def _scaling_selection(q: Mapping[str, Any], scope: SetupScope) -> ScalingSelect
     rest = choice_param(q, "rest", tuple(groups), next(iter(groups)))
     ordered = [str(i) for i in by_value(scope, groups[rest], param)]
     subset = drawn_subset(
-        f"scaling:{param}:{rest}",
+        cache_key("scaling-setups", param=param, rest=rest),
         q,
         "setups",
         scope.key,
@@ -200,7 +203,10 @@ def _scaling_selection(q: Mapping[str, Any], scope: SetupScope) -> ScalingSelect
     )
     ids = [int(i) for i in subset.drawn]
     metrics = cached_in_scope(
-        f"scope-metrics:{ids}", scope.key, lambda: series_data.metrics_of_setups(ids), stale=True
+        cache_key("scope-metrics", setups=frozenset(ids)),  # merged: in any order
+        scope.key,
+        lambda: series_data.metrics_of_setups(ids),
+        stale=True,
     )
     metric, note = metric_param(q, metrics)
     return ScalingSelection(params, param, groups, rest, subset, ids, metrics, metric, note)
@@ -259,7 +265,9 @@ def _scaling_chart(
             pieces, metric=metric, param=sel.param, title=title, builds=set(shown)
         )
 
-    builds = cached_in_scope(f"{key}:builds", scope.key, lambda: cq.builds_of(recent()), stale=True)
+    builds = cached_in_scope(
+        _builds_key(key), scope.key, lambda: cq.builds_of(recent()), stale=True
+    )
     return key, drawn, builds
 
 
@@ -269,7 +277,7 @@ def _scaling_pieces(sel: ScalingSelection) -> dict[int, tuple[cq.PiecePoint, ...
     metric = sel.metric
     assert metric is not None
     return cached_per_setup(
-        f"scaling-piece:{sel.param}:{metric['id']}",
+        cache_key("scaling-piece", param=sel.param, metric=metric["id"]),
         sel.drawn,
         lambda todo: cq.scaling_pieces(setup_ids=todo, metric=metric, param=sel.param),
     )
@@ -285,7 +293,9 @@ def _recent_pieces(sel: ScalingSelection) -> dict[int, cq.RecentPiece]:
         pieces = cq.scaling_pieces(setup_ids=todo, metric=metric, param=sel.param)
         return {s: cq.recent_piece(points, SCALING_MAX_BUILDS) for s, points in pieces.items()}
 
-    key = f"scaling-recent:{SCALING_MAX_BUILDS}:{sel.param}:{metric['id']}"
+    key = cache_key(
+        "scaling-recent", builds=SCALING_MAX_BUILDS, param=sel.param, metric=metric["id"]
+    )
     return cached_per_setup(key, sel.drawn, compute)
 
 
@@ -299,7 +309,7 @@ def scaling_warm(scope_key: str) -> None:
         return
     scope, sel = found
     read = _recent_pieces(sel)
-    if not cached_before(f"{_scaling_key(scope, sel)}:builds", scope.key):
+    if not cached_before(_builds_key(_scaling_key(scope, sel)), scope.key):
         return
     _default_view(scope, sel, read=read)
 
@@ -343,14 +353,27 @@ def _default_view(
         shown = builds[-SCALING_MAX_BUILDS:]
         return (shown, *_scaling_view(drawn(shown)))
 
-    key = f"{_scaling_key(scope, sel)}:view:default"
+    key = cache_key("scaling-default-view", chart=_scaling_key(scope, sel))
     return cached_in_scope(key, scope.key, view, stale=stale)
 
 
 def _scaling_key(scope: SetupScope, sel: ScalingSelection) -> str:
+    """The chart's key: its setups in the order drawn, or None for the default ones (whatever
+    they are under the scope's version: the key stays when an upload changes them)."""
     assert sel.metric is not None
-    drawn = "default" if sel.subset.is_default else "|".join(sel.subset.drawn)
-    return f"scaling:{scope.key}:{sel.param}:{sel.rest}:{sel.metric['id']}:{drawn}"
+    return cache_key(
+        "scaling",
+        scope=scope.key,
+        param=sel.param,
+        rest=sel.rest,
+        metric=sel.metric["id"],
+        setups=None if sel.subset.is_default else sel.subset.drawn,
+    )
+
+
+def _builds_key(chart: str) -> str:
+    """The key of every build of the chart ``chart`` names (``_scaling_key``)."""
+    return cache_key("scaling-builds", chart=chart)
 
 
 def _scaling_view(chart: ScalingChart) -> tuple[int, str]:

@@ -22,7 +22,7 @@ from django.urls import reverse
 
 from dashboards import scope_stats
 from dashboards.selection import ALL, MAX_IDS, BadParam, int_param, subset_param
-from perfdb.cache import cached_in_scope
+from perfdb.cache import cache_key, cached_in_scope
 
 PAGE = "page"
 
@@ -62,7 +62,7 @@ def setup_runs(scope_ids: tuple[int, int, str]) -> dict[int, tuple[int, float, i
 
 
 def drawn_subset(
-    page: str,
+    chart: str,
     query: Mapping[str, Any],
     name: str,
     scope_key: str,
@@ -75,9 +75,11 @@ def drawn_subset(
     (``default()``, computed once per scope version: it ranks every setup of the scope, and
     kept to the choices offered now), cut into pages of at most ``per_page`` setups
     (``weight``: a choice's setups; a choice heavier than a page is a page of its own), and
-    the page ``?page=`` names (the first by default)."""
+    the page ``?page=`` names (the first by default). ``chart``: the key of the chart it is
+    drawn in (``cache_key``), which the default is cached under."""
     offered = set(choices)
-    kept = cached_in_scope(f"{page}:{name}:default", scope_key, default, stale=True)
+    key = cache_key("default-subset", chart=chart, name=name)
+    kept = cached_in_scope(key, scope_key, default, stale=True)
     default_shown = [c for c in kept if c in offered] or list(choices[:1])
     chosen = subset_param(query, name, choices, default_shown)
     pages = paged(chosen, weight, per_page)

@@ -33,7 +33,7 @@ from dashboards.scope_draw import (
     subset_links,
 )
 from dashboards.selection import busiest_first, choice_param, format_param, scope_param
-from perfdb.cache import cached_in_scope
+from perfdb.cache import cache_key, cached_in_scope
 
 # Whole thresholds (each a heatmap of its nice pairs) are drawn while their setups add up
 # to at most this many: 001's grid of 3 pairs at 2 thresholds is drawn whole; a scope with
@@ -90,7 +90,7 @@ def _subset(
 ) -> Subset:
     """The thresholds the query asks for (the default for none), the page of them drawn."""
     return drawn_subset(
-        "wakeups",
+        cache_key("wakeups"),
         q,
         "thresholds",
         choice.key,
@@ -181,8 +181,14 @@ def _scope_page(
 def _whole(scope_key: str, drawn: list[int], subset: Subset, stale: bool) -> tuple[list[Any], int]:
     """Every run of the drawn setups, all builds: read back only to compute what a page
     shows or for a download (a request draws one build)."""
-    key = f"wakeups:{scope_key}:{'|'.join(subset.drawn)}"
+    key = _rows_key(scope_key, subset)
     return cached_in_scope(key, scope_key, lambda: cq.wakeup_rows(setup_ids=drawn), stale=stale)
+
+
+def _rows_key(scope_key: str, subset: Subset) -> str:
+    """The key of the drawn thresholds' rows, every build (``_whole``): what the page's other
+    entries are made from."""
+    return cache_key("wakeups", scope=scope_key, thresholds=subset.drawn)
 
 
 def _shown(
@@ -190,9 +196,9 @@ def _shown(
 ) -> tuple[list[str], int, str, list[Any], list[dict[str, str]]]:
     """The drawn setups' builds and runs left out, the build shown (``?build=``, else the
     first), its rows and figures."""
-    key = f"wakeups:{scope_key}:{'|'.join(subset.drawn)}"
+    key = _rows_key(scope_key, subset)
     builds, skipped = cached_in_scope(
-        f"{key}:builds",
+        cache_key("wakeups-builds", rows=key),
         scope_key,
         lambda: _builds_skipped(*_whole(scope_key, drawn, subset, stale=False)),
         stale=True,
@@ -201,7 +207,7 @@ def _shown(
     # One heatmap per threshold (Plotly objects, escaped into the page): cached with the
     # build's rows, from the rows read again inside (never drawn from a stale copy).
     rows, figures = cached_in_scope(
-        f"{key}:view:{build}:{value}",
+        cache_key("wakeups-view", rows=key, build=build, value=value),
         scope_key,
         lambda: _view(_of_build(_whole(scope_key, drawn, subset, stale=False)[0], build), value),
         stale=True,
