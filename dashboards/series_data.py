@@ -42,6 +42,7 @@ from dashboards.selection import BadParam, KernelsQuery, metric_asked, setup_lab
 from perfdb.cache import (
     CATALOG,
     alerts_entry,
+    cache_key,
     cached_in_alerts,
     cached_in_scope,
     cached_in_setup,
@@ -57,7 +58,7 @@ from perfdb.cache import (
 
 T = TypeVar("T")
 # Each setup's metric ids, cached per setup (``metrics_of_setups``).
-METRIC_IDS = "series:setup-metric-ids"
+METRIC_IDS = cache_key("series-setup-metric-ids")
 # A baseline picker's ``<option>``, rendered once per point and kept with the series.
 BASELINE_OPTION = "dashboards/_baseline_option.html"
 
@@ -74,9 +75,9 @@ class ScopeOption(NamedTuple):
 
 
 # The scope picker's choices, cached under the catalogue's version (``scope_options``).
-SCOPES = "series:scopes"
+SCOPES = cache_key("series-scopes")
 # Each scope's setups with their run counts, cached per scope version (``setup_choices``).
-SETUPS = "series:setups"
+SETUPS = cache_key("series-setups")
 
 
 def scope_options() -> list[ScopeOption]:
@@ -161,7 +162,7 @@ def series_page(query: KernelsQuery) -> SeriesPage:
     setup_id, asked = _setup_id(query, open_regression=True)
     if setup_id is None:
         return SeriesPage()
-    key = f"series:page-context:{asked}"
+    key = cache_key("series-page-context", metric=asked)
     keys = read_ahead(setup_entry(key, setup_id))
     if asked.isascii() and asked.isdigit():
         keys += series_keys(setup_id, int(asked))
@@ -248,8 +249,7 @@ def series_figure(query: KernelsQuery) -> bytes:
     if query.setup is None:  # chosen by a query: as current as that query
         kept = _figure(setup_id, asked, query.baseline, None)
         return _with_marks(setup_id, kept, query.baseline)
-    baseline = "" if query.baseline is None else str(query.baseline)
-    key = f"series:figure-of-query:{asked}:{baseline}"
+    key = cache_key("series-figure-of-query", metric=asked, baseline=query.baseline)
     keys = read_ahead(setup_entry(key, setup_id))
     if asked.isascii() and asked.isdigit():
         metric_id = int(asked)
@@ -297,7 +297,7 @@ def _baseline(data: FinishedSeries, run_id: int | None) -> Baseline | None:
 
 
 def _marks_key(metric_id: int, baseline_id: int | None) -> str:
-    return f"series:alert-marks:{metric_id}:{baseline_id}"
+    return cache_key("series-alert-marks", metric=metric_id, baseline=baseline_id)
 
 
 def _marks_keys(setup_id: int, metric_id: int, baseline_id: int | None) -> list[str]:
@@ -464,7 +464,7 @@ def finished_series(setup_id: int, metric: Mapping[str, Any]) -> FinishedSeries:
 
 
 def _series_key(metric_id: int) -> str:
-    return f"series:finished:{metric_id}"
+    return cache_key("series-finished", metric=metric_id)
 
 
 def _read_and_finished(
@@ -578,12 +578,16 @@ def finished(
     with its own. ``update``: the body from the one of before runs were added to the setup
     (perfdb.cache ``cached_in_setup``), e.g. with what does not change kept, not read
     again."""
-    return cached_in_setup(f"series:{kind}:{key}", setup_id, build, found, update)
+    return cached_in_setup(_finished_key(kind, key), setup_id, build, found, update)
 
 
 def finished_keys(kind: str, setup_id: int, key: str) -> list[str]:
     """The cache keys ``finished(kind, setup_id, key, ...)`` reads."""
-    return read_ahead(setup_entry(f"series:{kind}:{key}", setup_id))
+    return read_ahead(setup_entry(_finished_key(kind, key), setup_id))
+
+
+def _finished_key(kind: str, key: str) -> str:
+    return cache_key("series-answer", kind=kind, key=key)
 
 
 def series_keys(setup_id: int, metric_id: int) -> list[str]:

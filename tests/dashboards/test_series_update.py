@@ -15,7 +15,7 @@ from django.test.utils import CaptureQueriesContext
 from dashboards import chart_queries as cq
 from dashboards import series_data
 from perfdb import cache as page_cache
-from perfdb.cache.entries import lock_key
+from perfdb.cache.entries import entry_key, lock_key
 from perfdb.models import Run
 from tests.bundles import make_bundle
 from tests.dashboards.data import ingest
@@ -93,12 +93,13 @@ def test_the_api_and_the_figure_right_after_an_upload_show_it_while_another_comp
     _upload(tmp_path, NEW_RUN, 0, django_capture_on_commit_callbacks)
     stamp = tuple(cache.get(key) for key in keys)
     for key in (
-        f"series:api-json:{metric.pk}",
-        f"series:points:{metric.pk}",
-        f"series:figure-of-query:{metric.pk}:",
-        f"series:page-context:{metric.pk}",
+        page_cache.cache_key("series-answer", kind="api-json", key=str(metric.pk)),
+        page_cache.cache_key("series-finished", metric=metric.pk),
+        page_cache.cache_key("series-figure-of-query", metric=str(metric.pk), baseline=None),
+        page_cache.cache_key("series-page-context", metric=str(metric.pk)),
     ):
         ((name, _),) = page_cache.setup_entry(key, setup.pk).items()
+        assert cache.get(entry_key(name)) is not None, "an entry the pages stored"
         assert cache.add(lock_key(name, stamp), 1, 60)
     api = json.loads(client.get(urls[0]).content)
     assert api["points"][-1]["mean"] == 4242.5 and api["kernels"][-1] == "2.6.0"
