@@ -53,6 +53,7 @@ from perfdb.cache import (
     TIMEOUT_SECONDS,
     Compute,
     bounded_by_age,
+    cache_key,
     cached_entries,
     recorded,
     stale_seconds,
@@ -213,7 +214,10 @@ def _rebuilt(kept: tuple[bytes, dict[str, str]]) -> HttpResponse:
 
 
 def _entry(name: str, url: str) -> str:
-    return "page-" + hashlib.sha256(f"page:{name}|{url}".encode()).hexdigest()[:40]
+    """A kept page's entry name: its key hashed (a URL may be long), ``page-`` first (a
+    kept page's entry is told from the values' entries by it)."""
+    key = cache_key("page", name=name, url=url)
+    return "page-" + hashlib.sha256(key.encode()).hexdigest()[:40]
 
 
 def kept_data(request: HttpRequest, name: str, fn: Callable[[], T]) -> T:
@@ -317,15 +321,14 @@ def _answer_key(request: HttpRequest) -> str:
     """Everything the answer depends on besides the data: scheme, host, path, query and the
     ``Accept`` header (the API's format)."""
     meta = request.META
-    what = "|".join(
-        (
-            request.scheme or "",
-            meta.get("HTTP_HOST", ""),
-            _keyed_path(request),
-            meta.get("HTTP_ACCEPT", ""),
-        )
+    key = cache_key(
+        "answer",
+        scheme=request.scheme,
+        host=meta.get("HTTP_HOST"),
+        path=_keyed_path(request),
+        accept=meta.get("HTTP_ACCEPT"),
     )
-    return "answer-" + hashlib.sha256(what.encode()).hexdigest()[:40]
+    return "answer-" + hashlib.sha256(key.encode()).hexdigest()[:40]
 
 
 # The paths with a kept answer in this process (other paths never read the cache here) and
