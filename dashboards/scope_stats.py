@@ -15,7 +15,7 @@ from typing import TypeVar
 from dashboards.chart_queries.charts import WAKEUP_PARAMS
 from dashboards.chart_queries.overview import ScopeRow, ScopeTotal, scope_totals, scopes_with_runs
 from dashboards.chart_queries.summaries import SetupRuns, busiest_setup_id, runs_per_setup
-from perfdb.cache import CATALOG, cached, cached_in_scope, cached_per_scope, scope_key
+from perfdb.cache import CATALOG, cache_key, cached, cached_in_scope, cached_per_scope, scope_key
 from perfdb.models import Hardware, Run, SetupSummary, Workload
 
 # Past this many scopes, one query over every setup's summary beats a list of scopes.
@@ -32,7 +32,7 @@ def scope_rows() -> list[ScopeRow]:
     setups leave it warm. Aggregated in PostgreSQL: a few hundred rows whatever the number
     of setups."""
     return cached_in_scope(
-        "scopes-with-runs", CATALOG, lambda: scopes_with_runs(needs=WAKEUP_PARAMS)
+        cache_key("scopes-with-runs"), CATALOG, lambda: scopes_with_runs(needs=WAKEUP_PARAMS)
     )
 
 
@@ -50,7 +50,7 @@ def scope_runs(scopes: list[Scope]) -> dict[Scope, list[SetupRuns]]:
         rows = runs_per_setup(None if len(wanted) > BULK_SCOPES else wanted)
         return {k: rows.get(by_key[k], []) for k in missing}
 
-    found = cached_per_scope("runs-per-setup:v2", list(by_key), compute)
+    found = cached_per_scope(cache_key("runs-per-setup"), list(by_key), compute)
     return {by_key[k]: v for k, v in found.items()}
 
 
@@ -64,7 +64,7 @@ def totals(scopes: list[Scope]) -> dict[Scope, ScopeTotal]:
         found = scope_totals(None if len(wanted) > BULK_SCOPES else wanted)
         return {k: found.get(by_key[k]) for k in missing}
 
-    kept = cached_per_scope("scope-totals", list(by_key), compute)
+    kept = cached_per_scope(cache_key("scope-totals"), list(by_key), compute)
     return {by_key[k]: v for k, v in kept.items() if v is not None}
 
 
@@ -80,7 +80,9 @@ def profiled_of_scope(key: str, scope: Scope) -> list[int]:
         setup__mode=mode,
     ).order_by("-profiled_runs", "setup_id")
     return cached_in_scope(
-        "profiled-setups", key, lambda: list(rows.values_list("setup_id", flat=True))
+        cache_key("scope-profiled-setups"),
+        key,
+        lambda: list(rows.values_list("setup_id", flat=True)),
     )
 
 
@@ -102,7 +104,7 @@ def busiest_profiled() -> list[tuple[str, int]]:
 def busiest_setup_cached() -> int | None:
     """``busiest_setup_id()`` once per data version (warmed after each upload,
     dashboards/warm.py; served stale meanwhile under gunicorn, perfdb/cache/)."""
-    return cached("dashboards:busiest-setup", busiest_setup_id, stale=True)
+    return cached(cache_key("busiest-setup"), busiest_setup_id, stale=True)
 
 
 @dataclass(frozen=True)
@@ -142,7 +144,7 @@ Overview = tuple[list[WorkloadCount], list[HardwareCount], list[LatestRun]]
 def overview_cached() -> Overview:
     """``overview()`` once per data version: the home page's, warmed after each upload
     (dashboards/warm.py; served stale meanwhile under gunicorn, perfdb/cache/)."""
-    return cached("home:overview", overview, stale=True)
+    return cached(cache_key("home-overview"), overview, stale=True)
 
 
 def overview() -> Overview:

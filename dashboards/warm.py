@@ -34,16 +34,20 @@ from django.core.cache import cache
 
 from dashboards import kernel_time, pages, scope_stats, series_data, views, wakeups
 from dashboards.chart_queries.profiles import profiled_setups
-from perfdb.cache import SCOPE_VERSION_PREFIX, STRUCTURE_KEY, TIMEOUT_SECONDS, VERSION_KEY
+from perfdb.cache import (
+    SCOPE_VERSION_PREFIX,
+    STRUCTURE_KEY,
+    TIMEOUT_SECONDS,
+    VERSION_KEY,
+    cache_key,
+)
 
 log = logging.getLogger(__name__)
 
-# The version each warm last finished under, per version key it follows.
-WARMED_PREFIX = "dashboards:warmed:"
 # Set when a warm-up of an emptied cache finished (in the cache itself, under the code
 # version's prefix: a deploy or a Redis restart leaves it missing), and held while one runs.
-DEPLOY_WARMED_KEY = "dashboards:warmed:deploy"
-DEPLOY_WARMING_KEY = "dashboards:warming:deploy"
+DEPLOY_WARMED_KEY = cache_key("deploy-warmed")
+DEPLOY_WARMING_KEY = cache_key("deploy-warming")
 DEPLOY_WARM_SECONDS = 15 * 60
 
 
@@ -85,7 +89,7 @@ def _unless_warmed(version_key: str, warm: Callable[[], None]) -> None:
     """``warm()`` unless a warm finished under the versions ``version_key`` and the
     structure version have now (read before warming: runs added meanwhile move them, and
     the next warm does those runs)."""
-    marker = WARMED_PREFIX + version_key
+    marker = cache_key("warmed", version=version_key)  # the versions it last finished under
     found = cache.get_many([STRUCTURE_KEY, version_key, marker])
     versions = (found.get(STRUCTURE_KEY), found.get(version_key))
     if None not in versions and found.get(marker) == versions:

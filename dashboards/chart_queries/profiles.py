@@ -16,7 +16,7 @@ from typing import Any
 
 from django.db.models import Count, Exists, OuterRef
 
-from perfdb.cache import cached, scope_key
+from perfdb.cache import cache_key, cached, scope_key
 from perfdb.features.profile_diff import ProfileSide
 from perfdb.models import ProfileEntry, Result, Run, SetupSummary
 
@@ -86,7 +86,7 @@ def profiled_setups() -> list[dict[str, Any]]:
     query on the summaries PostgreSQL keeps (``perfdb.models.SetupSummary``): counting them
     from the runs (an EXISTS probe on profile_uniq per stored run) had cost 13 ms per scope
     an upload touched and 0.5-1.6 s for all, most of the database's CPU under load."""
-    return cached("profiled-setups", _profiled_setups)
+    return cached(cache_key("profiled-setups"), _profiled_setups)
 
 
 def _profiled_setups() -> list[dict[str, Any]]:
