@@ -14,7 +14,7 @@ from django.core.cache import cache
 
 from config.cache_version import code_version
 from perfdb import cache as page_cache
-from perfdb.cache.entries import entry_key
+from perfdb.cache.entries import entry_key, entry_name
 from perfdb.models import Hardware, Kernel, Metric, Run, Setup
 from tests.dashboards.data import load
 from tests.factories import make_alert
@@ -329,3 +329,12 @@ def test_entries_computed_together_are_stored_when_it_ends():
         assert cache.get_many(stored) == {}, "not stored before the end"
     assert set(cache.get_many(stored)) == set(stored)
     assert page_cache.cached_in_setup("a", 1, lambda: pytest.fail("computed again")) == "A"
+
+
+def test_an_entry_is_named_by_its_key_and_scope_and_by_nothing_they_share():
+    """A key ending as a scope begins cannot make another entry's name (they were hashed
+    joined by a separator either may carry); a setup's entry and its alerts' are apart."""
+    assert entry_name("a|b", "c") != entry_name("a", "b|c")
+    assert entry_name("a:scope=b", "c") != entry_name("a", "b:scope=c")
+    assert page_cache.setup_entry("a", 9).keys() != page_cache.alerts_entry("a", 9).keys()
+    assert page_cache.setup_entry("a", 9).keys() != page_cache.setup_entry("a", 90).keys()
