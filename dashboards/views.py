@@ -14,7 +14,7 @@ from dashboards.page_cache import kept_for_anonymous
 from dashboards.summaries import summary_url
 from perfdb import queries
 from perfdb.alerting import summaries
-from perfdb.cache import cached
+from perfdb.cache import cache_key, cached
 from perfdb.operations.accounts import AuthenticatedHttpRequest, token_get, token_rotate
 from perfdb.operations.headers import attachment_header
 
@@ -55,7 +55,7 @@ def home_runs() -> tuple[bool, str]:
         html = render_to_string("dashboards/_home_runs.html", {**context, "recent_runs": recent})
         return bool(recent), html
 
-    return cached("home:runs-html", build, stale=True)
+    return cached(cache_key("home-runs-html"), build, stale=True)
 
 
 @login_required

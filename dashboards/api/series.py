@@ -37,7 +37,7 @@ from dashboards.selection import (
     metric_named,
     text_param,
 )
-from perfdb.cache import read_together
+from perfdb.cache import cache_key, read_together
 from perfdb.models import Metric, Setup
 
 POINT_COLUMNS = ("run", "kernel", "patches", "hardware", "mode", "x", "mean", "sd", "n")
@@ -193,9 +193,9 @@ class SeriesView(APIView):
             indent = renderer.get_indent(request.accepted_media_type, self.get_renderer_context())
         # Compact JSON is joined from its points' texts; an indented one is written whole.
         as_pieces = renderer.format == "json" and not indent
-        kind, key = f"api-{renderer.format}", str(metric_id)
+        kind, key = f"api-{renderer.format}", cache_key("metric", id=metric_id)
         if indent:
-            kind, key = "api-json-indented", f"{metric_id}:{indent}"
+            kind, key = "api-json-indented", cache_key("metric", id=metric_id, indent=indent)
         found = None
         # The answer's entry and the series it is joined from (read after an upload)
         keys = series_data.finished_keys(kind, setup_id, key)

@@ -27,7 +27,7 @@ from django.db.models import Avg
 
 from perfdb import detector
 from perfdb.alerting.kernel_order import detector_names
-from perfdb.cache import CATALOG, cached, cached_in_scope, cached_per_setup
+from perfdb.cache import CATALOG, cache_key, cached, cached_in_scope, cached_per_setup
 from perfdb.models import Result, Setup
 
 SeriesKey = tuple[int, int]  # (setup id, metric id)
@@ -39,12 +39,14 @@ def _levels_by_setup(workload_id: int, metric_id: int) -> dict[int, list[float]]
     cached per setup version (``perfdb.cache.setups``), so after an upload only the setups
     it wrote to are read again (every setup of a workload at 10M results: 0.6-0.8 s)."""
     setup_ids = cached_in_scope(
-        f"workload-setups:{workload_id}",
+        cache_key("workload-setups", workload=workload_id),
         CATALOG,
         lambda: list(Setup.objects.filter(workload_id=workload_id).values_list("id", flat=True)),
     )
     levels = cached_per_setup(
-        f"noise-levels:{metric_id}", setup_ids, partial(levels_of, metric_id=metric_id)
+        cache_key("noise-levels", metric=metric_id),
+        setup_ids,
+        partial(levels_of, metric_id=metric_id),
     )
     return {setup_id: series for setup_id, series in levels.items() if series}
 
@@ -89,11 +91,13 @@ def typical_noise(series: Collection[SeriesKey]) -> dict[SeriesKey, float]:
     of a workload, ~8,000 at 100M results, for each compare page)."""
     found: dict[SeriesKey, float] = {}
     for setup_id, metric_id in series:
-        workload_id = cached(f"setup-workload:{setup_id}", partial(_workload_of, setup_id))
+        workload_id = cached(
+            cache_key("setup-workload", setup=setup_id), partial(_workload_of, setup_id)
+        )
         if workload_id is None:
             continue
         votes = cached(
-            f"noise-votes:{workload_id}:{metric_id}",
+            cache_key("noise-votes", workload=workload_id, metric=metric_id),
             partial(_votes_by_setup, workload_id, metric_id),
         )
         # a setup's own series never votes for its own prior

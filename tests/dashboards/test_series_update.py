@@ -93,7 +93,9 @@ def test_the_api_and_the_figure_right_after_an_upload_show_it_while_another_comp
     _upload(tmp_path, NEW_RUN, 0, django_capture_on_commit_callbacks)
     stamp = tuple(cache.get(key) for key in keys)
     for key in (
-        page_cache.cache_key("series-answer", kind="api-json", key=str(metric.pk)),
+        page_cache.cache_key(
+            "series-answer", kind="api-json", key=page_cache.cache_key("metric", id=metric.pk)
+        ),
         page_cache.cache_key("series-finished", metric=metric.pk),
         page_cache.cache_key("series-figure-of-query", metric=str(metric.pk), baseline=None),
         page_cache.cache_key("series-page-context", metric=str(metric.pk)),
