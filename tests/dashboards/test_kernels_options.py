@@ -69,3 +69,29 @@ def test_the_page_after_an_upload_is_the_page_made_from_nothing(
         f'<option value="{added.pk}">'
     )
     assert options.count(" selected") == 1
+
+
+def test_the_setup_picker_counts_the_new_run_and_selects_the_setup_shown(
+    client, series, tmp_path, django_capture_on_commit_callbacks
+):
+    """The setup options are rendered once per scope version and joined, the shown setup's
+    rendered again selected: after an upload its run count is the new one, as on a page
+    made from nothing, and only it is selected."""
+    from django.core.cache import cache
+
+    from tests.bundles import make_bundle
+    from tests.dashboards.data import ingest
+    from tests.dashboards.series_data import NEW_RUN
+
+    setup, metric = series
+    url = f"/kernels/?setup={setup.pk}&metric={metric.pk}"
+    runs = Run.objects.filter(setup=setup).count()
+    before = _select(client.get(url).content.decode(), "setup")
+    assert re.search(rf'<option value="{setup.pk}" selected>[^<]*\({runs} runs\)', before)
+    with django_capture_on_commit_callbacks(execute=True):
+        ingest(make_bundle(tmp_path / "new.tar.gz", {"manifest.toml": NEW_RUN}))
+    after = _select(client.get(url).content.decode(), "setup")
+    assert re.search(rf'<option value="{setup.pk}" selected>[^<]*\({runs + 1} runs\)', after)
+    assert after.count(" selected") == 1
+    cache.clear()
+    assert _select(client.get(url).content.decode(), "setup") == after
