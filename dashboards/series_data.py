@@ -79,6 +79,10 @@ class ScopeOption(NamedTuple):
 SCOPES = cache_key("series-scopes")
 # Each scope's setups with their run counts, cached per scope version (``setup_choices``).
 SETUPS = cache_key("series-setups")
+# The setup picker's options of a scope, rendered when a page first needs them after the
+# scope moved (``_setup_options``), not by an upload's warm-up, which most versions of a
+# busy scope never show.
+SETUP_OPTIONS = cache_key("series-setup-options")
 
 
 def scope_options() -> list[ScopeOption]:
@@ -177,9 +181,18 @@ def series_page(query: KernelsQuery) -> SeriesPage:
         scope = setup_scope(setup)
         ids = (setup["workload_id"], setup["hardware_id"], setup["mode"])
         # the two pickers of its scope, in one round trip (after an upload: its setups')
-        picker_keys = read_ahead(scope_entry(SCOPES, CATALOG) | scope_entry(SETUPS, scope))
+        picker_keys = read_ahead(
+            scope_entry(SCOPES, CATALOG)
+            | scope_entry(SETUPS, scope)
+            | scope_entry(SETUP_OPTIONS, scope)
+        )
         with read_together(picker_keys):
             scopes, setups = scope_options(), setup_choices({scope: ids})[scope]
+            rendered = cached_per_scope(
+                SETUP_OPTIONS,
+                [scope],
+                lambda _: {scope: _rendered_options(setup_choices({scope: ids})[scope])},
+            )[scope]
     options = ""
     if data is not None:
         _baseline_checked(data.values(), query.baseline)
@@ -194,16 +207,27 @@ def series_page(query: KernelsQuery) -> SeriesPage:
         note=note,
         baseline=query.baseline,
         baseline_options=mark_safe(options),  # noqa: S308 (each rendered by BASELINE_OPTION)
-        setup_options=mark_safe(_setup_options(setups, setup["id"])),  # noqa: S308 (SETUP_OPTION)
+        setup_options=mark_safe(_setup_options(setups, rendered, setup["id"])),  # noqa: S308
     )
 
 
-def _setup_options(setups: Sequence[Mapping[str, Any]], chosen: int) -> str:
+def _rendered_options(setups: Sequence[Mapping[str, Any]]) -> dict[int, str]:
+    """Each setup's ``<option>``, by setup id, rendered by SETUP_OPTION."""
+    return {int(setup["id"]): _setup_option(setup) for setup in setups}
+
+
+def _setup_options(
+    setups: Sequence[Mapping[str, Any]], rendered: Mapping[int, str], chosen: int
+) -> str:
     """The setup picker's ``<option>``s as rendered once per scope version, the chosen one
     rendered again selected: a scope of 1,000 setups (100M results) rendered by a template
-    loop on every request was most of a warm page (16 ms of its 17)."""
+    loop on every request was most of a warm page (16 ms of its 17). A setup the kept
+    options lack (its scope moved between the two reads) is rendered here."""
     return "".join(
-        _setup_option(s, selected=True) if s["id"] == chosen else s["option"] for s in setups
+        _setup_option(s, selected=True)
+        if s["id"] == chosen
+        else rendered.get(int(s["id"])) or _setup_option(s)
+        for s in setups
     )
 
 
@@ -639,14 +663,10 @@ def setup_choices(scopes: Mapping[str, tuple[int, int, str]]) -> dict[str, list[
     moved since are read again together."""
 
     def build(keys: list[str]) -> dict[str, list[dict[str, Any]]]:
-        found = {
+        return {
             key: [{**s, "label": setup_label(s)} for s in cq.setup_choices(scope=scopes[key])]
             for key in keys
         }
-        for choices in found.values():  # each option rendered once per scope version
-            for choice in choices:
-                choice["option"] = _setup_option(choice)
-        return found
 
     return cached_per_scope(SETUPS, list(scopes), build)
 
