@@ -22,7 +22,6 @@ from dashboards import exports, scope_stats
 from dashboards.figures import kernel_time_figure, top_functions_figure
 from dashboards.page_cache import kept_for_anonymous
 from dashboards.page_tools import bad_params_are_400, download, figure_script, links
-from dashboards.pages import ScopeChoice, scope_index, scope_setups
 from dashboards.scope_draw import (
     Subset,
     api_url,
@@ -31,6 +30,7 @@ from dashboards.scope_draw import (
     setup_runs,
     subset_links,
 )
+from dashboards.scopes import ScopeChoice, scope_index, scope_setups
 from dashboards.selection import (
     BadParam,
     busiest_first,

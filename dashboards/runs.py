@@ -25,7 +25,7 @@ from dashboards.figures import (
 from dashboards.figures.vmstat import DEFAULT_GROUPS, column_groups
 from dashboards.page_cache import kept_for_anonymous
 from dashboards.page_tools import bad_params_are_400, download, links, run_text, setup_id_param
-from dashboards.pages import scope_index
+from dashboards.scopes import scope_index
 from dashboards.selection import (
     BadParam,
     build_param,

@@ -32,7 +32,7 @@ from functools import partial
 
 from django.core.cache import cache
 
-from dashboards import kernel_time, pages, scope_stats, series_data, views, wakeups
+from dashboards import kernel_time, scaling, scope_stats, scopes, series_data, views, wakeups
 from dashboards.chart_queries.profiles import profiled_setups
 from perfdb.cache import (
     SCOPE_VERSION_PREFIX,
@@ -64,7 +64,7 @@ def pages_after_upload(scopes: Sequence[str] = ()) -> None:
 
 
 def _scope(scope: str) -> None:
-    pages.scaling_warm(scope)
+    scaling.scaling_warm(scope)
     series_data.pickers_warm([scope])  # current already if after_commit's did it
 
 
@@ -111,9 +111,9 @@ def pages_after_deploy() -> bool:
         return False
     started = time.monotonic()
     try:
-        pages.scope_index()
+        scopes.scope_index()
         _shared()
-        pages.scaling_warm_default()
+        scaling.scaling_warm_default()
         kernel_time.kernel_time_warm()
         wakeups.wakeups_warm()
         cache.set(DEPLOY_WARMED_KEY, time.time(), timeout=TIMEOUT_SECONDS)

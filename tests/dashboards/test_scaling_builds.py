@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dashboards import pages
+from dashboards import scaling
 from tests.dashboards.scaling_builds import figure_builds, scaling_runs  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.django_db
@@ -15,7 +15,7 @@ def test_default_is_the_newest_builds_and_a_choice_is_kept_in_the_url(
     scaling_runs,  # noqa: F811
     monkeypatch,
 ):
-    monkeypatch.setattr(pages, "SCALING_MAX_BUILDS", 2)
+    monkeypatch.setattr(scaling, "SCALING_MAX_BUILDS", 2)
     default = client.get("/scaling/")
     assert default.status_code == 200
     assert figure_builds(default) == ["2.5.59", "2.5.66"]

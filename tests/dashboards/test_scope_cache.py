@@ -140,12 +140,12 @@ def test_the_scope_picker_survives_uploads_to_existing_setups(
     tmp_path, django_capture_on_commit_callbacks, monkeypatch
 ):
     """Its entries depend on which setups exist: built once, not after every upload."""
-    from dashboards import pages, scope_stats
+    from dashboards import scope_stats, scopes
 
     load(tmp_path)
     with django_capture_on_commit_callbacks(execute=True):
         ingest_on_hardware(tmp_path, "P9")
-    before = pages.scope_index().scopes
+    before = scopes.scope_index().scopes
     built: list[int] = []
     original = scope_stats.scopes_with_runs
 
@@ -155,11 +155,11 @@ def test_the_scope_picker_survives_uploads_to_existing_setups(
 
     monkeypatch.setattr(scope_stats, "scopes_with_runs", counted)
     page_cache.runs_added([s.key for s in before])  # more runs, no new setup
-    assert pages.scope_index().scopes == before
+    assert scopes.scope_index().scopes == before
     assert not built
     with django_capture_on_commit_callbacks(execute=True):
         upload = ingest_on_hardware(tmp_path, "P10")  # new setups: a new scope
-    after = pages.scope_index().scopes
+    after = scopes.scope_index().scopes
     new_scope = scope_key(Run.objects.get(pk=upload.run_ids[0]).setup)
     assert built and new_scope in {s.key for s in after}
 
@@ -244,18 +244,20 @@ def test_the_default_scaling_chart_after_a_new_build_is_drawn_in_the_background(
     once the builds were refreshed: the first visitor after each upload drew it."""
     import threading
 
-    from dashboards import pages
+    from dashboards import scaling, scopes
     from tests.bundles import make_bundle
     from tests.dashboards.data import dashboard_bundle, ingest
 
     started, age = stale_for_30s
     drawn_by: list[int] = []
-    view = pages._scaling_view
+    view = scaling._scaling_view
     monkeypatch.setattr(
-        pages, "_scaling_view", lambda chart: drawn_by.append(threading.get_ident()) or view(chart)
+        scaling,
+        "_scaling_view",
+        lambda chart: drawn_by.append(threading.get_ident()) or view(chart),
     )
     load(tmp_path)
-    scope = next(s.key for s in pages.scope_index().scopes if s.has_varying_params)
+    scope = next(s.key for s in scopes.scope_index().scopes if s.has_varying_params)
     url = f"/scaling/?scope={scope}"
     assert "2.6.1" not in client.get(url).content.decode()
     with tarfile.open(dashboard_bundle(tmp_path / "again.tar.gz")) as src:

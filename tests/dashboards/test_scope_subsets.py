@@ -10,8 +10,8 @@ from html import unescape
 
 import pytest
 
-from dashboards import kernel_time, pages, wakeups
-from dashboards.pages import spread
+from dashboards import kernel_time, scaling, wakeups
+from dashboards.scaling import spread
 from dashboards.scope_draw import paged
 from dashboards.selection import BadParam, busiest_first, subset_param
 from perfdb.models import Setup
@@ -286,8 +286,8 @@ def test_wakeups_all_thresholds_a_page_of_whole_thresholds_at_a_time(client, dat
 def test_scaling_draws_a_bounded_spread_of_its_setups_then_all_a_page_at_a_time(
     client, data, monkeypatch
 ):
-    monkeypatch.setattr(pages, "SCALING_MAX_SETUPS", 2)
-    monkeypatch.setattr(pages, "SCALING_PAGE_SETUPS", 2)
+    monkeypatch.setattr(scaling, "SCALING_MAX_SETUPS", 2)
+    monkeypatch.setattr(scaling, "SCALING_PAGE_SETUPS", 2)
     query = "param=rooms"
     default = client.get(f"/scaling/?{query}")
     assert default.status_code == 200

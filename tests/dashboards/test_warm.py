@@ -58,7 +58,7 @@ def test_runs_added_queues_the_warm_only_when_asked(settings):
 def test_a_scaling_chart_someone_opened_is_recomputed_by_the_warm_not_its_next_visitor(
     client, tmp_path, django_assert_num_queries
 ):
-    from dashboards.pages import scope_index
+    from dashboards.scopes import scope_index
 
     load(tmp_path)
     scope = next(s.key for s in scope_index().scopes if s.has_varying_params)
@@ -82,7 +82,7 @@ def test_warms_queued_behind_one_under_the_same_versions_read_nothing(
     """Uploads faster than the warms: the warms queued behind the first find the versions
     it warmed and skip, reading no entry (a scope's ~100 scaling pieces each, unpickled)
     and making no query; runs added to a scope make its next warm work."""
-    from dashboards.pages import scope_index
+    from dashboards.scopes import scope_index
 
     load(tmp_path)
     scope = next(s.key for s in scope_index().scopes if s.has_varying_params)

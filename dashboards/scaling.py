@@ -1,14 +1,14 @@
-"""The comparison pages. Each view reads its selection from the query string (so every view
-is a permalink), calls the selectors, hands plain data to a figure builder, and renders.
+"""The scaling page: a metric against a varying parameter, one line a build, over a scope's
+setups. The view reads its selection from the query string (so every view is a permalink),
+calls the selectors, hands plain data to the figure builder, and renders.
 
-``&format=csv|json`` (with ``&chart=<name>`` on pages with two charts) downloads the data of a
-chart instead of the page. A bad parameter is a 400 naming it, never a 500.
+``&format=csv|json`` downloads the chart's data instead of the page. A bad parameter is a 400
+naming it, never a 500.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from functools import cache
 from typing import Any, NamedTuple
 
@@ -16,12 +16,13 @@ from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
 
 from dashboards import chart_queries as cq
-from dashboards import exports, scope_stats, series_data
+from dashboards import exports, series_data
 from dashboards.chartdata import ScalingChart
 from dashboards.figures import scaling_figure
 from dashboards.page_cache import kept_for_anonymous
 from dashboards.page_tools import bad_params_are_400, download, figure_script, links
 from dashboards.scope_draw import Subset, drawn_subset, selection_of, subset_links
+from dashboards.scopes import scope_index, scope_setups
 from dashboards.selection import Scope as SetupScope
 from dashboards.selection import (
     choice_param,
@@ -42,63 +43,6 @@ SCALING_MAX_BUILDS = 12
 # compute on an emptied cache.
 SCALING_MAX_SETUPS = 20
 SCALING_PAGE_SETUPS = 24
-
-
-# --- scopes (workload x hardware x UP/SMP): the first picker of every chart page ----------
-
-
-@dataclass(frozen=True)
-class ScopeChoice:
-    """One entry of the scope picker; its setups are read only when it is the one shown."""
-
-    key: str
-    label: str
-    ids: tuple[int, int, str]  # workload id, hardware id, mode
-    has_varying_params: bool  # the scaling page can chart it
-    has_wakeup_params: bool  # the wakeups page can chart it
-
-
-@dataclass(frozen=True)
-class ScopeIndex:
-    scopes: tuple[ScopeChoice, ...]
-
-    @property
-    def busiest_setup_id(self) -> int | None:
-        """The across-kernels page's default: counted from the per-scope run summaries once
-        per data version (after an upload, only its scopes are read again)."""
-        return scope_stats.busiest_setup_cached()
-
-
-def scope_index() -> ScopeIndex:
-    """Every scope with runs. Its entries depend only on which setups exist (the catalogue,
-    ``scope_stats.scope_rows``): an upload to existing setups leaves them cached, so no
-    page rebuilds them after an upload."""
-    return ScopeIndex(
-        tuple(
-            ScopeChoice(
-                key=f"{r.workload_id}-{r.hardware_id}-{r.mode}",
-                label=r.label,
-                ids=(r.workload_id, r.hardware_id, r.mode),
-                has_varying_params=r.has_varying_params,
-                has_wakeup_params=r.has_params,
-            )
-            for r in scope_stats.scope_rows()
-        )
-    )
-
-
-def scope_setups(choice: ScopeChoice | None) -> SetupScope | None:
-    """The chosen scope with its setups (one query for ~100 setups at lab scale), cached
-    per scope version like its charts (and as far behind the uploads as they may be)."""
-    if choice is None:
-        return None
-    setups = cached_in_scope(
-        cache_key("scope-setups"),
-        choice.key,
-        lambda: cq.setup_choices(scope=choice.ids),
-        stale=True,
-    )
-    return SetupScope(choice.key, choice.label, tuple(setups))
 
 
 # --- scaling ------------------------------------------------------------------------------
