@@ -18,6 +18,7 @@ from django.shortcuts import render
 from dashboards import exports, series_data
 from dashboards.page_cache import kept_while_current
 from dashboards.page_tools import bad_params_are_400, links
+from dashboards.scopes import scope_index
 from dashboards.selection import ACROSS_KERNELS, KernelsQuery
 
 
@@ -27,7 +28,7 @@ def kernels(request: HttpRequest) -> HttpResponse:
     """The page, or its series as a download when the query asks for one (``format``). A
     page whose URL names no set-up opens on the newest open regression (the series a reader
     most likely came for), else on the busiest set-up."""
-    query = KernelsQuery.read(request.GET, series_data.scope_options)
+    query = KernelsQuery.read(request.GET, lambda: scope_index().scopes)
     if query.format is not None:
         body = series_data.series_download(query)
         return exports.download_response(body, ACROSS_KERNELS, query.format)
@@ -44,5 +45,5 @@ def kernels(request: HttpRequest) -> HttpResponse:
 def kernels_figure(request: HttpRequest) -> HttpResponse:
     """The page's figure as JSON (what its chart fetches), its series' alert marks drawn
     over it: the same selection as the page."""
-    query = KernelsQuery.read(request.GET, series_data.scope_options)
+    query = KernelsQuery.read(request.GET, lambda: scope_index().scopes)
     return HttpResponse(series_data.series_figure(query), content_type="application/json")

@@ -25,15 +25,17 @@ Scope = tuple[int, int, str]
 T = TypeVar("T")
 
 
+# Every scope with runs (``scope_rows``), cached under the catalogue's version.
+SCOPE_ROWS = cache_key("scopes-with-runs")
+
+
 def scope_rows() -> list[ScopeRow]:
     """Every scope with runs, in picker order, with what its charts can draw (``ScopeRow``),
     cached under the catalogue's version (``perfdb.cache.CATALOG``: moved when a setup is
     created) and the structure version (runs removed or edited): runs added to existing
     setups leave it warm. Aggregated in PostgreSQL: a few hundred rows whatever the number
     of setups."""
-    return cached_in_scope(
-        cache_key("scopes-with-runs"), CATALOG, lambda: scopes_with_runs(needs=WAKEUP_PARAMS)
-    )
+    return cached_in_scope(SCOPE_ROWS, CATALOG, lambda: scopes_with_runs(needs=WAKEUP_PARAMS))
 
 
 def scopes_all() -> list[Scope]:

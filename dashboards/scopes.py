@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from dashboards import chart_queries as cq
 from dashboards import scope_stats
 from dashboards.selection import Scope as SetupScope
-from perfdb.cache import cache_key, cached_in_scope
+from perfdb.cache import cache_key, cached_in_scope, scope_key
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ def scope_index() -> ScopeIndex:
     return ScopeIndex(
         tuple(
             ScopeChoice(
-                key=f"{r.workload_id}-{r.hardware_id}-{r.mode}",
+                key=scope_key(r.workload_id, r.hardware_id, r.mode),
                 label=r.label,
                 ids=(r.workload_id, r.hardware_id, r.mode),
                 has_varying_params=r.has_varying_params,

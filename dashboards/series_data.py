@@ -38,13 +38,13 @@ from dashboards.chart_queries.kernel_series import OrderKey
 from dashboards.chartdata import Baseline, Metric, Point, RunInfo, Series
 from dashboards.figures import kernels as figure
 from dashboards.page_tools import run_text
+from dashboards.scopes import ScopeChoice, scope_index
 from dashboards.selection import BadParam, KernelsQuery, metric_asked, setup_label
 from perfdb.cache import (
     CATALOG,
     alerts_entry,
     cache_key,
     cached_in_alerts,
-    cached_in_scope,
     cached_in_setup,
     cached_per_scope,
     cached_per_setup,
@@ -67,35 +67,12 @@ SETUP_OPTION = "dashboards/_setup_option.html"
 # --- choosing the series --------------------------------------------------------------------
 
 
-class ScopeOption(NamedTuple):
-    """A scope in the page's first picker: its key (the URL's ``scope``), label and ids."""
-
-    key: str
-    label: str
-    ids: tuple[int, int, str]
-
-
-# The scope picker's choices, cached under the catalogue's version (``scope_options``).
-SCOPES = cache_key("series-scopes")
 # Each scope's setups with their run counts, cached per scope version (``setup_choices``).
 SETUPS = cache_key("series-setups")
 # The setup picker's options of a scope, rendered when a page first needs them after the
 # scope moved (``_setup_options``), not by an upload's warm-up, which most versions of a
 # busy scope never show.
 SETUP_OPTIONS = cache_key("series-setup-options")
-
-
-def scope_options() -> list[ScopeOption]:
-    """Every scope with runs, in picker order, cached under the catalogue's version (which
-    moves when a setup is created: runs added to existing setups leave it current)."""
-    return cached_in_scope(
-        SCOPES,
-        CATALOG,
-        lambda: [
-            ScopeOption(scope_key(r.workload_id, r.hardware_id, r.mode), r.label, r[:3])
-            for r in scope_stats.scope_rows()
-        ],
-    )
 
 
 def _setup_id(query: KernelsQuery, open_regression: bool) -> tuple[int | None, str]:
@@ -140,7 +117,7 @@ class SeriesPage:
     options (rendered once per point, the chosen one selected). No ``setup``: nothing has
     runs; no ``metric``: the setup has no results."""
 
-    scopes: Sequence[ScopeOption] = ()
+    scopes: Sequence[ScopeChoice] = ()
     scope: str = ""
     setups: Sequence[Mapping[str, Any]] = ()
     setup: Mapping[str, Any] | None = None
@@ -182,12 +159,12 @@ def series_page(query: KernelsQuery) -> SeriesPage:
         ids = (setup["workload_id"], setup["hardware_id"], setup["mode"])
         # the two pickers of its scope, in one round trip (after an upload: its setups')
         picker_keys = read_ahead(
-            scope_entry(SCOPES, CATALOG)
+            scope_entry(scope_stats.SCOPE_ROWS, CATALOG)
             | scope_entry(SETUPS, scope)
             | scope_entry(SETUP_OPTIONS, scope)
         )
         with read_together(picker_keys):
-            scopes, setups = scope_options(), setup_choices({scope: ids})[scope]
+            scopes, setups = scope_index().scopes, setup_choices({scope: ids})[scope]
             rendered = cached_per_scope(
                 SETUP_OPTIONS,
                 [scope],
@@ -676,7 +653,7 @@ def pickers_warm(scope_keys: Collection[str]) -> None:
     computed together (one lock, one store), so that the first visitor of one of their
     series, most likely the uploader, does not compute one. Called in the writer's process
     right after its commit (``dashboards.warm.after_commit``) and by the pages' warm."""
-    ids = {s.key: s.ids for s in scope_options() if s.key in scope_keys}
+    ids = {s.key: s.ids for s in scope_index().scopes if s.key in scope_keys}
     if ids:
         setup_choices(ids)
 
