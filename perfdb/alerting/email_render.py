@@ -30,6 +30,7 @@ def alert_rows(alerts: list[Alert]) -> list[dict[str, object]]:
                 "hardware": alert.setup.hardware.name,
                 "mode": alert.setup.mode,
                 "metric": f"{alert.metric.name} ({alert.metric.unit})",
+                "change": f"{alert.change_pct:+.1f}%",  # the robot's way: a sign, no space
                 "kernel": alert.candidate_run.kernel.version,
                 "patches": alert.candidate_run.patch_set.name or "stock",
                 "baseline": ", ".join(r.build for r in baselines),

@@ -1,5 +1,4 @@
-"""The template filters: a p-value written as the compare page writes it, a change with its
-sign."""
+"""The template filters: a p-value written as the compare page writes it."""
 
 from __future__ import annotations
 
@@ -13,17 +12,3 @@ from django.template import Context, Template
 def test_p_text(p, text):
     rendered = Template("{% load numbers %}{{ p|p_text }}").render(Context({"p": p}))
     assert rendered == text
-
-
-@pytest.mark.parametrize(
-    ("template", "text"),
-    [
-        ("{{ v|change }}", "+139.9 %"),
-        ("{{ w|change }}", "-32.6 %"),
-        ("{{ v|change:2 }}", "+139.95 %"),
-        ("{{ none|change }}", "—"),
-    ],
-)
-def test_change_has_its_sign(template, text):
-    context = Context({"v": 139.9496, "w": -32.64, "none": None})
-    assert Template("{% load numbers %}" + template).render(context) == text

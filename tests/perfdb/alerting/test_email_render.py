@@ -28,7 +28,7 @@ def test_the_subject_leads_with_the_surest_regression_not_the_largest_move():
     assert headline(alerts).metric.name == "latency_avg_ms"
     subject, text, _ = render(alerts, heading="New regressions")
     assert subject == "[perfdb] 2 regressions: sysbench-cpu 6.12.0-rc2 +25.0% latency_avg_ms"
-    assert "fairness_time_stddev_s" in text
+    assert "fairness_time_stddev_s" in text and "+433.0%" in text and "+25.0%" in text
 
 
 def test_a_single_value_leads_only_when_nothing_was_tested():
