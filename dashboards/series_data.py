@@ -231,11 +231,11 @@ def _baseline_options(data: FinishedSeries, chosen: int | None) -> str:
     options = [data.option[key[3]][1] for key in data.order]
     if chosen is not None:
         index = [key[3] for key in data.order].index(chosen)
-        options[index] = _option(chosen, data.option[chosen][0], selected=True)
+        options[index] = _baseline_option(chosen, data.option[chosen][0], selected=True)
     return "".join(options)
 
 
-def _option(run_id: int, text: str, selected: bool = False) -> str:
+def _baseline_option(run_id: int, text: str, selected: bool = False) -> str:
     context = {"run_id": run_id, "text": text, "selected": selected}
     return render_to_string(BASELINE_OPTION, context).strip()
 
@@ -516,7 +516,7 @@ def _finished(data: cq.KernelSeries, since: FinishedSeries | None) -> FinishedSe
         rows[run_id] = _row(point)
         api[run_id] = api_point_json(point, label)
         text = run_text(point.run, label)
-        option[run_id] = (text, _option(run_id, text))
+        option[run_id] = (text, _baseline_option(run_id, text))
     return FinishedSeries(metric, order, data.runs, labels, rows, api, option)
 
 
