@@ -5,10 +5,10 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from dashboards import alerts as alerts_views
-from dashboards import health, status
-from dashboards import views as dashboards_views
 from dashboards.api.runs import RunDetailView, RunListView
+from dashboards.pages import alerts as alerts_views
+from dashboards.pages import health, status
+from dashboards.pages import views as dashboards_views
 from ingest import api as ingest_api
 from ingest import recovery_views
 from ingest import views as ingest_views

@@ -2,7 +2,9 @@
 
 from django.urls import path
 
-from dashboards import (
+from dashboards.api.compare import CompareView
+from dashboards.api.reference import AlertReferenceView, ReferenceListView
+from dashboards.pages import (
     claims,
     kernel_time,
     kernels,
@@ -12,8 +14,6 @@ from dashboards import (
     summaries,
     wakeups,
 )
-from dashboards.api.compare import CompareView
-from dashboards.api.reference import AlertReferenceView, ReferenceListView
 
 urlpatterns = [
     path("alerts/summaries/", summaries.summary_list, name="alert-summaries"),

@@ -32,8 +32,9 @@ from functools import partial
 
 from django.core.cache import cache
 
-from dashboards import kernel_time, scaling, scope_stats, scopes, series_data, views, wakeups
+from dashboards import scope_stats, scopes, series_data
 from dashboards.chart_queries.profiles import profiled_setups
+from dashboards.pages import kernel_time, scaling, views, wakeups
 from perfdb.cache import (
     SCOPE_VERSION_PREFIX,
     STRUCTURE_KEY,

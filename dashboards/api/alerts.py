@@ -26,7 +26,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from dashboards.alerts import STATUS_CHOICES, alert_filters, own_address
 from dashboards.api.errors import DETAIL_ERRORS, FORBIDDEN, NOT_FOUND, READ_ERRORS, WRITE_ERRORS
 from dashboards.api.schema import TEXT
 from dashboards.api.serializers import (
@@ -35,6 +34,7 @@ from dashboards.api.serializers import (
     StrictCharField,
     SubscriptionSerializer,
 )
+from dashboards.pages.alerts import STATUS_CHOICES, alert_filters, own_address
 from dashboards.selection import strict_choice_param
 from perfdb.alerting import queries
 from perfdb.alerting.triage import alert_triage, alerts_bulk_triage, subscription_save

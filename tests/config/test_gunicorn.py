@@ -18,7 +18,7 @@ def test_pre_fork_freezes_the_imported_app_out_of_the_collectors_reach():
         "conf = runpy.run_path('config/gunicorn.conf.py'); "
         "assert conf['preload_app'] and gc.get_freeze_count() == 0; "
         "conf['pre_fork'](None, None); "
-        "print('dashboards.scaling' in sys.modules, gc.get_freeze_count())"
+        "print('dashboards.pages.scaling' in sys.modules, gc.get_freeze_count())"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True

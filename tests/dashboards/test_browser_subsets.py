@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from dashboards import kernel_time, wakeups
+from dashboards.pages import kernel_time, wakeups
 from perfdb.models import Setup
 from tests.dashboards.browser import Watched, browser, data  # noqa: F401 (fixtures)
 

@@ -10,8 +10,8 @@ import random
 import pytest
 
 from dashboards import chart_queries as cq
-from dashboards import scaling
 from dashboards.chart_queries.scaling_recent import build_order
+from dashboards.pages import scaling
 from tests.dashboards.scaling_builds import figure_builds, volano_upload
 
 METRIC = {"id": 1, "name": "throughput", "unit": "msg/s", "better": "higher"}

@@ -244,7 +244,8 @@ def test_the_default_scaling_chart_after_a_new_build_is_drawn_in_the_background(
     once the builds were refreshed: the first visitor after each upload drew it."""
     import threading
 
-    from dashboards import scaling, scopes
+    from dashboards import scopes
+    from dashboards.pages import scaling
     from tests.bundles import make_bundle
     from tests.dashboards.data import dashboard_bundle, ingest
 

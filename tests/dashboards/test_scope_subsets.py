@@ -10,8 +10,8 @@ from html import unescape
 
 import pytest
 
-from dashboards import kernel_time, scaling, wakeups
-from dashboards.scaling import spread
+from dashboards.pages import kernel_time, scaling, wakeups
+from dashboards.pages.scaling import spread
 from dashboards.scope_draw import paged
 from dashboards.selection import BadParam, busiest_first, subset_param
 from perfdb.models import Setup

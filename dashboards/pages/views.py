@@ -11,7 +11,7 @@ from django.utils.safestring import mark_safe
 from dashboards import scope_stats
 from dashboards.chart_queries.links import run_links
 from dashboards.page_cache import kept_for_anonymous
-from dashboards.summaries import summary_url
+from dashboards.pages.summaries import summary_url
 from perfdb import queries
 from perfdb.alerting import summaries
 from perfdb.cache import cache_key, cached

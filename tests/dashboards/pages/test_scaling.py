@@ -1,4 +1,6 @@
-"""A scope's scaling chart made of per-setup pieces, cached per setup version:
+"""The scaling page draws the newest builds by default and lets you pick others (URL).
+
+A scope's scaling chart made of per-setup pieces, cached per setup version:
 after an upload only the pieces of the setups it wrote to are read again, and the chart is
 the one read at once."""
 
@@ -8,12 +10,36 @@ import pytest
 
 from dashboards import chart_queries as cq
 from dashboards import warm
+from dashboards.pages import scaling
 from perfdb import cache as page_cache
 from perfdb.cache import cached_per_setup
 from perfdb.models import Metric, Run, Setup
-from tests.dashboards.scaling_builds import figure_builds, volano_upload
+from tests.dashboards.scaling_builds import (  # noqa: F401 (scaling_runs: a fixture)
+    figure_builds,
+    scaling_runs,
+    volano_upload,
+)
 
 pytestmark = pytest.mark.django_db
+
+
+def test_default_is_the_newest_builds_and_a_choice_is_kept_in_the_url(
+    client,
+    scaling_runs,  # noqa: F811
+    monkeypatch,
+):
+    monkeypatch.setattr(scaling, "SCALING_MAX_BUILDS", 2)
+    default = client.get("/scaling/")
+    assert default.status_code == 200
+    assert figure_builds(default) == ["2.5.59", "2.5.66"]
+    chosen = client.get("/scaling/?builds=2.4.17&builds=2.5.66")
+    assert figure_builds(chosen) == ["2.4.17", "2.5.66"]
+    assert "builds=2.4.17&amp;builds=2.5.66" in chosen.content.decode()  # the permalink
+
+
+def test_an_unknown_build_is_a_400(client, scaling_runs):  # noqa: F811
+    response = client.get("/scaling/?builds=9.9.9")
+    assert response.status_code == 400 and "builds" in response.content.decode()
 
 
 def scope_and_metric() -> tuple[list[int], dict]:

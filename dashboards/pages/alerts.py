@@ -18,8 +18,8 @@ from dashboards.chart_queries.profiles import profile_diff_url
 from dashboards.figures import across_kernels_figure, alert_figure
 from dashboards.figures.reference import reference_figure
 from dashboards.page_cache import kept_for_anonymous
+from dashboards.pages.summaries import summary_url
 from dashboards.selection import choice_param, ids_param, int_param, text_param
-from dashboards.summaries import summary_url
 from perfdb.alerting import moves, placement, queries, summaries
 from perfdb.alerting.triage import (
     alert_triage,
