@@ -266,13 +266,6 @@ def pooled_prior(
     return median, 2 / predictive / settings.dof_per_difference
 
 
-def _quantile(ordered: Sequence[float], q: float) -> float:
-    position = q * (len(ordered) - 1)
-    low = math.floor(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
-
-
 @dataclass(frozen=True)
 class Noise:
     """A series' noise model, relative to its typical level (%)."""
