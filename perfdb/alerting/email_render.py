@@ -65,17 +65,10 @@ def summary_sections(alerts: list[Alert]) -> list[dict[str, object]]:
 
 
 def headline(alerts: list[Alert]) -> Alert:
-    """The alert a subject line names: the regression the data is surest of (the smallest
-    p; a single value, with no p, last), then the largest move.
-
-    Not simply the largest move: one upload's alerts mix a throughput or a latency with
-    spreads and maxima (sysbench's fairness stddev moves by hundreds of % when its latency
-    moves by 25 %), and the noisiest metric would lead every subject."""
-    regressions = [a for a in alerts if a.direction == Alert.Direction.REGRESSION] or alerts
-    return min(
-        regressions,
-        key=lambda a: (a.p_value is None, a.p_value or 0.0, -abs(a.change_pct)),
-    )
+    """The alert a subject line names: the first in ``summaries.alert_order`` (a regression
+    the data is surest of, then the largest), the same move that heads its summary page and
+    its report for the list."""
+    return min(alerts, key=summaries.alert_order)
 
 
 def render(alerts: list[Alert], *, heading: str) -> tuple[str, str, str]:

@@ -21,7 +21,6 @@ The change printed is the alert's: the step the detector measured between the tw
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 RULE = "=" * 89
@@ -79,6 +78,10 @@ class Section:
 
 @dataclass(frozen=True)
 class Report:
+    """A culprit build's report. Sections and their rows are printed in the order given: the
+    caller puts first what the headline should name (``summaries.alert_order``: the
+    regression the data is surest of), and set-ups with only pending moves last."""
+
     culprit: str  # the build: kernel plus patch set
     upload: str  # the upload that brought it, as a reader can find it
     sections: tuple[Section, ...]
@@ -140,15 +143,16 @@ def section_lines(section: Section) -> list[str]:
 
 
 def headline(report: Report) -> str:
-    """The first line, as the robot's: the largest confirmed move and its metric."""
+    """The first line, as the robot's: the first confirmed regression in the report's order
+    (else its first move) and its metric."""
     rows = [r for s in report.sections for r in s.rows]
     if not rows:
         pending = [p for s in report.sections for p in s.pending]
         return f"perfdb noticed {len(pending)} move(s) not confirmed yet on:"
     regressions = [r for r in rows if r.regression]
-    worst = max(regressions or rows, key=lambda r: abs(r.change_pct))
+    lead = (regressions or rows)[0]
     kind = "regression" if regressions else "improvement"
-    return f"perfdb noticed a {abs(worst.change_pct):.1f}% {kind} of {worst.metric} on:"
+    return f"perfdb noticed a {abs(lead.change_pct):.1f}% {kind} of {lead.metric} on:"
 
 
 def report_text(report: Report) -> str:
@@ -165,12 +169,3 @@ def report_text(report: Report) -> str:
         "perfdb detected between the two levels, outliers left out.",
     ]
     return "\n".join(line.rstrip() for line in lines) + "\n"
-
-
-def sections_sorted(sections: Sequence[Section]) -> tuple[Section, ...]:
-    """Set-ups with the largest confirmed move first, then those with only pending moves."""
-
-    def size(section: Section) -> float:
-        return max((abs(r.change_pct) for r in section.rows), default=-1.0)
-
-    return tuple(sorted(sections, key=lambda s: (-size(s), s.axes)))

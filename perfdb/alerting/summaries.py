@@ -79,14 +79,20 @@ def key_of(alert: Alert) -> SummaryKey:
     return SummaryKey(run.kernel_id, run.patch_set_id, run.upload_id or 0)
 
 
-def alert_order(alert: Alert) -> tuple[bool, bool, float, float]:
-    """Confirmed before pending, regressions before improvements, then the largest move and
-    the most confident first."""
+def alert_order(alert: Alert) -> tuple[bool, bool, bool, float, float]:
+    """Confirmed before pending, regressions before improvements, then the move the data is
+    surest of (the smallest p; a single value, which has none, after every tested one), then
+    the largest.
+
+    Surest rather than largest: one build's moves mix a throughput or a latency with spreads
+    and maxima (sysbench's fairness stddev moves by hundreds of % when its events/s moves by
+    40 %), and the noisiest metric would head every summary, subject and report."""
     return (
         alert.status == Alert.Status.PENDING,
         alert.direction != Alert.Direction.REGRESSION,
+        alert.p_value is None,
+        alert.p_value or 0.0,
         -abs(alert.change_pct),
-        -alert.confidence,
     )
 
 
@@ -131,9 +137,9 @@ class Summary:
 
     @property
     def worst(self) -> Alert:
-        """The move that heads the summary: its largest confirmed regression, else its
-        largest pending one (a build listed among regressions leads with one), else its
-        largest move."""
+        """The move that heads the summary, its email and its report (``alert_order``): the
+        confirmed regression the data is surest of, else a pending one (a build listed among
+        regressions leads with one), else its first move."""
         pending = [a for a in self.pending if a.direction == Alert.Direction.REGRESSION]
         return (self.regressions or pending or self.alerts)[0]
 
@@ -381,6 +387,6 @@ def report(*, summary: Summary, site: str, summary_url: str) -> list_report.Repo
     return list_report.Report(
         culprit=summary.build,
         upload=f"{upload.pk} ({upload.filename})" if upload else "none (stored without an upload)",
-        sections=list_report.sections_sorted(sections),
+        sections=tuple(sections),
         link=summary_url,
     )

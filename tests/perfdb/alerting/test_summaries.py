@@ -7,9 +7,10 @@ import pytest
 from django.core.exceptions import PermissionDenied
 
 from perfdb.alerting import summaries
+from perfdb.alerting.email_render import headline
 from perfdb.alerting.report import report_text
 from perfdb.models import Alert, AlertEvent
-from tests.factories import AlertFactory
+from tests.factories import AlertFactory, MetricFactory, ResultFactory, RunFactory
 from tests.perfdb.alerting.builds import o1_regression, upload_builds
 
 pytestmark = pytest.mark.django_db
@@ -28,15 +29,46 @@ def pending_on(alert: Alert, change_pct: float = -4.0) -> Alert:
     )
 
 
-def test_one_summary_per_culprit_build_sorted_by_size(tmp_path):
+def test_one_summary_per_culprit_build_surest_first(tmp_path):
     upload = o1_regression(tmp_path)
     page, found = summaries.summaries_page()
     (summary,) = found
     assert summary.build == "2.4.20+O(1)" and summary.upload == upload
     assert summary.setups == 2 and summary.statuses == "4 untriaged"
-    sizes = [abs(a.change_pct) for a in summary.alerts]
-    assert sizes == sorted(sizes, reverse=True) and len(sizes) == 4
+    surest = [a.p_value for a in summary.alerts]
+    assert None not in surest and surest == sorted(surest) and len(surest) == 4
     assert summary.worst == summary.alerts[0]
+
+
+def test_the_surest_regression_heads_the_summary_its_email_and_its_report():
+    """sysbench on a loaded machine: the fairness spread moved 806 % at p 0.003, events/s
+    -41.6 % at p 3e-4 and latency +76 % at p 1.5e-6; an improvement at p 1e-9 never leads."""
+    run = RunFactory(kernel__version="6.8.0-41-generic", setup__workload__name="sysbench")
+    base = RunFactory(kernel__version="6.8.0-40-generic", setup=run.setup)
+    for name, change, p, direction in [
+        ("fairness_events_stddev", 805.7, 0.003, "regression"),
+        ("events_per_s", -41.6, 3e-4, "regression"),
+        ("latency_avg_ms", 76.3, 1.5e-6, "regression"),
+        ("latency_min_ms", -10.0, 1e-9, "improvement"),
+    ]:
+        metric = MetricFactory(name=name)
+        alert = AlertFactory(
+            candidate_run=run, metric=metric, change_pct=change, p_value=p, direction=direction
+        )
+        alert.baseline_runs.add(base)
+        ResultFactory(run=base, metric=metric, value=100.0)
+        ResultFactory(run=run, metric=metric, value=100.0 + change)
+    (summary,) = summaries.summaries_page()[1]
+    assert [a.metric.name for a in summary.alerts] == [
+        "latency_avg_ms",
+        "events_per_s",
+        "fairness_events_stddev",
+        "latency_min_ms",
+    ]
+    assert summary.worst.metric.name == "latency_avg_ms"
+    assert headline(summary.alerts) == summary.worst
+    text = report_text(summaries.report(summary=summary, site="", summary_url=""))
+    assert text.startswith("perfdb noticed a 76.3% regression of sysbench.latency_avg_ms")
 
 
 def test_an_improvement_only_build_is_listed_apart(tmp_path):
