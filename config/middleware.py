@@ -1,6 +1,6 @@
 """Request guards that apply to every view.
 
-``BadParamMiddleware``: a ``BadParam`` (dashboards/selection.py) raised by any page becomes
+``BadParamMiddleware``: a ``BadParam`` (dashboards/pure/selection.py) raised by any page becomes
 the escaped 400 page naming the parameter. ``BodySizeLimitMiddleware``: a body larger than
 the largest bundle (plus room for the multipart envelope) is refused with 413 before a byte
 of it is read: Django reads at most CONTENT_LENGTH bytes, so this bounds every upload; a file
@@ -15,7 +15,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
-from dashboards.selection import BadParam
+from dashboards.pure.selection import BadParam
 
 # The multipart envelope around a bundle (boundaries, headers, the CSRF field).
 ENVELOPE_BYTES = 1024 * 1024

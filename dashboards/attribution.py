@@ -15,8 +15,8 @@ from typing import Any
 
 from dashboards import exports
 from dashboards.chart_queries import attribution as aq
-from dashboards.compare import CompareLine
 from dashboards.figures.attribution import attribution_figure
+from dashboards.pure.compare import CompareLine
 from perfdb.features.attribution import Attribution, attribute, build_name
 from perfdb.models import Metric
 

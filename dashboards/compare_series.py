@@ -1,4 +1,4 @@
-"""What the detector knows about the runs a compare page shows (reads; dashboards.compare
+"""What the detector knows about the runs a compare page shows (reads; dashboards.pure.compare
 judges with it): per metric, the series' noise and resolution when every compared run is of
 one setup, the settings a Threshold row gives, and the alerts on the candidate runs."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from dashboards.compare import AlertInfo, SeriesContext
+from dashboards.pure.compare import AlertInfo, SeriesContext
 from perfdb.alerting import noise_prior
 from perfdb.alerting.check_data import detector_settings
 from perfdb.alerting.kernel_order import detector_names

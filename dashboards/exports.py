@@ -18,7 +18,8 @@ from typing import Any
 from django.http import HttpResponse
 from rest_framework.renderers import BaseRenderer
 
-from dashboards.chartdata import (
+from dashboards.figures.vmstat import samples
+from dashboards.pure.chartdata import (
     KernelProfile,
     KernelTimeChart,
     RunInfo,
@@ -27,8 +28,7 @@ from dashboards.chartdata import (
     VmstatRun,
     WakeupRow,
 )
-from dashboards.compare import CompareLine
-from dashboards.figures.vmstat import samples
+from dashboards.pure.compare import CompareLine
 
 FORMATS = ("csv", "json")
 RUN_COLUMNS = ("run_id", "kernel", "patches", "hardware", "mode", "params")

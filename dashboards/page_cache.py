@@ -67,7 +67,7 @@ T = TypeVar("T")
 Answer = tuple[tuple[tuple[str, int], ...], bytes, list[tuple[str, str]]]
 
 
-# Every query parameter a kept page or answer reads (dashboards/selection.py's helpers, the
+# Every query parameter a kept page or answer reads (dashboards/pure/selection.py's helpers, the
 # API's filters and pagination, DRF's ``format``). A name missing here is safe, only costly:
 # the answers of a view that reads it are not kept (``_read_known_only``).
 KNOWN_PARAMS = frozenset(

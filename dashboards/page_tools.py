@@ -18,7 +18,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from dashboards import chart_queries as cq
 from dashboards import exports
-from dashboards.selection import BadParam, choice_param, setup_ref_param
+from dashboards.pure.selection import BadParam, choice_param, setup_ref_param
 
 
 def bad_params_are_400(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:

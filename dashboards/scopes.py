@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from dashboards import chart_queries as cq
 from dashboards import scope_stats
-from dashboards.selection import Scope as SetupScope
+from dashboards.pure.selection import Scope as SetupScope
 from perfdb.cache import cache_key, cached_in_scope, scope_key
 
 

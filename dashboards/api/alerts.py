@@ -35,7 +35,7 @@ from dashboards.api.serializers import (
     SubscriptionSerializer,
 )
 from dashboards.pages.alerts import STATUS_CHOICES, alert_filters, own_address
-from dashboards.selection import strict_choice_param
+from dashboards.pure.selection import strict_choice_param
 from perfdb.alerting import queries
 from perfdb.alerting.triage import alert_triage, alerts_bulk_triage, subscription_save
 from perfdb.models import Alert, Subscription

@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 
 from dashboards.page_cache import kept_data
 from dashboards.pages.runs import compare_data, compare_selection
-from dashboards.selection import BadParam
+from dashboards.pure.selection import BadParam
 
 RUN_IDS = {"type": "string", "pattern": r"^[0-9]{1,18}(,[0-9]{1,18}){0,49}$"}
 TEXT = {"type": "string", "maxLength": 200}

@@ -1,6 +1,6 @@
 """The API's error answers, one shape each, all JSON.
 
-* 400 from a bad parameter (``BadParam`` from dashboards/selection.py, the one reader of
+* 400 from a bad parameter (``BadParam`` from dashboards/pure/selection.py, the one reader of
   request parameters): ``{"error": "<param>: <what is allowed>", "param": "<param>"}``;
 * 400 from a serializer (a request body): ``{"error": ..., "param": <first field>,
   "fields": {field: [messages]}}``;
@@ -20,7 +20,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from dashboards.selection import BadParam
+from dashboards.pure.selection import BadParam
 
 
 class ErrorSerializer(serializers.Serializer):

@@ -10,7 +10,7 @@ from functools import cached_property
 from django.core.paginator import Paginator
 from rest_framework.pagination import PageNumberPagination
 
-from dashboards.selection import BadParam, int_param
+from dashboards.pure.selection import BadParam, int_param
 
 
 def _counted(known: int) -> type[Paginator]:

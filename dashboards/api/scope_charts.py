@@ -5,7 +5,7 @@
 scheduler per profiled run, and the first 40 profiled runs' ticks per kernel function (the
 /kernel-time/ charts). ``GET /api/wakeups/?setups=<ids>[&build=<kernel+patches>]``: the
 wakeup counters, preemption share and throughput per run (the /wakeups/ table and heatmaps),
-of one build or all. Parameters are read by dashboards/selection.py like the pages'.
+of one build or all. Parameters are read by dashboards/pure/selection.py like the pages'.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from rest_framework.views import APIView
 
 from dashboards import chart_queries as cq
 from dashboards.api.errors import READ_ERRORS
-from dashboards.chartdata import RunInfo
-from dashboards.selection import BadParam, ids_param, text_param
+from dashboards.pure.chartdata import RunInfo
+from dashboards.pure.selection import BadParam, ids_param, text_param
 
 IDS = {"type": "string", "pattern": r"^[0-9]{1,18}(,[0-9]{1,18}){0,49}$"}
 # No NUL (which PostgreSQL refuses, so the reader does too); blank is the same as left out.

@@ -4,7 +4,7 @@
 sets (the /kernels/ chart): a point per run, in kernel order, with mean, sd and n.
 ``GET /api/scaling/?setups=<ids>&metric=<id>&param=<name>``: a metric against a numeric
 parameter over several setups (the /scaling/ chart). Both as JSON, or as CSV with
-``format=csv``. Parameters are read by dashboards/selection.py like the pages'.
+``format=csv``. Parameters are read by dashboards/pure/selection.py like the pages'.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from dashboards.api.serializers import MetricSerializer, ParamsField
 from dashboards.api.throttle import AnonAndUserRateThrottle
 from dashboards.exports import ListCSVRenderer
 from dashboards.page_tools import setup_id_param
-from dashboards.selection import (
+from dashboards.pure.selection import (
     BadParam,
     ids_param,
     int_param,

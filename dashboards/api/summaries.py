@@ -21,7 +21,7 @@ from rest_framework.views import APIView
 from dashboards.api.errors import DETAIL_ERRORS, READ_ERRORS
 from dashboards.api.serializers import AlertSerializer
 from dashboards.pages.summaries import report_of
-from dashboards.selection import strict_choice_param
+from dashboards.pure.selection import strict_choice_param
 from perfdb.alerting import summaries
 from perfdb.alerting.summaries import Summary, SummaryKey
 

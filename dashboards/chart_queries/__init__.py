@@ -1,4 +1,4 @@
-"""Selectors for the chart pages: database rows in, ``dashboards.chartdata`` out.
+"""Selectors for the chart pages: database rows in, ``dashboards.pure.chartdata`` out.
 
 ``charts`` reads the series every chart draws (``kernel_series`` the one across kernels,
 ``series_alerts`` its alerts);

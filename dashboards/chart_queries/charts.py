@@ -1,4 +1,4 @@
-"""Selectors for the comparison dashboards: database rows in, ``dashboards.chartdata`` out.
+"""Selectors for the comparison dashboards: database rows in, ``dashboards.pure.chartdata`` out.
 
 Each chart costs one query (``values()`` over the joins it needs, never a query per run or per
 point); the choice lists behind the pickers are plain dicts. Means and sds leave out discarded
@@ -18,7 +18,7 @@ from typing import Any, cast
 
 from django.db.models import Exists, F, OuterRef, QuerySet
 
-from dashboards.chartdata import (
+from dashboards.pure.chartdata import (
     KernelProfile,
     KernelTimeChart,
     KernelTimePoint,

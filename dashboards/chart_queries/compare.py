@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from django.db.models import Count, Q
 
 from dashboards.chart_queries.charts import params_text
-from dashboards.chartdata import (
+from dashboards.pure.chartdata import (
     RunInfo,
 )
-from dashboards.compare import MetricValues, StatedSpread
+from dashboards.pure.compare import MetricValues, StatedSpread
 from perfdb.models import Result, ResultSummary, Run
 
 # --- compare ------------------------------------------------------------------------------

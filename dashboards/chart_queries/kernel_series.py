@@ -17,7 +17,7 @@ from django.db.models import QuerySet, TextField
 from django.db.models.functions import Cast, Collate
 
 from dashboards.chart_queries.charts import RunValues, metric_data, params_text
-from dashboards.chartdata import Point, Series
+from dashboards.pure.chartdata import Point, Series
 from perfdb.models import Result, Run
 
 # A point's place in kernel order: KERNEL_ORDER's values (kernel sort key, version, patch

@@ -11,7 +11,7 @@ from django.db.models import F
 
 from dashboards.chart_queries.compare import setups_named
 from dashboards.chart_queries.summaries import SETUP_FIELDS, SETUP_ORDER, setup_dict
-from dashboards.selection import SetupKey, setup_of_key
+from dashboards.pure.selection import SetupKey, setup_of_key
 from perfdb.models import Hardware, Result, Run, Sample, Setup, SetupSummary, Workload
 from perfdb.models import Metric as MetricRow
 

@@ -14,7 +14,7 @@ from typing import Any
 from django.urls import reverse
 
 from dashboards.chart_queries.overview import OPEN_ALERT_STATUSES
-from dashboards.chartdata import AlertMark
+from dashboards.pure.chartdata import AlertMark
 from perfdb.models import Alert
 
 # An id no URL prefix contains, to split the reversed URL of an alert around.

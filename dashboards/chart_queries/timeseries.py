@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from dashboards.chart_queries.charts import RUN_EXPRESSIONS, RunValues
-from dashboards.chartdata import VmstatRun
+from dashboards.pure.chartdata import VmstatRun
 from perfdb.models import Sample
 from perfdb.timeseries import PREVIEW_POINTS, stride
 

@@ -1,4 +1,4 @@
-"""Plotly figure builders: plain data (``dashboards.chartdata``) in, JSON-ready dict out.
+"""Plotly figure builders: plain data (``dashboards.pure.chartdata``) in, JSON-ready dict out.
 
 No Django and no ORM here: the views select rows, turn them into chartdata dataclasses, and
 pass each builder's dict through ``json_script`` to

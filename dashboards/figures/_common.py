@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from dashboards.chartdata import RunInfo
+from dashboards.pure.chartdata import RunInfo
 
 EMPTY_MESSAGE = "No runs yet — upload a bundle to see this chart."
 

@@ -6,8 +6,6 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from dashboards.chartdata import CompareRow
-from dashboards.compare import p_text, percent_text
 from dashboards.figures._common import (
     HOVER,
     base_layout,
@@ -17,6 +15,8 @@ from dashboards.figures._common import (
     run_hover,
     to_dict,
 )
+from dashboards.pure.chartdata import CompareRow
+from dashboards.pure.compare import p_text, percent_text
 
 BETTER, WORSE, NOT_SIGNIFICANT = "better", "worse", "not significant"
 COLOURS = {BETTER: "#1A9850", WORSE: "#D73027", NOT_SIGNIFICANT: "#999999"}

@@ -18,7 +18,6 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from dashboards.chartdata import KernelTimeChart, KernelTimePoint, RunInfo
 from dashboards.figures._common import (
     HOVER,
     axis_title,
@@ -32,6 +31,7 @@ from dashboards.figures._common import (
     to_dict,
 )
 from dashboards.figures.scaling import by_build
+from dashboards.pure.chartdata import KernelTimeChart, KernelTimePoint, RunInfo
 
 PANEL_PX = 170  # a panel's plot area
 GAP_PX = 110  # under a panel: its build labels (slanted when crowded) and the next title

@@ -9,7 +9,6 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from dashboards.chartdata import AlertMark, Baseline, Metric, Point, Series
 from dashboards.figures._common import (
     HOVER,
     STOCK_COLOUR,
@@ -25,6 +24,7 @@ from dashboards.figures._common import (
     run_hover,
     to_dict,
 )
+from dashboards.pure.chartdata import AlertMark, Baseline, Metric, Point, Series
 
 
 def across_kernels_figure(series: Series, baseline: Baseline | None = None) -> dict[str, Any]:

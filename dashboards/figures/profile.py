@@ -13,7 +13,6 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from dashboards.chartdata import KernelProfile
 from dashboards.figures._common import (
     HOVER,
     OTHER_COLOUR,
@@ -26,6 +25,7 @@ from dashboards.figures._common import (
     run_label,
     to_dict,
 )
+from dashboards.pure.chartdata import KernelProfile
 from perfdb.kernels.functions import idle_functions
 
 OTHER = "other"

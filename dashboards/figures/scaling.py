@@ -9,12 +9,6 @@ from typing import Any, TypeVar
 
 import plotly.graph_objects as go
 
-from dashboards.chartdata import (
-    KernelTimePoint,
-    Metric,
-    ScalingChart,
-    ScalingPoint,
-)
 from dashboards.figures._common import (
     HOVER,
     axis_title,
@@ -26,6 +20,12 @@ from dashboards.figures._common import (
     plain,
     run_hover,
     to_dict,
+)
+from dashboards.pure.chartdata import (
+    KernelTimePoint,
+    Metric,
+    ScalingChart,
+    ScalingPoint,
 )
 
 P = TypeVar("P", ScalingPoint, KernelTimePoint)

@@ -7,7 +7,6 @@ from typing import Any
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dashboards.chartdata import VmstatRun
 from dashboards.figures._common import (
     HOVER,
     base_layout,
@@ -19,6 +18,7 @@ from dashboards.figures._common import (
     run_label,
     to_dict,
 )
+from dashboards.pure.chartdata import VmstatRun
 
 # (group, y-axis unit, columns) in procps' header order; units per formats/REPORT.md.
 GROUPS: tuple[tuple[str, str, tuple[str, ...]], ...] = (

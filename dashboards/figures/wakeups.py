@@ -13,7 +13,6 @@ from typing import Any
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dashboards.chartdata import WakeupRow
 from dashboards.figures._common import (
     HOVER,
     base_layout,
@@ -24,6 +23,7 @@ from dashboards.figures._common import (
     run_hover,
     to_dict,
 )
+from dashboards.pure.chartdata import WakeupRow
 
 # field -> (label, unit); the three columns of 001's tables.
 VALUES = {

@@ -19,7 +19,7 @@ from dashboards.figures import across_kernels_figure, alert_figure
 from dashboards.figures.reference import reference_figure
 from dashboards.page_cache import kept_for_anonymous
 from dashboards.pages.summaries import summary_url
-from dashboards.selection import choice_param, ids_param, int_param, text_param
+from dashboards.pure.selection import choice_param, ids_param, int_param, text_param
 from perfdb.alerting import moves, placement, queries, summaries
 from perfdb.alerting.triage import (
     alert_triage,
@@ -35,7 +35,7 @@ STATUS_CHOICES = ["open", *Alert.Status.values]
 
 
 def alert_filters(params) -> dict[str, str]:
-    """The alert filters from a query string (dashboards/selection.py): a bad status is a
+    """The alert filters from a query string (dashboards/pure/selection.py): a bad status is a
     400 naming it (BadParam), not an empty page."""
     found = {
         "status": choice_param(params, "status", STATUS_CHOICES, ""),

@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 
 from dashboards import exports
 from dashboards.page_tools import bad_params_are_400, download, links
-from dashboards.selection import choice_param, format_param
+from dashboards.pure.selection import choice_param, format_param
 from perfdb.models import Claim
 
 ORDER = [Claim.Verdict.CONTRADICTED, Claim.Verdict.NOT_TESTABLE, Claim.Verdict.SUPPORTED]

@@ -22,6 +22,16 @@ from dashboards import exports, scope_stats
 from dashboards.figures import kernel_time_figure, top_functions_figure
 from dashboards.page_cache import kept_for_anonymous
 from dashboards.page_tools import bad_params_are_400, download, figure_script, links
+from dashboards.pure.selection import (
+    BadParam,
+    busiest_first,
+    choice_param,
+    format_param,
+    int_param,
+    scope_param,
+    setup_label,
+)
+from dashboards.pure.selection import Scope as SetupScope
 from dashboards.scope_draw import (
     Subset,
     api_url,
@@ -31,16 +41,6 @@ from dashboards.scope_draw import (
     subset_links,
 )
 from dashboards.scopes import ScopeChoice, scope_index, scope_setups
-from dashboards.selection import (
-    BadParam,
-    busiest_first,
-    choice_param,
-    format_param,
-    int_param,
-    scope_param,
-    setup_label,
-)
-from dashboards.selection import Scope as SetupScope
 from perfdb.cache import cache_key, cached, cached_in_scope
 
 TOP_N_MAX = 30

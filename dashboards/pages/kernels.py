@@ -18,8 +18,8 @@ from django.shortcuts import render
 from dashboards import exports, series_data
 from dashboards.page_cache import kept_while_current
 from dashboards.page_tools import bad_params_are_400, links
+from dashboards.pure.selection import ACROSS_KERNELS, KernelsQuery
 from dashboards.scopes import scope_index
-from dashboards.selection import ACROSS_KERNELS, KernelsQuery
 
 
 @kept_while_current

@@ -30,7 +30,7 @@ from dashboards.api.compare import RUN_IDS
 from dashboards.chart_queries import profiles as pq
 from dashboards.figures.profile_diff import profile_diff_figure
 from dashboards.page_tools import bad_params_are_400, download, links
-from dashboards.selection import BadParam, choice_param, format_param, ids_param, int_param
+from dashboards.pure.selection import BadParam, choice_param, format_param, ids_param, int_param
 from perfdb.features.profile_diff import DiffRow, ProfileSide, idle_rows, profile_diff, top_movers
 
 TOP_DEFAULT, TOP_MAX = 15, 50

@@ -14,9 +14,6 @@ from dashboards import exports
 from dashboards.attribution import attribution_table, compare_attribution
 from dashboards.chart_queries import compare as compare_queries
 from dashboards.chart_queries import profiles as profile_queries
-from dashboards.chartdata import CompareRow
-from dashboards.chartdata import Metric as MetricData
-from dashboards.compare import CompareLine, compare_lines, headline_metric, table_order
 from dashboards.compare_series import compare_contexts
 from dashboards.figures import (
     compare_figure,
@@ -25,8 +22,10 @@ from dashboards.figures import (
 from dashboards.figures.vmstat import DEFAULT_GROUPS, column_groups
 from dashboards.page_cache import kept_for_anonymous
 from dashboards.page_tools import bad_params_are_400, download, links, run_text, setup_id_param
-from dashboards.scopes import scope_index
-from dashboards.selection import (
+from dashboards.pure.chartdata import CompareRow
+from dashboards.pure.chartdata import Metric as MetricData
+from dashboards.pure.compare import CompareLine, compare_lines, headline_metric, table_order
+from dashboards.pure.selection import (
     BadParam,
     build_param,
     choice_param,
@@ -35,6 +34,7 @@ from dashboards.selection import (
     scope_param,
     setup_label,
 )
+from dashboards.scopes import scope_index
 
 # --- system activity (vmstat) -----------------------------------------------------------
 

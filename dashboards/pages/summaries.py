@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from dashboards.page_cache import kept_for_anonymous
-from dashboards.selection import choice_param
+from dashboards.pure.selection import choice_param
 from perfdb.alerting import placement, summaries
 from perfdb.alerting.report import report_text
 from perfdb.alerting.summaries import Summary, SummaryKey

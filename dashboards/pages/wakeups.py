@@ -23,6 +23,7 @@ from dashboards.figures import wakeups_figures
 from dashboards.figures.wakeups import VALUES as WAKEUP_VALUES
 from dashboards.page_cache import kept_for_anonymous
 from dashboards.page_tools import bad_params_are_400, download, figure_script, links
+from dashboards.pure.selection import busiest_first, choice_param, format_param, scope_param
 from dashboards.scope_draw import (
     Subset,
     api_url,
@@ -32,7 +33,6 @@ from dashboards.scope_draw import (
     subset_links,
 )
 from dashboards.scopes import ScopeChoice, scope_index, scope_setups
-from dashboards.selection import busiest_first, choice_param, format_param, scope_param
 from perfdb.cache import cache_key, cached_in_scope
 
 # Whole thresholds (each a heatmap of its nice pairs) are drawn while their setups add up

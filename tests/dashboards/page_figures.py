@@ -9,8 +9,8 @@ from html import unescape
 
 import plotly.graph_objects as go
 
-from dashboards.chartdata import Baseline, Point, Series
 from dashboards.figures import _common, across_kernels_figure, esc, kernels
+from dashboards.pure.chartdata import Baseline, Point, Series
 
 
 def figure(response, chart_id: str) -> dict:

@@ -51,7 +51,7 @@ def _series_points_per_row(setup_id: int, metric: dict) -> cq.KernelSeries:
     """``series_points`` as it read before its rows came as tuples: a dict per row with every
     run key joined (the setup's params decoded per row), grouped by ``RunValues``."""
     from dashboards.chart_queries import charts
-    from dashboards.chartdata import Point, Series
+    from dashboards.pure.chartdata import Point, Series
 
     rows = (
         Result.objects.filter(setup_id=setup_id, metric_id=metric["id"], discarded=False)

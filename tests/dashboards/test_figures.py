@@ -6,7 +6,21 @@ import json
 
 import pytest
 
-from dashboards.chartdata import (
+from dashboards.figures import (
+    EMPTY_MESSAGE,
+    across_kernels_figure,
+    alert_figure,
+    alert_marks,
+    compare_figure,
+    esc,
+    kernel_time_figure,
+    scaling_figure,
+    top_functions_figure,
+    vmstat_figure,
+    wakeups_figures,
+)
+from dashboards.figures.compare import COLOURS
+from dashboards.pure.chartdata import (
     AlertMark,
     Baseline,
     CompareRow,
@@ -22,20 +36,6 @@ from dashboards.chartdata import (
     VmstatRun,
     WakeupRow,
 )
-from dashboards.figures import (
-    EMPTY_MESSAGE,
-    across_kernels_figure,
-    alert_figure,
-    alert_marks,
-    compare_figure,
-    esc,
-    kernel_time_figure,
-    scaling_figure,
-    top_functions_figure,
-    vmstat_figure,
-    wakeups_figures,
-)
-from dashboards.figures.compare import COLOURS
 from tests.dashboards.page_figures import across_kernels_by_graph_objects
 
 HOSTILE = "<script>alert(1)</script>&"

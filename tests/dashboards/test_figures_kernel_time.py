@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from dashboards.chartdata import KernelProfile, KernelTimeChart, KernelTimePoint, RunInfo
 from dashboards.figures import kernel_time_figure, top_functions_figure
 from dashboards.figures.kernel_time import build_labels, by_setup
 from dashboards.figures.profile import IDLE, OTHER, idle_share, shares, top_functions
+from dashboards.pure.chartdata import KernelProfile, KernelTimeChart, KernelTimePoint, RunInfo
 
 # 002 (Anand 2003) Tables 5 and 6, Trade 2.7 on 002-A (demo/002-anand-2003-trade27/): the
 # listed readprofile rows and each listing's Total.

@@ -220,7 +220,7 @@ def test_scaling_draws_one_line_per_build_with_change_first_to_last(client, data
 
 
 def test_scaling_holds_the_other_parameters_fixed():
-    from dashboards.selection import Scope
+    from dashboards.pure.selection import Scope
 
     def setup(i, **params):
         return {"id": i, "params": params}

@@ -12,8 +12,8 @@ import pytest
 
 from dashboards.pages import kernel_time, scaling, wakeups
 from dashboards.pages.scaling import spread
+from dashboards.pure.selection import BadParam, busiest_first, subset_param
 from dashboards.scope_draw import paged
-from dashboards.selection import BadParam, busiest_first, subset_param
 from perfdb.models import Setup
 from tests.dashboards.page_figures import figure
 

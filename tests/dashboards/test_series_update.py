@@ -192,9 +192,9 @@ def test_the_figure_joined_from_kept_pieces_is_the_figure_made_whole(
     it is byte for byte the figure made whole from the series read now, and value for value
     what Plotly's graph objects make of it. The series has trials, a patch set, a labelled
     run and runs landing before, between and after its kernels."""
-    from dashboards.chartdata import Baseline
     from dashboards.figures import across_kernels_figure
     from dashboards.figures.kernels import with_marks
+    from dashboards.pure.chartdata import Baseline
     from tests.dashboards.page_figures import across_kernels_by_graph_objects
     from tests.factories import make_alert
 

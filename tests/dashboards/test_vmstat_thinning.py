@@ -1,6 +1,6 @@
-from dashboards.chartdata import RunInfo, VmstatRun
 from dashboards.figures import vmstat_figure
 from dashboards.figures.vmstat import samples
+from dashboards.pure.chartdata import RunInfo, VmstatRun
 
 
 def thinned(first_is_since_boot: bool) -> VmstatRun:

@@ -111,7 +111,7 @@ def test_run_to_run_noise_widens_the_pairwise_threshold():
 
 
 def test_compare_page_and_detector_agree_on_a_clear_change():
-    from dashboards.compare import MetricValues, compare_line
+    from dashboards.pure.compare import MetricValues, compare_line
 
     base, new = (100.0, 101.0, 99.0), (80.0, 81.0, 79.0)
     line = compare_line(MetricValues("tops", "TOPS", "higher", base, new))

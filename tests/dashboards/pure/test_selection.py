@@ -1,4 +1,4 @@
-"""Names where ids are (dashboards/selection.py): a metric, a set-up and a build by name,
+"""Names where ids are (dashboards/pure/selection.py): a metric, a set-up and a build by name,
 and a 400 that says what is unknown or ambiguous. Pure: no database."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 import pytest
 
-from dashboards.selection import (
+from dashboards.pure.selection import (
     BadParam,
     KernelsQuery,
     SetupKey,

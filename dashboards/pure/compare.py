@@ -493,7 +493,7 @@ def _rank(line: CompareLine) -> tuple[int, float, str]:
     return (order, -abs(line.change_pct or 0.0), line.metric)
 
 
-# The headline metric is the one ``dashboards.selection.default_metric`` picks for a page's
+# The headline metric is the one ``dashboards.pure.selection.default_metric`` picks for a page's
 # default (higher-is-better first: throughput; then lower-is-better: latency), so the compare
 # page leads with the number the across-kernels page opens on. Neither the workload nor the
 # parsers store a headline, and most alerts would favour whichever metric is noisiest.
