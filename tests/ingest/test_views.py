@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.factories import UploadFactory
+from perfdb.models import Alert
+from tests.factories import AlertFactory, MetricFactory, RunFactory, UploadFactory
 
 # --- the upload's page (upload_detail) ---------------------------------------------------------
 
@@ -43,6 +44,38 @@ def test_the_upload_page_lists_each_run_with_workload_kernel_and_patches(client,
     assert re.search(
         rf"run {stock.pk}</a></td><td>VolanoMark 2.1.2</td><td>2.4.20</td><td>stock", table
     )
+
+
+@pytest.mark.django_db
+def test_what_changed_lists_confirmed_moves_apart_from_pending_ones(client):
+    """A one-value A/B is pending with what would test it; it is not counted as a
+    regression, and a cleared move is not listed at all."""
+    upload = UploadFactory(status="done")
+    run = RunFactory(upload=upload, kernel__version="6.13.0-rc3")
+    confirmed = AlertFactory(
+        upload=upload, candidate_run=run, metric=MetricFactory(name="events_per_s")
+    )
+    pending = AlertFactory(
+        upload=upload,
+        candidate_run=run,
+        metric=MetricFactory(name="bogo_ops"),
+        change_pct=-5.4,
+        status=Alert.Status.PENDING,
+        method="threshold",
+    )
+    AlertFactory(
+        upload=upload,
+        candidate_run=run,
+        metric=MetricFactory(name="latency_ms"),
+        status=Alert.Status.CLEARED,
+    )
+    html = client.get(f"/uploads/{upload.pk}/").content.decode()
+    assert '<p id="alert-summary">1 regression, 0 improvements' in html
+    listed = re.search(r'<ul id="pending-moves">(.*?)</ul>', html, re.S)
+    assert listed and f"/alerts/{pending.pk}/" in listed.group(1)
+    assert "run at least 3 trials on each side" in listed.group(1)
+    assert f"/alerts/{confirmed.pk}/" in html and f"/alerts/{confirmed.pk}/" not in listed.group(1)
+    assert "latency_ms" not in html
 
 
 # --- the new-upload page in Chromium (upload_new) ----------------------------------------------
