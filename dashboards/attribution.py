@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from dashboards import exports
 from dashboards.chart_queries import attribution as aq
 from dashboards.figures.attribution import attribution_figure
 from dashboards.pure.compare import CompareLine
+from dashboards.web import exports
 from perfdb.features.attribution import Attribution, attribute, build_name
 from perfdb.models import Metric
 

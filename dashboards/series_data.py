@@ -33,13 +33,14 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 
 from dashboards import chart_queries as cq
-from dashboards import exports, scope_stats
+from dashboards import scope_stats
 from dashboards.chart_queries.kernel_series import OrderKey
 from dashboards.figures import kernels as figure
-from dashboards.page_tools import run_text
 from dashboards.pure.chartdata import Baseline, Metric, Point, RunInfo, Series
 from dashboards.pure.selection import BadParam, KernelsQuery, metric_asked, setup_label
 from dashboards.scopes import ScopeChoice, scope_index
+from dashboards.web import exports
+from dashboards.web.page_tools import run_text
 from perfdb.cache import (
     CATALOG,
     alerts_entry,

@@ -17,7 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from dashboards.api.errors import DETAIL_ERRORS
-from dashboards.exports import ListCSVRenderer
+from dashboards.web.exports import ListCSVRenderer
 from perfdb.features.reference import reference_history
 from perfdb.models import ReferenceBuild, ReferenceHold
 

@@ -27,8 +27,6 @@ from dashboards.api.errors import READ_ERRORS
 from dashboards.api.scope_charts import IDS, NAME
 from dashboards.api.serializers import MetricSerializer, ParamsField
 from dashboards.api.throttle import AnonAndUserRateThrottle
-from dashboards.exports import ListCSVRenderer
-from dashboards.page_tools import setup_id_param
 from dashboards.pure.selection import (
     BadParam,
     ids_param,
@@ -37,6 +35,8 @@ from dashboards.pure.selection import (
     metric_named,
     text_param,
 )
+from dashboards.web.exports import ListCSVRenderer
+from dashboards.web.page_tools import setup_id_param
 from perfdb.cache import cache_key, read_together
 from perfdb.models import Metric, Setup
 

@@ -13,9 +13,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from dashboards import exports
-from dashboards.page_tools import bad_params_are_400, download, links
 from dashboards.pure.selection import choice_param, format_param
+from dashboards.web import exports
+from dashboards.web.page_tools import bad_params_are_400, download, links
 from perfdb.models import Claim
 
 ORDER = [Claim.Verdict.CONTRADICTED, Claim.Verdict.NOT_TESTABLE, Claim.Verdict.SUPPORTED]

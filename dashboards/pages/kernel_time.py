@@ -18,10 +18,9 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from dashboards import chart_queries as cq
-from dashboards import exports, scope_stats
+from dashboards import scope_stats
 from dashboards.figures import kernel_time_figure, top_functions_figure
 from dashboards.page_cache import kept_for_anonymous
-from dashboards.page_tools import bad_params_are_400, download, figure_script, links
 from dashboards.pure.selection import (
     BadParam,
     busiest_first,
@@ -41,6 +40,8 @@ from dashboards.scope_draw import (
     subset_links,
 )
 from dashboards.scopes import ScopeChoice, scope_index, scope_setups
+from dashboards.web import exports
+from dashboards.web.page_tools import bad_params_are_400, download, figure_script, links
 from perfdb.cache import cache_key, cached, cached_in_scope
 
 TOP_N_MAX = 30

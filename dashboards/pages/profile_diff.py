@@ -25,12 +25,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from dashboards import exports
 from dashboards.api.compare import RUN_IDS
 from dashboards.chart_queries import profiles as pq
 from dashboards.figures.profile_diff import profile_diff_figure
-from dashboards.page_tools import bad_params_are_400, download, links
 from dashboards.pure.selection import BadParam, choice_param, format_param, ids_param, int_param
+from dashboards.web import exports
+from dashboards.web.page_tools import bad_params_are_400, download, links
 from perfdb.features.profile_diff import DiffRow, ProfileSide, idle_rows, profile_diff, top_movers
 
 TOP_DEFAULT, TOP_MAX = 15, 50

@@ -10,7 +10,6 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from dashboards import chart_queries as cq
-from dashboards import exports
 from dashboards.attribution import attribution_table, compare_attribution
 from dashboards.chart_queries import compare as compare_queries
 from dashboards.chart_queries import profiles as profile_queries
@@ -21,7 +20,6 @@ from dashboards.figures import (
 )
 from dashboards.figures.vmstat import DEFAULT_GROUPS, column_groups
 from dashboards.page_cache import kept_for_anonymous
-from dashboards.page_tools import bad_params_are_400, download, links, run_text, setup_id_param
 from dashboards.pure.chartdata import CompareRow
 from dashboards.pure.chartdata import Metric as MetricData
 from dashboards.pure.compare import CompareLine, compare_lines, headline_metric, table_order
@@ -35,6 +33,8 @@ from dashboards.pure.selection import (
     setup_label,
 )
 from dashboards.scopes import scope_index
+from dashboards.web import exports
+from dashboards.web.page_tools import bad_params_are_400, download, links, run_text, setup_id_param
 
 # --- system activity (vmstat) -----------------------------------------------------------
 

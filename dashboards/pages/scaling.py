@@ -16,10 +16,9 @@ from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
 
 from dashboards import chart_queries as cq
-from dashboards import exports, series_data
+from dashboards import series_data
 from dashboards.figures import scaling_figure
 from dashboards.page_cache import kept_for_anonymous
-from dashboards.page_tools import bad_params_are_400, download, figure_script, links
 from dashboards.pure.chartdata import ScalingChart
 from dashboards.pure.selection import Scope as SetupScope
 from dashboards.pure.selection import (
@@ -31,6 +30,8 @@ from dashboards.pure.selection import (
 )
 from dashboards.scope_draw import Subset, drawn_subset, selection_of, subset_links
 from dashboards.scopes import scope_index, scope_setups
+from dashboards.web import exports
+from dashboards.web.page_tools import bad_params_are_400, download, figure_script, links
 from perfdb.cache import cache_key, cached_before, cached_in_scope, cached_per_setup
 
 # A scaling chart with more lines than this is unreadable (and slow): by default it shows the

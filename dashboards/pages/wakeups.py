@@ -18,11 +18,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from dashboards import chart_queries as cq
-from dashboards import exports
 from dashboards.figures import wakeups_figures
 from dashboards.figures.wakeups import VALUES as WAKEUP_VALUES
 from dashboards.page_cache import kept_for_anonymous
-from dashboards.page_tools import bad_params_are_400, download, figure_script, links
 from dashboards.pure.selection import busiest_first, choice_param, format_param, scope_param
 from dashboards.scope_draw import (
     Subset,
@@ -33,6 +31,8 @@ from dashboards.scope_draw import (
     subset_links,
 )
 from dashboards.scopes import ScopeChoice, scope_index, scope_setups
+from dashboards.web import exports
+from dashboards.web.page_tools import bad_params_are_400, download, figure_script, links
 from perfdb.cache import cache_key, cached_in_scope
 
 # Whole thresholds (each a heatmap of its nice pairs) are drawn while their setups add up

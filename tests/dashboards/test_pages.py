@@ -196,7 +196,7 @@ def test_kernels_json_download(client, data):
 
 
 def test_csv_cells_that_look_like_formulas_are_defused(client, data):
-    from dashboards.exports import csv_cell
+    from dashboards.web.exports import csv_cell
 
     assert csv_cell("=HYPERLINK(1)") == "'=HYPERLINK(1)" and csv_cell(-3.5) == -3.5
 

@@ -1,4 +1,4 @@
-"""dashboards/page_tools.py figure_script: the same bytes as Django's json_script, which
+"""dashboards/web/page_tools.py figure_script: the same bytes as Django's json_script, which
 escapes what could end the script element or start markup in it."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import datetime
 import pytest
 from django.utils.html import json_script
 
-from dashboards.page_tools import figure_script
+from dashboards.web.page_tools import figure_script
 
 FIGURES = [
     {

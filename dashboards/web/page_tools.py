@@ -17,8 +17,8 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from dashboards import chart_queries as cq
-from dashboards import exports
 from dashboards.pure.selection import BadParam, choice_param, setup_ref_param
+from dashboards.web import exports
 
 
 def bad_params_are_400(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
