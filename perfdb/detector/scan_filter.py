@@ -1,4 +1,4 @@
-"""Which kernels of a long series the step scan must test one by one (``stats.step_scan``).
+"""Which kernels of a long series the step scan must test one by one (``step_scan.step_scan``).
 
 Most kernels of a long series change nothing: no start j in the window passes, no step is
 pending, the scan only pushes the kernel onto its running sums. This module finds them for a
@@ -30,8 +30,8 @@ FIRST_BLOCK = 512  # kernels of the first pass after an event; each quiet pass d
 
 
 class Rule(Protocol):
-    """What the filter reads of the scan's rule (``stats.ScanRule``), named here so that this
-    module needs nothing from ``stats``, which imports it."""
+    """What the filter reads of the scan's rule (``step_scan.ScanRule``), named here so that this
+    module needs nothing from ``step_scan``, which imports it."""
 
     @property
     def critical(self) -> float: ...

@@ -1,5 +1,5 @@
 """One series of runs as the detector sees it: ``Point``s in kernel order and the stock
-series' step scan (``perfdb.detector.stats.step_scan``) with the ``Change``s it finds.
+series' step scan (``perfdb.detector.step_scan``) with the ``Change``s it finds.
 
 Pure, no Django. ``perfdb.detector.detection`` builds on it (baselines, pairwise checks, what to
 report) and re-exports ``Point`` and ``Change``; docs/detector.md tells how it works.
@@ -19,7 +19,7 @@ from typing import NamedTuple, cast, overload
 
 from scipy import stats as scipy_stats
 
-from perfdb.detector import order_stats, placement, policy, stats
+from perfdb.detector import order_stats, placement, policy, step_scan
 from perfdb.detector.order_stats import Floats
 from perfdb.detector.policy import Settings
 from perfdb.kernels import parse_kernel
@@ -339,7 +339,7 @@ def _levels(values: Sequence[Sequence[float]]) -> list[float]:
 class Series:
     kernels: Sequence[KernelRuns]
     noise: policy.Noise
-    scan: stats.Scan
+    scan: step_scan.Scan
     levels: Sequence[float]  # each kernel's level, as the scan read them
     variances: Sequence[float]  # and its variance
 
@@ -378,7 +378,7 @@ def analyse_of(
     variances = kernel_variances(kernels, noise, centre, resolution)
     per_kernel = settings.series_alpha / max(len(kernels), settings.budget_kernels)
     fixed = policy.usable_threshold_pct(settings.threshold_pct)
-    rule = stats.ScanRule(
+    rule = step_scan.ScanRule(
         critical=policy.critical_t(per_kernel / 2, noise.dof),
         homogeneity=tuple(
             policy.critical_chi2(settings.homogeneity_alpha, d) if d else math.inf
@@ -390,7 +390,7 @@ def analyse_of(
         baseline_window=settings.baseline_window,
         excursion=settings.excursion_kernels,
     )
-    return Series(kernels, noise, stats.step_scan(levels, variances, rule), levels, variances)
+    return Series(kernels, noise, step_scan.step_scan(levels, variances, rule), levels, variances)
 
 
 def kernel_variances(
@@ -448,7 +448,7 @@ class Placement:
 
     __slots__ = ("_series", "_steps", "_number", "_found")
 
-    def __init__(self, series: Series, steps: Sequence[stats.Step], number: int) -> None:
+    def __init__(self, series: Series, steps: Sequence[step_scan.Step], number: int) -> None:
         self._series, self._steps, self._number = series, steps, number
         self._found: tuple[float | None, tuple[int, float] | None] | None = None
 
@@ -459,7 +459,7 @@ class Placement:
 
 
 def _placement(
-    series: Series, steps: Sequence[stats.Step], number: int
+    series: Series, steps: Sequence[step_scan.Step], number: int
 ) -> tuple[float | None, tuple[int, float] | None]:
     """(share of the step's first kernel, (run, share) of the next likeliest one) from its
     baseline and the kernels of its level up to the next step or the newest kernel, no more

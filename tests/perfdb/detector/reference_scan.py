@@ -1,4 +1,4 @@
-"""The straightforward step scan ``stats.step_scan`` replaced, kept as the reference the fast
+"""The straightforward step scan ``step_scan.step_scan`` replaced, kept as the reference the fast
 scan and its filter are held against, with the random rules and series they are tried on
 (a helper, not a test module)."""
 
@@ -7,7 +7,7 @@ import random
 
 from scipy import stats as scipy_stats
 
-from perfdb.detector import scan_filter, stats
+from perfdb.detector import scan_filter, step_scan
 
 
 def _reference_candidate(levels, variances, outlier, prefix, j, t, start, rule):
@@ -30,7 +30,7 @@ def _reference_candidate(levels, variances, outlier, prefix, j, t, start, rule):
         if spread > rule.homogeneity[min(len(after) - 1, len(rule.homogeneity) - 1)]:
             return None
     before = tuple(i for i in range(lo, j) if not outlier[i])
-    if 2 <= len(before) <= stats.SHORT_BASELINE:
+    if 2 <= len(before) <= step_scan.SHORT_BASELINE:
         # a short baseline that disagrees with itself: the step must also pass without the
         # baseline kernel farthest from the new level
         centre = math.fsum(levels[i] for i in before) / len(before)
@@ -50,7 +50,7 @@ def _reference_candidate(levels, variances, outlier, prefix, j, t, start, rule):
                 or (var > 0 and abs(trimmed) / math.sqrt(var) < rule.critical)
             ):
                 return None
-    step = stats.Step(j, t, z, before, before_mean, after_mean, len(after) >= 2)
+    step = step_scan.Step(j, t, z, before, before_mean, after_mean, len(after) >= 2)
     return step, abs(z)
 
 
@@ -80,7 +80,7 @@ def reference_scan(levels, variances, rule):
     prefix = scan_filter.Prefix()
     start, steps, pending = 0, [], None
     for t in range(n):
-        if pending is not None and stats.cleared(levels[t], pending):
+        if pending is not None and step_scan.cleared(levels[t], pending):
             outlier[t - 1] = True
             prefix.drop_last()
         best, strongest = None, 0.0
@@ -107,13 +107,13 @@ def reference_scan(levels, variances, rule):
         elif best is not None:
             pending = best
         prefix.push(levels[t], variances[t], True)
-    return stats.Scan(tuple(steps), pending, frozenset(i for i in range(n) if outlier[i]))
+    return step_scan.Scan(tuple(steps), pending, frozenset(i for i in range(n) if outlier[i]))
 
 
-def _rule(rng: random.Random) -> stats.ScanRule:
+def _rule(rng: random.Random) -> step_scan.ScanRule:
     """A random rule."""
     window = rng.choice([1, 2, 4, 10, 12])
-    return stats.ScanRule(
+    return step_scan.ScanRule(
         critical=rng.choice([2.0, 3.0, 4.5]),
         homogeneity=(math.inf, *(scipy_stats.chi2.isf(0.01, d) for d in range(1, window + 1))),
         min_fraction=rng.choice([0.0, 0.01, 0.02]),

@@ -330,7 +330,7 @@ def test_the_kernel_after_a_spike_is_judged_against_the_level_not_the_spike():
 
 def test_the_kernel_after_a_short_excursion_is_not_a_move_in_a_short_series():
     """Below min_kernels too, a level that comes back within three kernels is not two moves
-    (``stats.came_back`` for longer series): two kernels 20 % high, then back, raise the way
+    (``step_scan.came_back`` for longer series): two kernels 20 % high, then back, raise the way
     there and nothing on the way back, where the series always was."""
     back = stock_series([100.0, 120.0, 120.3, 100.2, 99.9], trials=3, noise_pct=0.5)
     assert by_run(detect(back, better="higher", candidates={5})) == {}

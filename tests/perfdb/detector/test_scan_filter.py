@@ -1,5 +1,5 @@
 """``scan_filter.Whole`` holds ``Prefix``'s running sums bit for bit, and the numpy filter
-never drops a kernel at which the exact test finds a step (so ``stats.step_scan`` over long
+never drops a kernel at which the exact test finds a step (so ``step_scan.step_scan`` over long
 series is the reference scan's answer)."""
 
 import dataclasses
@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pytest
 
-from perfdb.detector import scan_filter, stats
+from perfdb.detector import scan_filter, step_scan
 from tests.perfdb.detector.reference_scan import _rule, _series, reference_scan
 
 
@@ -58,7 +58,7 @@ def test_series_longer_than_a_numpy_pass_are_identical_to_the_reference(seed):
     levels = [v + offset for v in levels]
     rule = _rule(rng)
     rule = dataclasses.replace(rule, min_fraction=0.0)  # steps of 1e-6 of the level count
-    fast = stats.step_scan(levels, variances, rule)
+    fast = step_scan.step_scan(levels, variances, rule)
     assert fast == reference_scan(levels, variances, rule)
     assert fast.steps or fast.outliers
 
@@ -77,7 +77,7 @@ def test_the_filter_keeps_every_kernel_at_which_the_exact_test_finds_a_start(see
         whole.pushed = t0
         end, kept = scan_filter.might_pass(whole, t0, start, rule)
         for t in range(t0, end):
-            best = stats.best_step(levels, variances, outlier, whole, t, start, rule)
+            best = step_scan.best_step(levels, variances, outlier, whole, t, start, rule)
             tested += 1
             if best is not None:
                 found += 1
