@@ -27,7 +27,7 @@ def main() -> None:
     django_setup()
     from dashboards.chart_queries.charts import WAKEUP_PARAMS
     from dashboards.chart_queries.overview import scope_totals, scopes_with_runs
-    from dashboards.scope_stats import busiest_profiled
+    from dashboards.page_data.scope_stats import busiest_profiled
     from perfdb.models import SetupSummary
 
     pid = backend_pid()

@@ -2,7 +2,7 @@
 (no kept page: ``PAGE_CACHE_STALE_SECONDS=0``) and the first request after runs are added to
 the page's own scope (``perfdb.cache.runs_added``, what an upload's commit does: every data
 entry of the scope is recomputed by that request), by default and with every setup asked
-for ("show all": its first page, dashboards/scope_draw.py).
+for ("show all": its first page, dashboards/page_data/scope_draw.py).
 
 Re-run (on a database built with ``python manage.py synth_history --scale N``):
 

@@ -20,7 +20,7 @@ its data, the cache is empty: ``pages_after_deploy``, run by beat's periodic
 ``dashboards.tasks.warm_cold_cache`` on the pages queue, finds no mark of a warm-up in it
 and computes what every page's default view reads (the scope index, the overview, each
 chart page's default scope), so that the first visitors do not. Whatever else a visitor
-opens first costs one bounded computation (a page of setups: dashboards/scope_draw.py).
+opens first costs one bounded computation (a page of setups: dashboards/page_data/scope_draw.py).
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ from functools import partial
 
 from django.core.cache import cache
 
-from dashboards import scope_stats, scopes, series_data
 from dashboards.chart_queries.profiles import profiled_setups
+from dashboards.page_data import scope_stats, scopes, series_data
 from dashboards.pages import kernel_time, scaling, views, wakeups
 from perfdb.cache import (
     SCOPE_VERSION_PREFIX,

@@ -22,11 +22,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from dashboards import chart_queries as cq
-from dashboards import series_data
 from dashboards.api.errors import READ_ERRORS
 from dashboards.api.scope_charts import IDS, NAME
 from dashboards.api.serializers import MetricSerializer, ParamsField
 from dashboards.api.throttle import AnonAndUserRateThrottle
+from dashboards.page_data import series_data
 from dashboards.pure.selection import (
     BadParam,
     ids_param,

@@ -55,7 +55,7 @@ def setup_id_of(ref: int | SetupKey | None, name: str = "setup") -> int | None:
 def metric_choices(*, setup_ids: Sequence[int]) -> list[dict[str, Any]]:
     """Metrics with at least one result in these setups, ordered by name, unit and id: the
     metrics of ``metrics_by_setup``, uncached (the pages keep each setup's ids cached:
-    dashboards/series_data.py). Two queries, both index look-ups."""
+    dashboards/page_data/series_data.py). Two queries, both index look-ups."""
     return metrics_ordered(m for ids in metrics_by_setup(setup_ids=setup_ids).values() for m in ids)
 
 
@@ -84,7 +84,7 @@ def metrics_by_setup(*, setup_ids: Sequence[int]) -> dict[int, list[int]]:
     for a few setups (what an upload makes the pages read again: its own setups; a probe per
     metric however long the setup's history), else one DISTINCT over their results (a
     scope's hundred setups read cold). A scope's metrics are kept per setup and only the
-    setups an upload wrote to are read again (dashboards/series_data.py)."""
+    setups an upload wrote to are read again (dashboards/page_data/series_data.py)."""
     found: dict[int, set[int]] = {int(setup_id): set() for setup_id in setup_ids}
     if not found:
         return {}

@@ -1,7 +1,7 @@
 """Per-setup run summaries, read per scope (workload x hardware x UP/SMP): what the overview
 and the scope picker are built from. PostgreSQL keeps them as runs are written
 (``perfdb.models.SetupSummary``), so reading a scope's is an index range scan of its setups,
-not of its runs; ``dashboards.scope_stats`` still caches them per scope version."""
+not of its runs; ``dashboards.page_data.scope_stats`` still caches them per scope version."""
 
 from __future__ import annotations
 

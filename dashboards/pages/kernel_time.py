@@ -1,10 +1,10 @@
 """The kernel and scheduler time page (/kernel-time/): % of time in the kernel and in the
 scheduler per run, and the top kernel functions, of a bounded number of a scope's setups
-(``KERNEL_TIME_MAX_SETUPS``: its profiled setups with the most profiled runs first, then
-the most-run), any others or all of them with ``?setups=<id>&setups=<id>`` or
-``?setups=all``, ``KERNEL_TIME_PAGE_SETUPS`` a page (``&page=2``; dashboards/scope_draw.py).
-Its data and figures are cached per scope version and drawn page (perfdb/cache/), so a
-request reads and unpickles only what it draws.
+(``KERNEL_TIME_MAX_SETUPS``: its profiled setups with the most profiled runs first, then the
+most-run), any others or all of them with ``?setups=<id>&setups=<id>`` or ``?setups=all``,
+``KERNEL_TIME_PAGE_SETUPS`` a page (``&page=2``; dashboards/page_data/scope_draw.py). Its
+data and figures are cached per scope version and drawn page (perfdb/cache/), so a request
+reads and unpickles only what it draws.
 """
 
 from __future__ import annotations
@@ -18,9 +18,18 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from dashboards import chart_queries as cq
-from dashboards import scope_stats
 from dashboards.figures import kernel_time_figure, top_functions_figure
 from dashboards.page_cache import kept_for_anonymous
+from dashboards.page_data import scope_stats
+from dashboards.page_data.scope_draw import (
+    Subset,
+    api_url,
+    drawn_subset,
+    selection_of,
+    setup_runs,
+    subset_links,
+)
+from dashboards.page_data.scopes import ScopeChoice, scope_index, scope_setups
 from dashboards.pure.selection import (
     BadParam,
     busiest_first,
@@ -31,15 +40,6 @@ from dashboards.pure.selection import (
     setup_label,
 )
 from dashboards.pure.selection import Scope as SetupScope
-from dashboards.scope_draw import (
-    Subset,
-    api_url,
-    drawn_subset,
-    selection_of,
-    setup_runs,
-    subset_links,
-)
-from dashboards.scopes import ScopeChoice, scope_index, scope_setups
 from dashboards.web import exports
 from dashboards.web.page_tools import bad_params_are_400, download, figure_script, links
 from perfdb.cache import cache_key, cached, cached_in_scope

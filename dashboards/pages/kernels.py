@@ -15,10 +15,10 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from dashboards import series_data
 from dashboards.page_cache import kept_while_current
+from dashboards.page_data import series_data
+from dashboards.page_data.scopes import scope_index
 from dashboards.pure.selection import ACROSS_KERNELS, KernelsQuery
-from dashboards.scopes import scope_index
 from dashboards.web import exports
 from dashboards.web.page_tools import bad_params_are_400, links
 

@@ -10,16 +10,17 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from dashboards import chart_queries as cq
-from dashboards.attribution import attribution_table, compare_attribution
 from dashboards.chart_queries import compare as compare_queries
 from dashboards.chart_queries import profiles as profile_queries
-from dashboards.compare_series import compare_contexts
 from dashboards.figures import (
     compare_figure,
     vmstat_figure,
 )
 from dashboards.figures.vmstat import DEFAULT_GROUPS, column_groups
 from dashboards.page_cache import kept_for_anonymous
+from dashboards.page_data.attribution import attribution_table, compare_attribution
+from dashboards.page_data.compare_series import compare_contexts
+from dashboards.page_data.scopes import scope_index
 from dashboards.pure.chartdata import CompareRow
 from dashboards.pure.chartdata import Metric as MetricData
 from dashboards.pure.compare import CompareLine, compare_lines, headline_metric, table_order
@@ -32,7 +33,6 @@ from dashboards.pure.selection import (
     scope_param,
     setup_label,
 )
-from dashboards.scopes import scope_index
 from dashboards.web import exports
 from dashboards.web.page_tools import bad_params_are_400, download, links, run_text, setup_id_param
 

@@ -16,9 +16,11 @@ from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
 
 from dashboards import chart_queries as cq
-from dashboards import series_data
 from dashboards.figures import scaling_figure
 from dashboards.page_cache import kept_for_anonymous
+from dashboards.page_data import series_data
+from dashboards.page_data.scope_draw import Subset, drawn_subset, selection_of, subset_links
+from dashboards.page_data.scopes import scope_index, scope_setups
 from dashboards.pure.chartdata import ScalingChart
 from dashboards.pure.selection import Scope as SetupScope
 from dashboards.pure.selection import (
@@ -28,8 +30,6 @@ from dashboards.pure.selection import (
     metric_param,
     scope_param,
 )
-from dashboards.scope_draw import Subset, drawn_subset, selection_of, subset_links
-from dashboards.scopes import scope_index, scope_setups
 from dashboards.web import exports
 from dashboards.web.page_tools import bad_params_are_400, download, figure_script, links
 from perfdb.cache import cache_key, cached_before, cached_in_scope, cached_per_setup

@@ -8,9 +8,9 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
-from dashboards import scope_stats
 from dashboards.chart_queries.links import run_links
 from dashboards.page_cache import kept_for_anonymous
+from dashboards.page_data import scope_stats
 from dashboards.pages.summaries import summary_url
 from perfdb import queries
 from perfdb.alerting import summaries

@@ -3,7 +3,7 @@ time, as tables and heatmaps (one per preemption threshold), of a bounded number
 scope's setups: whole thresholds, the most-run first, up to ``WAKEUPS_MAX_SETUPS`` setups;
 any others or all with ``?thresholds=0&thresholds=40`` or ``?thresholds=all``, whole
 thresholds of up to ``WAKEUPS_PAGE_SETUPS`` setups a page (``&page=2``;
-dashboards/scope_draw.py). Rows and figures are cached per scope version and drawn page (a
+dashboards/page_data/scope_draw.py). Rows and figures are cached per scope version and drawn page (a
 request unpickles only the build it shows) and served up to ``PAGE_CACHE_STALE_SECONDS``
 behind uploads (perfdb/cache/); a download is never behind.
 """
@@ -21,8 +21,7 @@ from dashboards import chart_queries as cq
 from dashboards.figures import wakeups_figures
 from dashboards.figures.wakeups import VALUES as WAKEUP_VALUES
 from dashboards.page_cache import kept_for_anonymous
-from dashboards.pure.selection import busiest_first, choice_param, format_param, scope_param
-from dashboards.scope_draw import (
+from dashboards.page_data.scope_draw import (
     Subset,
     api_url,
     drawn_subset,
@@ -30,7 +29,8 @@ from dashboards.scope_draw import (
     setup_runs,
     subset_links,
 )
-from dashboards.scopes import ScopeChoice, scope_index, scope_setups
+from dashboards.page_data.scopes import ScopeChoice, scope_index, scope_setups
+from dashboards.pure.selection import busiest_first, choice_param, format_param, scope_param
 from dashboards.web import exports
 from dashboards.web.page_tools import bad_params_are_400, download, figure_script, links
 from perfdb.cache import cache_key, cached_in_scope

@@ -192,7 +192,7 @@ def test_run_baseline_is_stock_of_the_same_kernel_or_the_previous_kernel(data):
 def test_metrics_kept_per_setup_give_the_scopes_metric_choices(data):
     """A scope's metrics made of each setup's (cached per setup) are metric_choices' own list,
     order included, for any set of setups; a setup without results has none."""
-    from dashboards import series_data
+    from dashboards.page_data import series_data
 
     ids = sorted(Setup.objects.values_list("pk", flat=True))
     empty = SetupFactory(hardware=Setup.objects.get(pk=ids[0]).hardware, params={"rooms": 999})

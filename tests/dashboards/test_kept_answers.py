@@ -143,7 +143,7 @@ def test_only_gets_without_a_body_are_answered(kept_30s, client, urls):
 def test_an_answer_with_uncached_reads_is_not_kept(kept_30s, client, urls, monkeypatch):
     """A query no version follows (one added to how the page picks its setup) keeps the
     answer from being kept."""
-    from dashboards import series_data
+    from dashboards.page_data import series_data
     from perfdb.models import Setup
 
     chosen = series_data._setup_id

@@ -433,7 +433,7 @@ def test_a_workload_without_runs_is_not_listed(client, data):
 def test_wakeups_of_a_setup_without_counters_says_so_and_links_the_ones_with_them(
     client, data, tmp_path
 ):
-    from dashboards.scopes import scope_index
+    from dashboards.page_data.scopes import scope_index
 
     run = volano_run("2.6.0", files='{ path = "t.log", parser = "volanomark" }')
     other = manifest_toml(run.replace('hardware = "P8"', 'hardware = "Q4"'), hardware="Q4")

@@ -7,7 +7,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from dashboards import scope_stats, warm
+from dashboards import warm
+from dashboards.page_data import scope_stats
 from perfdb import cache as page_cache
 from perfdb.models import Run
 from tests.dashboards.data import load
@@ -58,7 +59,7 @@ def test_runs_added_queues_the_warm_only_when_asked(settings):
 def test_a_scaling_chart_someone_opened_is_recomputed_by_the_warm_not_its_next_visitor(
     client, tmp_path, django_assert_num_queries
 ):
-    from dashboards.scopes import scope_index
+    from dashboards.page_data.scopes import scope_index
 
     load(tmp_path)
     scope = next(s.key for s in scope_index().scopes if s.has_varying_params)
@@ -82,7 +83,7 @@ def test_warms_queued_behind_one_under_the_same_versions_read_nothing(
     """Uploads faster than the warms: the warms queued behind the first find the versions
     it warmed and skip, reading no entry (a scope's ~100 scaling pieces each, unpickled)
     and making no query; runs added to a scope make its next warm work."""
-    from dashboards.scopes import scope_index
+    from dashboards.page_data.scopes import scope_index
 
     load(tmp_path)
     scope = next(s.key for s in scope_index().scopes if s.has_varying_params)
@@ -111,7 +112,7 @@ def test_the_writers_commit_recomputes_the_uploaded_scopes_setup_picker(
     import redis
     from django.test.utils import CaptureQueriesContext
 
-    from dashboards import series_data
+    from dashboards.page_data import series_data
     from perfdb.models import Metric, Setup
     from tests.bundles import make_bundle
     from tests.conftest import free_port

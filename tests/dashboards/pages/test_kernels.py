@@ -1,6 +1,6 @@
-"""The across-kernels page's alerts (dashboards/pages/kernels.py, dashboards/series_data.py): the
-marks drawn into its figure (/kernels/figure/), never older than the alerts, and the series
-a page naming no set-up opens on.
+"""The across-kernels page's alerts (dashboards/pages/kernels.py,
+dashboards/page_data/series_data.py): the marks drawn into its figure (/kernels/figure/),
+never older than the alerts, and the series a page naming no set-up opens on.
 
 The kernels page's pickers are rendered once and cached as HTML (dashboards/pages/kernels.py):
 they reach the page as options, not as escaped text, and what a user typed in them (a run's

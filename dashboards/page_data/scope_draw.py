@@ -20,7 +20,7 @@ from urllib.parse import urlencode
 
 from django.urls import reverse
 
-from dashboards import scope_stats
+from dashboards.page_data import scope_stats
 from dashboards.pure.selection import ALL, MAX_IDS, BadParam, int_param, subset_param
 from perfdb.cache import cache_key, cached_in_scope
 

@@ -178,7 +178,7 @@ def test_selector_query_counts_do_not_grow_with_setups(
         # the setup with its run count and its metrics (one query), the setup's run ids
         # (what a series brought up to date after an upload starts from: the runs it
         # holds), the series' rows; warm: nothing (the setup, its metrics, the series and
-        # the finished download are cached per setup version: dashboards/series_data.py)
+        # the finished download are cached per setup version: dashboards/page_data/series_data.py)
         ("/kernels/?setup={setup}&format=json", 3, 0),
         # + the scope picker once per setups catalogue (pages.scope_index: one pass over
         # the setups inside a savepoint that turns JIT off: savepoint, SET LOCAL, the

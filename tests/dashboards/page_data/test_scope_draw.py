@@ -10,10 +10,10 @@ from html import unescape
 
 import pytest
 
+from dashboards.page_data.scope_draw import paged
 from dashboards.pages import kernel_time, scaling, wakeups
 from dashboards.pages.scaling import spread
 from dashboards.pure.selection import BadParam, busiest_first, subset_param
-from dashboards.scope_draw import paged
 from perfdb.models import Setup
 from tests.dashboards.page_figures import figure
 

@@ -11,7 +11,7 @@ import tarfile
 
 import pytest
 
-from dashboards import scope_stats
+from dashboards.page_data import scope_stats
 from perfdb import cache as page_cache
 from perfdb.cache import entries, refresh
 from perfdb.cache.versions import current_versions
@@ -140,7 +140,7 @@ def test_the_scope_picker_survives_uploads_to_existing_setups(
     tmp_path, django_capture_on_commit_callbacks, monkeypatch
 ):
     """Its entries depend on which setups exist: built once, not after every upload."""
-    from dashboards import scope_stats, scopes
+    from dashboards.page_data import scope_stats, scopes
 
     load(tmp_path)
     with django_capture_on_commit_callbacks(execute=True):
@@ -244,7 +244,7 @@ def test_the_default_scaling_chart_after_a_new_build_is_drawn_in_the_background(
     once the builds were refreshed: the first visitor after each upload drew it."""
     import threading
 
-    from dashboards import scopes
+    from dashboards.page_data import scopes
     from dashboards.pages import scaling
     from tests.bundles import make_bundle
     from tests.dashboards.data import dashboard_bundle, ingest

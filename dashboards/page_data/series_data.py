@@ -33,12 +33,12 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 
 from dashboards import chart_queries as cq
-from dashboards import scope_stats
 from dashboards.chart_queries.kernel_series import OrderKey
 from dashboards.figures import kernels as figure
+from dashboards.page_data import scope_stats
+from dashboards.page_data.scopes import ScopeChoice, scope_index
 from dashboards.pure.chartdata import Baseline, Metric, Point, RunInfo, Series
 from dashboards.pure.selection import BadParam, KernelsQuery, metric_asked, setup_label
-from dashboards.scopes import ScopeChoice, scope_index
 from dashboards.web import exports
 from dashboards.web.page_tools import run_text
 from perfdb.cache import (

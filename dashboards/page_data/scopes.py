@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dashboards import chart_queries as cq
-from dashboards import scope_stats
+from dashboards.page_data import scope_stats
 from dashboards.pure.selection import Scope as SetupScope
 from perfdb.cache import cache_key, cached_in_scope, scope_key
 
