@@ -14,8 +14,10 @@ here; the compare page asks ``pair_context`` and ``judge`` for the same verdicts
 - ``drift``: a series a little worse kernel after kernel (``drift_changes``, method
   ``DRIFT_METHOD``), the slope of its trailing window;
 - ``policy``: ``Settings``, the one test (``judge``), the noise model of long series;
-- ``series``: points in kernel order, a long series analysed and the changes it shows;
-- ``stats``: statistics of plain sequences of floats, and the step scan of long series;
+- ``points``: ``Point`` and ``Change``, points in kernel order, stock runs by kernel;
+- ``long_series``: a long series analysed and the changes its step scan shows;
+- ``step_scan``: the step scan of a long series' levels;
+- ``stats``: statistics of plain sequences of floats;
 - ``placement``: how sure a step is of its first kernel;
 - ``scan_filter``, ``order_stats``, ``resolution``: the same answers, computed fast on long
   series.
@@ -33,17 +35,7 @@ from perfdb.detector.detection import (
 )
 from perfdb.detector.drift import METHOD as DRIFT_METHOD
 from perfdb.detector.order_stats import Floats
-from perfdb.detector.policy import (
-    BETTER_CHOICES,
-    Noise,
-    Settings,
-    Verdict,
-    judge,
-    median_noise,
-    pooled_level_noise_pct,
-    usable_threshold_pct,
-)
-from perfdb.detector.series import (
+from perfdb.detector.points import (
     Change,
     Columns,
     Ordered,
@@ -54,6 +46,16 @@ from perfdb.detector.series import (
     ordered,
     points_from,
     with_order,
+)
+from perfdb.detector.policy import (
+    BETTER_CHOICES,
+    Noise,
+    Settings,
+    Verdict,
+    judge,
+    median_noise,
+    pooled_level_noise_pct,
+    usable_threshold_pct,
 )
 from perfdb.detector.series_check import check
 

@@ -3,8 +3,8 @@
 Pure functions over frozen dataclasses, no Django: the Celery task loads a series from the
 database, turns it into ``Point``s and stores the returned ``Change``s as alerts (direction
 "regression") or as recorded improvements. The statistics policy (noise model, thresholds,
-the pairwise judge shared with the compare page) is ``detector.policy``; ``Point``, ``Change``
-and the stock series' step scan (``detector.stats.step_scan``) are ``detector.series``. How it
+the pairwise judge shared with the compare page) is ``detector.policy``; ``Point`` and ``Change``
+are ``detector.points``, a long series' step scan ``detector.long_series``. How it
 works and the accuracy figures: docs/detector.md.
 """
 
@@ -16,35 +16,32 @@ from dataclasses import dataclass, replace
 from statistics import fmean
 
 from perfdb.detector import policy, stats
-from perfdb.detector.policy import BETTER_CHOICES as BETTER_CHOICES
-from perfdb.detector.policy import Settings as Settings  # re-exported: detection.Settings
-from perfdb.detector.policy import validate_threshold_pct as validate_threshold_pct
-from perfdb.detector.series import Change as Change
-from perfdb.detector.series import (
+from perfdb.detector.long_series import Series, analyse, kept, series_changes
+from perfdb.detector.points import Change as Change
+from perfdb.detector.points import (
     KernelRuns,
     Ordered,
-    Series,
-    analyse,
     kernel_key,
     kernel_of,
     ordered,
     run_order,
-    series_changes,
     stock_by_kernel,
 )
-from perfdb.detector.series import Point as Point
+from perfdb.detector.points import Point as Point
+from perfdb.detector.policy import BETTER_CHOICES as BETTER_CHOICES
+from perfdb.detector.policy import Settings as Settings  # re-exported: detection.Settings
+from perfdb.detector.policy import validate_threshold_pct as validate_threshold_pct
 
 DEFAULTS = Settings()
 
 
 def _analysed(usable: Ordered, settings: Settings) -> Series | None:
-    """``series.analyse`` of the points, once per settings: kept on ``usable`` too, as a
+    """``long_series.analyse`` of the points, once per settings: kept on ``usable`` too, as a
     lookup in analyse's own cache hashes every point of the series."""
-    if not hasattr(usable, "analyses"):
-        usable.analyses = {}
-    if settings not in usable.analyses:
-        usable.analyses[settings] = analyse(tuple(usable), settings)
-    return usable.analyses[settings]
+    analyses = kept(usable)
+    if settings not in analyses:
+        analyses[settings] = analyse(tuple(usable), settings)
+    return analyses[settings]
 
 
 # --- baselines ---
@@ -541,7 +538,7 @@ def short_scan_of(
     """A short series' stock kernels and their ``short_scan``, once per check: kept on
     ``usable`` (``detect`` reads the steps, the drift test where they are). ``noise``: the
     series' ``trial_noise``, when the caller has it."""
-    # Kept in the points' own namespace, typed here: the scan is detection's, and series.py
+    # Kept in the points' own namespace, typed here: the scan is detection's, and points.py
     # (which detection imports) need not know its shape.
     scans: dict[tuple[str, Settings], tuple[list[KernelRuns], ShortScan]]
     scans = usable.__dict__.setdefault("short_scans", {})

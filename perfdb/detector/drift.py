@@ -32,15 +32,9 @@ from scipy import stats as scipy_stats
 
 from perfdb.detector import policy
 from perfdb.detector.detection import TrialNoise, short_scan_of, trial_noise
+from perfdb.detector.long_series import Series, kept
+from perfdb.detector.points import Change, KernelRuns, Ordered, Point, kernel_of
 from perfdb.detector.policy import Settings
-from perfdb.detector.series import (
-    Change,
-    KernelRuns,
-    Ordered,
-    Point,
-    Series,
-    kernel_of,
-)
 
 METHOD = "drift"
 # Theil-Sen's slope is about this efficient as least squares' on normal levels (simple
@@ -70,7 +64,7 @@ def drift_changes(
     page sets beside the newest kernel and what a recovery goes back to."""
     if better == "none":
         return []
-    series: Series | None = getattr(usable, "analyses", {}).get(settings)
+    series: Series | None = kept(usable).get(settings)
     if series is not None:
         kernels: Sequence[KernelRuns] = series.kernels
         breaks = [s.index for s in series.scan.steps]

@@ -18,9 +18,28 @@ the log-precision term below). Pure, O(kernels of the step's two segments).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 REACH = 2  # kernels either side of the scan's first kernel that are weighed against it
+
+Found = tuple[float | None, tuple[int, float] | None]  # (share, (run, share) of the runner-up)
+
+
+class Placement:
+    """Where a step starts, as likely as the data say, worked out the first time it is read
+    (``find``): a check returns every step of a series at each upload but stores only the
+    few that are new, confirmed or moved."""
+
+    __slots__ = ("_find", "_found")
+
+    def __init__(self, find: Callable[[], Found]) -> None:
+        self._find = find
+        self._found: Found | None = None
+
+    def found(self) -> Found:
+        if self._found is None:
+            self._found = self._find()
+        return self._found
 
 
 def shares(

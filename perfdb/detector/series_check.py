@@ -14,9 +14,10 @@ from collections.abc import Collection, Mapping, Sequence
 
 from perfdb.detector.detection import change_points, detect
 from perfdb.detector.drift import drift_changes
+from perfdb.detector.long_series import analyse, analyse_of, kept
 from perfdb.detector.order_stats import Floats
+from perfdb.detector.points import Change, Columns, Ordered, Point, ordered
 from perfdb.detector.policy import Settings
-from perfdb.detector.series import Change, Columns, Ordered, Point, analyse, analyse_of, ordered
 
 UNCACHED_FROM = 200  # points: a series this long is analysed without analyse's cache
 
@@ -41,7 +42,7 @@ def check(
     that the upload's kernel confirms lands on an earlier upload's run and is still raised
     (or updated); and a drift of the stock series (``drift.drift_changes``, method "drift")
     when the newest stock kernel is a candidate. ``usable``: the points as ``ordered``
-    gives them, when the caller read them so; ``columns``: their ``series.columns`` and
+    gives them, when the caller read them so; ``columns``: their ``points.columns`` and
     single trials, likewise. The series is analysed once for every call
     (``analysed_once``)."""
     declared = declared or {}
@@ -85,16 +86,15 @@ def analysed_once(
     usable: Ordered, settings: Settings, columns: tuple[Columns, Floats] | None = None
 ) -> Ordered:
     """``usable`` with its analysis under ``settings`` where ``detect`` and ``change_points``
-    look first (``Ordered.analyses``). A long series' is computed without ``series.analyse``'s
+    look first (``long_series.kept``). A long series' is computed without ``long_series.analyse``'s
     own cache, whose key hashes every point (5 % of a one-run check onto 60 series of 1,000
     kernels) and which holds fewer series than such a check reads (``columns``: the points'
     columns and single trials, when the caller has them); a shorter series' goes through
     it, as a check run again finds it there. The same function, so the same analysis."""
-    if not hasattr(usable, "analyses"):
-        usable.analyses = {}
-    if settings not in usable.analyses:
+    analyses = kept(usable)
+    if settings not in analyses:
         if len(usable) < UNCACHED_FROM:
-            usable.analyses[settings] = analyse(usable, settings)
+            analyses[settings] = analyse(usable, settings)
         else:
-            usable.analyses[settings] = analyse_of(usable, settings, *(columns or ()))
+            analyses[settings] = analyse_of(usable, settings, *(columns or ()))
     return usable

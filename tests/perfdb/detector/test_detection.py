@@ -14,8 +14,8 @@ from perfdb.detector.detection import (
     short_scan,
     trial_noise,
 )
+from perfdb.detector.points import run_order, stock_by_kernel
 from perfdb.detector.policy import Noise, judge
-from perfdb.detector.series import run_order, stock_by_kernel
 from perfdb.kernels import sort_kernels
 from tests.perfdb.detector.long_series import long_series
 
@@ -524,7 +524,7 @@ def expected_baseline(points, run_id):
 )
 def test_a_kernel_parsed_for_the_series_is_what_parse_kernel_says(kernel):
     # series.parsed_kernel takes a shortcut for plain "A.B.C" versions: same text, same order
-    from perfdb.detector.series import parsed_kernel
+    from perfdb.detector.points import parsed_kernel
     from perfdb.kernels import kernel_sort_key, parse_kernel
 
     assert parsed_kernel(kernel) == (parse_kernel(kernel).text, kernel_sort_key(kernel))

@@ -5,7 +5,7 @@ computation: the same floats, bit for bit, or the plain sort where numpy's order
 
 ``order_stats.Floats``: a series' single trials converted to numpy once, read by the noise,
 the centre, the quantum and the step scan; each gives what it gives the plain list. A check
-passes a long series' columns and trials to ``series.analyse_of``: the analysis is the one
+passes a long series' columns and trials to ``long_series.analyse_of``: the analysis is the one
 ``analyse`` makes from the points alone."""
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import random
 import numpy as np
 import pytest
 
-from perfdb.detector import order_stats, policy, resolution, scan_filter, series, stats
+from perfdb.detector import long_series, order_stats, policy, resolution, scan_filter, stats
 from perfdb.detector.order_stats import Floats
-from perfdb.detector.series import Point
+from perfdb.detector.points import Point, columns
 
 
 def _values(rng: random.Random) -> list[float]:
@@ -118,8 +118,8 @@ def test_analyse_of_with_columns_and_trials_is_analyse(seed):
         values = [v if math.isfinite(v) else 1.0 for v in values]
         points = [p._replace(values=(v,)) for p, v in zip(points, values, strict=True)]
     settings = policy.Settings(resolution=rng.choice([None, None, 0.01]))
-    plain = series.analyse.__wrapped__(tuple(points), settings)
-    fast = series.analyse_of(points, settings, series.columns(points), Floats(np.array(values)))
+    plain = long_series.analyse.__wrapped__(tuple(points), settings)
+    fast = long_series.analyse_of(points, settings, columns(points), Floats(np.array(values)))
     assert (fast is None) == (plain is None)
     if plain is not None and fast is not None:
         assert repr((fast.noise, fast.scan)) == repr((plain.noise, plain.scan))

@@ -12,6 +12,7 @@ import pytest
 
 from perfdb.detector import policy
 from perfdb.detector.detection import Point, change_points, detect, trial_noise
+from perfdb.detector.points import ordered
 from perfdb.detector.policy import (
     Noise,
     Settings,
@@ -21,7 +22,6 @@ from perfdb.detector.policy import (
     pooled_prior,
     series_noise,
 )
-from perfdb.detector.series import ordered
 
 
 @pytest.mark.parametrize("value", [0, 0.0, -1.0, math.nan, math.inf, -math.inf, "5"])

@@ -1,8 +1,10 @@
-"""One series of runs as the detector sees it: ``Point``s in kernel order and the stock
-series' step scan (``perfdb.detector.step_scan``) with the ``Change``s it finds.
+"""The series as the detector reads it: ``Point``s in kernel order, grouped by kernel, and
+the ``Change``s it reports on them.
 
-Pure, no Django. ``perfdb.detector.detection`` builds on it (baselines, pairwise checks, what to
-report) and re-exports ``Point`` and ``Change``; docs/detector.md tells how it works.
+A ``Point`` is one run (kernel, patch set, trials); ``ordered`` drops the trials that are not
+numbers and sorts the runs by kernel (``kernel_key``: the version's order, or the one a
+``with_order`` name states); ``stock_by_kernel`` and ``stock_kernels`` group the stock runs
+into one observation a kernel (``KernelRuns``), the unit every test reads. Pure, no Django.
 """
 
 from __future__ import annotations
@@ -12,16 +14,13 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
-from itertools import chain, compress
+from itertools import compress
 from operator import itemgetter, not_
 from statistics import fmean
 from typing import NamedTuple, cast, overload
 
-from scipy import stats as scipy_stats
-
-from perfdb.detector import order_stats, placement, policy, step_scan
+from perfdb.detector import placement, policy
 from perfdb.detector.order_stats import Floats
-from perfdb.detector.policy import Settings
 from perfdb.kernels import parse_kernel
 
 
@@ -67,7 +66,7 @@ class Change:
     status: str = "confirmed"
     # A step's placement (``perfdb.detector.placement``), worked out when read; None for a pairwise
     # change, whose kernel is the one compared.
-    placement: Placement | None = field(default=None, compare=False, repr=False)
+    placement: placement.Placement | None = field(default=None, compare=False, repr=False)
 
     @property
     def location_share(self) -> float | None:
@@ -83,6 +82,8 @@ class Change:
 # --- kernels, parsed once per kernel string ---
 
 _PLAIN = re.compile(r"(\d{1,2})\.(\d{1,3})\.(\d{1,3})")
+
+
 _PLAIN_TAIL = parse_kernel("0.0.0").sort_key[3:]  # no sublevel, final release, no suffix
 
 
@@ -134,6 +135,9 @@ def run_order(point: Point) -> tuple[object, ...]:
     return (*kernel_key(point), point.patches, point.run_id)
 
 
+# --- the usable points, in kernel order ---
+
+
 def usable_points(points: Sequence[Point]) -> list[Point]:
     """NaN and infinite trials dropped; a run with no trial left is no observation."""
     cleaned = []
@@ -162,10 +166,9 @@ def _plain_finite(values: tuple[float, ...]) -> bool:
 class Ordered(tuple[Point, ...]):
     """A series' usable points in kernel order (``ordered``): ``detection.detect`` and
     ``detection.change_points`` take it as it is, so a check cleans, sorts and analyses a
-    long series once, not twice; and reads a short one kernel by kernel once
-    (``detection.short_scan_of`` keeps it on the points), for its steps and the drift test."""
-
-    analyses: dict[Settings, Series | None]
+    long series once, not twice (``long_series.kept``); and reads a short one kernel by
+    kernel once (``detection.short_scan_of`` keeps it on the points), for its steps and the
+    drift test. What each stage keeps on it is typed where it is kept."""
 
 
 def ordered(points: Sequence[Point]) -> Ordered:
@@ -175,7 +178,7 @@ def ordered(points: Sequence[Point]) -> Ordered:
     return Ordered(sorted(usable_points(points), key=run_order))
 
 
-# --- the stock series ---
+# --- the stock runs, one observation a kernel ---
 
 
 class KernelRuns(NamedTuple):
@@ -333,151 +336,3 @@ def _levels(values: Sequence[Sequence[float]]) -> list[float]:
         if set(map(type, firsts)) == {float}:
             return firsts
     return [math.fsum(v) / len(v) for v in values]
-
-
-@dataclass(frozen=True)
-class Series:
-    kernels: Sequence[KernelRuns]
-    noise: policy.Noise
-    scan: step_scan.Scan
-    levels: Sequence[float]  # each kernel's level, as the scan read them
-    variances: Sequence[float]  # and its variance
-
-
-@lru_cache(maxsize=32)
-def analyse(points: tuple[Point, ...], settings: Settings) -> Series | None:
-    """Noise model and step scan of a series; None below ``short_kernels`` stock kernels.
-
-    Cached: the service calls ``detect`` and ``change_points`` on the same points.
-    """
-    return analyse_of(points, settings)
-
-
-def analyse_of(
-    points: Sequence[Point],
-    settings: Settings,
-    of: Columns | None = None,
-    singles: Floats | None = None,
-) -> Series | None:
-    """``analyse`` uncached, given the points' ``columns`` and, when each point has one
-    trial, those trials as ``Floats`` (``stock_kernels``), when the caller has them (a check
-    reads them so)."""
-    of = of or columns(points)
-    kernels = stock_kernels(points, of, singles)
-    levels = kernels.levels
-    # a shorter series is read kernel by kernel (detection.short_scan), not by the scan
-    if len(kernels) < max(settings.min_kernels, settings.short_kernels) or 0 in levels:
-        return None
-    noise = policy.series_noise(of[3], levels, settings)
-    if noise is None:
-        return None
-    centre = order_stats.middle_size(levels, floats=True)  # levels: fsum / n, or floats
-    # every trial, in the points' order
-    trials = chain.from_iterable(of[3]) if singles is None else singles
-    resolution = settings.resolution or policy.resolution_of(trials)
-    variances = kernel_variances(kernels, noise, centre, resolution)
-    per_kernel = settings.series_alpha / max(len(kernels), settings.budget_kernels)
-    fixed = policy.usable_threshold_pct(settings.threshold_pct)
-    rule = step_scan.ScanRule(
-        critical=policy.critical_t(per_kernel / 2, noise.dof),
-        homogeneity=tuple(
-            policy.critical_chi2(settings.homogeneity_alpha, d) if d else math.inf
-            for d in range(settings.confirm_window + 1)
-        ),
-        min_fraction=(fixed if fixed is not None else settings.min_change_pct) / 100,
-        min_absolute=resolution or 0.0,
-        window=settings.confirm_window,
-        baseline_window=settings.baseline_window,
-        excursion=settings.excursion_kernels,
-    )
-    return Series(kernels, noise, step_scan.step_scan(levels, variances, rule), levels, variances)
-
-
-def kernel_variances(
-    kernels: StockKernels, noise: policy.Noise, centre: float, resolution: float | None
-) -> list[float]:
-    """Each kernel's level variance: run-to-run over its runs plus within-run over its trials,
-    at least half the resolution; one computation per (runs, trials) shape."""
-
-    def variance(runs: int, trials: int) -> float:
-        within = (noise.within_pct or 0.0) ** 2 / trials
-        sd = math.sqrt(noise.between_pct**2 / runs + within) / 100 * centre
-        floor = (resolution or 0.0) / 2 / math.sqrt(trials)
-        return max(sd, floor, 1e-9 * centre) ** 2
-
-    runs, trials = set(kernels.run_counts()), set(map(len, kernels.values))
-    if len(runs) == len(trials) == 1:  # one shape (a long series of single runs)
-        return [variance(runs.pop(), trials.pop())] * len(kernels)
-    shapes = kernels.shapes()
-    by_shape = {shape: variance(*shape) for shape in set(shapes)}
-    return list(map(by_shape.__getitem__, shapes))
-
-
-def series_changes(series: Series, better: str, new_kernels: set[str]) -> list[Change]:
-    """Confirmed steps, plus the pending one when its kernel is among ``new_kernels``."""
-    steps = list(series.scan.steps)
-    pending = series.scan.pending
-    if pending is not None and series.kernels[pending.index].kernel in new_kernels:
-        steps.append(pending)
-    changes = []
-    for number, step in enumerate(steps):
-        change = (step.after_mean - step.before_mean) / abs(step.before_mean) * 100.0
-        p_value = min(1.0, 2.0 * float(scipy_stats.t.sf(abs(step.z), series.noise.dof)))
-        changes.append(
-            Change(
-                baseline_run_ids=tuple(
-                    sorted(r for i in step.before for r in series.kernels[i].run_ids)
-                ),
-                candidate_run_id=series.kernels[step.index].run_ids[0],
-                change_pct=change,
-                p_value=p_value,
-                method="changepoint",
-                direction=policy.direction(change, better),
-                confidence=1.0 - p_value,
-                status="confirmed" if step.confirmed else "unconfirmed",
-                placement=Placement(series, steps, number),
-            )
-        )
-    return changes
-
-
-class Placement:
-    """Where a step starts, as likely as the data say (``_placement``), worked out the first
-    time it is read: a check returns every step of a series at each upload but stores only
-    the few that are new, confirmed or moved."""
-
-    __slots__ = ("_series", "_steps", "_number", "_found")
-
-    def __init__(self, series: Series, steps: Sequence[step_scan.Step], number: int) -> None:
-        self._series, self._steps, self._number = series, steps, number
-        self._found: tuple[float | None, tuple[int, float] | None] | None = None
-
-    def found(self) -> tuple[float | None, tuple[int, float] | None]:
-        if self._found is None:
-            self._found = _placement(self._series, self._steps, self._number)
-        return self._found
-
-
-def _placement(
-    series: Series, steps: Sequence[step_scan.Step], number: int
-) -> tuple[float | None, tuple[int, float] | None]:
-    """(share of the step's first kernel, (run, share) of the next likeliest one) from its
-    baseline and the kernels of its level up to the next step or the newest kernel, no more
-    of them than its baseline has: a check's cost does not grow with the series."""
-    step = steps[number]
-    end = steps[number + 1].index if number + 1 < len(steps) else len(series.kernels)
-    if number + 1 == len(steps) and series.scan.pending is not None and step.confirmed:
-        end = max(step.index + 1, series.scan.pending.index)  # the pending kernel: not yet
-    end = min(end, step.index + max(len(step.before), 2))
-    outliers = series.scan.outliers
-    kept = [*step.before, *(i for i in range(step.index, end) if i not in outliers)]
-    if step.index not in kept:
-        return None, None
-    found = dict(
-        placement.shares(series.levels, series.variances, kept, step.index, series.noise.dof)
-    )
-    share = found.pop(step.index)
-    if not found:
-        return share, None
-    other = max(found, key=lambda i: (found[i], -i))
-    return share, (series.kernels[other].run_ids[0], found[other])

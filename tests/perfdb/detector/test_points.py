@@ -1,12 +1,11 @@
-"""The detector's series (perfdb/detector/series.py): its lean paths for long series give
+"""The detector's points (perfdb/detector/points.py): its lean paths for long series give
 what the plain ones give.
 
-``series.stock_kernels`` groups a series' stock runs by kernel from its columns, without a
+``points.stock_kernels`` groups a series' stock runs by kernel from its columns, without a
 Python call per point when every kernel has one run in kernel order; it is held here against
 ``stock_by_kernel`` (the plain grouping) with ``fsum(trials) / n`` as each level, over series
 in and out of kernel order, with repeated kernels, aliases of one kernel, patched builds,
-several trials, ints and NaN; and ``analyse`` against the plain computation of its noise,
-centre and variances.
+several trials, ints and NaN.
 """
 
 from __future__ import annotations
@@ -16,8 +15,7 @@ import random
 
 import pytest
 
-from perfdb.detector import order_stats, policy, series
-from perfdb.detector.series import Point, points_from, stock_by_kernel, stock_kernels
+from perfdb.detector.points import Point, points_from, stock_by_kernel, stock_kernels
 
 
 def random_series(rng: random.Random, n: int) -> list[Point]:
@@ -71,34 +69,3 @@ def test_points_from_makes_points():
     assert made[1].patches == ("x",) and made[1].values == (2.0, 3.0)
     with pytest.raises(ValueError):  # columns of different lengths are a bug, not a series
         list(points_from([1, 2], ["2.6.1"], [()], [(1.0,)]))
-
-
-@pytest.mark.parametrize("seed", range(30))
-def test_analyse_reads_what_the_plain_computation_reads(seed):
-    """The analysis' noise, centre, quantum and variances from the plain grouping."""
-    rng = random.Random(seed)
-    points = tuple(random_series(rng, rng.choice([8, 70, 300])))
-    settings = policy.Settings()
-    got = series.analyse.__wrapped__(points, settings)
-    kernels = stock_by_kernel(points)
-    levels = [math.fsum(k.values) / len(k.values) for k in kernels]
-    if len(kernels) < settings.short_kernels or any(level == 0 for level in levels):
-        assert got is None
-        return
-    noise = policy.series_noise([p.values for p in points], levels, settings)
-    if noise is None:
-        assert got is None
-        return
-    assert got is not None and got.noise == noise
-    assert list(got.kernels) == kernels
-    centre = sorted(map(abs, levels))[len(levels) // 2]
-    resolution = policy.resolution_of([v for p in points for v in p.values])
-    variances = []
-    for k in kernels:
-        within = (noise.within_pct or 0.0) ** 2 / len(k.values)
-        sd = math.sqrt(noise.between_pct**2 / len(k.run_ids) + within) / 100 * centre
-        floor = (resolution or 0.0) / 2 / math.sqrt(len(k.values))
-        variances.append(max(sd, floor, 1e-9 * centre) ** 2)
-    stock = series.stock_kernels(points)
-    assert series.kernel_variances(stock, noise, centre, resolution) == variances
-    assert order_stats.middle_size(stock.levels, floats=True) == centre

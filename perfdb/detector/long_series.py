@@ -1,0 +1,172 @@
+"""A long series analysed: its noise model, each kernel's variance, the step scan, and the
+steps it finds as ``Change``s.
+
+From ``Settings.short_kernels`` stock kernels a series is read by the step scan
+(``step_scan.step_scan``) rather than kernel by kernel; ``analyse`` gives its ``Series`` (None
+for a shorter one) and ``series_changes`` the steps worth an alert, each with where it
+starts (``placement``). docs/detector.md, "Long series", tells how it works.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache, partial
+from itertools import chain
+
+from scipy import stats as scipy_stats
+
+from perfdb.detector import order_stats, placement, policy, step_scan
+from perfdb.detector.order_stats import Floats
+from perfdb.detector.points import (
+    Change,
+    Columns,
+    KernelRuns,
+    Ordered,
+    Point,
+    StockKernels,
+    columns,
+    stock_kernels,
+)
+from perfdb.detector.policy import Settings
+
+
+@dataclass(frozen=True)
+class Series:
+    """A long series as the step scan read it: each kernel's runs, level and variance, the
+    noise model they came from, and the scan's steps."""
+
+    kernels: Sequence[KernelRuns]
+    noise: policy.Noise
+    scan: step_scan.Scan
+    levels: Sequence[float]  # each kernel's level, as the scan read them
+    variances: Sequence[float]  # and its variance
+
+
+def kept(usable: Ordered) -> dict[Settings, Series | None]:
+    """The analyses kept on the points, by settings: a check analyses a long series once for
+    ``detect``, ``change_points`` and the drift test (a lookup in ``analyse``'s cache would
+    hash every point of the series)."""
+    analyses: dict[Settings, Series | None] = usable.__dict__.setdefault("analyses", {})
+    return analyses
+
+
+@lru_cache(maxsize=32)
+def analyse(points: tuple[Point, ...], settings: Settings) -> Series | None:
+    """Noise model and step scan of a series; None below ``short_kernels`` stock kernels.
+
+    Cached: the service calls ``detect`` and ``change_points`` on the same points.
+    """
+    return analyse_of(points, settings)
+
+
+def analyse_of(
+    points: Sequence[Point],
+    settings: Settings,
+    of: Columns | None = None,
+    singles: Floats | None = None,
+) -> Series | None:
+    """``analyse`` uncached, given the points' ``columns`` and, when each point has one
+    trial, those trials as ``Floats`` (``stock_kernels``), when the caller has them (a check
+    reads them so)."""
+    of = of or columns(points)
+    kernels = stock_kernels(points, of, singles)
+    levels = kernels.levels
+    # a shorter series is read kernel by kernel (detection.short_scan), not by the scan
+    if len(kernels) < max(settings.min_kernels, settings.short_kernels) or 0 in levels:
+        return None
+    noise = policy.series_noise(of[3], levels, settings)
+    if noise is None:
+        return None
+    centre = order_stats.middle_size(levels, floats=True)  # levels: fsum / n, or floats
+    # every trial, in the points' order
+    trials = chain.from_iterable(of[3]) if singles is None else singles
+    resolution = settings.resolution or policy.resolution_of(trials)
+    variances = kernel_variances(kernels, noise, centre, resolution)
+    per_kernel = settings.series_alpha / max(len(kernels), settings.budget_kernels)
+    fixed = policy.usable_threshold_pct(settings.threshold_pct)
+    rule = step_scan.ScanRule(
+        critical=policy.critical_t(per_kernel / 2, noise.dof),
+        homogeneity=tuple(
+            policy.critical_chi2(settings.homogeneity_alpha, d) if d else math.inf
+            for d in range(settings.confirm_window + 1)
+        ),
+        min_fraction=(fixed if fixed is not None else settings.min_change_pct) / 100,
+        min_absolute=resolution or 0.0,
+        window=settings.confirm_window,
+        baseline_window=settings.baseline_window,
+        excursion=settings.excursion_kernels,
+    )
+    return Series(kernels, noise, step_scan.step_scan(levels, variances, rule), levels, variances)
+
+
+def kernel_variances(
+    kernels: StockKernels, noise: policy.Noise, centre: float, resolution: float | None
+) -> list[float]:
+    """Each kernel's level variance: run-to-run over its runs plus within-run over its trials,
+    at least half the resolution; one computation per (runs, trials) shape."""
+
+    def variance(runs: int, trials: int) -> float:
+        within = (noise.within_pct or 0.0) ** 2 / trials
+        sd = math.sqrt(noise.between_pct**2 / runs + within) / 100 * centre
+        floor = (resolution or 0.0) / 2 / math.sqrt(trials)
+        return max(sd, floor, 1e-9 * centre) ** 2
+
+    runs, trials = set(kernels.run_counts()), set(map(len, kernels.values))
+    if len(runs) == len(trials) == 1:  # one shape (a long series of single runs)
+        return [variance(runs.pop(), trials.pop())] * len(kernels)
+    shapes = kernels.shapes()
+    by_shape = {shape: variance(*shape) for shape in set(shapes)}
+    return list(map(by_shape.__getitem__, shapes))
+
+
+def series_changes(series: Series, better: str, new_kernels: set[str]) -> list[Change]:
+    """Confirmed steps, plus the pending one when its kernel is among ``new_kernels``."""
+    steps = list(series.scan.steps)
+    pending = series.scan.pending
+    if pending is not None and series.kernels[pending.index].kernel in new_kernels:
+        steps.append(pending)
+    changes = []
+    for number, step in enumerate(steps):
+        change = (step.after_mean - step.before_mean) / abs(step.before_mean) * 100.0
+        p_value = min(1.0, 2.0 * float(scipy_stats.t.sf(abs(step.z), series.noise.dof)))
+        changes.append(
+            Change(
+                baseline_run_ids=tuple(
+                    sorted(r for i in step.before for r in series.kernels[i].run_ids)
+                ),
+                candidate_run_id=series.kernels[step.index].run_ids[0],
+                change_pct=change,
+                p_value=p_value,
+                method="changepoint",
+                direction=policy.direction(change, better),
+                confidence=1.0 - p_value,
+                status="confirmed" if step.confirmed else "unconfirmed",
+                placement=placement.Placement(partial(_placement, series, steps, number)),
+            )
+        )
+    return changes
+
+
+def _placement(series: Series, steps: Sequence[step_scan.Step], number: int) -> placement.Found:
+    """(share of the step's first kernel, (run, share) of the next likeliest one) from its
+    baseline and the kernels of its level up to the next step or the newest kernel, no more
+    of them than its baseline has: a check's cost does not grow with the series."""
+    step = steps[number]
+    end = steps[number + 1].index if number + 1 < len(steps) else len(series.kernels)
+    if number + 1 == len(steps) and series.scan.pending is not None and step.confirmed:
+        end = max(step.index + 1, series.scan.pending.index)  # the pending kernel: not yet
+    end = min(end, step.index + max(len(step.before), 2))
+    outliers = series.scan.outliers
+    kept = [*step.before, *(i for i in range(step.index, end) if i not in outliers)]
+    if step.index not in kept:
+        return None, None
+    found = dict(
+        placement.shares(series.levels, series.variances, kept, step.index, series.noise.dof)
+    )
+    share = found.pop(step.index)
+    if not found:
+        return share, None
+    other = max(found, key=lambda i: (found[i], -i))
+    return share, (series.kernels[other].run_ids[0], found[other])
