@@ -7,7 +7,7 @@ Re-run (on a database built with ``python manage.py synth_history --scale N``):
 Through Django's test client, for each page: warm; right after runs were added to *another*
 scope (``perfdb.cache.runs_added``, what the ingest writer's commit does); right after runs
 were added to the page's *own* scope; the same once the warm-up task's work
-(``dashboards.warm.pages_after_upload``, run by a worker after each upload's commit) is
+(``dashboards.page_cache.warm.pages_after_upload``, run by a worker after each upload's commit) is
 done; and with everything stale (``data_changed``, what removing or editing runs does: the
 worst case a page meets). Minimum of --repeat tries, wall ms and the process's CPU ms. Then
 what the warm-up task costs after one machine's upload (a setup in each of its scopes).
@@ -25,7 +25,7 @@ from _common import as_a_gunicorn_worker, django_setup, result_count, table
 
 
 def _upload_then_warm(scope: str, setup_id: int) -> None:
-    from dashboards.warm import pages_after_upload
+    from dashboards.page_cache.warm import pages_after_upload
     from perfdb.cache import runs_added
 
     runs_added([scope], [setup_id])
@@ -49,7 +49,7 @@ def _machine_warm(repeat: int) -> str:
     """The pages worker's warm after one machine's nightly upload (a setup in each of its
     scopes, as bench/load.py's uploaders write), its pieces cached: the fastest of
     ``repeat``, "ms wall (ms CPU)", and the number of scopes."""
-    from dashboards.warm import pages_after_upload
+    from dashboards.page_cache.warm import pages_after_upload
     from ingest.synthetic import PREFIX
     from perfdb.cache import runs_added, scope_key
     from perfdb.models import Setup

@@ -20,7 +20,7 @@ import os
 # than this is served while a background thread recomputes it (perfdb/cache/): uploads
 # arriving every few seconds would otherwise have it recomputed as often as it is read. The
 # pages no version follows (compare, run detail, alerts, the overview, /api/runs/) are kept
-# this long for anonymous readers (dashboards/page_cache.py). docs/deploy.md has the trade.
+# this long for anonymous readers (dashboards/page_cache/kept.py). docs/deploy.md has the trade.
 os.environ.setdefault("PAGE_CACHE_STALE_SECONDS", "30")
 
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")

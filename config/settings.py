@@ -78,8 +78,8 @@ MIDDLEWARE = [
 MIDDLEWARE.insert(1, MIDDLEWARE.pop(MIDDLEWARE.index("config.middleware.BodySizeLimitMiddleware")))
 # First of all: an anonymous GET with a kept, current answer (the series page, its figure,
 # /api/series/) is answered before the rest runs; its headers are those the rest added when it
-# was computed (dashboards/page_cache.py).
-MIDDLEWARE.insert(0, "dashboards.page_cache.KeptAnswerMiddleware")
+# was computed (dashboards/page_cache/kept.py).
+MIDDLEWARE.insert(0, "dashboards.page_cache.kept.KeptAnswerMiddleware")
 # Around the kept answers too: HTML, JSON and CSV are sent compressed (zstd, brotli or gzip,
 # as the client accepts) and with Vary: Accept-Encoding; WhiteNoise compresses static files
 # itself (Content-Encoding set, left alone). Django masks the CSRF token in every response,
@@ -239,9 +239,9 @@ CELERY_TASK_ROUTES = {
     "perfdb.tasks.send_email": {"queue": CELERY_EMAIL_QUEUE},
     "perfdb.tasks.send_due_emails": {"queue": CELERY_EMAIL_QUEUE},
     "perfdb.tasks.send_digests": {"queue": CELERY_EMAIL_QUEUE},
-    # After an upload's commit (dashboards/warm.py).
+    # After an upload's commit (dashboards/page_cache/warm.py).
     "dashboards.tasks.warm_pages": {"queue": CELERY_PAGES_QUEUE},
-    # After a deploy or a Redis restart emptied the cache (dashboards/warm.py).
+    # After a deploy or a Redis restart emptied the cache (dashboards/page_cache/warm.py).
     "dashboards.tasks.warm_cold_cache": {"queue": CELERY_PAGES_QUEUE},
 }
 # Recompute the pages' shared cache entries (overview, busiest setup, profiled setups) in a

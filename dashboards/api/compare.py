@@ -10,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from dashboards.page_cache import kept_data
+from dashboards.page_cache.kept import kept_data
 from dashboards.pages.runs import compare_data, compare_selection
 from dashboards.pure.selection import BadParam
 

@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 from dashboards.api.pagination import Pagination
 from dashboards.api.schema import TEXT
 from dashboards.api.serializers import ParamsField
-from dashboards.page_cache import kept_data
+from dashboards.page_cache.kept import kept_data
 from dashboards.pure.selection import strict_choice_param, text_param
 from perfdb import queries
 from perfdb.models import Better, Mode, Run

@@ -13,7 +13,7 @@ from dashboards.api import (
     summaries,
     thresholds,
 )
-from dashboards.page_cache import kept_while_current
+from dashboards.page_cache.kept import kept_while_current
 
 urlpatterns = [
     path("runs/<int:run_id>/trials/", run_data.RunTrials.as_view(), name="api-run-trials"),

@@ -82,10 +82,11 @@ def profile_builds(*, setup_id: int) -> list[str]:
 
 def profiled_setups() -> list[dict[str, Any]]:
     """Setups with profiled runs (id, label, scope key, number of profiled runs), busiest
-    first. Cached once per data version (warmed after each upload, dashboards/warm.py). One
-    query on the summaries PostgreSQL keeps (``perfdb.models.SetupSummary``): counting them
-    from the runs (an EXISTS probe on profile_uniq per stored run) had cost 13 ms per scope
-    an upload touched and 0.5-1.6 s for all, most of the database's CPU under load."""
+    first. Cached once per data version (warmed after each upload,
+    dashboards/page_cache/warm.py). One query on the summaries PostgreSQL keeps
+    (``perfdb.models.SetupSummary``): counting them from the runs (an EXISTS probe on
+    profile_uniq per stored run) had cost 13 ms per scope an upload touched and 0.5-1.6 s
+    for all, most of the database's CPU under load."""
     return cached(cache_key("profiled-setups"), _profiled_setups)
 
 

@@ -105,7 +105,7 @@ def busiest_profiled() -> list[tuple[str, int]]:
 
 def busiest_setup_cached() -> int | None:
     """``busiest_setup_id()`` once per data version (warmed after each upload,
-    dashboards/warm.py; served stale meanwhile under gunicorn, perfdb/cache/)."""
+    dashboards/page_cache/warm.py; served stale meanwhile under gunicorn, perfdb/cache/)."""
     return cached(cache_key("busiest-setup"), busiest_setup_id, stale=True)
 
 
@@ -145,7 +145,7 @@ Overview = tuple[list[WorkloadCount], list[HardwareCount], list[LatestRun]]
 
 def overview_cached() -> Overview:
     """``overview()`` once per data version: the home page's, warmed after each upload
-    (dashboards/warm.py; served stale meanwhile under gunicorn, perfdb/cache/)."""
+    (dashboards/page_cache/warm.py; served stale meanwhile under gunicorn, perfdb/cache/)."""
     return cached(cache_key("home-overview"), overview, stale=True)
 
 

@@ -653,7 +653,7 @@ def pickers_warm(scope_keys: Collection[str]) -> None:
     """After an upload to these scopes: their setup pickers, with the run counts it moved,
     computed together (one lock, one store), so that the first visitor of one of their
     series, most likely the uploader, does not compute one. Called in the writer's process
-    right after its commit (``dashboards.warm.after_commit``) and by the pages' warm."""
+    right after its commit (``dashboards.page_cache.warm.after_commit``) and by the pages' warm."""
     ids = {s.key: s.ids for s in scope_index().scopes if s.key in scope_keys}
     if ids:
         setup_choices(ids)

@@ -16,7 +16,7 @@ from dashboards.chart_queries.links import alert_links
 from dashboards.chart_queries.profiles import profile_diff_url
 from dashboards.figures import across_kernels_figure, alert_figure
 from dashboards.figures.reference import reference_figure
-from dashboards.page_cache import kept_for_anonymous
+from dashboards.page_cache.kept import kept_for_anonymous
 from dashboards.page_data.attribution import for_builds
 from dashboards.pages.summaries import summary_url
 from dashboards.pure.selection import choice_param, ids_param, int_param, text_param

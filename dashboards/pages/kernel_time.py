@@ -19,7 +19,7 @@ from django.urls import reverse
 
 from dashboards import chart_queries as cq
 from dashboards.figures import kernel_time_figure, top_functions_figure
-from dashboards.page_cache import kept_for_anonymous
+from dashboards.page_cache.kept import kept_for_anonymous
 from dashboards.page_data import scope_stats
 from dashboards.page_data.scope_draw import (
     Subset,
@@ -154,7 +154,7 @@ def _figures(scope: SetupScope, param: str | None, subset: Subset, top: int) -> 
 
 def kernel_time_warm(scope_key: str | None = None) -> None:
     """The default view of a scope (of the page's default scope with None): what a first
-    visitor after a deploy would compute (dashboards/warm.py)."""
+    visitor after a deploy would compute (dashboards/page_cache/warm.py)."""
     scopes = _profiled_first(scope_index().scopes)
     choice = next((s for s in scopes if scope_key in (None, s.key)), None)
     scope = scope_setups(choice)

@@ -7,7 +7,7 @@ or sends it. The page does not embed its figure: its chart fetches it once from
 /kernels/figure/ (a 1,000-kernel series is ~260 kB of figure JSON, which the page's HTML
 would carry on every visit), with the series' alert marks drawn in: the page with its data
 is two requests. An anonymous reader's whole answer is kept until an upload to the setup or
-an alert write (``dashboards/page_cache.py``) and served before the middleware stack runs.
+an alert write (``dashboards/page_cache/kept.py``) and served before the middleware stack runs.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from dashboards.page_cache import kept_while_current
+from dashboards.page_cache.kept import kept_while_current
 from dashboards.page_data import series_data
 from dashboards.page_data.scopes import scope_index
 from dashboards.pure.selection import ACROSS_KERNELS, KernelsQuery

@@ -17,7 +17,7 @@ from dashboards.figures import (
     vmstat_figure,
 )
 from dashboards.figures.vmstat import DEFAULT_GROUPS, column_groups
-from dashboards.page_cache import kept_for_anonymous
+from dashboards.page_cache.kept import kept_for_anonymous
 from dashboards.page_data.attribution import attribution_table, compare_attribution
 from dashboards.page_data.compare_series import compare_contexts
 from dashboards.page_data.scopes import scope_index

@@ -17,7 +17,7 @@ from django.shortcuts import render
 
 from dashboards import chart_queries as cq
 from dashboards.figures import scaling_figure
-from dashboards.page_cache import kept_for_anonymous
+from dashboards.page_cache.kept import kept_for_anonymous
 from dashboards.page_data import series_data
 from dashboards.page_data.scope_draw import Subset, drawn_subset, selection_of, subset_links
 from dashboards.page_data.scopes import scope_index, scope_setups
@@ -245,10 +245,11 @@ def _recent_pieces(sel: ScalingSelection) -> dict[int, cq.RecentPiece]:
 
 
 def scaling_warm(scope_key: str) -> None:
-    """After an upload (dashboards/warm.py), the recent pieces of a scope's default scaling
-    chart (what its links open): kept current for every scope an upload writes to, read
-    again only for the setups it wrote to, so that a first visitor reads no runs. Its builds
-    and view are computed too if they were cached for an earlier version (someone opens it)."""
+    """After an upload (dashboards/page_cache/warm.py), the recent pieces of a scope's
+    default scaling chart (what its links open): kept current for every scope an upload
+    writes to, read again only for the setups it wrote to, so that a first visitor reads
+    no runs. Its builds and view are computed too if they were cached for an earlier
+    version (someone opens it)."""
     found = _default_selection(scope_key)
     if found is None:
         return
@@ -261,7 +262,7 @@ def scaling_warm(scope_key: str) -> None:
 
 def scaling_warm_default(scope_key: str | None = None) -> None:
     """A scope's default chart (of the page's default scope with None), whether or not
-    anyone opened it: the warm-up after a deploy (dashboards/warm.py)."""
+    anyone opened it: the warm-up after a deploy (dashboards/page_cache/warm.py)."""
     found = _default_selection(scope_key)
     if found is not None:
         _default_view(*found)

@@ -10,7 +10,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from dashboards.page_cache import kept_for_anonymous
+from dashboards.page_cache.kept import kept_for_anonymous
 from dashboards.pure.selection import choice_param
 from perfdb.alerting import placement, summaries
 from perfdb.alerting.report import report_text

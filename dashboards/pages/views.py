@@ -9,7 +9,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 
 from dashboards.chart_queries.links import run_links
-from dashboards.page_cache import kept_for_anonymous
+from dashboards.page_cache.kept import kept_for_anonymous
 from dashboards.page_data import scope_stats
 from dashboards.pages.summaries import summary_url
 from perfdb import queries
@@ -46,7 +46,7 @@ def home_runs() -> tuple[bool, str]:
     """(any runs, the overview's run tables as HTML), once per data version: rendering the
     latest run of every scope was most of a warm overview's CPU. Served stale under gunicorn
     while recomputed (perfdb/cache/), like the overview's counts it shows; warmed after
-    each upload (dashboards/warm.py)."""
+    each upload (dashboards/page_cache/warm.py)."""
 
     def build() -> tuple[bool, str]:
         workloads, hardware, latest = scope_stats.overview_cached()

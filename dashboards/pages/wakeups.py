@@ -20,7 +20,7 @@ from django.shortcuts import render
 from dashboards import chart_queries as cq
 from dashboards.figures import wakeups_figures
 from dashboards.figures.wakeups import VALUES as WAKEUP_VALUES
-from dashboards.page_cache import kept_for_anonymous
+from dashboards.page_cache.kept import kept_for_anonymous
 from dashboards.page_data.scope_draw import (
     Subset,
     api_url,
@@ -103,7 +103,7 @@ def _subset(
 
 def wakeups_warm(scope_key: str | None = None) -> None:
     """The default view of a scope (of the page's default scope with None): what a first
-    visitor after a deploy would compute (dashboards/warm.py)."""
+    visitor after a deploy would compute (dashboards/page_cache/warm.py)."""
     scopes = [s for s in scope_index().scopes if s.has_wakeup_params]
     choice = next((s for s in scopes if scope_key in (None, s.key)), None)
     scope = scope_setups(choice)

@@ -91,11 +91,11 @@ __all__ = [
     "VERSION_KEY",
     "data_version",
     "scope_key",
-    # a whole answer kept under the versions its reads found (dashboards/page_cache.py)
+    # a whole answer kept under the versions its reads found (dashboards/page_cache/kept.py)
     "bounded_by_age",
     "read_together",
     "recorded",
-    # the warm-up after an upload (dashboards/warm.py, dashboards/tasks.py)
+    # the warm-up after an upload (dashboards/page_cache/warm.py, dashboards/tasks.py)
     "WARM_PAGES",
     "queued_scopes",
     "runs_committed",

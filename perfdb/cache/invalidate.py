@@ -46,7 +46,7 @@ def runs_added(scopes: Iterable[str], setups: Iterable[int] = ()) -> None:
     """Runs were added to these scopes (and setups, when known: the ingest writer's runs),
     nowhere else: entries cached for other scopes and setups stay current; everything cached
     with ``cached`` (all runs) does not. With ``settings.PAGE_CACHE_WARM``, the pages' shared
-    entries are then recomputed by a task (dashboards/warm.py) rather than by the next
+    entries are then recomputed by a task (dashboards/page_cache/warm.py) rather than by the next
     browser, one task per burst of uploads (perfdb/warm.py), and the cheapest of them
     here and now (``warm.runs_committed``)."""
     scopes = sorted(set(scopes))

@@ -1,5 +1,5 @@
 """What one request's answer was read under: the data versions its cached reads found current,
-so that dashboards/page_cache.py can keep the whole answer under exactly those versions.
+so that dashboards/page_cache/kept.py can keep the whole answer under exactly those versions.
 
 A value of entries.py is current under the versions read before it was computed, so an
 answer made only of such values is current while every version its reads found is unchanged:
@@ -40,7 +40,7 @@ def depth() -> int:
 @contextmanager
 def bounded_by_age() -> Iterator[None]:
     """A computation kept for a bounded time whatever the versions (a whole page kept a few
-    seconds, dashboards/page_cache.py), not under the versions it read: the entries it reads
+    seconds, dashboards/page_cache/kept.py), not under the versions it read: the entries it reads
     may be served stale as for any reader, so it stays as old as they are allowed to be plus
     its own age, and recomputing it recomputes only what is due."""
     outer = depth()

@@ -1,4 +1,5 @@
-"""The pages' warm-up after uploads (dashboards/warm.py), queued once per burst of uploads.
+"""The pages' warm-up after uploads (dashboards/page_cache/warm.py), queued once per burst
+of uploads.
 
 Each upload's commit used to queue a warm task of its own. Ten uploaders at once queue
 about one a second, more than the pages worker (one process at nice 10) finishes on a busy
@@ -36,7 +37,7 @@ QUEUED_SECONDS = 10
 
 # Sent in the writer's process right after its commit moved the versions (``runs_added``,
 # with ``settings.PAGE_CACHE_WARM``), with ``scopes``: a receiver recomputes there what is
-# cheap and read first after an upload (dashboards/warm.py ``after_commit``).
+# cheap and read first after an upload (dashboards/page_cache/warm.py ``after_commit``).
 runs_committed = Signal()
 
 

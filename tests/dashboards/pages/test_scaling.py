@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from dashboards import chart_queries as cq
-from dashboards import warm
+from dashboards.page_cache import warm
 from dashboards.pages import scaling
 from perfdb import cache as page_cache
 from perfdb.cache import cached_per_setup

@@ -1,5 +1,6 @@
-"""Page data warmed after an upload (dashboards/warm.py): the first visitor of the overview
-or the kernels page after an upload reads the cache, and reads what the upload added."""
+"""Page data warmed after an upload (dashboards/page_cache/warm.py): the first visitor of
+the overview or the kernels page after an upload reads the cache, and reads what the
+upload added."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from dashboards import warm
+from dashboards.page_cache import warm
 from dashboards.page_data import scope_stats
 from perfdb import cache as page_cache
 from perfdb.models import Run
