@@ -154,7 +154,7 @@ def _kernel_order(keys: Mapping[str, Any]) -> tuple[Any, ...]:
     return (keys["sort_key"], keys["kernel"], keys["patches"], keys["run_id"])
 
 
-# A point of a scaling chart's per-setup piece (dashboards/pages/scaling.py), unpickled for
+# A point of a scaling chart's per-setup piece (dashboards/page_data/scaling.py), unpickled for
 # each setup of a scope after an upload: a tuple costs a third of the dataclasses. (kernel
 # order, build, x, value, sd, the RunInfo's fields)
 PiecePoint = tuple[tuple[Any, ...], str, float, float, float | None, tuple[Any, ...]]

@@ -1,11 +1,12 @@
 """A setup's piece of a scaling chart cut to its newest builds, for the chart's default view.
 
-A scope's scaling chart shows its newest builds (12 by default: dashboards/pages/scaling.py), yet
-its pieces held every run of every setup: a scope of ~100 setups with 300 runs each is
-30,000 points unpickled to draw ~1,200, and a lab's series only grow (bench/load.py found
-the pages' warm-up 16x slower in wall time than its CPU, so far behind that the first
-visitor after an upload computed the chart). A *recent piece* keeps each setup's builds
-(for the chart's build picker) and only the points of its ``newest`` builds.
+A scope's scaling chart shows its newest builds (12 by default:
+dashboards/page_data/scaling.py), yet its pieces held every run of every setup: a scope of
+~100 setups with 300 runs each is 30,000 points unpickled to draw ~1,200, and a lab's series
+only grow (bench/load.py found the pages' warm-up 16x slower in wall time than its CPU, so
+far behind that the first visitor after an upload computed the chart). A *recent piece*
+keeps each setup's builds (for the chart's build picker) and only the points of its
+``newest`` builds.
 
 That is enough for any view of the scope's ``newest`` newest builds: a build among the
 scope's newest ``newest`` has fewer than ``newest`` builds of the scope after it, so fewer

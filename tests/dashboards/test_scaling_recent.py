@@ -11,7 +11,7 @@ import pytest
 
 from dashboards import chart_queries as cq
 from dashboards.chart_queries.scaling_recent import build_order
-from dashboards.pages import scaling
+from dashboards.page_data import scaling as scaling_data
 from tests.dashboards.scaling_builds import figure_builds, volano_upload
 
 METRIC = {"id": 1, "name": "throughput", "unit": "msg/s", "better": "higher"}
@@ -79,7 +79,7 @@ def test_the_page_draws_old_builds_from_every_point_and_new_ones_from_recent_pie
 ):
     """Rooms 25 was not measured on the newest kernels, so the newest two builds of rooms 5
     and 10 are the scope's: a view of older builds needs their other points all the same."""
-    monkeypatch.setattr(scaling, "SCALING_MAX_BUILDS", 2)
+    monkeypatch.setattr(scaling_data, "SCALING_MAX_BUILDS", 2)
     volano_upload(tmp_path, ["2.4.17", "2.4.20", "2.5.59"])
     volano_upload(tmp_path, ["2.5.66", "2.6.0"], rooms=(5, 10))
     default = client.get("/scaling/")

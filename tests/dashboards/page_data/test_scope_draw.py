@@ -10,9 +10,10 @@ from html import unescape
 
 import pytest
 
+from dashboards.page_data import scaling as scaling_data
+from dashboards.page_data.scaling import spread
 from dashboards.page_data.scope_draw import paged
-from dashboards.pages import kernel_time, scaling, wakeups
-from dashboards.pages.scaling import spread
+from dashboards.pages import kernel_time, wakeups
 from dashboards.pure.selection import BadParam, busiest_first, subset_param
 from perfdb.models import Setup
 from tests.dashboards.page_figures import figure
@@ -286,8 +287,8 @@ def test_wakeups_all_thresholds_a_page_of_whole_thresholds_at_a_time(client, dat
 def test_scaling_draws_a_bounded_spread_of_its_setups_then_all_a_page_at_a_time(
     client, data, monkeypatch
 ):
-    monkeypatch.setattr(scaling, "SCALING_MAX_SETUPS", 2)
-    monkeypatch.setattr(scaling, "SCALING_PAGE_SETUPS", 2)
+    monkeypatch.setattr(scaling_data, "SCALING_MAX_SETUPS", 2)
+    monkeypatch.setattr(scaling_data, "SCALING_PAGE_SETUPS", 2)
     query = "param=rooms"
     default = client.get(f"/scaling/?{query}")
     assert default.status_code == 200

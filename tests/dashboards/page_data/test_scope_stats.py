@@ -244,8 +244,7 @@ def test_the_default_scaling_chart_after_a_new_build_is_drawn_in_the_background(
     once the builds were refreshed: the first visitor after each upload drew it."""
     import threading
 
-    from dashboards.page_data import scopes
-    from dashboards.pages import scaling
+    from dashboards.page_data import scaling, scopes
     from tests.bundles import make_bundle
     from tests.dashboards.data import dashboard_bundle, ingest
 
