@@ -31,9 +31,9 @@ from perfdb.detector.detection import (
     change_points,
     detect,
     pair_context,
-    trial_noise,
 )
 from perfdb.detector.drift import METHOD as DRIFT_METHOD
+from perfdb.detector.noise import trial_noise
 from perfdb.detector.order_stats import Floats
 from perfdb.detector.points import (
     Change,

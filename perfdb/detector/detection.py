@@ -10,13 +10,13 @@ works and the accuracy figures: docs/detector.md.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from statistics import fmean
 
-from perfdb.detector import policy, stats
+from perfdb.detector import policy
 from perfdb.detector.long_series import Series, analyse, kept, series_changes
+from perfdb.detector.noise import TrialNoise, segment_spread, trial_noise
 from perfdb.detector.points import Change as Change
 from perfdb.detector.points import (
     KernelRuns,
@@ -77,103 +77,6 @@ def baseline_runs(
         if p.patches == patches and p.run_id != candidate.run_id and kernel_of(p) == kernel
     ]
     return tuple(sorted(group, key=lambda p: p.run_id))
-
-
-# --- the noise an A/B test or a short series is judged with ---
-
-
-@dataclass(frozen=True)
-class TrialNoise:
-    """What a series says about its noise without reading the moves being judged: the
-    trials' spread (within-run) and run-to-run evidence from repeated builds and the
-    workload/metric's prior, each a (variance %^2, dof) source."""
-
-    within_pct: float | None  # pooled over every run with >= 2 trials
-    within_dof: int
-    sources: tuple[tuple[float, float], ...]  # run-to-run (or, one trial, level) evidence
-    typical_trials: int
-
-    def noise(
-        self, settings: Settings, extra: tuple[tuple[float, float], ...] = ()
-    ) -> policy.Noise | None:
-        """The ``policy.Noise`` for a test, with ``extra`` evidence (a segment's spread)."""
-        sources = (*self.sources, *extra)
-        weight = math.fsum(dof for _, dof in sources)
-        if weight > 0:
-            between = math.sqrt(math.fsum(var * dof for var, dof in sources) / weight)
-            dof = weight
-        elif self.within_pct is None:
-            return None
-        else:
-            between, dof = self.within_pct * settings.short_between_ratio, math.inf
-        if self.within_pct is None:
-            return policy.Noise(None, between, dof, 1)
-        return policy.Noise(self.within_pct, between, dof, self.typical_trials, self.within_dof)
-
-
-def trial_noise(points: Sequence[Point], settings: Settings) -> TrialNoise:
-    """The noise of a series read from its trials, its repeated builds and the prior.
-
-    Within-run: every run's trial variance pooled (by n - 1). Run-to-run: the spread of the
-    means of runs of one build (kernel and patch set run twice) beyond what their trials
-    explain, and the workload/metric's typical level noise (``prior_noise_pct``, worth
-    ``prior_weight`` moves). Never the kernel-to-kernel moves: a test whose noise grew with
-    the step it judges (a series that got worse read as noisier) could not see the step.
-    """
-    groups = [p.values for p in points]
-    within = stats.pooled_cv_pct(groups)
-    within_dof = sum(len(g) - 1 for g in groups if len(g) >= 2) if within is not None else 0
-    counts = sorted(len(g) for g in groups) or [1]
-    typical = counts[len(counts) // 2]
-    sources: list[tuple[float, float]] = []
-    repeated = _repeat_spread(points, within)
-    if repeated is not None:
-        sources.append(repeated)
-    if settings.prior_noise_pct is not None:
-        share = (within or 0.0) ** 2 / typical if within is not None else 0.0
-        prior_var = max(settings.prior_noise_pct**2 - share, 0.0)
-        sources.append((prior_var, settings.prior_weight * settings.dof_per_difference))
-    return TrialNoise(within, within_dof, tuple(sources), typical)
-
-
-def _repeat_spread(points: Sequence[Point], within: float | None) -> tuple[float, float] | None:
-    """Run-to-run variance (%^2) and dof from builds run more than once: the relative spread
-    of their runs' means, less the trials' share of it."""
-    builds: dict[tuple[str, tuple[str, ...]], list[Point]] = {}
-    for point in points:
-        builds.setdefault((kernel_of(point), point.patches), []).append(point)
-    weighted, dof = 0.0, 0
-    for runs in builds.values():
-        if len(runs) < 2:
-            continue
-        means = [fmean(p.values) for p in runs]
-        centre = fmean(means)
-        if centre == 0:
-            continue
-        spread = math.fsum(((m - centre) / centre * 100) ** 2 for m in means) / (len(runs) - 1)
-        share = (within or 0.0) ** 2 * math.fsum(1 / len(p.values) for p in runs) / len(runs)
-        weighted += (len(runs) - 1) * max(spread - share, 0.0)
-        dof += len(runs) - 1
-    return (weighted / dof, float(dof)) if dof else None
-
-
-def _segment_spread(
-    kernels: Sequence[KernelRuns], segment: Sequence[int], within: float | None
-) -> tuple[tuple[float, float], ...]:
-    """Run-to-run evidence from the kernels of one level (a segment of >= 3 kernels; >= 2
-    with one trial a kernel): their means' spread beyond the trials' share. Not the moves
-    being judged: the candidate is never in its own baseline."""
-    if len(segment) < (2 if within is None else 3):
-        return ()
-    levels = [kernels[i].level for i in segment]
-    centre = fmean(levels)
-    if centre == 0:
-        return ()
-    spread = math.fsum(((v - centre) / centre * 100) ** 2 for v in levels) / (len(levels) - 1)
-    if within is not None:
-        share = within**2 * math.fsum(1 / len(kernels[i].values) for i in segment) / len(segment)
-        spread = max(spread - share, 0.0)
-    return ((spread, float(len(segment) - 1)),)
 
 
 # --- comparing one candidate with its baseline ---
@@ -511,9 +414,9 @@ def _judge_kernels(
     values = [v for i in candidate for v in kernels[i].values]
     if fmean(baseline) == 0:
         return None
-    spread = _segment_spread(kernels, base, noise.within_pct)
+    spread = segment_spread(kernels, base, noise.within_pct)
     if len(candidate) >= 2:
-        spread += _segment_spread(kernels, candidate, noise.within_pct)
+        spread += segment_spread(kernels, candidate, noise.within_pct)
     model = noise.noise(settings, spread)
     return policy.judge(
         baseline,
@@ -678,7 +581,7 @@ def pair_context(
             level = {names[i] for i in how.segment}
             group = tuple(p for p in usable if not p.patches and kernel_of(p) in level)
             alpha = how.alpha
-            spread = _segment_spread(kernels, how.segment, how.noise.within_pct)
+            spread = segment_spread(kernels, how.segment, how.noise.within_pct)
             noise = how.noise.noise(settings, spread)
     return PairContext(
         noise=noise,

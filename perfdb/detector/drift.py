@@ -8,7 +8,7 @@ left out here too, and never across a step the scan found: the window starts at 
 
 The slope is Theil-Sen's (the median of the pairwise slopes: one bad run does not make a
 drift), its standard error that of least squares under the series' noise model, as
-``detection.trial_noise`` reads it from the window's trials, repeated builds and the prior,
+``noise.trial_noise`` reads it from the window's trials, repeated builds and the prior,
 plus the levels' scatter around the fitted line beyond the trials' share: a drift does not
 inflate that scatter, a spike or a wandering lab does. A one-sided t-test in the
 direction the line went, at ``drift_alpha`` (shared over a long series' windows,
@@ -31,8 +31,9 @@ import numpy as np
 from scipy import stats as scipy_stats
 
 from perfdb.detector import policy
-from perfdb.detector.detection import TrialNoise, short_scan_of, trial_noise
+from perfdb.detector.detection import short_scan_of
 from perfdb.detector.long_series import Series, kept
+from perfdb.detector.noise import TrialNoise, trial_noise
 from perfdb.detector.points import Change, KernelRuns, Ordered, Point, kernel_of
 from perfdb.detector.policy import Settings
 

@@ -17,7 +17,8 @@ from itertools import chain
 
 from scipy import stats as scipy_stats
 
-from perfdb.detector import order_stats, placement, policy, step_scan
+from perfdb.detector import order_stats, placement, policy, stats, step_scan
+from perfdb.detector.noise import series_noise
 from perfdb.detector.order_stats import Floats
 from perfdb.detector.points import (
     Change,
@@ -76,7 +77,7 @@ def analyse_of(
     # a shorter series is read kernel by kernel (detection.short_scan), not by the scan
     if len(kernels) < max(settings.min_kernels, settings.short_kernels) or 0 in levels:
         return None
-    noise = policy.series_noise(of[3], levels, settings)
+    noise = series_noise(of[3], levels, settings)
     if noise is None:
         return None
     centre = order_stats.middle_size(levels, floats=True)  # levels: fsum / n, or floats
@@ -87,9 +88,9 @@ def analyse_of(
     per_kernel = settings.series_alpha / max(len(kernels), settings.budget_kernels)
     fixed = policy.usable_threshold_pct(settings.threshold_pct)
     rule = step_scan.ScanRule(
-        critical=policy.critical_t(per_kernel / 2, noise.dof),
+        critical=stats.critical_t(per_kernel / 2, noise.dof),
         homogeneity=tuple(
-            policy.critical_chi2(settings.homogeneity_alpha, d) if d else math.inf
+            stats.critical_chi2(settings.homogeneity_alpha, d) if d else math.inf
             for d in range(settings.confirm_window + 1)
         ),
         min_fraction=(fixed if fixed is not None else settings.min_change_pct) / 100,

@@ -1,4 +1,4 @@
-"""The one statistics policy: noise model, resolution, thresholds and the pairwise judge.
+"""The one statistics policy: settings, thresholds, the workload's prior and the judge.
 
 Pure functions, no Django. ``detector.detection`` (alerts, change points) and the compare page
 (``dashboards.compare``) both decide "is this change real?" here, so they cannot disagree
@@ -11,16 +11,13 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from operator import mul
-from statistics import NormalDist, fmean
+from statistics import fmean
 
 from scipy import stats as scipy_stats
 
-from perfdb.detector import order_stats, resolution, stats
+from perfdb.detector import resolution, stats
 
 BETTER_CHOICES = ("higher", "lower", "none")
-NOISE_TRIM_MAX = 3  # largest kernel-to-kernel moves left out at most: one step and one spike
 
 
 @dataclass(frozen=True)
@@ -118,96 +115,12 @@ def resolution_of(values: Iterable[float], *, max_decimals: int = 6) -> float | 
     return resolution.resolution_of(values, max_decimals=max_decimals)
 
 
-@lru_cache(maxsize=64)
-def chi2_median_ratio(dof: int) -> float:
-    return float(scipy_stats.chi2.median(dof)) / dof
-
-
-@lru_cache(maxsize=4096)
-def critical_t(tail_alpha: float, dof: float) -> float:
-    """One-tailed critical value of Student's t (normal for large dof)."""
-    return float(scipy_stats.t.isf(tail_alpha, max(dof, 0.5)))
-
-
-@lru_cache(maxsize=256)
-def critical_chi2(alpha: float, dof: int) -> float:
-    return float(scipy_stats.chi2.isf(alpha, dof))
-
-
-def within_run_pct(groups: Sequence[Sequence[float]]) -> tuple[float | None, int]:
-    """Robust within-run relative sd (%) and the number of runs it came from.
-
-    Each run with >= 2 trials gives s^2 / mean^2; dividing by the median of chi2(df)/df makes
-    each an unbiased-in-median estimate of sigma^2, and their median is the series'. One run
-    whose two trials happen to agree is one vote among many, not the whole answer.
-    """
-    votes = []
-    # None for a run without spread to read: most runs of a long series have one trial
-    for group, cv in zip(groups, stats.cv_pcts(groups), strict=True):
-        if cv is not None:
-            votes.append(cv * cv / chi2_median_ratio(len(group) - 1))
-    if not votes:
-        return None, 0
-    votes.sort()
-    mid = len(votes) // 2
-    median = votes[mid] if len(votes) % 2 else (votes[mid - 1] + votes[mid]) / 2
-    return math.sqrt(median), len(votes)
-
-
-def level_noise_pct(
-    levels: Sequence[float], trim: float = 0.2, max_trimmed: int = NOISE_TRIM_MAX
-) -> tuple[float | None, int]:
-    """Relative sd (%) of one kernel's level, from neighbour-to-neighbour moves, and #moves.
-
-    Without a step x[i+1] - x[i] has sd sqrt(2) sigma. The largest ``trim`` of the |moves|,
-    but at most ``max_trimmed`` (a step is one move, a spike two), is left out and the rest's
-    mean square scaled back to a normal's by the second moment of a normal truncated where
-    the kept share ends (``truncated_square``: 0.598 for one of nine left out): far more
-    efficient than the median |move|. The cap keeps a bimodal series noisy: its many large
-    moves (runs switching mode) are its noise, and leaving a fifth of them out read a long
-    bimodal series as quiet and its second-mode runs as steps.
-    """
-    moves = order_stats.sorted_moves(levels)  # numpy's sort of a long series' moves
-    if moves is None:
-        moves = sorted(stats.abs_moves(levels))
-    if not moves:
-        return None, 0
-    centre = order_stats.middle_size(levels)  # = sorted(map(abs, levels))[len(levels) // 2]
-    if centre == 0:
-        return None, 0
-    keep = max(1, math.ceil((1 - trim) * len(moves)), len(moves) - max_trimmed)
-    kept = moves[:keep] if len(moves) >= 3 else moves
-    factor = truncated_square(len(kept) / len(moves))
-    sigma = math.sqrt(math.fsum(map(mul, kept, kept)) / len(kept) / factor / 2)
-    return sigma / centre * 100.0, len(moves)
-
-
-def _step_free_noise_pct(levels: Sequence[float]) -> float | None:
-    """The level noise (%) read as if the largest move were a step: left out, the rest not
-    rescaled (they are all noise then). What a short series' noise is, if it has a step."""
-    moves = sorted(abs(b - a) for a, b in zip(levels, levels[1:], strict=False))[:-1]
-    centre = sorted(abs(v) for v in levels)[len(levels) // 2]
-    if len(moves) < 2 or centre == 0:
-        return None
-    return math.sqrt(math.fsum(m * m for m in moves) / len(moves) / 2) / abs(centre) * 100.0
-
-
-@lru_cache(maxsize=1024)
-def truncated_square(kept: float) -> float:
-    """E[Z^2 | |Z| < c] for the c that keeps this share of a normal's |values|."""
-    if kept >= 1:
-        return 1.0
-    normal = NormalDist()
-    c = normal.inv_cdf((1 + kept) / 2)
-    return 1 - 2 * c * normal.pdf(c) / kept
-
-
 def _votes(series_levels: Iterable[Sequence[float]], min_kernels: int) -> list[tuple[float, int]]:
     """Each series' robust level noise (%) and its number of moves (>= ``min_kernels``)."""
     votes = []
     for levels in series_levels:
         if len(levels) >= min_kernels:
-            noise, n = level_noise_pct(levels)
+            noise, n = stats.level_noise_pct(levels)
             if noise is not None:
                 votes.append((noise, n))
     return votes
@@ -220,7 +133,7 @@ def pooled_level_noise_pct(
 
     A lab runs one workload on many setups; their series of one metric have similar noise.
     Each series with >= ``min_kernels`` kernels votes its robust level noise
-    (``level_noise_pct``); the median vote is the prior (a bimodal or flaky setup is one
+    (``stats.level_noise_pct``); the median vote is the prior (a bimodal or flaky setup is one
     vote, not the answer), and the moves behind the votes say how well it is known.
     """
     return _median_vote(_votes(series_levels, min_kernels))
@@ -281,62 +194,6 @@ class Noise:
         """sd of one run's mean of ``trials`` trials."""
         within = (self.within_pct or 0.0) ** 2 / max(trials, 1)
         return math.sqrt(self.between_pct**2 + within)
-
-
-def series_noise(
-    groups: Sequence[Sequence[float]], levels: Sequence[float], settings: Settings
-) -> Noise | None:
-    """Within-run and run-to-run noise of a series (``levels`` = stock kernels in order).
-
-    The level noise comes from the kernel-to-kernel moves; what the trials' own noise does not
-    explain is run-to-run. With few kernels it is shrunk toward ``prior_noise_pct``.
-    """
-    within, _ = within_run_pct(groups)
-    level, moves = level_noise_pct(levels, settings.noise_trim)
-    if level is None:
-        return None
-    trials = sorted(map(len, groups))[len(groups) // 2] if groups else 1
-    dof = settings.dof_per_difference * moves
-    if settings.prior_noise_pct is not None:
-        # Shrunk toward the workload/metric's typical noise, but never below what the series
-        # shows: a series noisier than typical (bimodal, a flaky machine) keeps its own noise.
-        weight = settings.prior_weight
-        # Consistent with the prior? Read as if the largest move were a step: a step must not
-        # make a short series look noisier than typical (its own move, and the rescaling of
-        # the kept moves as if the left-out one were noise, inflate a 10-kernel series' sd by
-        # ~30 %); a bimodal series, whose many large moves are its noise, still does.
-        step_free = _step_free_noise_pct(levels)
-        consistent = level if step_free is None else min(level, step_free)
-        if consistent <= settings.prior_noise_pct * _tolerance(settings, dof):
-            level = math.sqrt(
-                (moves * level**2 + weight * settings.prior_noise_pct**2) / (moves + weight)
-            )
-            dof += weight * settings.dof_per_difference
-    between_sq = level**2 - _within_share(within or 0.0, groups, trials)
-    between = math.sqrt(max(between_sq, 0.0))
-    return Noise(within, between, dof, trials)
-
-
-def _within_share(within: float, groups: Sequence[Sequence[float]], typical: int) -> float:
-    """How much of the kernels' level variance (read from their moves) is within-run noise:
-    within^2 / trials, or with a mix of trial counts (reruns, a dropped trial: 1-5 trials a
-    kernel) within^2 x the runs' mean of 1 / trials. The moves read the kernels' average
-    variance; 1 / the median trials read the within-run share too small there, took the rest
-    for run-to-run noise and judged the kernels with many trials as noisy as the others."""
-    if within == 0:  # no run with two trials: nothing to share (a long one-trial series)
-        return 0.0
-    counts = list(map(len, groups))
-    if not counts or min(counts) == max(counts):
-        return within**2 / typical
-    return within**2 * math.fsum(1 / count for count in counts) / len(counts)
-
-
-def _tolerance(settings: Settings, dof: float) -> float:
-    """How much noisier than the prior a series may look and still be pooled with it."""
-    if settings.prior_consistency is None:
-        return settings.prior_tolerance
-    bound = scipy_stats.chi2.isf(settings.prior_consistency, max(dof, 0.5)) / max(dof, 0.5)
-    return max(settings.prior_tolerance, math.sqrt(float(bound)))
 
 
 @dataclass(frozen=True)
@@ -525,7 +382,7 @@ def _verdict(
         limit, method, passed = math.inf, "untested", False
         reason = untested
     else:
-        limit = max(settings.min_change_pct, critical_t(tail, test.dof) * test.se_pct)
+        limit = max(settings.min_change_pct, stats.critical_t(tail, test.dof) * test.se_pct)
         method = test.method
         passed = abs(change) >= limit
         reason = f"p = {p_value:.2g}, one-sided at alpha {tail:.2g}"

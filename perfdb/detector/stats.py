@@ -9,10 +9,14 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
-from statistics import fmean
+from functools import lru_cache
+from operator import mul
+from statistics import NormalDist, fmean
 
 import numpy as np
 from scipy import stats as scipy_stats
+
+from perfdb.detector import order_stats
 
 
 def relative_change_pct(baseline: Sequence[float], candidate: Sequence[float]) -> float:
@@ -64,7 +68,7 @@ def cv_pcts(groups: Sequence[Sequence[float]]) -> list[float | None]:
     """``coefficient_of_variation_pct`` of each group, in the groups' order, for a whole
     series at once: the floats one run at a time gives.
 
-    The noise model reads every run's coefficient of variation (``policy.within_run_pct``);
+    The noise model reads every run's coefficient of variation (``within_run_pct``);
     one ``numpy.std`` per run was ~40 % of a regression check (9,000 calls for an upload's
     43 series of ~200 runs). Runs with the same number of trials go through one
     ``numpy.std`` over the rows of a 2-D array: numpy reduces each contiguous row with the
@@ -112,3 +116,93 @@ def abs_moves(levels: Sequence[float]) -> list[float]:
         moves: list[float] = np.abs(np.diff(np.asarray(levels, dtype=float))).tolist()
         return moves
     return [abs(b - a) for a, b in zip(levels, levels[1:], strict=False)]
+
+
+@lru_cache(maxsize=4096)
+def critical_t(tail_alpha: float, dof: float) -> float:
+    """One-tailed critical value of Student's t (normal for large dof)."""
+    return float(scipy_stats.t.isf(tail_alpha, max(dof, 0.5)))
+
+
+@lru_cache(maxsize=256)
+def critical_chi2(alpha: float, dof: int) -> float:
+    return float(scipy_stats.chi2.isf(alpha, dof))
+
+
+# --- the noise of a series, read from its trials and its kernels' levels ---
+
+
+@lru_cache(maxsize=64)
+def chi2_median_ratio(dof: int) -> float:
+    return float(scipy_stats.chi2.median(dof)) / dof
+
+
+def within_run_pct(groups: Sequence[Sequence[float]]) -> tuple[float | None, int]:
+    """Robust within-run relative sd (%) and the number of runs it came from.
+
+    Each run with >= 2 trials gives s^2 / mean^2; dividing by the median of chi2(df)/df makes
+    each an unbiased-in-median estimate of sigma^2, and their median is the series'. One run
+    whose two trials happen to agree is one vote among many, not the whole answer.
+    """
+    votes = []
+    # None for a run without spread to read: most runs of a long series have one trial
+    for group, cv in zip(groups, cv_pcts(groups), strict=True):
+        if cv is not None:
+            votes.append(cv * cv / chi2_median_ratio(len(group) - 1))
+    if not votes:
+        return None, 0
+    votes.sort()
+    mid = len(votes) // 2
+    median = votes[mid] if len(votes) % 2 else (votes[mid - 1] + votes[mid]) / 2
+    return math.sqrt(median), len(votes)
+
+
+NOISE_TRIM_MAX = 3  # largest kernel-to-kernel moves left out at most: one step and one spike
+
+
+def level_noise_pct(
+    levels: Sequence[float], trim: float = 0.2, max_trimmed: int = NOISE_TRIM_MAX
+) -> tuple[float | None, int]:
+    """Relative sd (%) of one kernel's level, from neighbour-to-neighbour moves, and #moves.
+
+    Without a step x[i+1] - x[i] has sd sqrt(2) sigma. The largest ``trim`` of the |moves|,
+    but at most ``max_trimmed`` (a step is one move, a spike two), is left out and the rest's
+    mean square scaled back to a normal's by the second moment of a normal truncated where
+    the kept share ends (``truncated_square``: 0.598 for one of nine left out): far more
+    efficient than the median |move|. The cap keeps a bimodal series noisy: its many large
+    moves (runs switching mode) are its noise, and leaving a fifth of them out read a long
+    bimodal series as quiet and its second-mode runs as steps.
+    """
+    moves = order_stats.sorted_moves(levels)  # numpy's sort of a long series' moves
+    if moves is None:
+        moves = sorted(abs_moves(levels))
+    if not moves:
+        return None, 0
+    centre = order_stats.middle_size(levels)  # = sorted(map(abs, levels))[len(levels) // 2]
+    if centre == 0:
+        return None, 0
+    keep = max(1, math.ceil((1 - trim) * len(moves)), len(moves) - max_trimmed)
+    kept = moves[:keep] if len(moves) >= 3 else moves
+    factor = truncated_square(len(kept) / len(moves))
+    sigma = math.sqrt(math.fsum(map(mul, kept, kept)) / len(kept) / factor / 2)
+    return sigma / centre * 100.0, len(moves)
+
+
+def step_free_noise_pct(levels: Sequence[float]) -> float | None:
+    """The level noise (%) read as if the largest move were a step: left out, the rest not
+    rescaled (they are all noise then). What a short series' noise is, if it has a step."""
+    moves = sorted(abs(b - a) for a, b in zip(levels, levels[1:], strict=False))[:-1]
+    centre = sorted(abs(v) for v in levels)[len(levels) // 2]
+    if len(moves) < 2 or centre == 0:
+        return None
+    return math.sqrt(math.fsum(m * m for m in moves) / len(moves) / 2) / abs(centre) * 100.0
+
+
+@lru_cache(maxsize=1024)
+def truncated_square(kept: float) -> float:
+    """E[Z^2 | |Z| < c] for the c that keeps this share of a normal's |values|."""
+    if kept >= 1:
+        return 1.0
+    normal = NormalDist()
+    c = normal.inv_cdf((1 + kept) / 2)
+    return 1 - 2 * c * normal.pdf(c) / kept

@@ -9,6 +9,7 @@ import random
 import pytest
 
 from perfdb.detector import long_series, order_stats, policy
+from perfdb.detector.noise import series_noise
 from perfdb.detector.points import stock_by_kernel, stock_kernels
 from tests.perfdb.detector.test_points import random_series
 
@@ -25,7 +26,7 @@ def test_analyse_reads_what_the_plain_computation_reads(seed):
     if len(kernels) < settings.short_kernels or any(level == 0 for level in levels):
         assert got is None
         return
-    noise = policy.series_noise([p.values for p in points], levels, settings)
+    noise = series_noise([p.values for p in points], levels, settings)
     if noise is None:
         assert got is None
         return

@@ -1,5 +1,5 @@
 """``perfdb.detector.order_stats`` (numpy's sort and partition of a long series' levels) against the
-sorts it replaces, and ``policy.level_noise_pct``, which uses it, against its plain
+sorts it replaces, and ``stats.level_noise_pct``, which uses it, against its plain
 computation: the same floats, bit for bit, or the plain sort where numpy's order could differ
 (a NaN, an infinity, an int among floats).
 
@@ -60,16 +60,16 @@ def test_order_stats_are_the_sorts(seed):
 
 @pytest.mark.parametrize("seed", range(40))
 def test_level_noise_is_the_sorted_computation(seed):
-    """``policy.level_noise_pct`` with the numpy sorts: the plain computation, bit for bit."""
+    """``stats.level_noise_pct`` with the numpy sorts: the plain computation, bit for bit."""
     rng = random.Random(seed)
     levels = [rng.gauss(100, 2) + (10 if i > 300 else 0) for i in range(rng.choice([5, 70, 600]))]
     moves = sorted(abs(b - a) for a, b in zip(levels, levels[1:], strict=False))
     centre = sorted(map(abs, levels))[len(levels) // 2]
-    keep = max(1, math.ceil(0.8 * len(moves)), len(moves) - policy.NOISE_TRIM_MAX)
+    keep = max(1, math.ceil(0.8 * len(moves)), len(moves) - stats.NOISE_TRIM_MAX)
     kept = moves[:keep]
-    factor = policy.truncated_square(len(kept) / len(moves))
+    factor = stats.truncated_square(len(kept) / len(moves))
     sigma = math.sqrt(math.fsum(m * m for m in kept) / len(kept) / factor / 2)
-    assert policy.level_noise_pct(levels) == (sigma / centre * 100.0, len(moves))
+    assert stats.level_noise_pct(levels) == (sigma / centre * 100.0, len(moves))
 
 
 def _series_values(rng: random.Random, n: int) -> list[float]:
@@ -95,7 +95,7 @@ def test_floats_give_what_the_list_gives(seed):
     assert not floats.array.flags.writeable
     for statistic in (order_stats.middle_size, order_stats.sorted_moves):
         assert repr(statistic(floats)) == repr(statistic(values))
-    assert repr(policy.level_noise_pct(floats)) == repr(policy.level_noise_pct(values))
+    assert repr(stats.level_noise_pct(floats)) == repr(stats.level_noise_pct(values))
     assert resolution.resolution_of(floats) == resolution.resolution_of(values)
     assert scan_filter.kernels(floats).tobytes() == np.asarray(values, float).tobytes()
 

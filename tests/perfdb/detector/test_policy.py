@@ -10,18 +10,18 @@ import random
 
 import pytest
 
-from perfdb.detector import policy
-from perfdb.detector.detection import Point, change_points, detect, trial_noise
+from perfdb.detector import policy, stats
+from perfdb.detector.detection import Point, change_points, detect
+from perfdb.detector.noise import series_noise, trial_noise
 from perfdb.detector.points import ordered
 from perfdb.detector.policy import (
     Noise,
     Settings,
     judge,
-    level_noise_pct,
     pooled_level_noise_pct,
     pooled_prior,
-    series_noise,
 )
+from perfdb.detector.stats import level_noise_pct
 
 
 @pytest.mark.parametrize("value", [0, 0.0, -1.0, math.nan, math.inf, -math.inf, "5"])
@@ -70,9 +70,9 @@ def test_a_zero_change_is_never_a_regression():
 def test_one_run_with_two_equal_trials_does_not_set_the_noise():
     rng = random.Random(3)
     groups = [[100 * (1 + rng.gauss(0, 0.02)) for _ in range(2)] for _ in range(15)]
-    honest = policy.within_run_pct(groups)[0]
+    honest = stats.within_run_pct(groups)[0]
     groups.append([100.0, 100.0001])
-    assert policy.within_run_pct(groups)[0] == pytest.approx(honest, rel=0.3)
+    assert stats.within_run_pct(groups)[0] == pytest.approx(honest, rel=0.3)
     assert 1.0 < honest < 3.5
 
 
@@ -152,7 +152,7 @@ def test_a_kernel_with_more_trials_is_judged_quieter_when_trial_counts_are_mixed
     # Reading the within-run share at the median trials (3) took part of it for run-to-run
     # noise, which more trials do not average away: a ratio of 0.29-0.32.
     groups, levels = _mixed_trials_series(seed, 0.0)
-    noise = policy.series_noise(groups, levels, Settings())
+    noise = series_noise(groups, levels, Settings())
     assert noise is not None
     assert noise.level_pct(5) ** 2 / noise.level_pct(1) ** 2 < 0.26
 
@@ -160,7 +160,7 @@ def test_a_kernel_with_more_trials_is_judged_quieter_when_trial_counts_are_mixed
 @pytest.mark.parametrize("seed", range(4))
 def test_run_to_run_noise_is_read_through_mixed_trial_counts(seed):
     groups, levels = _mixed_trials_series(seed, 1.0)
-    noise = policy.series_noise(groups, levels, Settings())
+    noise = series_noise(groups, levels, Settings())
     assert noise is not None
     assert 0.75 < noise.between_pct < 1.25
     assert 1.8 < noise.within_pct < 2.2

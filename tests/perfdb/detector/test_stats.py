@@ -12,7 +12,7 @@ import warnings
 import pytest
 from scipy import stats as scipy_stats
 
-from perfdb.detector import policy, stats
+from perfdb.detector import stats
 
 
 @pytest.mark.parametrize(
@@ -106,15 +106,15 @@ def test_each_runs_spread_is_the_float_one_run_at_a_time_gives(seed):
 
 
 def test_the_series_within_run_noise_reads_the_same_votes():
-    """``policy.within_run_pct`` from the batched spreads: the median of the same votes."""
+    """``stats.within_run_pct`` from the batched spreads: the median of the same votes."""
     rng = random.Random(3)
     groups = [[rng.gauss(100, 2) for _ in range(rng.choice((1, 2, 3, 5)))] for _ in range(300)]
     votes = sorted(
-        cv * cv / policy.chi2_median_ratio(len(g) - 1)
+        cv * cv / stats.chi2_median_ratio(len(g) - 1)
         for g in groups
         if (cv := stats.coefficient_of_variation_pct(g)) is not None
     )
     mid = len(votes) // 2
     median = votes[mid] if len(votes) % 2 else (votes[mid - 1] + votes[mid]) / 2
-    assert policy.within_run_pct(groups) == (math.sqrt(median), len(votes))
-    assert policy.within_run_pct([[1.0], [2.0]]) == (None, 0)
+    assert stats.within_run_pct(groups) == (math.sqrt(median), len(votes))
+    assert stats.within_run_pct([[1.0], [2.0]]) == (None, 0)
