@@ -33,8 +33,8 @@ from functools import partial
 from django.core.cache import cache
 
 from dashboards.chart_queries.profiles import profiled_setups
-from dashboards.page_data import kernel_time, scaling, scope_stats, scopes, series_data
-from dashboards.pages import views, wakeups
+from dashboards.page_data import kernel_time, scaling, scope_stats, scopes, series_data, wakeups
+from dashboards.pages import views
 from perfdb.cache import (
     SCOPE_VERSION_PREFIX,
     STRUCTURE_KEY,

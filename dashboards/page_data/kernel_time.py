@@ -1,9 +1,10 @@
-"""The kernel-time chart's data: of the setups a kernel-time page draws (a bounded number of a
-scope's, its profiled setups with the most profiled runs first: ``subset``), the points of %
-of time in the kernel and the scheduler and the kernel profiles (``drawn_data``), and the
-page's two figures as it embeds them (``figures``), each cached per scope version and drawn
-page, so a request reads and unpickles only what it draws; the scopes with profiles first
-(``profiled_first``); and the default view the warm-up computes (``kernel_time_warm``).
+"""The kernel-time chart's data: of the setups a kernel-time page draws (a bounded number of
+a scope's, its profiled setups with the most profiled runs first: ``drawn_setups``), the
+points of % of time in the kernel and the scheduler and the kernel profiles
+(``drawn_data``), and the page's two figures as it embeds them (``figures``), each cached
+per scope version and drawn page, so a request reads and unpickles only what it draws; the
+scopes with profiles first (``profiled_first``); and the default view the warm-up computes
+(``kernel_time_warm``).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ KERNEL_TIME_MAX_SETUPS = 8
 KERNEL_TIME_PAGE_SETUPS = 24
 
 
-def subset(q: Mapping[str, Any], choice: ScopeChoice, scope: SetupScope) -> Subset:
+def drawn_setups(q: Mapping[str, Any], choice: ScopeChoice, scope: SetupScope) -> Subset:
     """The setups the query asks for (the default for none), the page of them drawn."""
     ids = [str(i) for i in scope.setup_ids]
     default = partial(_default, choice, scope)
@@ -86,7 +87,7 @@ def kernel_time_warm(scope_key: str | None = None) -> None:
     scope = scope_setups(choice)
     if choice is None or scope is None:
         return
-    figures(scope, None, subset({}, choice, scope), DEFAULT_TOP)
+    figures(scope, None, drawn_setups({}, choice, scope), DEFAULT_TOP)
 
 
 def _view(chart, profiles, top: int) -> dict[str, Any]:

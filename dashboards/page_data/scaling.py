@@ -1,9 +1,9 @@
 """The scaling chart's data: a metric against a varying parameter, one line a build, over a
 group of a scope's setups. What a scaling page asks for (``scaling_selection``: the
-parameter, the setups that vary it alone, the page of them drawn, the metric), the chart made
-of per-setup pieces cached per setup version (``scaling_chart``), and the views the page
-embeds, cached per scope version: the newest builds' (``default_view``, kept current after
-each upload by ``scaling_warm``) and any builds picked in the URL (``chosen_view``).
+parameter, the setups that vary it alone, the page of them drawn, the metric), the chart
+made of per-setup pieces cached per setup version (``scaling_chart``), and the views the
+page embeds, cached per scope version: the newest builds' (``default_view``, kept current
+after each upload by ``scaling_warm``) and any builds picked in the URL (``chosen_view``).
 """
 
 from __future__ import annotations

@@ -21,10 +21,10 @@ from dashboards.page_data.kernel_time import (
     KERNEL_TIME_MAX_SETUPS,
     TOP_N_MAX,
     drawn_data,
+    drawn_setups,
     figures,
     profile_diff_of_scope,
     profiled_first,
-    subset,
 )
 from dashboards.page_data.scope_draw import Subset, api_url, selection_of, subset_links
 from dashboards.page_data.scopes import scope_index, scope_setups
@@ -64,7 +64,7 @@ def kernel_time(request: HttpRequest) -> HttpResponse:
     params = scope.varying_params()
     param = choice_param(q, "param", params, "") or None
     context["params"] = params
-    return _scope_page(request, fmt, context, scope, param, subset(q, choice, scope))
+    return _scope_page(request, fmt, context, scope, param, drawn_setups(q, choice, scope))
 
 
 def _scope_page(request, fmt, context, scope: SetupScope, param, subset: Subset) -> HttpResponse:

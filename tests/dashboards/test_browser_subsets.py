@@ -7,8 +7,7 @@ import re
 
 import pytest
 
-from dashboards.page_data import kernel_time
-from dashboards.pages import wakeups
+from dashboards.page_data import kernel_time, wakeups
 from perfdb.models import Setup
 from tests.dashboards.browser import Watched, browser, data  # noqa: F401 (fixtures)
 

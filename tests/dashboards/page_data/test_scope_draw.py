@@ -10,11 +10,10 @@ from html import unescape
 
 import pytest
 
-from dashboards.page_data import kernel_time
+from dashboards.page_data import kernel_time, wakeups
 from dashboards.page_data import scaling as scaling_data
 from dashboards.page_data.scaling import spread
 from dashboards.page_data.scope_draw import paged
-from dashboards.pages import wakeups
 from dashboards.pure.selection import BadParam, busiest_first, subset_param
 from perfdb.models import Setup
 from tests.dashboards.page_figures import figure
