@@ -81,8 +81,7 @@ from detector_suite import (  # noqa: E402
     true_direction,
 )
 
-from perfdb.detector import policy  # noqa: E402
-from perfdb.detector.detection import Change, Settings  # noqa: E402
+from perfdb.detector import Change, Settings, policy  # noqa: E402
 
 
 @dataclass

@@ -26,7 +26,7 @@ from typing import TypeVar
 from _common import stored_upload
 from detector_suite import AlertBook, Series, service_check
 
-from perfdb.detector.detection import Change, Point, Settings
+from perfdb.detector import Change, Point, Settings
 
 AlertKey = TypeVar("AlertKey", tuple[int, str], tuple[int, str, bool])
 Held = tuple[int, str, bool]  # (kernel index, direction, confirmed)

@@ -8,27 +8,33 @@ runs. Pure Python, no Django (an import-linter contract in pyproject.toml): the 
 ``perfdb.alerting`` loads the series, asks ``check`` and stores the alerts through the names
 here; the compare page asks ``pair_context`` and ``judge`` for the same verdicts.
 
-- ``series_check``: ``check``, the changes of a series for an upload's runs;
-- ``detection``: ``detect``, A/B tests, short series read kernel by kernel (``short_scan``),
-  ``pair_context`` for the compare page;
+The stages, from the top (each imports only the ones below it):
+
+- ``detection``: ``check`` (what the service asks), ``detect``, ``change_points``,
+  ``pair_context``: the order the stages run in;
 - ``drift``: a series a little worse kernel after kernel (``drift_changes``, method
   ``DRIFT_METHOD``), the slope of its trailing window;
-- ``policy``: ``Settings``, the one test (``judge``), the noise model of long series;
+- ``short_scan``: a short series read kernel by kernel, each kernel against its level;
+- ``ab_test``: a patched build or a pinned baseline judged when it arrives;
+- ``long_series``: a long series analysed once, the changes its step scan shows;
+- ``noise``: the noise each test is judged with (trials, repeated builds, the prior, a long
+  series' moves);
 - ``points``: ``Point`` and ``Change``, points in kernel order, stock runs by kernel;
-- ``long_series``: a long series analysed and the changes its step scan shows;
-- ``step_scan``: the step scan of a long series' levels;
+- ``policy``: ``Settings``, the workload's pooled prior, the one test (``judge``);
+- ``step_scan``: the step scan of a long series' levels; ``placement``: how sure a step is
+  of its first kernel;
 - ``stats``: statistics of plain sequences of floats;
-- ``placement``: how sure a step is of its first kernel;
 - ``scan_filter``, ``order_stats``, ``resolution``: the same answers, computed fast on long
   series.
 
 How it works and how well: docs/detector.md.
 """
 
+from perfdb.detector.ab_test import baseline_runs
 from perfdb.detector.detection import (
     PairContext,
-    baseline_runs,
     change_points,
+    check,
     detect,
     pair_context,
 )
@@ -57,7 +63,6 @@ from perfdb.detector.policy import (
     pooled_level_noise_pct,
     usable_threshold_pct,
 )
-from perfdb.detector.series_check import check
 
 __all__ = [
     "BETTER_CHOICES",

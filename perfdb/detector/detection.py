@@ -1,478 +1,91 @@
-"""Regression detection over one series: runs that differ only in kernel and patch set.
+"""Regression detection over one series: the stages a check runs, in order, and nothing else.
 
-Pure functions over frozen dataclasses, no Django: the Celery task loads a series from the
-database, turns it into ``Point``s and stores the returned ``Change``s as alerts (direction
-"regression") or as recorded improvements. The statistics policy (noise model, thresholds,
-the pairwise judge shared with the compare page) is ``detector.policy``; ``Point`` and ``Change``
-are ``detector.points``, a long series' step scan ``detector.long_series``. How it
-works and the accuracy figures: docs/detector.md.
+``check`` is what the service asks of a series for an upload's runs. It orders the points
+(``points``), analyses a long series once (``long_series``), and asks each test in turn:
+``detect`` (A/B tests, ``ab_test``; a short series' steps, ``short_scan``; a long one's,
+``long_series``), the stock series' confirmed steps (``change_points``) and its drift
+(``drift``). ``pair_context`` gives the compare page the same view of a pair. The noise
+every test is judged with is ``noise``; the test itself ``policy.judge``. Pure, no Django;
+how it works and how well: docs/detector.md.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass, replace
-from statistics import fmean
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 
 from perfdb.detector import policy
-from perfdb.detector.long_series import Series, analyse, kept, series_changes
-from perfdb.detector.noise import TrialNoise, segment_spread, trial_noise
-from perfdb.detector.points import Change as Change
-from perfdb.detector.points import (
-    KernelRuns,
-    Ordered,
-    kernel_key,
-    kernel_of,
-    ordered,
-    run_order,
-    stock_by_kernel,
-)
-from perfdb.detector.points import Point as Point
-from perfdb.detector.policy import BETTER_CHOICES as BETTER_CHOICES
-from perfdb.detector.policy import Settings as Settings  # re-exported: detection.Settings
-from perfdb.detector.policy import validate_threshold_pct as validate_threshold_pct
+from perfdb.detector.ab_test import ab_change, baseline_runs
+from perfdb.detector.drift import drift_changes
+from perfdb.detector.long_series import analysed, analysed_once, series_changes
+from perfdb.detector.noise import segment_spread, trial_noise
+from perfdb.detector.order_stats import Floats
+from perfdb.detector.points import Change, Columns, Ordered, kernel_of, ordered, stock_by_kernel
+from perfdb.detector.points import Point as Point  # named detection.Point by the compare page
+from perfdb.detector.policy import Settings as Settings  # and detection.Settings by tests
+from perfdb.detector.short_scan import short_changes, short_scan
 
 DEFAULTS = Settings()
 
 
-def _analysed(usable: Ordered, settings: Settings) -> Series | None:
-    """``long_series.analyse`` of the points, once per settings: kept on ``usable`` too, as a
-    lookup in analyse's own cache hashes every point of the series."""
-    analyses = kept(usable)
-    if settings not in analyses:
-        analyses[settings] = analyse(tuple(usable), settings)
-    return analyses[settings]
-
-
-# --- baselines ---
-
-
-def baseline_runs(
-    points: Sequence[Point], candidate: Point, *, pinned_run_id: int | None = None
-) -> tuple[Point, ...]:
-    """The runs whose trials are pooled into the candidate's baseline, in run-id order.
-
-    A pinned run wins; else a patched build is compared with the same kernel stock, and a
-    stock build with the nearest earlier stock kernel. Repeated runs of the chosen
-    kernel + patch set are pooled, the candidate itself never is. A patched build whose
-    kernel has no stock run gets no baseline (comparing it with another kernel would mix
-    two changes); the user can pin one.
-    """
-    if pinned_run_id is not None:
-        pinned = [p for p in points if p.run_id == pinned_run_id]
-        if not pinned:
-            raise ValueError(f"pinned baseline run {pinned_run_id} is not in the series")
-        kernel, patches = kernel_of(pinned[0]), pinned[0].patches
-    elif candidate.patches:
-        kernel, patches = kernel_of(candidate), ()
-    else:
-        key = kernel_key(candidate)
-        earlier = [p for p in points if not p.patches and kernel_key(p) < key]
-        if not earlier:
-            return ()
-        kernel, patches = kernel_of(max(earlier, key=run_order)), ()
-    group = [
-        p
-        for p in points
-        if p.patches == patches and p.run_id != candidate.run_id and kernel_of(p) == kernel
-    ]
-    return tuple(sorted(group, key=lambda p: p.run_id))
-
-
-# --- comparing one candidate with its baseline ---
-
-
-def _resolution(settings: Settings, values: Sequence[float]) -> float | None:
-    return settings.resolution or policy.resolution_of(values)
-
-
-def _pairwise(
+def check(
     points: Sequence[Point],
-    point: Point,
+    *,
     better: str,
     settings: Settings,
-    pinned_run_id: int | None,
-    noise: policy.Noise | None,
-) -> Change | None:
-    """An A/B test: a patched build against its stock kernel, or a run against a pinned
-    baseline, judged when it arrives (final at once)."""
-    group = baseline_runs(points, point, pinned_run_id=pinned_run_id)
-    if not group:
-        return None
-    baseline = [v for p in group for v in p.values]
-    if fmean(baseline) == 0:
-        return None
-    resolution = _resolution(settings, [*baseline, *point.values])
-    verdict = policy.judge(baseline, point.values, better, noise, resolution, settings)
-    runs = tuple(p.run_id for p in group)
-    if _kept_untested(verdict, settings):
-        return _change(runs, point.run_id, replace(verdict, method="threshold"), "unconfirmed")
-    if not verdict.significant:
-        return None
-    return _change(runs, point.run_id, verdict, "confirmed")
-
-
-def _kept_untested(verdict: policy.Verdict, settings: Settings) -> bool:
-    """One value a side and nothing known of the noise: a change of at least
-    ``default_threshold_pct`` is kept and shown, pending, never emailed on a guess; trials
-    on each side (or more kernels) make it a test."""
-    return (
-        verdict.method == "untested"
-        and verdict.direction != "none"
-        and abs(verdict.change_pct) >= settings.default_threshold_pct
-    )
-
-
-def _change(
-    baseline_run_ids: tuple[int, ...], run_id: int, verdict: policy.Verdict, status: str
-) -> Change:
-    return Change(
-        baseline_run_ids=baseline_run_ids,
-        candidate_run_id=run_id,
-        change_pct=verdict.change_pct,
-        p_value=verdict.p_value,
-        method=verdict.method,
-        direction=verdict.direction,
-        confidence=verdict.confidence,
-        status=status,
-    )
-
-
-# --- a short series, kernel by kernel ---
-
-
-@dataclass(frozen=True)
-class Tested:
-    """How the short scan tested one kernel as it arrived: against which kernels of its
-    level, at which alpha, with which noise (the spikes seen so far included)."""
-
-    segment: tuple[int, ...]  # kernel indexes
-    alpha: float
-    noise: TrialNoise
-
-
-@dataclass(frozen=True)
-class ShortScan:
-    """A short stock series read kernel by kernel: its steps, the kernels left out as
-    spikes or excursions, and how each kernel was tested."""
-
-    steps: tuple[tuple[int, int, Change], ...]  # (kernel index, found at kernel, change)
-    outliers: frozenset[int]  # kernel indexes
-    returns: frozenset[int]  # kernels back at the level before a spike or an excursion
-    tested: tuple[Tested | None, ...]  # by kernel index; None for the first kernel
-    # One trial a kernel: moves the kernels after them still share at the newest kernel,
-    # significant at ``alert_alpha`` but not yet at the level's budget: pending, shown with
-    # what would confirm them, never emailed, and no break in the level (nor for the drift).
-    standing: tuple[tuple[int, int, Change], ...] = ()
-
-
-# With one trial a kernel, a step from a level of one kernel is tested at this share of the
-# kernel's alpha (short_scan).
-ONE_VALUE_LEVEL_SHARE = 0.1
-
-
-def kernel_alpha(settings: Settings, index: int, one_trial: bool = False) -> float:
-    """The one-sided alpha the ``index``-th kernel of a level is tested at: the budget spent
-    over its kernels, ``alert_alpha`` / k^2, which sums to at most 1.64 x ``alert_alpha``
-    however long the level lasts, and leaves an A/B (k = 1) the whole of it. A step starts
-    the count again: the new level is a new comparison, and a clean series never resets.
-    With one trial a kernel a move also waits for the next kernel, which spikes rarely
-    pass, and its noise is known from few kernels: ``alert_alpha`` / k^1.5."""
-    power = 1.5 if one_trial else 2.0
-    return float(settings.alert_alpha / max(index, 1) ** power)
-
-
-def short_scan(
-    kernels: Sequence[KernelRuns], better: str, settings: Settings, noise: TrialNoise
-) -> ShortScan:
-    """Each kernel against the kernels of its level so far (the segment since the last
-    step, spikes left out), as it arrived.
-
-    With trials, a significant move is a step at once while the level before it has fewer
-    than ``arrival_kernels`` kernels: the test is on the trials, and an A/B of two stock
-    kernels is judged with the upload that brings the second one. After a longer level the
-    kernels that follow decide, as with one trial. A step
-    too small for its first kernel is found once later kernels agree (``_earlier_step``;
-    the kernel's alpha is shared half and half between the two tests). A kernel back near
-    the level before a step of at most ``excursion_kernels`` kernels ago (and not a move
-    from it) is a return: the visit's kernels become outliers, the old level goes on, and
-    no second alert is raised. With one trial a kernel, a move (or, with no noise known
-    yet, a change of ``default_threshold_pct``) is pending until the kernels after it that
-    stay at its level make it significant; if the next one comes back, the kernel was a
-    spike, and if a later one does before the move is significant, it was noise.
-    """
-    one_trial = noise.within_pct is None
-    steps: list[tuple[int, int, Change]] = []
-    outliers: set[int] = set()
-    returns: set[int] = set()
-    tested: list[Tested | None] = [None]
-    segment: list[int] = [0]
-    before: list[int] = []
-    last = -1
-    spikes: list[tuple[float, float]] = []
-    standing: dict[int, tuple[int, Change]] = {}  # step kernel: (found at, change)
-    measured = noise
-    for at in range(1, len(kernels)):
-        if len(spikes) >= 2:  # one bad run is an outlier; two say the runs wander
-            noise = replace(measured, sources=(*measured.sources, *spikes))
-        alpha = kernel_alpha(settings, at - segment[0], one_trial)  # each level anew
-        share = 0.5 if len(segment) >= 2 else 0.0  # no cut inside a one-kernel level
-        # With one trial a kernel an arrival is never confirmed by itself: its test only makes
-        # the kernel a pending step, which the kernels that stay confirm at the kernel's alpha.
-        arrival = (settings.alert_alpha if one_trial else alpha) * (1 - share)
-        tested.append(Tested(tuple(segment), arrival, noise))
-        verdict = _judge_kernels(kernels, segment, [at], better, settings, noise, arrival)
-        untested = verdict is not None and _kept_untested(verdict, settings)
-        if verdict is None or not (verdict.significant or untested):
-            found = _earlier_step(kernels, segment, at, better, settings, noise, alpha * share)
-            if found is None:
-                if one_trial:
-                    _note_standing(kernels, segment, at, better, settings, noise, standing)
-                segment.append(at)
-                continue
-            cut, step = found
-            first = segment[cut]
-            change = _change(
-                _runs(kernels, segment[:cut]), kernels[first].run_ids[0], step, "confirmed"
-            )
-            steps.append((first, at, change))
-            before, segment, last = segment[:cut], [*segment[cut:], at], first
-            continue
-        recent = bool(before) and at - last <= settings.excursion_kernels
-        if recent and _returns(kernels, before, segment, at, better, settings, noise, alpha):
-            if len(segment) == 1:  # a spike: one kernel's move is run-to-run noise
-                spikes.append(_spike_move(noise, kernels, before, segment[0]))
-            outliers.update(segment)
-            returns.add(at)
-            segment, before, last = [*before, at], [], -1
-            continue
-        status, seen_at = "confirmed", at
-        if one_trial or len(segment) >= settings.arrival_kernels:
-            old = _mean_of(kernels, segment)
-            staying = _staying(kernels, at, old)
-            if not staying and at + 1 < len(kernels):
-                spikes.append(_spike_move(noise, kernels, segment, at))
-                outliers.add(at)  # a spike: the next kernel came back
-                returns.add(at + 1)
-                continue
-            again = None
-            # One value is no level: it may be the bad run, unless three kernels at the new
-            # level give the noise that tells a bad run from a step. Those kernels are the
-            # ones that stayed, chosen by their closeness (a narrower spread than chance
-            # gives), so that test is held to a tenth of the kernel's alpha.
-            if staying and (len(segment) >= 2 or len(staying) >= 2):
-                level = [at, *staying]
-                held = alpha if len(segment) >= 2 else alpha * ONE_VALUE_LEVEL_SHARE
-                again = _judge_kernels(kernels, segment, level, better, settings, noise, held)
-            if again is not None and again.significant and again.direction == verdict.direction:
-                verdict, seen_at = again, staying[-1]
-            elif staying and staying[-1] + 1 < len(kernels):
-                segment.append(at)  # the level went back after all: no step, noise
-                continue
-            else:  # the newest kernels: the next one decides
-                status = "unconfirmed"
-                # Kernels that stayed up to the newest keep the move pending, seen there:
-                # evidence still gathering, not a move the series came back from.
-                seen_at = staying[-1] if staying else at
-                if untested:
-                    verdict = replace(verdict, method="threshold")
-        change = _change(_runs(kernels, segment), kernels[at].run_ids[0], verdict, status)
-        steps.append((at, seen_at, change))
-        before, segment, last = segment, [at], at
-    newest, stepped = len(kernels) - 1, {at for at, _, _ in steps}
-    still = tuple(
-        (at, found, change)
-        for at, (found, change) in sorted(standing.items())
-        if found == newest and at not in stepped
-    )
-    return ShortScan(tuple(steps), frozenset(outliers), frozenset(returns), tuple(tested), still)
-
-
-def _note_standing(
-    kernels: Sequence[KernelRuns],
-    segment: Sequence[int],
-    at: int,
-    better: str,
-    settings: Settings,
-    noise: TrialNoise,
-    standing: dict[int, tuple[int, Change]],
-) -> None:
-    """With one trial a kernel, a move from the level that the kernels after it share (at
-    least two at the new level, the new kernel among them), significant at ``alert_alpha``
-    shared over the cuts but not at the level's budget for its kernel: kept as pending, so a
-    drop of 4/5 that two kernels show is on the chart with what would confirm it, not
-    silent. It never breaks the level: the confirmed steps are the scan's alone."""
-    found = _earlier_step(kernels, segment, at, better, settings, noise, settings.alert_alpha)
-    if found is None:
-        return
-    cut, verdict = found
-    first = segment[cut]
-    change = _change(
-        _runs(kernels, segment[:cut]), kernels[first].run_ids[0], verdict, "unconfirmed"
-    )
-    standing[first] = (at, change)
-
-
-def _spike_move(
-    noise: TrialNoise, kernels: Sequence[KernelRuns], level: Sequence[int], spike: int
-) -> tuple[float, float]:
-    """A spike's move as run-to-run evidence (variance %^2, one dof): a kernel that moved and
-    came back showed how far a run strays from its level, beyond its trials. From the second
-    spike on, a lab whose kernels wander from boot to boot is read as noisy, not as a run of
-    steps and returns."""
-    centre = _mean_of(kernels, level)
-    moved = (kernels[spike].level - centre) / centre * 100 if centre else 0.0
-    trials = len(kernels[spike].values)
-    share = (noise.within_pct or 0.0) ** 2 / trials
-    return (max(moved**2 - share, 0.0), 1.0)
-
-
-def _runs(kernels: Sequence[KernelRuns], indexes: Sequence[int]) -> tuple[int, ...]:
-    return tuple(sorted(r for i in indexes for r in kernels[i].run_ids))
-
-
-def _returns(
-    kernels: Sequence[KernelRuns],
-    before: Sequence[int],
-    visit: Sequence[int],
-    at: int,
-    better: str,
-    settings: Settings,
-    noise: TrialNoise,
-    alpha: float,
-) -> bool:
-    """Is kernel ``at`` back at the level before a visit: nearer it than the visit's level,
-    and no move from it?"""
-    back = _judge_kernels(kernels, before, [at], better, settings, noise, alpha)
-    if back is not None and back.significant:
-        return False
-    level = kernels[at].level
-    return _nearer_new(level, _mean_of(kernels, visit), _mean_of(kernels, before))
-
-
-def _staying(kernels: Sequence[KernelRuns], at: int, old: float) -> list[int]:
-    """The kernels after ``at`` that stay nearer its level than the old one, up to the first
-    that does not: with one trial a kernel, what may confirm ``at``'s move."""
-    staying = []
-    for later in range(at + 1, len(kernels)):
-        if not _nearer_new(kernels[later].level, old, kernels[at].level):
-            break
-        staying.append(later)
-    return staying
-
-
-def _earlier_step(
-    kernels: Sequence[KernelRuns],
-    segment: Sequence[int],
-    at: int,
-    better: str,
-    settings: Settings,
-    noise: TrialNoise,
-    alpha: float,
-) -> tuple[int, policy.Verdict] | None:
-    """A step inside the level so far that the new kernel now shows: the cut of the segment
-    (kernels before it against the kernels from it to the new one, at least two) whose
-    change is the most significant, at ``alpha`` shared over the cuts, and whose kernels
-    after the cut agree with the new one (``homogeneity_alpha``). A step too small to
-    see on its first kernel is seen once the kernels after it agree, and the level before a
-    missed step is not averaged with the level after it."""
-    cuts = range(1, len(segment))
-    if not cuts:
-        return None
-    shared = alpha / len(cuts)
-    best: tuple[int, policy.Verdict] | None = None
-    for cut in cuts:
-        verdict = _judge_kernels(
-            kernels, segment[:cut], [*segment[cut:], at], better, settings, noise, shared
-        )
-        if verdict is None or not verdict.significant:
-            continue
-        agree = _judge_kernels(
-            kernels, segment[cut:], [at], better, settings, noise, settings.homogeneity_alpha
-        )
-        if agree is not None and agree.significant:
-            continue  # the new kernel is a level of its own: the cut would misplace a step
-        if best is None or (verdict.p_value or 0.0) < (best[1].p_value or 0.0):
-            best = (cut, verdict)
-    return best
-
-
-def _mean_of(kernels: Sequence[KernelRuns], indexes: Sequence[int]) -> float:
-    return fmean([v for i in indexes for v in kernels[i].values])
-
-
-def _judge_kernels(
-    kernels: Sequence[KernelRuns],
-    base: Sequence[int],
-    candidate: Sequence[int],
-    better: str,
-    settings: Settings,
-    noise: TrialNoise,
-    alpha: float,
-) -> policy.Verdict | None:
-    baseline = [v for i in base for v in kernels[i].values]
-    values = [v for i in candidate for v in kernels[i].values]
-    if fmean(baseline) == 0:
-        return None
-    spread = segment_spread(kernels, base, noise.within_pct)
-    if len(candidate) >= 2:
-        spread += segment_spread(kernels, candidate, noise.within_pct)
-    model = noise.noise(settings, spread)
-    return policy.judge(
-        baseline,
-        values,
-        better,
-        model,
-        _resolution(settings, [*baseline, *values]),
-        settings,
-        kernels=(len(base), len(candidate)),
-        alpha=alpha,
-    )
-
-
-def _nearer_new(level: float, old: float, new: float) -> bool:
-    """Is a kernel's level at least as near the new level as the old one?"""
-    return abs(level - new) <= abs(level - old)
-
-
-def short_scan_of(
-    usable: Ordered, better: str, settings: Settings, noise: TrialNoise | None = None
-) -> tuple[list[KernelRuns], ShortScan]:
-    """A short series' stock kernels and their ``short_scan``, once per check: kept on
-    ``usable`` (``detect`` reads the steps, the drift test where they are). ``noise``: the
-    series' ``trial_noise``, when the caller has it."""
-    # Kept in the points' own namespace, typed here: the scan is detection's, and points.py
-    # (which detection imports) need not know its shape.
-    scans: dict[tuple[str, Settings], tuple[list[KernelRuns], ShortScan]]
-    scans = usable.__dict__.setdefault("short_scans", {})
-    if (better, settings) not in scans:
-        kernels = stock_by_kernel(usable)
-        trials = trial_noise(usable, settings) if noise is None else noise
-        scan = short_scan(kernels, better, settings, trials) if len(kernels) >= 2 else None
-        scans[better, settings] = (kernels, scan or ShortScan((), frozenset(), frozenset(), ()))
-    return scans[better, settings]
-
-
-def _short_changes(
-    usable: Ordered,
-    better: str,
-    settings: Settings,
-    noise: TrialNoise,
-    wanted_kernels: set[str] | None,
+    candidates: Collection[int],
+    pinned_run_id: int | None = None,
+    declared: Mapping[int, int] | None = None,
+    usable: Ordered | None = None,
+    columns: tuple[Columns, Floats] | None = None,
 ) -> list[Change]:
-    """The short scan's steps on the wanted kernels, and on the kernel before each (the one
-    a new kernel confirms or clears)."""
-    kernels, scan = short_scan_of(usable, better, settings, noise)
-    if len(kernels) < 2:
-        return []
-    standing = [change for _, _, change in scan.standing]  # seen at the newest kernel
-    if wanted_kernels is None:
-        return [change for _, _, change in scan.steps] + standing
-    names = [k.kernel for k in kernels]
-    wanted = {i for i, name in enumerate(names) if name in wanted_kernels}
-    wanted |= {i - 1 for i in wanted}
-    steps = [change for at, found, change in scan.steps if at in wanted or found in wanted]
-    return steps + (standing if len(kernels) - 1 in wanted else [])
+    """What a regression check asks of one series for an upload's runs (``candidates``): the
+    series as stored in, the changes worth an alert out.
+
+    ``detect`` for the candidates, each against its pinned baseline (``pinned_run_id``, if
+    still in the series) or the one its bundle names (``declared``: run -> baseline run),
+    and every confirmed step of the stock series when a candidate is a stock run: a step
+    that the upload's kernel confirms lands on an earlier upload's run and is still raised
+    (or updated); and a drift of the stock series (``drift.drift_changes``, method "drift")
+    when the newest stock kernel is a candidate. ``usable``: the points as ``ordered``
+    gives them, when the caller read them so; ``columns``: their ``points.columns`` and
+    single trials, likewise. The series is analysed once for every call
+    (``analysed_once``)."""
+    declared = declared or {}
+    asked = {r: declared[r] for r in sorted(candidates) if r in declared}
+    in_series = {p.run_id for p in points} if pinned_run_id is not None or asked else set()
+    pinned = pinned_run_id if pinned_run_id in in_series else None
+    usable = analysed_once(ordered(points) if usable is None else usable, settings, columns)
+    changes = detect(
+        usable,
+        better=better,
+        settings=settings,
+        pinned_run_id=pinned,
+        candidates=set(candidates) - asked.keys(),
+    )
+    for run_id, baseline_id in asked.items():
+        changes += detect(
+            usable,
+            better=better,
+            settings=settings,
+            pinned_run_id=baseline_id if baseline_id in in_series else pinned,
+            candidates={run_id},
+        )
+    # ``detect`` already returns the stock series' confirmed steps when a stock run is among
+    # the candidates, but not with a pinned baseline
+    wanted = set(candidates)
+    stock_candidate = any(not p.patches for p in points if p.run_id in wanted)
+    steps = change_points(usable, better=better, settings=settings)
+    seen = {(c.candidate_run_id, c.method) for c in changes}
+    changes += [
+        s
+        for s in steps
+        if (s.candidate_run_id in wanted or stock_candidate)
+        and (s.candidate_run_id, s.method) not in seen
+    ]
+    if stock_candidate:
+        changes += drift_changes(usable, better, settings, wanted)
+    return changes
 
 
 def detect(
@@ -498,7 +111,7 @@ def detect(
     if better == "none":
         return []
     usable = ordered(points)
-    series = _analysed(usable, settings)
+    series = analysed(usable, settings)
     # a long series has its noise model; the trials' pass over every run is for short ones
     trials, ab_noise = None, series.noise if series is not None else None
     if series is None:
@@ -513,13 +126,13 @@ def detect(
         if not point.patches and pinned_run_id is None:
             stock_kernels.add(kernel_of(point))
             continue
-        change = _pairwise(usable, point, better, settings, pinned_run_id, ab_noise)
+        change = ab_change(usable, point, better, settings, pinned_run_id, ab_noise)
         if change is not None:
             changes.append(change)
     if stock_kernels and series is not None:
         changes += series_changes(series, better, stock_kernels)
     elif stock_kernels and trials is not None:
-        changes += _short_changes(
+        changes += short_changes(
             usable, better, settings, trials, None if wanted is None else stock_kernels
         )
     if len(changes) < 2:
@@ -560,7 +173,7 @@ def pair_context(
     candidates = [p for p in usable if p.run_id in candidate_run_ids]
     if not candidates:
         return None
-    series = _analysed(usable, settings)
+    series = analysed(usable, settings)
     trials = trial_noise(usable, settings)
     noise: policy.Noise | float | None = series.noise if series else trials.noise(settings)
     stock = all(not p.patches for p in candidates)
@@ -608,7 +221,7 @@ def change_points(
     policy.check_better(better)
     if better == "none":
         return []
-    series = _analysed(ordered(points), settings)
+    series = analysed(ordered(points), settings)
     if series is None:
         return []
     return series_changes(series, better, set())

@@ -31,11 +31,11 @@ import numpy as np
 from scipy import stats as scipy_stats
 
 from perfdb.detector import policy
-from perfdb.detector.detection import short_scan_of
 from perfdb.detector.long_series import Series, kept
 from perfdb.detector.noise import TrialNoise, trial_noise
 from perfdb.detector.points import Change, KernelRuns, Ordered, Point, kernel_of
 from perfdb.detector.policy import Settings
+from perfdb.detector.short_scan import short_scan_of
 
 METHOD = "drift"
 # Theil-Sen's slope is about this efficient as least squares' on normal levels (simple

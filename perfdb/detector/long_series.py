@@ -53,6 +53,36 @@ def kept(usable: Ordered) -> dict[Settings, Series | None]:
     return analyses
 
 
+UNCACHED_FROM = 200  # points: a series this long is analysed without analyse's cache
+
+
+def analysed(usable: Ordered, settings: Settings) -> Series | None:
+    """``long_series.analyse`` of the points, once per settings: kept on ``usable`` too, as a
+    lookup in analyse's own cache hashes every point of the series."""
+    analyses = kept(usable)
+    if settings not in analyses:
+        analyses[settings] = analyse(tuple(usable), settings)
+    return analyses[settings]
+
+
+def analysed_once(
+    usable: Ordered, settings: Settings, columns: tuple[Columns, Floats] | None = None
+) -> Ordered:
+    """``usable`` with its analysis under ``settings`` where ``detect`` and ``change_points``
+    look first (``long_series.kept``). A long series' is computed without ``long_series.analyse``'s
+    own cache, whose key hashes every point (5 % of a one-run check onto 60 series of 1,000
+    kernels) and which holds fewer series than such a check reads (``columns``: the points'
+    columns and single trials, when the caller has them); a shorter series' goes through
+    it, as a check run again finds it there. The same function, so the same analysis."""
+    analyses = kept(usable)
+    if settings not in analyses:
+        if len(usable) < UNCACHED_FROM:
+            analyses[settings] = analyse(usable, settings)
+        else:
+            analyses[settings] = analyse_of(usable, settings, *(columns or ()))
+    return usable
+
+
 @lru_cache(maxsize=32)
 def analyse(points: tuple[Point, ...], settings: Settings) -> Series | None:
     """Noise model and step scan of a series; None below ``short_kernels`` stock kernels.

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from perfdb.alerting.moves_rule import Held, KernelOrder, merged, placed_anew
-from perfdb.detector import detection
-from perfdb.detector.detection import Change, Point
+from perfdb.detector import Change, Point, detection
 from tests.perfdb.alerting.step_series import POINTS, STEP_DOWN
 
 # the step scan from six kernels, as these series were drawn for it
