@@ -6,17 +6,16 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from dashboards.api.runs import RunDetailView, RunListView
+from dashboards.pages import account, health, overview, run_detail, status
 from dashboards.pages import alerts as alerts_views
-from dashboards.pages import health, status
-from dashboards.pages import views as dashboards_views
 from ingest import api as ingest_api
 from ingest import recovery_views
 from ingest import views as ingest_views
 
 urlpatterns = [
-    path("", dashboards_views.home, name="home"),
-    path("runs/<int:run_id>/", dashboards_views.run_detail, name="run-detail"),
-    path("runs/<int:run_id>/files/<int:file_id>/", dashboards_views.raw_file, name="raw-file"),
+    path("", overview.home, name="home"),
+    path("runs/<int:run_id>/", run_detail.run_detail, name="run-detail"),
+    path("runs/<int:run_id>/files/<int:file_id>/", run_detail.raw_file, name="raw-file"),
     path("uploads/new/", ingest_views.upload_new, name="upload-new"),
     path("uploads/<int:upload_id>/", ingest_views.upload_detail, name="upload-detail"),
     path("uploads/<int:upload_id>/retry/", recovery_views.upload_retry_page, name="upload-retry"),
@@ -29,7 +28,7 @@ urlpatterns = [
         "uploads/<int:upload_id>/delete/", recovery_views.upload_delete_page, name="upload-delete"
     ),
     path("status/", status.status_page, name="status"),
-    path("account/", dashboards_views.account, name="account"),
+    path("account/", account.account, name="account"),
     path("alerts/", alerts_views.alert_list, name="alert-list"),
     path("alerts/<int:alert_id>/", alerts_views.alert_detail, name="alert-detail"),
     path("subscriptions/", alerts_views.subscriptions, name="subscriptions"),

@@ -33,8 +33,15 @@ from functools import partial
 from django.core.cache import cache
 
 from dashboards.chart_queries.profiles import profiled_setups
-from dashboards.page_data import kernel_time, scaling, scope_stats, scopes, series_data, wakeups
-from dashboards.pages import views
+from dashboards.page_data import (
+    kernel_time,
+    overview,
+    scaling,
+    scope_stats,
+    scopes,
+    series_data,
+    wakeups,
+)
 from perfdb.cache import (
     SCOPE_VERSION_PREFIX,
     STRUCTURE_KEY,
@@ -81,7 +88,7 @@ def after_commit(sender: object, scopes: Sequence[str], **kwargs: object) -> Non
 
 def _shared() -> None:
     scope_stats.overview_cached()
-    views.home_runs()
+    overview.home_runs()
     scope_stats.busiest_setup_cached()
     profiled_setups()
 

@@ -1,7 +1,8 @@
-"""The site's pages, a module per page (or per pair of pages over one thing: ``runs`` holds
-the activity and compare pages of chosen runs; ``views`` the overview, a run's page and the
-account). Each holds the page's views and nothing a second caller needs: a view reads its
-selection from the URL (``dashboards.pure.selection``), takes its answer from the page data
-or the selectors, and renders or downloads it. The JSON API is apart in ``dashboards.api``;
-what the pages and the API both show lives below them, so neither imports the other's views.
+"""The site's HTML pages, a module per page holding its views: each reads its selection
+from the URL (``dashboards.pure.selection``; a bad value is a 400 naming it), takes its
+answer from the page data (``dashboards.page_data``) or the selectors, and renders it or
+sends its CSV/JSON download (``dashboards.web``). Nothing here is cached or computed for a
+second caller: what a page shows and the API or the warm-up also needs lives below, in
+``page_data``, so a view stays a few lines of reading, asking and rendering. The JSON API
+is apart, in ``dashboards.api``.
 """
