@@ -64,7 +64,7 @@ class CheckData:
     baselines: dict[int, list[int]] = field(default_factory=dict)
     # series -> its usable points in kernel order (``detector.ordered``), when known
     ordered: dict[SeriesKey, detector.Ordered] = field(default_factory=dict)
-    # series -> the columns of those points and their single trials (``series.analyse_of``),
+    # series -> the columns of those points and their single trials (``long_series.analyse_of``),
     # when the check read them so
     columns: dict[SeriesKey, tuple[detector.Columns, detector.Floats]] = field(default_factory=dict)
     # series -> the upload's runs in it: the runs the check asks about
@@ -155,7 +155,7 @@ def load_points(
     the database (put in run and trial order here), so a 1,000-run series is one row, not
     1,000; and each run's kernel and patch set once (a run is in many series), ranked once
     in the detector's order, so a series is put in kernel order without a key per point.
-    The points are made in bulk (``series.points_from``), not one call each. ``columns``:
+    The points are made in bulk (``points.points_from``), not one call each. ``columns``:
     filled with each ordered series' columns and levels (``_columns``), where it has them."""
     if not series:
         return {}, {}
@@ -199,7 +199,7 @@ def _columns(
     key: bytes,
     trials: list[tuple[float, ...]],
 ) -> detector.Columns:
-    """``series.columns`` of a series' points in run-id order (made of these columns): the
+    """``points.columns`` of a series' points in run-id order (made of these columns): the
     runs' columns shared by the series over the same runs."""
     if key not in shared:
         shared[key] = (tuple(runs.ids), tuple(runs.kernels), tuple(runs.patches))

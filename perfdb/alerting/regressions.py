@@ -47,7 +47,7 @@ def _newest_first(alerts: list[Alert]) -> list[Alert]:
 def _clear_unconfirmed(data: CheckData, key: SeriesKey, kept: set[int]) -> int:
     """Pending alerts whose kernel is no longer the newest and that this check did not return
     (confirmed or still pending) were cleared: the next kernel came back (a spike), or the
-    move was the way back from an excursion (``stats.came_back``). Not emailed."""
+    move was the way back from an excursion (``step_scan.came_back``). Not emailed."""
     pending = [
         a
         for a in data.alerts.get(key, [])
@@ -83,7 +83,7 @@ def _clear_unconfirmed(data: CheckData, key: SeriesKey, kept: set[int]) -> int:
 def _mark_recovered(data: CheckData, key: SeriesKey) -> int:
     """Mark alerts whose series has come back within 25 % of the step they flagged: a
     regression fixed, or an improvement lost (the pages say "lost": a gain lost again within
-    an excursion's kernels raises no regression, ``stats.came_back``, so its alert tells)."""
+    an excursion's kernels raises no regression, ``step_scan.came_back``, so its alert tells)."""
     open_alerts = [
         a
         for a in data.alerts.get(key, [])

@@ -7,16 +7,16 @@ kernel confirms it (emailed once, with the confirming upload) or clears it (a sp
 
 A bad run on a series' second kernel is a spike, not the old level of a step. Twice it was
 read as one: the short series' check judged the third kernel against it (a move, confirmed
-by the fourth: ``detection.short_scan``), and once the series was long enough for the step
+by the fourth: ``short_scan.short_scan``), and once the series was long enough for the step
 scan, it stayed in the baseline of the first starts, where no kernel before it could make it
-pending (``stats.baseline_holds``). A bad *first* run cannot be told from a step at the
+pending (``step_scan.baseline_holds``). A bad *first* run cannot be told from a step at the
 second kernel when it arrives (an A/B of two kernels is judged then), and is alerted as one:
 an improvement, never emailed, and the way back raises no regression.
 
 A level that comes back within three kernels is an excursion, not two steps. A bimodal
 benchmark's visit to its other mode for two or three kernels used to be read as a step away
 and a step back: two alerts, and when the visit was to the better mode, the way back was
-emailed as a regression on a kernel where the series had always been (``stats.came_back``,
+emailed as a regression on a kernel where the series had always been (``step_scan.came_back``,
 docs/detector.md "Excursions").
 """
 
