@@ -2,7 +2,9 @@
 
 from django.urls import path
 
+from dashboards.api.claims import ClaimListView
 from dashboards.api.compare import CompareView
+from dashboards.api.profile_diff import ProfileDiffView
 from dashboards.api.reference import AlertReferenceView, ReferenceListView
 from dashboards.pages import (
     claims,
@@ -38,11 +40,11 @@ urlpatterns = [
     path("profile-diff/", profile_diff.profile_diff_page, name="dashboards-profile-diff"),
     path(
         "api/profile-diff/",
-        profile_diff.ProfileDiffView.as_view(),
+        ProfileDiffView.as_view(),
         name="api-profile-diff",
     ),
     path("claims/", claims.claims_page, name="dashboards-claims"),
-    path("api/claims/", claims.ClaimListView.as_view(), name="api-claims"),
+    path("api/claims/", ClaimListView.as_view(), name="api-claims"),
     path("api/references/", ReferenceListView.as_view(), name="api-references"),
     path(
         "api/alerts/<int:alert_id>/reference/",

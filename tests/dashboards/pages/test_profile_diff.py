@@ -9,7 +9,7 @@ import json
 import pytest
 from django.http import QueryDict
 
-from dashboards.pages.profile_diff import diff_from_query
+from dashboards.page_data.profile_diff import diff_from_query
 from perfdb.features.profile_diff import IDLE_LINE, SCHEDULER_LINE
 from tests.dashboards.page_figures import figure
 
