@@ -185,13 +185,13 @@ READINGS = (AGREES, SAYS_WHY, SILENT)
 
 
 def compare_page_readings(names: Names) -> Counter[str]:
-    """What the compare page (``dashboards.pages.runs.compare_data``, as the page and
+    """What the compare page (``dashboards.page_data.compare.compare_data``, as the page and
     ``/api/compare/`` build it) says of the series' runs, against the alerts: for each
     confirmed alert its baseline runs against its run, and for each stock kernel the previous
     kernel's runs against its own. It agrees when it calls the change significant in the
     direction of a confirmed alert on the new runs, or not significant where there is none;
     otherwise its row must say why (``alert_note``). Counted per reading."""
-    from dashboards.pages.runs import compare_data
+    from dashboards.page_data.compare import compare_data
     from perfdb.kernels import kernel_sort_key
     from perfdb.models import Alert, Run
 

@@ -167,7 +167,7 @@ def group_replay(seed: int, cell: situations.Cell, index: int, short_kernels: in
 def silent_readings(names: Names, series: Series) -> list[str]:
     """The compare page's readings that differ from the alerts without a note, described (as
     ``product_replay.compare_page_readings`` reads them, kernels as series indices)."""
-    from dashboards.pages.runs import compare_data
+    from dashboards.page_data.compare import compare_data
     from perfdb.models import Alert, Run
 
     index = {p.kernel: i for i, p in enumerate(series.points)}

@@ -7,11 +7,12 @@ from dashboards.api.compare import CompareView
 from dashboards.api.profile_diff import ProfileDiffView
 from dashboards.api.reference import AlertReferenceView, ReferenceListView
 from dashboards.pages import (
+    activity,
     claims,
+    compare,
     kernel_time,
     kernels,
     profile_diff,
-    runs,
     scaling,
     summaries,
     wakeups,
@@ -34,8 +35,8 @@ urlpatterns = [
     path("scaling/", scaling.scaling, name="dashboards-scaling"),
     path("kernel-time/", kernel_time.kernel_time, name="dashboards-kernel-time"),
     path("wakeups/", wakeups.wakeups, name="dashboards-wakeups"),
-    path("activity/", runs.activity, name="dashboards-activity"),
-    path("compare/", runs.compare, name="dashboards-compare"),
+    path("activity/", activity.activity, name="dashboards-activity"),
+    path("compare/", compare.compare, name="dashboards-compare"),
     path("api/compare/", CompareView.as_view(), name="api-compare"),
     path("profile-diff/", profile_diff.profile_diff_page, name="dashboards-profile-diff"),
     path(

@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from dashboards.page_cache.kept import kept_data
-from dashboards.pages.runs import compare_data, compare_selection
+from dashboards.page_data.compare import compare_data, compare_selection
 from dashboards.pure.selection import BadParam
 
 RUN_IDS = {"type": "string", "pattern": r"^[0-9]{1,18}(,[0-9]{1,18}){0,49}$"}

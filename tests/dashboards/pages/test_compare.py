@@ -1,4 +1,4 @@
-"""The compare page (dashboards/pages/runs.py): picking sides from a set-up's builds and the
+"""The compare page (dashboards/pages/compare.py): picking sides from a set-up's builds and the
 recent runs, builds and set-ups by name, rows in the page's order with alerts linked, over
 data stored by the real ingest pipeline (tests/dashboards/data.py)."""
 
@@ -9,7 +9,7 @@ from html import unescape
 
 import pytest
 
-from dashboards.pages.runs import note_parts
+from dashboards.page_data.compare import note_parts
 from perfdb.models import Metric
 from tests.bundles import ingest_bundle, make_bundle, manifest_toml, volano_log, volano_run
 from tests.dashboards.page_figures import figure
