@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ingest.services import upload_create, upload_ingest
-from perfdb.models import Run, Upload
+from perfdb.models import Metric, Run, Setup, Upload
 from tests.bundles import make_bundle, volano_log
 
 HOSTILE = "<script>alert('pwn')</script>&"
@@ -169,3 +169,17 @@ class Loaded:
 
 def load(tmp_path: Path) -> Loaded:
     return Loaded(ingest(dashboard_bundle(tmp_path / "dash.tar.gz")))
+
+
+def kept(values: tuple[int, ...], discard: bool) -> list[int]:
+    """A row of ``SERIES``'s values as stored: without its warm-up when it is discarded."""
+    return list(values[1:] if discard else values)
+
+
+def throughput_id() -> int:
+    return Metric.objects.get(name="throughput").pk
+
+
+def base_setup() -> Setup:
+    """The 10-room VolanoMark setup: the series every across-kernels test reads."""
+    return Setup.objects.get(params={"rooms": 10, "messages": 1000})

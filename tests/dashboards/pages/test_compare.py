@@ -1,17 +1,26 @@
 """The compare page (dashboards/pages/compare.py): picking sides from a set-up's builds and the
 recent runs, builds and set-ups by name, rows in the page's order with alerts linked, over
-data stored by the real ingest pipeline (tests/dashboards/data.py)."""
+data stored by the real ingest pipeline (tests/dashboards/data.py).
+
+The compare page's rows and download."""
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 from html import unescape
+from statistics import fmean
 
 import pytest
 
 from dashboards.page_data.compare import note_parts
 from perfdb.models import Metric
 from tests.bundles import ingest_bundle, make_bundle, manifest_toml, volano_log, volano_run
+from tests.dashboards.data import (
+    SERIES,
+    kept,
+)
 from tests.dashboards.page_figures import figure
 from tests.factories import make_alert
 
@@ -202,3 +211,22 @@ def test_activity_shows_any_time_series_source_with_its_own_columns(client, data
     # vmstat stays the default and keeps its groups.
     assert client.get("/activity/?groups=disk").status_code == 400
     assert client.get("/activity/?source=nope").status_code == 400
+
+
+def test_compare_page_shows_mean_sd_n_and_change(client, data):
+    base, new = data.run("2.5.25"), data.run("2.5.25", "pri_preempt")
+    response = client.get(f"/compare/?base={base.pk}&new={new.pk}")
+    html = response.content.decode()
+    base_values, new_values = kept(SERIES[1][3], True), list(SERIES[2][3])
+    change = (fmean(new_values) - fmean(base_values)) / fmean(base_values) * 100
+    assert f"{change:+.1f} % better" in html
+    assert f"({len(base_values)})" in html
+    assert figure(response, "fig-compare")["data"]
+
+
+def test_compare_download(client, data):
+    base, new = data.run("2.4.20"), data.run("2.3.99-pre3")
+    response = client.get(f"/compare/?base={base.pk}&new={new.pk}&format=csv")
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    row = next(r for r in rows if r["metric"] == "throughput")
+    assert row["confidence"] == "single value" and row["more_runs_needed"] == "True"

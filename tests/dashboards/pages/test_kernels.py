@@ -4,12 +4,17 @@ never older than the alerts, and the series a page naming no set-up opens on.
 
 The kernels page's pickers are rendered once and cached as HTML (dashboards/pages/kernels.py):
 they reach the page as options, not as escaped text, and what a user typed in them (a run's
-label) stays escaped."""
+label) stays escaped.
+
+The across-kernels page's chart and downloads."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
+from statistics import fmean
 
 import pytest
 from django.contrib.auth.models import User
@@ -19,7 +24,15 @@ from django.test.utils import CaptureQueriesContext
 from perfdb.alerting.triage import alert_triage
 from perfdb.cache import runs_added, scope_key
 from perfdb.models import Metric, Run
-from tests.dashboards.data import load
+from tests.bundles import make_bundle
+from tests.dashboards.data import (
+    SERIES,
+    base_setup,
+    kept,
+    load,
+    throughput_id,
+)
+from tests.dashboards.page_figures import figure
 from tests.factories import make_alert
 from tests.perfdb.alerting.builds import check, ingest_runs
 
@@ -202,7 +215,6 @@ def test_the_page_after_an_upload_is_the_page_made_from_nothing(
     page made on an emptied cache."""
     from django.core.cache import cache
 
-    from tests.bundles import make_bundle
     from tests.dashboards.data import ingest
     from tests.dashboards.series_data import NEW_RUN
 
@@ -231,7 +243,6 @@ def test_the_setup_picker_counts_the_new_run_and_selects_the_setup_shown(
     made from nothing, and only it is selected."""
     from django.core.cache import cache
 
-    from tests.bundles import make_bundle
     from tests.dashboards.data import ingest
     from tests.dashboards.series_data import NEW_RUN
 
@@ -247,3 +258,59 @@ def test_the_setup_picker_counts_the_new_run_and_selects_the_setup_shown(
     assert after.count(" selected") == 1
     cache.clear()
     assert _select(client.get(url).content.decode(), "setup") == after
+
+
+def test_kernels_are_in_kernel_order_with_stock_and_patched_lines(client, data):
+    setup = base_setup()
+    fig = figure(client.get(f"/kernels/?setup={setup.pk}&metric={throughput_id()}"), "fig-kernels")
+    assert fig["layout"]["xaxis"]["categoryarray"] == ["2.3.99-pre3", "2.4.20", "2.5.25"]
+    names = [t["name"] for t in fig["data"]]
+    assert names == ["stock kernels", "+pri_preempt"]
+    stock = fig["data"][0]
+    expected = [fmean(kept(v, d)) for k, p, _, v, d in sorted(SERIES, key=_order) if not p]
+    assert stock["y"] == pytest.approx(expected)
+    assert stock["customdata"] == [data.run(k).pk for k in ("2.3.99-pre3", "2.4.20", "2.5.25")]
+
+
+def _order(row):
+    return ["2.3.99-pre3", "2.4.20", "2.5.25"].index(row[0])
+
+
+def test_relative_mode_calls_the_baseline_run_100(client, data):
+    setup, base1 = base_setup(), data.run("2.4.20")
+    url = f"/kernels/?setup={setup.pk}&metric={throughput_id()}&baseline={base1.pk}"
+    response = client.get(url)
+    fig = figure(response, "fig-kernels")
+    base_value = fmean(SERIES[0][3])
+    patched = fig["data"][1]
+    assert patched["y"] == pytest.approx([fmean(SERIES[2][3]) / base_value * 100])
+    assert "Base1 = 100" in fig["layout"]["yaxis"]["title"]["text"]
+    assert f"baseline={base1.pk}" in response.content.decode()  # permalink keeps it
+
+
+def test_a_metric_of_another_setup_falls_back_with_a_note(client, data):
+    other = Metric.objects.get(name="wakeup_calls")
+    response = client.get(f"/kernels/?setup={base_setup().pk}&metric={other.pk}")
+    assert response.status_code == 200
+    assert "has no results here" in response.content.decode()
+
+
+def test_kernels_csv_download_has_the_means_without_warmup(client, data):
+    url = f"/kernels/?setup={base_setup().pk}&metric={throughput_id()}&format=csv"
+    response = client.get(url)
+    assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    by_build = {(r["kernel"], r["patches"]): r for r in rows}
+    warm = SERIES[1]
+    row = by_build[("2.5.25", "stock")]
+    assert float(row["mean"]) == pytest.approx(fmean(kept(warm[3], warm[4])))
+    assert int(row["n"]) == len(warm[3]) - 1
+    assert by_build[("2.4.20", "stock")]["params"] == "messages=1000, rooms=10"
+
+
+def test_kernels_json_download(client, data):
+    url = f"/kernels/?setup={base_setup().pk}&metric={throughput_id()}&format=json"
+    body = json.loads(client.get(url).content)
+    assert body["columns"][:2] == ["run_id", "kernel"]
+    assert [r["kernel"] for r in body["rows"]] == ["2.3.99-pre3", "2.4.20", "2.5.25", "2.5.25"]
+    assert body["rows"][0]["sd"] is None  # one trial: no sd

@@ -1,5 +1,8 @@
 """Names where ids are (dashboards/pure/selection.py): a metric, a set-up and a build by name,
-and a 400 that says what is unknown or ambiguous. Pure: no database."""
+and a 400 that says what is unknown or ambiguous. Pure: no database.
+
+A scope's parameters: those that vary, the usual x axis first, and the groups holding the
+others fixed."""
 
 from __future__ import annotations
 
@@ -156,3 +159,25 @@ def test_the_kernels_scope_is_matched_only_when_no_setup_is_named():
 
 def test_a_chart_is_checked_only_for_a_download():
     assert KernelsQuery.read({"chart": "other"}).format is None
+
+
+def test_scaling_holds_the_other_parameters_fixed():
+    from dashboards.pure.selection import Scope
+
+    def setup(i, **params):
+        return {"id": i, "params": params}
+
+    scope = Scope(
+        "1-1-UP",
+        "x",
+        (
+            setup(1, rooms=5, nice=0),
+            setup(2, rooms=10, nice=0),
+            setup(3, rooms=20, nice=0),
+            setup(4, rooms=5, nice=-19),
+            setup(5, rooms=10, nice=-19),
+            setup(6, rooms=10, nice=19),  # one value of rooms: no line
+        ),
+    )
+    assert scope.varying_params() == ["rooms", "nice"]  # the usual x axis first
+    assert scope.held_fixed("rooms") == {"nice=0": [1, 2, 3], "nice=-19": [4, 5]}
