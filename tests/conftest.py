@@ -291,7 +291,7 @@ def data(tmp_path, monkeypatch):
 @pytest.fixture(scope="module")
 def browser():
     """Debian's headless Chromium through Playwright, one per module (skipped without it)."""
-    from tests.dashboards.browser import ARGS, CHROMIUM
+    from tests.dashboards.browser.chromium import ARGS, CHROMIUM
 
     os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs a loop
     playwright = pytest.importorskip("playwright.sync_api")

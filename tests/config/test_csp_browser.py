@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.dashboards.browser import Watched
+from tests.dashboards.browser.chromium import Watched
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

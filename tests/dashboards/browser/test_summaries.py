@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from perfdb.alerting import summaries
-from tests.dashboards.browser import SHOTS
+from tests.dashboards.browser.chromium import SHOTS
 from tests.perfdb.alerting.builds import o1_regression
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

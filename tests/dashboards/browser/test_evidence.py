@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.dashboards.browser import SHOTS, Watched
+from tests.dashboards.browser.chromium import SHOTS, Watched
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from perfdb.models import Metric
-from tests.dashboards.browser import SHOTS, Watched
+from tests.dashboards.browser.chromium import SHOTS, Watched
 from tests.factories import make_alert
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

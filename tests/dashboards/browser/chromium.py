@@ -51,10 +51,3 @@ class Watched:
 
     def close(self) -> None:
         self.page.close()
-
-
-# test_browser_kernel_time.py and test_browser_subsets.py still import the fixtures from here;
-# drop these names once they use the conftest's (pytest finds fixtures by name).
-from tests import conftest as _conftest  # noqa: E402
-
-browser, data = _conftest.browser, _conftest.data

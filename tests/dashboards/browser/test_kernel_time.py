@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from perfdb.models import Run
-from tests.dashboards.browser import SHOTS, Watched, browser, data  # noqa: F401 (fixtures)
+from tests.dashboards.browser.chromium import SHOTS, Watched
 from tests.dashboards.kernel_time_data import add_rooms_5
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -16,7 +16,7 @@ WIDTHS = (1440, 800)
 
 
 @pytest.fixture
-def two_setups(data, tmp_path):  # noqa: F811
+def two_setups(data, tmp_path):
     return {run.kernel.version: run.pk for run in Run.objects.filter(pk__in=add_rooms_5(tmp_path))}
 
 
@@ -36,7 +36,7 @@ def unbroken(page: Watched, selector: str) -> list[str]:
 @pytest.mark.parametrize("width", WIDTHS)
 def test_kernel_time_draws_a_panel_per_setup_labelled_by_build(
     live_server,
-    browser,  # noqa: F811
+    browser,
     two_setups,
     width,
 ):
@@ -60,7 +60,7 @@ def test_kernel_time_draws_a_panel_per_setup_labelled_by_build(
 @pytest.mark.parametrize("width", WIDTHS)
 def test_profile_diff_lists_idle_apart_and_never_breaks_a_number(
     live_server,
-    browser,  # noqa: F811
+    browser,
     two_setups,
     width,
 ):

@@ -9,7 +9,7 @@ import pytest
 
 from dashboards.page_data import kernel_time, wakeups
 from perfdb.models import Setup
-from tests.dashboards.browser import Watched, browser, data  # noqa: F401 (fixtures)
+from tests.dashboards.browser.chromium import Watched
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -18,7 +18,7 @@ def charts(page: Watched) -> list[str]:
     return page.page.locator(".js-chart").evaluate_all("els => els.map(e => e.id)")
 
 
-def test_wakeups_show_all_and_pick_a_threshold(live_server, browser, data, monkeypatch):  # noqa: F811
+def test_wakeups_show_all_and_pick_a_threshold(live_server, browser, data, monkeypatch):
     monkeypatch.setattr(wakeups, "WAKEUPS_MAX_SETUPS", 3)  # one threshold of 001's grid
     page = Watched(browser, 1280)
     page.open(f"{live_server.url}/wakeups/", 2)
@@ -36,7 +36,7 @@ def test_wakeups_show_all_and_pick_a_threshold(live_server, browser, data, monke
     page.close()
 
 
-def test_kernel_time_pick_setups(live_server, browser, data, monkeypatch):  # noqa: F811
+def test_kernel_time_pick_setups(live_server, browser, data, monkeypatch):
     monkeypatch.setattr(kernel_time, "KERNEL_TIME_MAX_SETUPS", 1)
     base = Setup.objects.get(params={"rooms": 10, "messages": 1000}).pk
     rooms5 = Setup.objects.get(params={"rooms": 5, "messages": 1000}).pk

@@ -14,7 +14,7 @@ import re
 import pytest
 
 from perfdb.models import Metric
-from tests.dashboards.browser import SHOTS, Watched
+from tests.dashboards.browser.chromium import SHOTS, Watched
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs a loop
 

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from perfdb.models import Metric
-from tests.dashboards.browser import Watched
+from tests.dashboards.browser.chromium import Watched
 from tests.factories import MetricFactory, make_alert
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
