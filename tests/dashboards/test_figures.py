@@ -344,7 +344,7 @@ def test_scaling_traces_written_as_plain_dicts_are_what_plotly_made():
         )
 
 
-# Kernel time and the top kernel functions: tests/dashboards/test_figures_kernel_time.py.
+# Kernel time and the top kernel functions: tests/dashboards/figures/test_kernel_time.py.
 
 
 # --- wakeups (001 Tables 1-2) -----------------------------------------------------------

@@ -1,4 +1,7 @@
-"""The activity page's run picker (chart_queries.run_choices with a sample source): the
+"""The pickers' choice lists (dashboards/chart_queries/pickers.py): a setup with its metrics
+in one query, as the two reads it replaces give them.
+
+The activity page's run picker (chart_queries.run_choices with a sample source): the
 newest runs that have a time series of that source, found from the samples' side, give the
 same runs as asking every run whether it has one."""
 
@@ -8,11 +11,25 @@ import pytest
 from django.db.models import Exists, OuterRef
 
 from dashboards import chart_queries as cq
-from perfdb.models import Run, Sample
+from perfdb.models import Run, Sample, Setup
 from tests.dashboards.data import load
 from tests.factories import SampleFactory
 
 pytestmark = pytest.mark.django_db
+
+
+def test_a_setup_with_its_metrics_is_what_the_pickers_list(tmp_path, django_assert_num_queries):
+    load(tmp_path)
+    for setup in Setup.objects.all():
+        with django_assert_num_queries(1):
+            found, metrics = cq.setup_metrics(setup_id=setup.pk)
+        (expected,) = cq.setup_choices(setup_id=setup.pk) or [None]
+        assert found == expected
+        assert metrics == (cq.metric_choices(setup_ids=[setup.pk]) if expected else [])
+
+
+def test_a_setup_without_runs_has_no_choices(db):
+    assert cq.setup_metrics(setup_id=987654) == (None, [])
 
 
 def reference(source: str, limit: int) -> list[int]:

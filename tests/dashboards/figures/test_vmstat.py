@@ -1,3 +1,6 @@
+"""The activity chart (dashboards/figures/vmstat.py): thinned rows keep the file's sample
+numbers, and the chart says it is thinned."""
+
 from dashboards.figures import vmstat_figure
 from dashboards.figures.vmstat import samples
 from dashboards.pure.chartdata import RunInfo, VmstatRun
