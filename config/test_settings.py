@@ -28,5 +28,6 @@ REST_FRAMEWORK = {  # noqa: F405
     "DEFAULT_THROTTLE_RATES": {"anon": "100000/min", "user": "100000/min"},
 }
 AXES_ENABLED = False
-# No warm-up task after each test's uploads (tests/dashboards/test_warm.py runs it itself).
+# No warm-up task after each test's uploads (tests/dashboards/page_cache/test_warm.py runs
+# it itself).
 PAGE_CACHE_WARM = False

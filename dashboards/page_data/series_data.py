@@ -544,7 +544,7 @@ def api_point(point: Point, x: float | None = None, label: str = "") -> dict[str
 def api_json(value: Any) -> str:
     """``value`` as DRF's JSONRenderer writes it with the project's settings (compact,
     UTF-8, no NaN; U+2028/9 escaped for JavaScript), so that pieces written apart join into
-    the bytes it would have written whole (tests/dashboards/test_series_update.py)."""
+    the bytes it would have written whole (tests/dashboards/page_data/test_series_data.py)."""
     text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 

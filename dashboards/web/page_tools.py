@@ -45,7 +45,7 @@ def figure_script(figure: object, element_id: str) -> SafeString:
     """Django's ``json_script(figure, element_id)``, the same bytes, made faster: its
     ``str.translate`` looks each character of the JSON up in a dict, 11 ms for a scope's
     0.5 MB scaling figure (a third of that chart's warm); three ``str.replace`` scan it in C.
-    tests/dashboards/test_figure_script.py compares the two."""
+    tests/dashboards/web/test_page_tools.py compares the two."""
     text = json.dumps(figure, cls=DjangoJSONEncoder)
     text = text.replace("&", "\\u0026").replace("<", "\\u003C").replace(">", "\\u003E")
     template = '<script id="{}" type="application/json">{}</script>'

@@ -4,7 +4,7 @@ A page's data computed on a miss is made of nested cached values (the series pag
 context, made of the setup's metric ids and the series), each a cached computation of its
 own (entries.py). Each used to take a lock and store itself as soon as it was computed:
 three round trips to Redis per value, 31 for the series page after an upload to its setup
-(6 now: tests/dashboards/test_series_cache.py). On a loaded web process every round trip
+(6 now: tests/dashboards/page_data/test_series_data.py). On a loaded web process every round trip
 is also a wait for the GIL again (py-spy on bench/load.py: the Redis socket was 44 % of the
 samples of a scope chart computed after an upload). So a nested value is kept in this thread's
 *pending* writes instead, read from there by the computations after it in the same thread,

@@ -128,8 +128,8 @@ def _series_reads(queries) -> tuple[int, int]:
 def test_after_an_upload_the_api_and_the_page_read_the_series_once(client, series):
     """/api/series/, the page, its figure and its download share the series brought up to
     date after an upload to its setup, whichever is asked first: its run ids are read once,
-    and no row of it when no run was added (tests/dashboards/test_series_update.py reads
-    the runs added)."""
+    and no row of it when no run was added (the tests of a series brought up to
+    date below read the runs added)."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 

@@ -1,6 +1,6 @@
 """Triage (perfdb/alerting/triage.py): staff change an alert's status, assignee and notes,
 each change recorded with who made it; users manage their own subscriptions, staff
-everyone's. The views' side is tests/dashboards/test_alerts.py."""
+everyone's. The views' side is tests/dashboards/pages/test_alerts.py."""
 
 from __future__ import annotations
 
