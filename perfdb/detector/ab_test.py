@@ -3,8 +3,8 @@ declared baseline, judged when it arrives (``ab_change``).
 
 The baseline is ``baseline_runs``; the test is ``policy.judge`` with the series' trial noise
 (``noise.trial_noise``). A short series' kernels are judged the same way against their level
-(``short_scan``), with the same rules for a change that cannot be tested
-(``kept_untested``) and the same ``Change`` made of a verdict (``change_from``).
+(``short_scan``), with the same rule for a change that cannot be tested
+(``points.kept_untested``) and the same ``Change`` made of a verdict (``points.change_from``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,15 @@ from dataclasses import replace
 from statistics import fmean
 
 from perfdb.detector import policy
-from perfdb.detector.points import Change, Point, kernel_key, kernel_of, run_order
+from perfdb.detector.points import (
+    Change,
+    Point,
+    change_from,
+    kept_untested,
+    kernel_key,
+    kernel_of,
+    run_order,
+)
 from perfdb.detector.policy import Settings
 
 
@@ -50,10 +58,6 @@ def baseline_runs(
     return tuple(sorted(group, key=lambda p: p.run_id))
 
 
-def resolution_for(settings: Settings, values: Sequence[float]) -> float | None:
-    return settings.resolution or policy.resolution_of(values)
-
-
 def ab_change(
     points: Sequence[Point],
     point: Point,
@@ -70,7 +74,7 @@ def ab_change(
     baseline = [v for p in group for v in p.values]
     if fmean(baseline) == 0:
         return None
-    resolution = resolution_for(settings, [*baseline, *point.values])
+    resolution = settings.resolution or policy.resolution_of([*baseline, *point.values])
     verdict = policy.judge(baseline, point.values, better, noise, resolution, settings)
     runs = tuple(p.run_id for p in group)
     if kept_untested(verdict, settings):
@@ -78,29 +82,3 @@ def ab_change(
     if not verdict.significant:
         return None
     return change_from(runs, point.run_id, verdict, "confirmed")
-
-
-def kept_untested(verdict: policy.Verdict, settings: Settings) -> bool:
-    """One value a side and nothing known of the noise: a change of at least
-    ``default_threshold_pct`` is kept and shown, pending, never emailed on a guess; trials
-    on each side (or more kernels) make it a test."""
-    return (
-        verdict.method == "untested"
-        and verdict.direction != "none"
-        and abs(verdict.change_pct) >= settings.default_threshold_pct
-    )
-
-
-def change_from(
-    baseline_run_ids: tuple[int, ...], run_id: int, verdict: policy.Verdict, status: str
-) -> Change:
-    return Change(
-        baseline_run_ids=baseline_run_ids,
-        candidate_run_id=run_id,
-        change_pct=verdict.change_pct,
-        p_value=verdict.p_value,
-        method=verdict.method,
-        direction=verdict.direction,
-        confidence=verdict.confidence,
-        status=status,
-    )

@@ -2,10 +2,11 @@
 
 Below ``Settings.short_kernels`` stock kernels each kernel is judged against its level so
 far (the kernels since the last step, spikes left out) with the A/B test's rules
-(``ab_test``) and the series' trial noise plus the level's own spread (``noise``): a step,
-a return, a spike, or a move still pending. ``short_scan_of`` keeps the scan on the points
-for the check's other questions (the drift test); ``short_changes`` are the steps a check
-reports. docs/detector.md, "Short series", tells how it decides.
+(``policy.judge``, ``points.kept_untested``) and the series' trial noise plus the level's
+own spread (``noise``): a step, a return, a spike, or a move still pending.
+``short_scan_of`` keeps the scan on the points for the check's other questions (the drift
+test); ``short_changes`` are the steps a check reports. docs/detector.md, "Short series",
+tells how it decides.
 """
 
 from __future__ import annotations
@@ -15,9 +16,15 @@ from dataclasses import dataclass, replace
 from statistics import fmean
 
 from perfdb.detector import policy
-from perfdb.detector.ab_test import change_from, kept_untested, resolution_for
 from perfdb.detector.noise import TrialNoise, segment_spread, trial_noise
-from perfdb.detector.points import Change, KernelRuns, Ordered, stock_by_kernel
+from perfdb.detector.points import (
+    Change,
+    KernelRuns,
+    Ordered,
+    change_from,
+    kept_untested,
+    stock_by_kernel,
+)
 from perfdb.detector.policy import Settings
 
 
@@ -303,7 +310,7 @@ def _judge_kernels(
         values,
         better,
         model,
-        resolution_for(settings, [*baseline, *values]),
+        settings.resolution or policy.resolution_of([*baseline, *values]),
         settings,
         kernels=(len(base), len(candidate)),
         alpha=alpha,
