@@ -1,12 +1,13 @@
 """Regression detection over one series: the stages a check runs, in order, and nothing else.
 
-``check`` is what the service asks of a series for an upload's runs. It orders the points
-(``points``), analyses a long series once (``long_series``), and asks each test in turn:
-``detect`` (A/B tests, ``ab_test``; a short series' steps, ``short_scan``; a long one's,
-``long_series``), the stock series' confirmed steps (``change_points``) and its drift
-(``drift``). ``pair_context`` gives the compare page the same view of a pair. The noise
-every test is judged with is ``noise``; the test itself ``policy.judge``. Pure, no Django;
-how it works and how well: docs/detector.md.
+``check`` is what the service asks of a series for an upload's runs. It reads the series
+once (``SeriesRead``: the points in kernel order, ``points``; a long series' analysis,
+``long_series``; the trials' noise and a short series' scan, ``noise`` and ``short_scan``)
+and hands each test what it needs: the candidates' own changes (``detect``: A/B tests,
+``ab_test``; the steps of a short or a long series), the stock series' confirmed steps
+(``change_points``) and its drift (``drift``). Each stage only calls down. ``pair_context``
+gives the compare page the same view of a pair. The test itself is ``policy.judge``. Pure,
+no Django; how it works and how well: docs/detector.md.
 """
 
 from __future__ import annotations
@@ -15,17 +16,51 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from perfdb.detector import policy
-from perfdb.detector.ab_test import ab_change, baseline_runs
+from perfdb.detector.ab_test import ab_changes, baseline_runs
 from perfdb.detector.drift import drift_changes
-from perfdb.detector.long_series import analysed, analysed_once, series_changes
+from perfdb.detector.long_series import Series, analysed, analysed_for_check, series_changes
 from perfdb.detector.noise import segment_spread, trial_noise
 from perfdb.detector.order_stats import Floats
-from perfdb.detector.points import Change, Columns, Ordered, kernel_of, ordered, stock_by_kernel
+from perfdb.detector.points import Change, Columns, Ordered, Scanned, kernel_of, ordered
 from perfdb.detector.points import Point as Point  # named detection.Point by the compare page
 from perfdb.detector.policy import Settings as Settings  # and detection.Settings by tests
-from perfdb.detector.short_scan import short_changes, short_scan
+from perfdb.detector.short_scan import ShortScan, short_changes, stock_scan
 
 DEFAULTS = Settings()
+
+
+@dataclass(frozen=True)
+class SeriesRead:
+    """A series read once for every question a check asks of it: its usable points in
+    kernel order, a long series' analysis or a short one's scan (when a stock run is asked
+    about), and the noise its A/B tests are judged with."""
+
+    usable: Ordered
+    better: str
+    settings: Settings
+    long: Series | None
+    short: ShortScan | None
+    noise: policy.Noise | None  # the A/B tests': a long series' model, else the trials'
+
+    @property
+    def scanned(self) -> Scanned | None:
+        """The stock kernels as the scan read them, for the drift test."""
+        if self.long is not None:
+            return self.long.scanned
+        return None if self.short is None else self.short.scanned
+
+
+def read(
+    usable: Ordered, better: str, settings: Settings, series: Series | None, stock: bool
+) -> SeriesRead:
+    """The series read for its tests, given its analysis (``series``: None below
+    ``short_kernels`` stock kernels): the trials' noise of a short series, and its scan when
+    a stock run is asked about (``stock``); a long series' noise is its model's."""
+    if series is not None:
+        return SeriesRead(usable, better, settings, series, None, series.noise)
+    trials = trial_noise(usable, settings)
+    short = stock_scan(usable, better, settings, trials) if stock else None
+    return SeriesRead(usable, better, settings, None, short, trials.noise(settings))
 
 
 def check(
@@ -42,50 +77,69 @@ def check(
     """What a regression check asks of one series for an upload's runs (``candidates``): the
     series as stored in, the changes worth an alert out.
 
-    ``detect`` for the candidates, each against its pinned baseline (``pinned_run_id``, if
-    still in the series) or the one its bundle names (``declared``: run -> baseline run),
-    and every confirmed step of the stock series when a candidate is a stock run: a step
-    that the upload's kernel confirms lands on an earlier upload's run and is still raised
-    (or updated); and a drift of the stock series (``drift.drift_changes``, method "drift")
-    when the newest stock kernel is a candidate. ``usable``: the points as ``ordered``
-    gives them, when the caller read them so; ``columns``: their ``points.columns`` and
-    single trials, likewise. The series is analysed once for every call
-    (``analysed_once``)."""
+    The candidates' own changes (``detect``), each against its pinned baseline
+    (``pinned_run_id``, if still in the series) or the one its bundle names (``declared``:
+    run -> baseline run), and every confirmed step of the stock series when a candidate is a
+    stock run: a step that the upload's kernel confirms lands on an earlier upload's run and
+    is still raised (or updated); and a drift of the stock series (``drift.drift_changes``,
+    method "drift") when the newest stock kernel is a candidate. ``usable``: the points as
+    ``ordered`` gives them, when the caller read them so; ``columns``: their
+    ``points.columns`` and single trials, likewise. The series is read once
+    (``SeriesRead``) for every question."""
+    usable = ordered(points) if usable is None else usable
+    policy.check_better(better)
+    if better == "none":
+        return []
+    wanted = set(candidates)
+    stock_candidate = any(not p.patches for p in points if p.run_id in wanted)
+    analysis = analysed_for_check(usable, settings, columns)
+    series = read(usable, better, settings, analysis, stock_candidate)
     declared = declared or {}
     asked = {r: declared[r] for r in sorted(candidates) if r in declared}
     in_series = {p.run_id for p in points} if pinned_run_id is not None or asked else set()
     pinned = pinned_run_id if pinned_run_id in in_series else None
-    usable = analysed_once(ordered(points) if usable is None else usable, settings, columns)
-    changes = detect(
-        usable,
-        better=better,
-        settings=settings,
-        pinned_run_id=pinned,
-        candidates=set(candidates) - asked.keys(),
-    )
+    changes = own_changes(series, pinned, wanted - asked.keys())
     for run_id, baseline_id in asked.items():
-        changes += detect(
-            usable,
-            better=better,
-            settings=settings,
-            pinned_run_id=baseline_id if baseline_id in in_series else pinned,
-            candidates={run_id},
-        )
-    # ``detect`` already returns the stock series' confirmed steps when a stock run is among
-    # the candidates, but not with a pinned baseline
-    wanted = set(candidates)
-    stock_candidate = any(not p.patches for p in points if p.run_id in wanted)
-    steps = change_points(usable, better=better, settings=settings)
-    seen = {(c.candidate_run_id, c.method) for c in changes}
-    changes += [
-        s
-        for s in steps
-        if (s.candidate_run_id in wanted or stock_candidate)
-        and (s.candidate_run_id, s.method) not in seen
-    ]
-    if stock_candidate:
-        changes += drift_changes(usable, better, settings, wanted)
+        baseline = baseline_id if baseline_id in in_series else pinned
+        changes += own_changes(series, baseline, {run_id})
+    if series.long is not None:
+        # the candidates' own changes hold the stock series' confirmed steps when a stock
+        # run is among them, but not with a pinned baseline
+        seen = {(c.candidate_run_id, c.method) for c in changes}
+        changes += [
+            s
+            for s in series_changes(series.long, better, ())
+            if (s.candidate_run_id in wanted or stock_candidate)
+            and (s.candidate_run_id, s.method) not in seen
+        ]
+    if series.scanned is not None:  # read when a stock run is a candidate
+        changes += drift_changes(usable, series.scanned, better, settings, wanted)
     return changes
+
+
+def own_changes(
+    series: SeriesRead, pinned_run_id: int | None, wanted: set[int] | None
+) -> list[Change]:
+    """The wanted runs' own changes (every run's when None), in kernel order: an A/B test
+    for a patched build or against the pinned baseline; a stock run's kernel by the short
+    scan or the step scan."""
+    usable = series.usable
+    changes = ab_changes(
+        usable, wanted, pinned_run_id, series.better, series.settings, series.noise
+    )
+    stock = set()
+    if pinned_run_id is None:
+        stock = {
+            p.run_id for p in usable if not p.patches and (wanted is None or p.run_id in wanted)
+        }
+    if stock and series.long is not None:
+        changes += series_changes(series.long, series.better, stock)
+    elif stock and series.short is not None:
+        changes += short_changes(series.short, stock)
+    if len(changes) < 2:
+        return changes
+    position = {p.run_id: at for at, p in enumerate(usable)}  # kernel order: one point a run
+    return sorted(changes, key=lambda c: position[c.candidate_run_id])
 
 
 def detect(
@@ -111,34 +165,13 @@ def detect(
     if better == "none":
         return []
     usable = ordered(points)
-    series = analysed(usable, settings)
-    # a long series has its noise model; the trials' pass over every run is for short ones
-    trials, ab_noise = None, series.noise if series is not None else None
-    if series is None:
-        trials = trial_noise(usable, settings)
-        ab_noise = trials.noise(settings)
-    changes: list[Change] = []
-    stock_kernels: set[str] = set()
     wanted = None if candidates is None else set(candidates)
-    for point in usable:
-        if wanted is not None and point.run_id not in wanted:
-            continue
-        if not point.patches and pinned_run_id is None:
-            stock_kernels.add(kernel_of(point))
-            continue
-        change = ab_change(usable, point, better, settings, pinned_run_id, ab_noise)
-        if change is not None:
-            changes.append(change)
-    if stock_kernels and series is not None:
-        changes += series_changes(series, better, stock_kernels)
-    elif stock_kernels and trials is not None:
-        changes += short_changes(
-            usable, better, settings, trials, None if wanted is None else stock_kernels
-        )
-    if len(changes) < 2:
-        return changes
-    position = {p.run_id: at for at, p in enumerate(usable)}  # kernel order: one point a run
-    return sorted(changes, key=lambda c: position[c.candidate_run_id])
+    stock = pinned_run_id is None and any(
+        not p.patches and (wanted is None or p.run_id in wanted) for p in usable
+    )
+    analysis = analysed(usable, settings)
+    series = read(usable, better, settings, analysis, stock)
+    return own_changes(series, pinned_run_id, wanted)
 
 
 @dataclass(frozen=True)
@@ -183,10 +216,10 @@ def pair_context(
     if series is not None:
         outliers = frozenset(r for i in series.scan.outliers for r in series.kernels[i].run_ids)
     elif stock:
-        kernels = stock_by_kernel(usable)
+        scan = stock_scan(usable, better, settings, trials)
+        kernels = scan.kernels
         names = [k.kernel for k in kernels]
         at = names.index(kernel_of(first))
-        scan = short_scan(kernels, better, settings, trials)
         outliers = frozenset(r for i in scan.outliers for r in kernels[i].run_ids)
         after_spike = at in scan.outliers or at in scan.returns
         how = scan.tested[at]
@@ -222,6 +255,4 @@ def change_points(
     if better == "none":
         return []
     series = analysed(ordered(points), settings)
-    if series is None:
-        return []
-    return series_changes(series, better, set())
+    return [] if series is None else series_changes(series, better, ())

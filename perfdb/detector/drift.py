@@ -31,11 +31,9 @@ import numpy as np
 from scipy import stats as scipy_stats
 
 from perfdb.detector import policy
-from perfdb.detector.long_series import Series, kept
 from perfdb.detector.noise import TrialNoise, trial_noise
-from perfdb.detector.points import Change, KernelRuns, Ordered, Point, kernel_of
+from perfdb.detector.points import Change, KernelRuns, Ordered, Point, Scanned, kernel_of
 from perfdb.detector.policy import Settings
-from perfdb.detector.short_scan import short_scan_of
 
 METHOD = "drift"
 # Theil-Sen's slope is about this efficient as least squares' on normal levels (simple
@@ -57,24 +55,20 @@ class Drift:
 
 
 def drift_changes(
-    usable: Ordered, better: str, settings: Settings, candidates: Collection[int]
+    usable: Ordered,
+    scanned: Scanned,
+    better: str,
+    settings: Settings,
+    candidates: Collection[int],
 ) -> list[Change]:
     """The stock series' drift on its newest kernel, when one of ``candidates`` is that
-    kernel's run and its window is the first to pass (``drift_at``); else none. Its
+    kernel's run and its window is the first to pass (``drift_at``); else none. ``scanned``:
+    the stock kernels as the check's scan read them (its levels' starts and outliers). Its
     baseline is the window's first kernel: where the drift started from, what the compare
     page sets beside the newest kernel and what a recovery goes back to."""
     if better == "none":
         return []
-    series: Series | None = kept(usable).get(settings)
-    if series is not None:
-        kernels: Sequence[KernelRuns] = series.kernels
-        breaks = [s.index for s in series.scan.steps]
-        if series.scan.pending is not None:
-            breaks.append(series.scan.pending.index)
-        outliers = series.scan.outliers
-    else:
-        kernels, scan = short_scan_of(usable, better, settings)
-        breaks, outliers = [at for at, _, _ in scan.steps], scan.outliers
+    kernels, breaks, outliers = scanned.kernels, scanned.breaks, scanned.outliers
     if len(kernels) < settings.drift_min_kernels:
         return []
     newest = len(kernels) - 1

@@ -10,7 +10,7 @@ starts (``placement``). docs/detector.md, "Long series", tells how it works.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import lru_cache, partial
 from itertools import chain
@@ -26,6 +26,7 @@ from perfdb.detector.points import (
     KernelRuns,
     Ordered,
     Point,
+    Scanned,
     StockKernels,
     columns,
     stock_kernels,
@@ -44,43 +45,36 @@ class Series:
     levels: Sequence[float]  # each kernel's level, as the scan read them
     variances: Sequence[float]  # and its variance
 
-
-def kept(usable: Ordered) -> dict[Settings, Series | None]:
-    """The analyses kept on the points, by settings: a check analyses a long series once for
-    ``detect``, ``change_points`` and the drift test (a lookup in ``analyse``'s cache would
-    hash every point of the series)."""
-    analyses: dict[Settings, Series | None] = usable.__dict__.setdefault("analyses", {})
-    return analyses
+    @property
+    def scanned(self) -> Scanned:
+        """Where the scan's levels start (its steps and a pending one) and its outliers."""
+        breaks = [s.index for s in self.scan.steps]
+        if self.scan.pending is not None:
+            breaks.append(self.scan.pending.index)
+        return Scanned(self.kernels, tuple(breaks), self.scan.outliers)
 
 
 UNCACHED_FROM = 200  # points: a series this long is analysed without analyse's cache
 
 
 def analysed(usable: Ordered, settings: Settings) -> Series | None:
-    """``long_series.analyse`` of the points, once per settings: kept on ``usable`` too, as a
-    lookup in analyse's own cache hashes every point of the series."""
-    analyses = kept(usable)
-    if settings not in analyses:
-        analyses[settings] = analyse(tuple(usable), settings)
-    return analyses[settings]
+    """``analyse`` of the points through its cache: ``detect``, ``change_points`` and
+    ``pair_context`` asked of the same series share one analysis."""
+    return analyse(tuple(usable), settings)
 
 
-def analysed_once(
+def analysed_for_check(
     usable: Ordered, settings: Settings, columns: tuple[Columns, Floats] | None = None
-) -> Ordered:
-    """``usable`` with its analysis under ``settings`` where ``detect`` and ``change_points``
-    look first (``long_series.kept``). A long series' is computed without ``long_series.analyse``'s
-    own cache, whose key hashes every point (5 % of a one-run check onto 60 series of 1,000
-    kernels) and which holds fewer series than such a check reads (``columns``: the points'
-    columns and single trials, when the caller has them); a shorter series' goes through
-    it, as a check run again finds it there. The same function, so the same analysis."""
-    analyses = kept(usable)
-    if settings not in analyses:
-        if len(usable) < UNCACHED_FROM:
-            analyses[settings] = analyse(usable, settings)
-        else:
-            analyses[settings] = analyse_of(usable, settings, *(columns or ()))
-    return usable
+) -> Series | None:
+    """The analysis ``check`` reads a series with. A long series' is computed without
+    ``analyse``'s own cache, whose key hashes every point (5 % of a one-run check onto 60
+    series of 1,000 kernels) and which holds fewer series than such a check reads
+    (``columns``: the points' columns and single trials, when the caller has them); a
+    shorter series' goes through it, as a check run again finds it there. The same function,
+    so the same analysis."""
+    if len(usable) < UNCACHED_FROM:
+        return analyse(usable, settings)
+    return analyse_of(usable, settings, *(columns or ()))
 
 
 @lru_cache(maxsize=32)
@@ -152,11 +146,11 @@ def kernel_variances(
     return list(map(by_shape.__getitem__, shapes))
 
 
-def series_changes(series: Series, better: str, new_kernels: set[str]) -> list[Change]:
-    """Confirmed steps, plus the pending one when its kernel is among ``new_kernels``."""
+def series_changes(series: Series, better: str, new_runs: Collection[int]) -> list[Change]:
+    """Confirmed steps, plus the pending one when its kernel has a run among ``new_runs``."""
     steps = list(series.scan.steps)
     pending = series.scan.pending
-    if pending is not None and series.kernels[pending.index].kernel in new_kernels:
+    if pending is not None and not set(series.kernels[pending.index].run_ids).isdisjoint(new_runs):
         steps.append(pending)
     changes = []
     for number, step in enumerate(steps):

@@ -194,11 +194,9 @@ def _plain_finite(values: tuple[float, ...]) -> bool:
 
 
 class Ordered(tuple[Point, ...]):
-    """A series' usable points in kernel order (``ordered``): ``detection.detect`` and
-    ``detection.change_points`` take it as it is, so a check cleans, sorts and analyses a
-    long series once, not twice (``long_series.kept``); and reads a short one kernel by
-    kernel once (``detection.short_scan_of`` keeps it on the points), for its steps and the
-    drift test. What each stage keeps on it is typed where it is kept."""
+    """A series' usable points in kernel order (``ordered``), taken as they are: a caller
+    that read a series so (the service's bulk read) hands it to ``check``, which does not
+    clean and sort it again."""
 
 
 def ordered(points: Sequence[Point]) -> Ordered:
@@ -247,6 +245,16 @@ def _kernel_runs(kernel: str, runs: list[Point]) -> KernelRuns:
         run_ids=tuple(p.run_id for p in runs),
         values=tuple(v for p in runs for v in p.values),
     )
+
+
+@dataclass(frozen=True)
+class Scanned:
+    """The stock kernels as a scan read them (the short scan or the step scan): where its
+    levels start and the kernels it left out, which the drift test keeps to."""
+
+    kernels: Sequence[KernelRuns]
+    breaks: tuple[int, ...]  # kernel indexes where a level starts: steps, a pending one
+    outliers: frozenset[int]  # kernels left out as spikes or excursions
 
 
 class StockKernels(Sequence[KernelRuns]):

@@ -4,23 +4,24 @@ Below ``Settings.short_kernels`` stock kernels each kernel is judged against its
 far (the kernels since the last step, spikes left out) with the A/B test's rules
 (``policy.judge``, ``points.kept_untested``) and the series' trial noise plus the level's
 own spread (``noise``): a step, a return, a spike, or a move still pending.
-``short_scan_of`` keeps the scan on the points for the check's other questions (the drift
-test); ``short_changes`` are the steps a check reports. docs/detector.md, "Short series",
+``stock_scan`` reads a series once for a check; ``short_changes`` are the steps it reports,
+``ShortScan.scanned`` the levels the drift test keeps to. docs/detector.md, "Short series",
 tells how it decides.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from statistics import fmean
 
 from perfdb.detector import policy
-from perfdb.detector.noise import TrialNoise, segment_spread, trial_noise
+from perfdb.detector.noise import TrialNoise, segment_spread
 from perfdb.detector.points import (
     Change,
     KernelRuns,
     Ordered,
+    Scanned,
     change_from,
     kept_untested,
     stock_by_kernel,
@@ -43,6 +44,7 @@ class ShortScan:
     """A short stock series read kernel by kernel: its steps, the kernels left out as
     spikes or excursions, and how each kernel was tested."""
 
+    kernels: Sequence[KernelRuns]  # the stock kernels read, in kernel order
     steps: tuple[tuple[int, int, Change], ...]  # (kernel index, found at kernel, change)
     outliers: frozenset[int]  # kernel indexes
     returns: frozenset[int]  # kernels back at the level before a spike or an excursion
@@ -51,6 +53,11 @@ class ShortScan:
     # significant at ``alert_alpha`` but not yet at the level's budget: pending, shown with
     # what would confirm them, never emailed, and no break in the level (nor for the drift).
     standing: tuple[tuple[int, int, Change], ...] = ()
+
+    @property
+    def scanned(self) -> Scanned:
+        """Where the scan's levels start (its steps) and the kernels it left out."""
+        return Scanned(self.kernels, tuple(at for at, _, _ in self.steps), self.outliers)
 
 
 # With one trial a kernel, a step from a level of one kernel is tested at this share of the
@@ -172,7 +179,9 @@ def short_scan(
         for at, (found, change) in sorted(standing.items())
         if found == newest and at not in stepped
     )
-    return ShortScan(tuple(steps), frozenset(outliers), frozenset(returns), tuple(tested), still)
+    return ShortScan(
+        kernels, tuple(steps), frozenset(outliers), frozenset(returns), tuple(tested), still
+    )
 
 
 def _note_standing(
@@ -322,41 +331,20 @@ def _nearer_new(level: float, old: float, new: float) -> bool:
     return abs(level - new) <= abs(level - old)
 
 
-def short_scan_of(
-    usable: Ordered, better: str, settings: Settings, noise: TrialNoise | None = None
-) -> tuple[list[KernelRuns], ShortScan]:
-    """A short series' stock kernels and their ``short_scan``, once per check: kept on
-    ``usable`` (``detect`` reads the steps, the drift test where they are). ``noise``: the
-    series' ``trial_noise``, when the caller has it."""
-    # Kept in the points' own namespace, typed here: the scan is detection's, and points.py
-    # (which detection imports) need not know its shape.
-    scans: dict[tuple[str, Settings], tuple[list[KernelRuns], ShortScan]]
-    scans = usable.__dict__.setdefault("short_scans", {})
-    if (better, settings) not in scans:
-        kernels = stock_by_kernel(usable)
-        trials = trial_noise(usable, settings) if noise is None else noise
-        scan = short_scan(kernels, better, settings, trials) if len(kernels) >= 2 else None
-        scans[better, settings] = (kernels, scan or ShortScan((), frozenset(), frozenset(), ()))
-    return scans[better, settings]
+def stock_scan(usable: Ordered, better: str, settings: Settings, noise: TrialNoise) -> ShortScan:
+    """The ``short_scan`` of the series' stock kernels (``stock_by_kernel``); ``noise``: the
+    series' ``trial_noise``."""
+    return short_scan(stock_by_kernel(usable), better, settings, noise)
 
 
-def short_changes(
-    usable: Ordered,
-    better: str,
-    settings: Settings,
-    noise: TrialNoise,
-    wanted_kernels: set[str] | None,
-) -> list[Change]:
-    """The short scan's steps on the wanted kernels, and on the kernel before each (the one
-    a new kernel confirms or clears)."""
-    kernels, scan = short_scan_of(usable, better, settings, noise)
+def short_changes(scan: ShortScan, wanted_runs: Collection[int]) -> list[Change]:
+    """The short scan's steps on the kernels of the wanted runs, and on the kernel before
+    each (the one a new kernel confirms or clears)."""
+    kernels = scan.kernels
     if len(kernels) < 2:
         return []
     standing = [change for _, _, change in scan.standing]  # seen at the newest kernel
-    if wanted_kernels is None:
-        return [change for _, _, change in scan.steps] + standing
-    names = [k.kernel for k in kernels]
-    wanted = {i for i, name in enumerate(names) if name in wanted_kernels}
+    wanted = {i for i, k in enumerate(kernels) if not set(k.run_ids).isdisjoint(wanted_runs)}
     wanted |= {i - 1 for i in wanted}
     steps = [change for at, found, change in scan.steps if at in wanted or found in wanted]
     return steps + (standing if len(kernels) - 1 in wanted else [])

@@ -7,7 +7,7 @@ from perfdb import detector
 from perfdb.detector import detection
 from perfdb.detector.ab_test import baseline_runs
 from perfdb.detector.detection import Point, Settings, change_points, detect, pair_context
-from perfdb.detector.long_series import UNCACHED_FROM, analyse, analysed_once
+from perfdb.detector.long_series import UNCACHED_FROM, analyse, analysed_for_check
 from perfdb.detector.noise import trial_noise
 from perfdb.detector.points import run_order, stock_by_kernel
 from perfdb.detector.policy import Noise, judge
@@ -560,29 +560,34 @@ def test_detect_answers_the_same_for_ordered_and_shuffled_points(seed):
     assert everything == sorted(everything, key=lambda c: run_order(by_run[c.candidate_run_id]))
 
 
-def test_the_analysis_the_check_puts_on_a_series_is_the_one_detect_uses():
-    """``long_series.analysed_once``: ``analyse`` (uncached: no hash of every point)
-    where ``detect`` and ``change_points`` look first; their answers are the plain call's."""
+def test_the_analysis_a_check_reads_a_series_with_is_the_one_detect_uses():
+    """``long_series.analysed_for_check``: a long series' ``analyse`` uncached (no hash of
+    every point), the same analysis ``detect`` and ``change_points`` read through the cache;
+    a short series' through the cache, where a check run again finds it."""
     points = long_series(5)
     settings = detection.Settings()
+    usable = detector.ordered(points)
     analyse.cache_clear()
-    usable = analysed_once(detector.ordered(points), settings)
-    analysis = usable.analyses[settings]
-    assert analysed_once(usable, settings).analyses[settings] is analysis  # once
+    analysis = analysed_for_check(usable, settings)
+    assert analyse.cache_info().currsize == 0  # not put in the cache
     assert analysis is not None and analysis == analyse(tuple(usable), settings)
-    analyse.cache_clear()
     candidates = {p.run_id for p in points[-5:]}
     changes = detection.detect(usable, better="higher", settings=settings, candidates=candidates)
     steps = detection.change_points(usable, better="higher", settings=settings)
-    assert analyse.cache_info().currsize == 0  # the check's analysis was used
-    assert usable.analyses[settings] is analysis
+    assert analyse.cache_info().hits == 2  # detect and change_points: one analysis
     assert steps and changes == detection.detect(
         points, better="higher", settings=settings, candidates=candidates
     )
     assert steps == detection.change_points(points, better="higher", settings=settings)
+    assert (
+        changes
+        == detector.check(points, better="higher", settings=settings, candidates=candidates)[
+            : len(changes)
+        ]
+    )
     # a short series goes through analyse's cache: a check run again finds it there
     analyse.cache_clear()
     assert len(points[:50]) < UNCACHED_FROM <= len(points)
-    analysis = analysed_once(detector.ordered(points[:50]), settings).analyses[settings]
+    analysis = analysed_for_check(detector.ordered(points[:50]), settings)
     assert analyse.cache_info().currsize == 1
     assert analyse(tuple(detector.ordered(points[:50])), settings) is analysis
