@@ -193,6 +193,19 @@ class Alert(models.Model):
             "confirmed"
         )
 
+    @property
+    def state_short(self) -> str:
+        """``state_note`` in a few words, for a list row that shows many alerts (the
+        overview): the whole note is the row's tooltip and the alert's page."""
+        note = self.state_note
+        if not note:
+            return ""
+        if self.status == self.Status.CLEARED:
+            return "cleared: it came back"
+        if self.method == "threshold":
+            return "one value a side: run 3 trials a side to test it"
+        return "the kernels after it confirm or clear it"
+
 
 class AlertEvent(models.Model):
     """History of every triage change and who made it."""

@@ -78,10 +78,9 @@ def test_the_overview_leads_with_what_regressed(client, summary):
     page = client.get("/").content.decode()
     regressed = page[page.index('id="regressed"') : page.index('id="uploads"')]
     assert url(summary) in regressed and "2.4.20+O(1)" in regressed
-    assert (
-        f"{summary.worst.change_pct:.1f} %" in regressed
-        and "first seen on 2.4.20+O(1)" in regressed
-    )
+    upload = summary.upload
+    assert f"{summary.worst.change_pct:.1f} %" in regressed
+    assert f'upload <a href="/uploads/{upload.pk}/">{upload.pk}</a>' in regressed
     outcome = page[page.index('id="uploads"') :]
     assert "4 regressions" in outcome
 
@@ -92,6 +91,9 @@ def test_pending_regressions_show_as_pending_on_the_overview(client, tmp_path):
     page = client.get("/").content.decode()
     regressed = page[page.index('id="regressed"') : page.index('id="uploads"')]
     assert "pending" in regressed and "2.4.20+O(1)" in regressed
+    # A short note on the row; the whole one is its tooltip.
+    note = Alert.objects.get(pk=summaries.summaries_open()[0].worst.pk)
+    assert f'title="{note.state_note}">{note.state_short}</span>' in regressed
 
 
 def test_the_overview_reads_a_fixed_number_of_rows(client, tmp_path, django_assert_num_queries):
