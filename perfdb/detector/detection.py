@@ -98,10 +98,12 @@ def check(
     asked = {r: declared[r] for r in sorted(candidates) if r in declared}
     in_series = {p.run_id for p in points} if pinned_run_id is not None or asked else set()
     pinned = pinned_run_id if pinned_run_id in in_series else None
-    changes = own_changes(series, pinned, wanted - asked.keys())
-    for run_id, baseline_id in asked.items():
-        baseline = baseline_id if baseline_id in in_series else pinned
-        changes += own_changes(series, baseline, {run_id})
+    # (baseline, runs) asked: the pinned one for most, and the one each bundle declares
+    asked_with = [(pinned, wanted - asked.keys())] + [
+        (baseline_id if baseline_id in in_series else pinned, {run_id})
+        for run_id, baseline_id in asked.items()
+    ]
+    changes = [c for baseline, runs in asked_with for c in own_changes(series, baseline, runs)]
     if series.long is not None:
         # the candidates' own changes hold the stock series' confirmed steps when a stock
         # run is among them, but not with a pinned baseline

@@ -12,7 +12,7 @@ tells how it decides.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from statistics import fmean
 
 from perfdb.detector import policy
@@ -95,118 +95,220 @@ def short_scan(
     stay at its level make it significant; if the next one comes back, the kernel was a
     spike, and if a later one does before the move is significant, it was noise.
     """
-    one_trial = noise.within_pct is None
-    steps: list[tuple[int, int, Change]] = []
-    outliers: set[int] = set()
-    returns: set[int] = set()
-    tested: list[Tested | None] = [None]
-    segment: list[int] = [0]
-    before: list[int] = []
-    last = -1
-    spikes: list[tuple[float, float]] = []
-    standing: dict[int, tuple[int, Change]] = {}  # step kernel: (found at, change)
-    measured = noise
+    reading = _Reading(kernels, better, settings, noise)
     for at in range(1, len(kernels)):
-        if len(spikes) >= 2:  # one bad run is an outlier; two say the runs wander
-            noise = replace(measured, sources=(*measured.sources, *spikes))
-        alpha = kernel_alpha(settings, at - segment[0], one_trial)  # each level anew
-        share = 0.5 if len(segment) >= 2 else 0.0  # no cut inside a one-kernel level
+        reading.read(at)
+    return reading.scan()
+
+
+@dataclass
+class _Reading:
+    """``short_scan`` under way: the level so far (``segment``: the kernels since the last
+    step, outliers left out), the level before the last step (``before``, for a return) and
+    what the kernels read so far showed. Each step of the reading is a method."""
+
+    kernels: Sequence[KernelRuns]
+    better: str
+    settings: Settings
+    measured: TrialNoise  # the series' trial noise; from the second spike on, spikes join it
+    segment: list[int] = field(default_factory=lambda: [0])
+    before: list[int] = field(default_factory=list)
+    last: int = -1  # the last step's kernel: a return is back from it
+    spikes: list[tuple[float, float]] = field(default_factory=list)
+    steps: list[tuple[int, int, Change]] = field(default_factory=list)
+    outliers: set[int] = field(default_factory=set)
+    returns: set[int] = field(default_factory=set)
+    tested: list[Tested | None] = field(default_factory=lambda: [None])
+    standing: dict[int, tuple[int, Change]] = field(default_factory=dict)  # kernel: (at, change)
+
+    def read(self, at: int) -> None:
+        """Kernel ``at`` against the level so far, as it arrived: no move (``no_move``), a
+        return (``came_back``) or a move (``moved``)."""
+        settings, one_trial = self.settings, self.measured.within_pct is None
+        noise = self.measured
+        if len(self.spikes) >= 2:  # one bad run is an outlier; two say the runs wander
+            noise = replace(self.measured, sources=(*self.measured.sources, *self.spikes))
+        alpha = kernel_alpha(settings, at - self.segment[0], one_trial)  # each level anew
+        share = 0.5 if len(self.segment) >= 2 else 0.0  # no cut inside a one-kernel level
         # With one trial a kernel an arrival is never confirmed by itself: its test only makes
         # the kernel a pending step, which the kernels that stay confirm at the kernel's alpha.
         arrival = (settings.alert_alpha if one_trial else alpha) * (1 - share)
-        tested.append(Tested(tuple(segment), arrival, noise))
-        verdict = _judge_kernels(kernels, segment, [at], better, settings, noise, arrival)
+        self.tested.append(Tested(tuple(self.segment), arrival, noise))
+        verdict = self.judge(self.segment, [at], noise, arrival)
         untested = verdict is not None and kept_untested(verdict, settings)
         if verdict is None or not (verdict.significant or untested):
-            found = _earlier_step(kernels, segment, at, better, settings, noise, alpha * share)
-            if found is None:
-                if one_trial:
-                    _note_standing(kernels, segment, at, better, settings, noise, standing)
-                segment.append(at)
-                continue
+            self.no_move(at, noise, alpha * share)
+        elif not self.came_back(at, noise, alpha):
+            self.moved(at, noise, alpha, verdict, untested)
+
+    def no_move(self, at: int, noise: TrialNoise, alpha: float) -> None:
+        """No move on arrival: a step inside the level that the new kernel now shows
+        (``earlier_step``, at ``alpha``), else the kernel joins the level. With one trial a
+        kernel, a move from the level that the kernels after it share (at least two at the
+        new level, the new kernel among them), significant at ``alert_alpha`` shared over
+        the cuts but not at the level's budget, is kept pending (``standing``): a drop of 4/5
+        that two kernels show is on the chart with what would confirm it, not silent. It
+        never breaks the level: the confirmed steps are the scan's alone."""
+        segment = self.segment
+        found = self.earlier_step(at, noise, alpha)
+        if found is not None:
             cut, step = found
             first = segment[cut]
-            change = change_from(
-                _runs(kernels, segment[:cut]), kernels[first].run_ids[0], step, "confirmed"
-            )
-            steps.append((first, at, change))
-            before, segment, last = segment[:cut], [*segment[cut:], at], first
-            continue
-        recent = bool(before) and at - last <= settings.excursion_kernels
-        if recent and _returns(kernels, before, segment, at, better, settings, noise, alpha):
-            if len(segment) == 1:  # a spike: one kernel's move is run-to-run noise
-                spikes.append(_spike_move(noise, kernels, before, segment[0]))
-            outliers.update(segment)
-            returns.add(at)
-            segment, before, last = [*before, at], [], -1
-            continue
+            self.steps.append((first, at, self.change(segment[:cut], first, step, "confirmed")))
+            self.before, self.segment, self.last = segment[:cut], [*segment[cut:], at], first
+            return
+        if self.measured.within_pct is None:
+            standing = self.earlier_step(at, noise, self.settings.alert_alpha)
+            if standing is not None:
+                cut, move = standing
+                first = segment[cut]
+                self.standing[first] = (at, self.change(segment[:cut], first, move, "unconfirmed"))
+        segment.append(at)
+
+    def came_back(self, at: int, noise: TrialNoise, alpha: float) -> bool:
+        """Is kernel ``at`` back at the level before a step of at most ``excursion_kernels``
+        ago: nearer it than the visit's level, and no move from it? Then the visit's kernels
+        are outliers (one kernel's move is run-to-run noise: a spike) and the old level goes
+        on, with no second alert."""
+        before, visit = self.before, self.segment
+        if not before or at - self.last > self.settings.excursion_kernels:
+            return False
+        back = self.judge(before, [at], noise, alpha)
+        if back is not None and back.significant:
+            return False
+        if not _nearer_new(self.kernels[at].level, self._mean(visit), self._mean(before)):
+            return False
+        if len(visit) == 1:  # a spike: one kernel's move is run-to-run noise
+            self.spikes.append(_spike_move(noise, self.kernels, before, visit[0]))
+        self.outliers.update(visit)
+        self.returns.add(at)
+        self.segment, self.before, self.last = [*before, at], [], -1
+        return True
+
+    def moved(
+        self, at: int, noise: TrialNoise, alpha: float, verdict: policy.Verdict, untested: bool
+    ) -> None:
+        """A move on arrival: a step, confirmed at once after a level of fewer than
+        ``arrival_kernels`` kernels with trials; else as the kernels after it say
+        (``after_move``). A step starts a new level."""
         status, seen_at = "confirmed", at
-        if one_trial or len(segment) >= settings.arrival_kernels:
-            old = _mean_of(kernels, segment)
-            staying = _staying(kernels, at, old)
-            if not staying and at + 1 < len(kernels):
-                spikes.append(_spike_move(noise, kernels, segment, at))
-                outliers.add(at)  # a spike: the next kernel came back
-                returns.add(at + 1)
-                continue
-            again = None
-            # One value is no level: it may be the bad run, unless three kernels at the new
-            # level give the noise that tells a bad run from a step. Those kernels are the
-            # ones that stayed, chosen by their closeness (a narrower spread than chance
-            # gives), so that test is held to a tenth of the kernel's alpha.
-            if staying and (len(segment) >= 2 or len(staying) >= 2):
-                level = [at, *staying]
-                held = alpha if len(segment) >= 2 else alpha * ONE_VALUE_LEVEL_SHARE
-                again = _judge_kernels(kernels, segment, level, better, settings, noise, held)
-            if again is not None and again.significant and again.direction == verdict.direction:
-                verdict, seen_at = again, staying[-1]
-            elif staying and staying[-1] + 1 < len(kernels):
-                segment.append(at)  # the level went back after all: no step, noise
-                continue
-            else:  # the newest kernels: the next one decides
-                status = "unconfirmed"
-                # Kernels that stayed up to the newest keep the move pending, seen there:
-                # evidence still gathering, not a move the series came back from.
-                seen_at = staying[-1] if staying else at
-                if untested:
-                    verdict = replace(verdict, method="threshold")
-        change = change_from(_runs(kernels, segment), kernels[at].run_ids[0], verdict, status)
-        steps.append((at, seen_at, change))
-        before, segment, last = segment, [at], at
-    newest, stepped = len(kernels) - 1, {at for at, _, _ in steps}
-    still = tuple(
-        (at, found, change)
-        for at, (found, change) in sorted(standing.items())
-        if found == newest and at not in stepped
-    )
-    return ShortScan(
-        kernels, tuple(steps), frozenset(outliers), frozenset(returns), tuple(tested), still
-    )
+        one_trial = self.measured.within_pct is None
+        if one_trial or len(self.segment) >= self.settings.arrival_kernels:
+            decided = self.after_move(at, noise, alpha, verdict, untested)
+            if decided is None:
+                return
+            verdict, status, seen_at = decided
+        self.steps.append((at, seen_at, self.change(self.segment, at, verdict, status)))
+        self.before, self.segment, self.last = self.segment, [at], at
 
+    def after_move(
+        self, at: int, noise: TrialNoise, alpha: float, verdict: policy.Verdict, untested: bool
+    ) -> tuple[policy.Verdict, str, int] | None:
+        """What the kernels after a move say: a spike if the next one came back, noise if a
+        later one did first (None: no step), a step confirmed once those that stayed make it
+        significant (the verdict, its status, the kernel it was seen at), else pending."""
+        kernels, segment = self.kernels, self.segment
+        staying = _staying(kernels, at, self._mean(segment))
+        if not staying and at + 1 < len(kernels):
+            self.spikes.append(_spike_move(noise, kernels, segment, at))
+            self.outliers.add(at)  # a spike: the next kernel came back
+            self.returns.add(at + 1)
+            return None
+        again = None
+        # One value is no level: it may be the bad run, unless three kernels at the new
+        # level give the noise that tells a bad run from a step. Those kernels are the
+        # ones that stayed, chosen by their closeness (a narrower spread than chance
+        # gives), so that test is held to a tenth of the kernel's alpha.
+        if staying and (len(segment) >= 2 or len(staying) >= 2):
+            held = alpha if len(segment) >= 2 else alpha * ONE_VALUE_LEVEL_SHARE
+            again = self.judge(segment, [at, *staying], noise, held)
+        if again is not None and again.significant and again.direction == verdict.direction:
+            return again, "confirmed", staying[-1]
+        if staying and staying[-1] + 1 < len(kernels):
+            segment.append(at)  # the level went back after all: no step, noise
+            return None
+        # The newest kernels: the next one decides. Kernels that stayed up to the newest
+        # keep the move pending, seen there: evidence still gathering, not a move the
+        # series came back from.
+        pending = replace(verdict, method="threshold") if untested else verdict
+        return pending, "unconfirmed", staying[-1] if staying else at
 
-def _note_standing(
-    kernels: Sequence[KernelRuns],
-    segment: Sequence[int],
-    at: int,
-    better: str,
-    settings: Settings,
-    noise: TrialNoise,
-    standing: dict[int, tuple[int, Change]],
-) -> None:
-    """With one trial a kernel, a move from the level that the kernels after it share (at
-    least two at the new level, the new kernel among them), significant at ``alert_alpha``
-    shared over the cuts but not at the level's budget for its kernel: kept as pending, so a
-    drop of 4/5 that two kernels show is on the chart with what would confirm it, not
-    silent. It never breaks the level: the confirmed steps are the scan's alone."""
-    found = _earlier_step(kernels, segment, at, better, settings, noise, settings.alert_alpha)
-    if found is None:
-        return
-    cut, verdict = found
-    first = segment[cut]
-    change = change_from(
-        _runs(kernels, segment[:cut]), kernels[first].run_ids[0], verdict, "unconfirmed"
-    )
-    standing[first] = (at, change)
+    def earlier_step(
+        self, at: int, noise: TrialNoise, alpha: float
+    ) -> tuple[int, policy.Verdict] | None:
+        """A step inside the level so far that the new kernel now shows: the cut of the
+        segment (kernels before it against the kernels from it to the new one, at least two)
+        whose change is the most significant, at ``alpha`` shared over the cuts, and whose
+        kernels after the cut agree with the new one (``homogeneity_alpha``). A step too
+        small to see on its first kernel is seen once the kernels after it agree, and the
+        level before a missed step is not averaged with the level after it."""
+        segment, agreeing = self.segment, self.settings.homogeneity_alpha
+        cuts = range(1, len(segment))
+        if not cuts:
+            return None
+        shared = alpha / len(cuts)
+        best: tuple[int, policy.Verdict] | None = None
+        for cut in cuts:
+            verdict = self.judge(segment[:cut], [*segment[cut:], at], noise, shared)
+            if verdict is None or not verdict.significant:
+                continue
+            agree = self.judge(segment[cut:], [at], noise, agreeing)
+            if agree is not None and agree.significant:
+                continue  # the new kernel is a level of its own: the cut would misplace a step
+            if best is None or (verdict.p_value or 0.0) < (best[1].p_value or 0.0):
+                best = (cut, verdict)
+        return best
+
+    def judge(
+        self, base: Sequence[int], candidate: Sequence[int], noise: TrialNoise, alpha: float
+    ) -> policy.Verdict | None:
+        """``policy.judge`` of kernels against kernels, with the trials' noise plus the
+        spread of each side's kernels (``segment_spread``)."""
+        kernels, settings = self.kernels, self.settings
+        baseline = [v for i in base for v in kernels[i].values]
+        values = [v for i in candidate for v in kernels[i].values]
+        if fmean(baseline) == 0:
+            return None
+        spread = segment_spread(kernels, base, noise.within_pct)
+        if len(candidate) >= 2:
+            spread += segment_spread(kernels, candidate, noise.within_pct)
+        return policy.judge(
+            baseline,
+            values,
+            self.better,
+            noise.noise(settings, spread),
+            settings.resolution or policy.resolution_of([*baseline, *values]),
+            settings,
+            kernels=(len(base), len(candidate)),
+            alpha=alpha,
+        )
+
+    def change(
+        self, base: Sequence[int], kernel: int, verdict: policy.Verdict, status: str
+    ) -> Change:
+        """The change of ``kernel``'s first run against the runs of the ``base`` kernels."""
+        runs = tuple(sorted(r for i in base for r in self.kernels[i].run_ids))
+        return change_from(runs, self.kernels[kernel].run_ids[0], verdict, status)
+
+    def _mean(self, indexes: Sequence[int]) -> float:
+        return fmean([v for i in indexes for v in self.kernels[i].values])
+
+    def scan(self) -> ShortScan:
+        """What the reading found; the moves still standing at the newest kernel."""
+        newest, stepped = len(self.kernels) - 1, {at for at, _, _ in self.steps}
+        still = tuple(
+            (at, found, change)
+            for at, (found, change) in sorted(self.standing.items())
+            if found == newest and at not in stepped
+        )
+        return ShortScan(
+            self.kernels,
+            tuple(self.steps),
+            frozenset(self.outliers),
+            frozenset(self.returns),
+            tuple(self.tested),
+            still,
+        )
 
 
 def _spike_move(
@@ -216,34 +318,12 @@ def _spike_move(
     came back showed how far a run strays from its level, beyond its trials. From the second
     spike on, a lab whose kernels wander from boot to boot is read as noisy, not as a run of
     steps and returns."""
-    centre = _mean_of(kernels, level)
+    level_values = [v for i in level for v in kernels[i].values]
+    centre = fmean(level_values)
     moved = (kernels[spike].level - centre) / centre * 100 if centre else 0.0
     trials = len(kernels[spike].values)
     share = (noise.within_pct or 0.0) ** 2 / trials
     return (max(moved**2 - share, 0.0), 1.0)
-
-
-def _runs(kernels: Sequence[KernelRuns], indexes: Sequence[int]) -> tuple[int, ...]:
-    return tuple(sorted(r for i in indexes for r in kernels[i].run_ids))
-
-
-def _returns(
-    kernels: Sequence[KernelRuns],
-    before: Sequence[int],
-    visit: Sequence[int],
-    at: int,
-    better: str,
-    settings: Settings,
-    noise: TrialNoise,
-    alpha: float,
-) -> bool:
-    """Is kernel ``at`` back at the level before a visit: nearer it than the visit's level,
-    and no move from it?"""
-    back = _judge_kernels(kernels, before, [at], better, settings, noise, alpha)
-    if back is not None and back.significant:
-        return False
-    level = kernels[at].level
-    return _nearer_new(level, _mean_of(kernels, visit), _mean_of(kernels, before))
 
 
 def _staying(kernels: Sequence[KernelRuns], at: int, old: float) -> list[int]:
@@ -255,75 +335,6 @@ def _staying(kernels: Sequence[KernelRuns], at: int, old: float) -> list[int]:
             break
         staying.append(later)
     return staying
-
-
-def _earlier_step(
-    kernels: Sequence[KernelRuns],
-    segment: Sequence[int],
-    at: int,
-    better: str,
-    settings: Settings,
-    noise: TrialNoise,
-    alpha: float,
-) -> tuple[int, policy.Verdict] | None:
-    """A step inside the level so far that the new kernel now shows: the cut of the segment
-    (kernels before it against the kernels from it to the new one, at least two) whose
-    change is the most significant, at ``alpha`` shared over the cuts, and whose kernels
-    after the cut agree with the new one (``homogeneity_alpha``). A step too small to
-    see on its first kernel is seen once the kernels after it agree, and the level before a
-    missed step is not averaged with the level after it."""
-    cuts = range(1, len(segment))
-    if not cuts:
-        return None
-    shared = alpha / len(cuts)
-    best: tuple[int, policy.Verdict] | None = None
-    for cut in cuts:
-        verdict = _judge_kernels(
-            kernels, segment[:cut], [*segment[cut:], at], better, settings, noise, shared
-        )
-        if verdict is None or not verdict.significant:
-            continue
-        agree = _judge_kernels(
-            kernels, segment[cut:], [at], better, settings, noise, settings.homogeneity_alpha
-        )
-        if agree is not None and agree.significant:
-            continue  # the new kernel is a level of its own: the cut would misplace a step
-        if best is None or (verdict.p_value or 0.0) < (best[1].p_value or 0.0):
-            best = (cut, verdict)
-    return best
-
-
-def _mean_of(kernels: Sequence[KernelRuns], indexes: Sequence[int]) -> float:
-    return fmean([v for i in indexes for v in kernels[i].values])
-
-
-def _judge_kernels(
-    kernels: Sequence[KernelRuns],
-    base: Sequence[int],
-    candidate: Sequence[int],
-    better: str,
-    settings: Settings,
-    noise: TrialNoise,
-    alpha: float,
-) -> policy.Verdict | None:
-    baseline = [v for i in base for v in kernels[i].values]
-    values = [v for i in candidate for v in kernels[i].values]
-    if fmean(baseline) == 0:
-        return None
-    spread = segment_spread(kernels, base, noise.within_pct)
-    if len(candidate) >= 2:
-        spread += segment_spread(kernels, candidate, noise.within_pct)
-    model = noise.noise(settings, spread)
-    return policy.judge(
-        baseline,
-        values,
-        better,
-        model,
-        settings.resolution or policy.resolution_of([*baseline, *values]),
-        settings,
-        kernels=(len(base), len(candidate)),
-        alpha=alpha,
-    )
 
 
 def _nearer_new(level: float, old: float, new: float) -> bool:
