@@ -1,6 +1,7 @@
-"""The kernel-time page's figures (dashboards/figures/kernel_time.py, profile.py): a panel
-per setup with bars labelled by build, and the top kernel functions with idle apart. No
-database."""
+"""The kernel-time chart (dashboards/figures/kernel_time.py): a panel per setup in
+parameter order with its runs in kernel order, one y range and one legend for every panel,
+bars labelled by build (two runs of a build kept apart) with the whole run in the hover, and
+kernel and scheduler lines per build when drawn against a parameter. No database."""
 
 from __future__ import annotations
 
@@ -8,31 +9,13 @@ import json
 
 import pytest
 
-from dashboards.figures import kernel_time_figure, top_functions_figure
+from dashboards.figures import kernel_time_figure
 from dashboards.figures.kernel_time import build_labels, by_setup
-from dashboards.figures.profile import IDLE, OTHER, idle_share, shares, top_functions
-from dashboards.pure.chartdata import KernelProfile, KernelTimeChart, KernelTimePoint, RunInfo
+from dashboards.pure.chartdata import KernelTimeChart, KernelTimePoint, RunInfo
+from tests.dashboards.figures.literals import TOTAL_5, TOTAL_6, room_run
 
-# 002 (Anand 2003) Tables 5 and 6, Trade 2.7 on 002-A (demo/002-anand-2003-trade27/): the
-# listed readprofile rows and each listing's Total.
-TABLE_5 = (
-    ("default_idle", 7071.0),
-    ("schedule", 2388.0),
-    ("csum_partial_copy...", 822.0),
-    ("send_sig_info", 799.0),
-    ("save_i387", 744.0),
-    ("tcp_v4_rcv", 511.0),
-)
-TABLE_6 = (
-    ("default_idle", 54048.0),
-    ("schedule", 397.0),
-    ("csum_partial_copy...", 365.0),
-    ("tcp_sendmsg", 191.0),
-    ("__kfree_skb", 181.0),
-    ("load_balance", 177.0),
-)
-TOTAL_5, TOTAL_6 = 23969.0, 60332.0
-# What kernel_time_points makes of them: the non-idle share, and schedule's share of it.
+# What kernel_time_points makes of 002's Tables 5 and 6 (literals.py): the non-idle share,
+# and schedule's share of it.
 BUSY_5 = (TOTAL_5 - 7071) / TOTAL_5 * 100  # 70.50 %
 BUSY_6 = (TOTAL_6 - 54048) / TOTAL_6 * 100  # 10.42 %
 BUILDS = (
@@ -44,13 +27,6 @@ BUILDS = (
 )
 
 
-def run(run_id: int, kernel: str, patches: tuple[str, ...] = (), rooms: int = 10) -> RunInfo:
-    params = (("messages", "1000"), ("rooms", str(rooms)))
-    return RunInfo(
-        run_id, kernel, patches, hardware="000-netfinity-7000-m10", mode="SMP", params=params
-    )
-
-
 def volume() -> tuple[KernelTimePoint, ...]:
     """8 setups (room counts) of 5 builds each, in kernel order as the selector gives them:
     40 bar pairs that had shared one axis."""
@@ -58,7 +34,9 @@ def volume() -> tuple[KernelTimePoint, ...]:
     for k, (kernel, patches) in enumerate(BUILDS):
         for s, rooms in enumerate((5, 10, 15, 20, 25, 30, 40, 50)):
             busy = BUSY_5 if k % 2 else BUSY_6
-            points.append(KernelTimePoint(run(100 * k + s, kernel, patches, rooms), busy, busy / 4))
+            points.append(
+                KernelTimePoint(room_run(100 * k + s, kernel, patches, rooms), busy, busy / 4)
+            )
     return tuple(points)
 
 
@@ -109,9 +87,9 @@ def test_bars_are_labelled_by_build_and_the_hover_names_the_whole_run():
 
 def test_two_runs_of_one_build_in_a_panel_keep_their_own_bars():
     points = [
-        KernelTimePoint(run(9, "2.5.59"), BUSY_6, 1.0),
-        KernelTimePoint(run(12, "2.5.59"), BUSY_6, 2.0),
-        KernelTimePoint(run(4, "2.4.20"), BUSY_5, 3.0),
+        KernelTimePoint(room_run(9, "2.5.59"), BUSY_6, 1.0),
+        KernelTimePoint(room_run(12, "2.5.59"), BUSY_6, 2.0),
+        KernelTimePoint(room_run(4, "2.4.20"), BUSY_5, 3.0),
     ]
     assert build_labels(points) == ["2.5.59 #9", "2.5.59 #12", "2.4.20"]
     assert len(by_setup(tuple(points))) == 1
@@ -140,61 +118,3 @@ def test_against_a_parameter_draws_kernel_and_scheduler_lines_per_build():
     assert fig["data"][0]["x"] == [400, 1200] and fig["data"][0]["y"] == [60.0, 62.0]
     assert fig["data"][1]["line"]["dash"] == "dash"
     assert fig["layout"]["yaxis"]["title"]["text"] == "% of total time"
-
-
-# --- top kernel functions: idle apart ----------------------------------------------------
-
-
-def tables() -> tuple[KernelProfile, ...]:
-    return (
-        KernelProfile(run(50, "2.4-distro"), TABLE_5, TOTAL_5),
-        KernelProfile(run(51, "2.5.59"), TABLE_6, TOTAL_6),
-    )
-
-
-def test_idle_never_leads_the_top_functions_and_busy_ones_rank_among_themselves():
-    data = tables()
-    assert top_functions(data, 3) == ["schedule", "csum_partial_copy...", "send_sig_info"]
-    fig = top_functions_figure(data, top_n=3)
-    names = [t["name"] for t in fig["data"]]
-    assert names == ["schedule", "csum_partial_copy...", "send_sig_info", OTHER, IDLE]
-    assert "default_idle" not in names
-
-
-def test_busy_bars_are_shares_of_busy_ticks_and_idle_is_its_own_panel():
-    data = tables()
-    fig = top_functions_figure(data, top_n=3)
-    schedule, csum, sig, other, idle = fig["data"]
-    # 2.5.59: 397 of 60332 - 54048 = 6284 busy ticks, not 0.66 % of all of them.
-    assert schedule["y"] == pytest.approx([2388 / (TOTAL_5 - 7071) * 100, 397 / 6284 * 100])
-    for i in range(2):
-        assert schedule["y"][i] + csum["y"][i] + sig["y"][i] + other["y"][i] == pytest.approx(100)
-    assert idle["y"] == pytest.approx([7071 / TOTAL_5 * 100, 54048 / TOTAL_6 * 100])
-    assert idle["yaxis"] == "y2" and schedule.get("yaxis", "y") == "y"
-    y1, y2 = fig["layout"]["yaxis"]["domain"], fig["layout"]["yaxis2"]["domain"]
-    assert y1[1] < y2[0]  # the idle panel above the busy bars
-    assert idle["customdata"] == [50, 51]
-
-
-@pytest.mark.parametrize(
-    "kernel, function",
-    [
-        ("2.4.20", "default_idle"),
-        ("2.4.20", "cpu_idle"),
-        ("2.5.59", "poll_idle"),
-        ("6.8.0", "intel_idle"),
-        ("6.8.0", "acpi_idle_do_entry"),
-        ("6.1.0", "mwait_idle_with_hints"),
-    ],
-)
-def test_each_eras_idle_functions_are_idle(kernel, function):
-    profile = KernelProfile(run(1, kernel), ((function, 75.0), ("schedule", 25.0)), 100.0)
-    assert idle_share(profile) == 75.0
-    assert shares(profile) == {"schedule": 100.0}
-
-
-def test_a_wholly_idle_profile_draws_no_busy_bar():
-    profile = KernelProfile(run(1, "2.5.59"), (("default_idle", 10.0),), 10.0)
-    fig = top_functions_figure((profile,), top_n=2)
-    assert [t["name"] for t in fig["data"]] == [OTHER, IDLE]
-    assert fig["data"][0]["y"] == [0.0] and fig["data"][1]["y"] == [100.0]
