@@ -183,3 +183,14 @@ def throughput_id() -> int:
 def base_setup() -> Setup:
     """The 10-room VolanoMark setup: the series every across-kernels test reads."""
     return Setup.objects.get(params={"rooms": 10, "messages": 1000})
+
+
+def throughput() -> dict:
+    """The throughput metric as the selectors take it: id, name, unit and which way is better."""
+    m = Metric.objects.get(name="throughput")
+    return {"id": m.pk, "name": m.name, "unit": m.unit, "better": m.better}
+
+
+def setup_ids() -> list[int]:
+    """Every stored setup's id: the one scope the dashboard data fills."""
+    return list(Setup.objects.values_list("id", flat=True))

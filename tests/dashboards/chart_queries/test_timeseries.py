@@ -1,11 +1,14 @@
-"""vmstat series stored as columns and read back (thinned when long) for the activity chart."""
+"""vmstat series stored as columns and read back (thinned when long) for the activity chart
+(dashboards/chart_queries/timeseries.py): runs come in the order asked with their columns
+in procps' header order, in one query however many runs there are."""
 
 import pytest
 
 from dashboards.chart_queries import vmstat_runs
 from ingest.services import upload_create, upload_ingest
-from perfdb.models import Sample
+from perfdb.models import Run, Sample
 from tests.bundles import make_bundle, manifest_toml, volano_run
+from tests.dashboards.chart_queries.query_counts import assert_query_counts, load_with_copies
 
 pytestmark = pytest.mark.django_db
 
@@ -71,3 +74,20 @@ def test_overlaid_runs_share_the_chart_budget(tmp_path, monkeypatch):
     second = ingest_vmstat(tmp_path / "b", 150) if (tmp_path / "b").mkdir() is None else None
     runs = vmstat_runs(run_ids=[first, second])
     assert [len(r.rows) for r in runs] == [100, 75] and [r.stride for r in runs] == [2, 2]
+
+
+@pytest.mark.parametrize("extra_copies", [0, 2])
+def test_query_counts_do_not_grow_with_runs(tmp_path, extra_copies, django_assert_num_queries):
+    """Loading more data must not add queries (no N+1)."""
+    load_with_copies(tmp_path, extra_copies)
+    runs = list(Run.objects.values_list("id", flat=True))
+    calls = {"vmstat": (lambda: vmstat_runs(run_ids=runs), 1)}
+    assert_query_counts(django_assert_num_queries, calls)
+
+
+def test_vmstat_runs_keep_the_asked_order_and_header_order(data):
+    a, b = data.run("2.5.25"), data.run("2.4.20")
+    runs = vmstat_runs(run_ids=[a.pk, b.pk])
+    assert [r.run.run_id for r in runs] == [a.pk, b.pk]
+    assert runs[0].columns[:4] == ("r", "b", "in", "cs")  # procps groups: procs, system, …
+    assert runs[0].first_is_since_boot and len(runs[0].rows) == 7
