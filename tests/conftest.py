@@ -1,5 +1,6 @@
 """Shared fixtures: a real Celery worker against Redis and the test database, users, tokens,
-the fault tests' own workers and SMTP server, headless Chromium, and the dashboard data.
+the fault tests' own workers and SMTP server, headless Chromium, the dashboard data, and the
+page cache serving stale values.
 
 The worker runs as a subprocess with the test settings and DATABASE_URL pointing at the
 test database, so tests that use it must commit their data (``django_db(transaction=True)``).
@@ -48,6 +49,22 @@ def _empty_cache():
     from django.core.cache import cache
 
     cache.clear()
+
+
+@pytest.fixture
+def stale_for_30s(settings, monkeypatch):
+    """The page cache serves a value up to 30 s stale while it is recomputed in the
+    background; each previous value is ``age["seconds"]`` old (15 unless a test sets it);
+    the refreshes queued for the background thread are kept so that a test can count them."""
+    from perfdb.cache import entries, refresh
+
+    settings.PAGE_CACHE_STALE_SECONDS = 30
+    started: list[object] = []
+    age = {"seconds": 15.0}
+    submit = refresh.submit
+    monkeypatch.setattr(refresh, "submit", lambda job: started.append(job) or submit(job))
+    monkeypatch.setattr(entries, "entry_age", lambda entry: age["seconds"])
+    return started, age
 
 
 def free_port() -> int:

@@ -1,6 +1,7 @@
 """The scaling chart's data (dashboards/page_data/scaling.py): a scope's chart made of
 per-setup pieces, cached per setup version: after an upload only the pieces of the setups it
-wrote to are read again, and the chart is the one read at once."""
+wrote to are read again, and the chart is the one read at once; after a new build the
+default chart is served as it was and drawn anew in the background, never by a request."""
 
 from __future__ import annotations
 
@@ -96,3 +97,46 @@ def test_the_warm_after_an_upload_leaves_no_runs_for_a_first_visitor_to_read(
     monkeypatch.setattr(cq, "scaling_pieces", counted)
     assert figure_builds(client.get("/scaling/")) == ["2.4.17", "2.4.20"]
     assert asked == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_default_scaling_chart_after_a_new_build_is_drawn_in_the_background(
+    stale_for_30s, tmp_path, client, monkeypatch
+):
+    """An upload of a new kernel changes which builds the scaling chart shows by default.
+    Its visitors are served the chart as it was (stale like every scope chart: builds and
+    figure of one moment) and the chart with the new build is drawn in the background, never
+    by a request. Keyed by the builds it shows, the default chart had had no previous value
+    once the builds were refreshed: the first visitor after each upload drew it."""
+    import tarfile
+    import threading
+
+    from dashboards.page_data import scaling, scopes
+    from perfdb.cache import refresh
+    from tests.bundles import make_bundle
+    from tests.dashboards.data import dashboard_bundle, ingest, load
+
+    started, age = stale_for_30s
+    drawn_by: list[int] = []
+    view = scaling._scaling_view
+    monkeypatch.setattr(
+        scaling,
+        "_scaling_view",
+        lambda chart: drawn_by.append(threading.get_ident()) or view(chart),
+    )
+    load(tmp_path)
+    scope = next(s.key for s in scopes.scope_index().scopes if s.has_varying_params)
+    url = f"/scaling/?scope={scope}"
+    assert "2.6.1" not in client.get(url).content.decode()
+    with tarfile.open(dashboard_bundle(tmp_path / "again.tar.gz")) as src:
+        files = {m.name: src.extractfile(m).read() for m in src.getmembers()}
+    files["manifest.toml"] = files["manifest.toml"].decode().replace('"2.5.25"', '"2.6.1"')
+    ingest(make_bundle(tmp_path / "newer.tar.gz", files))  # its commit moves the scope
+    drawn_by.clear()
+    served = client.get(url)
+    assert served.status_code == 200 and "2.6.1" not in served.content.decode()
+    assert started, "recomputed in the background"
+    refresh.wait_idle()
+    age["seconds"] = 31.0  # the page kept whole is too old now: the request makes it
+    assert "2.6.1" in client.get(url).content.decode()
+    assert drawn_by and threading.get_ident() not in drawn_by, "drawn, but not by a request"

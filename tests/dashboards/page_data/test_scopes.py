@@ -1,8 +1,9 @@
-"""Cached page data (perfdb/cache/) and the scope-then-setup picker of the kernels page.
-
-The overview and the pickers are cached until runs are added or removed; these tests show the
-cache is really served (a write that skips the version bump leaves the page stale) and that
-every writer of runs bumps it.
+"""The scope-then-setup picker of the chart pages (dashboards/page_data/scopes.py): the
+index of scopes is cached, so a page after an ingest (the picker, and the overview's
+latest-run grid beside it) shows what the ingest's commit told the cache and no more; the
+index is built again only when setups are added, not after every upload to existing ones;
+an old setup permalink opens its scope and setup, a scope its busiest setup; and neither
+the picker's reads nor its pages' queries grow with the setups stored.
 """
 
 from __future__ import annotations
@@ -12,8 +13,7 @@ import re
 import pytest
 
 from dashboards import chart_queries as cq
-from ingest.demo import demo_remove
-from ingest.synthetic import history_remove, history_write
+from dashboards.page_data import scope_stats, scopes
 from perfdb import cache as page_cache
 from perfdb.models import Run, Setup
 from tests.dashboards.data import load
@@ -58,53 +58,30 @@ def test_an_ingest_after_a_page_was_cached_shows_on_the_page(
     assert shown == commit_callbacks_run
 
 
-def remove_a_run() -> None:
-    Run.objects.order_by("id").last().delete()
-
-
-@pytest.mark.parametrize(
-    "write",
-    [
-        pytest.param(lambda: history_write(scale=1, seed=3), id="synthetic history_write"),
-        pytest.param(history_remove, id="synthetic history_remove"),
-        pytest.param(demo_remove, id="demo_remove"),
-        pytest.param(remove_a_run, id="a run deleted through the ORM (admin)"),
-    ],
-)
-def test_every_writer_of_runs_moves_the_data_version_on_commit(
-    data, django_capture_on_commit_callbacks, write
+def test_the_scope_picker_survives_uploads_to_existing_setups(
+    tmp_path, django_capture_on_commit_callbacks, monkeypatch
 ):
-    before = page_cache.data_version()
-    with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        write()
-    assert page_cache.data_version() == before, "bumped before the commit"
-    for callback in callbacks:
-        callback()
-    assert page_cache.data_version() > before
+    """Its entries depend on which setups exist: built once, not after every upload."""
+    load(tmp_path)
+    with django_capture_on_commit_callbacks(execute=True):
+        ingest_on_hardware(tmp_path, "P9")
+    before = scopes.scope_index().scopes
+    built: list[int] = []
+    original = scope_stats.scopes_with_runs
 
+    def counted(**kwargs):
+        built.append(1)
+        return original(**kwargs)
 
-def test_cached_computes_once_per_data_version():
-    calls = []
-
-    def compute() -> int:
-        calls.append(1)
-        return len(calls)
-
-    assert page_cache.cached("t:count", compute) == 1
-    assert page_cache.cached("t:count", compute) == 1
-    page_cache.data_changed()
-    assert page_cache.cached("t:count", compute) == 2
-
-
-def test_a_lost_version_never_revives_old_entries():
-    """If Redis loses the version key, the new version must not equal one already used."""
-    old = page_cache.data_version()
-    page_cache.cached("t:value", lambda: "old data")
-    from django.core.cache import cache
-
-    cache.delete(page_cache.VERSION_KEY)
-    assert page_cache.data_version() != old
-    assert page_cache.cached("t:value", lambda: "new data") == "new data"
+    monkeypatch.setattr(scope_stats, "scopes_with_runs", counted)
+    page_cache.runs_added([s.key for s in before])  # more runs, no new setup
+    assert scopes.scope_index().scopes == before
+    assert not built
+    with django_capture_on_commit_callbacks(execute=True):
+        upload = ingest_on_hardware(tmp_path, "P10")  # new setups: a new scope
+    after = scopes.scope_index().scopes
+    new_scope = scope_key(Run.objects.get(pk=upload.run_ids[0]).setup)
+    assert built and new_scope in {s.key for s in after}
 
 
 # --- the kernels page's scope-then-setup picker -------------------------------------------

@@ -14,10 +14,13 @@ from django.core.cache import cache
 
 from config.cache_version import code_version
 from perfdb import cache as page_cache
+from perfdb.cache import entries, refresh
 from perfdb.cache.entries import entry_key, entry_name
+from perfdb.cache.versions import current_versions
 from perfdb.models import Hardware, Kernel, Metric, Run, Setup
 from tests.dashboards.data import load
 from tests.factories import make_alert
+from tests.perfdb.cache.counting import counter
 
 pytestmark = pytest.mark.django_db
 
@@ -338,3 +341,122 @@ def test_an_entry_is_named_by_its_key_and_scope_and_by_nothing_they_share():
     assert entry_name("a:scope=b", "c") != entry_name("a", "b:scope=c")
     assert page_cache.setup_entry("a", 9).keys() != page_cache.alerts_entry("a", 9).keys()
     assert page_cache.setup_entry("a", 9).keys() != page_cache.setup_entry("a", 90).keys()
+
+
+def test_cached_computes_once_per_data_version():
+    compute = counter()
+    assert page_cache.cached("t:count", compute) == 1
+    assert page_cache.cached("t:count", compute) == 1
+    page_cache.data_changed()
+    assert page_cache.cached("t:count", compute) == 2
+
+
+def test_cached_per_scope_computes_only_the_missing_scopes():
+    asked: list[list[str]] = []
+
+    def compute(scopes):
+        asked.append(list(scopes))
+        return {s: f"value of {s}" for s in scopes}
+
+    scopes = ["1-1-SMP", "2-1-SMP", "3-1-UP"]
+    assert page_cache.cached_per_scope("t:per", scopes, compute)["3-1-UP"] == "value of 3-1-UP"
+    page_cache.runs_added(["2-1-SMP"])
+    page_cache.cached_per_scope("t:per", scopes, compute)
+    assert asked == [scopes, ["2-1-SMP"]]
+
+
+# --- while another process computes: the previous value is served --------------------------
+
+
+def another_process_computes(key: str, scope: str) -> None:
+    """Hold the lock ``cached_per_scope`` takes while it computes ``key`` of ``scope`` now."""
+    stamp = current_versions([page_cache.STRUCTURE_KEY, "perfdb:scope-version:" + scope])
+    assert stamp is not None
+    lock = entries.lock_key(entries.entry_name(key, scope), tuple(stamp))
+    assert cache.add(lock, 1, 60)
+
+
+def test_while_another_process_computes_the_previous_value_is_served():
+    compute = counter()
+    assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute) == 1
+    page_cache.runs_added(["1-1-SMP"])
+    another_process_computes("t:chart", "1-1-SMP")
+    assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute) == 1, "computed again"
+    page_cache.runs_added(["1-1-SMP"])  # nobody computing this version: computed here
+    assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute) == 2
+    assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute) == 2
+
+
+def test_runs_removed_are_never_served_stale():
+    compute = counter()
+    assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute) == 1
+    page_cache.data_changed()
+    another_process_computes("t:chart", "1-1-SMP")
+    assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute) == 2
+
+
+def test_cached_serves_the_previous_value_while_another_process_computes():
+    compute = counter()
+    assert page_cache.cached("t:all", compute) == 1
+    page_cache.runs_added(["1-1-SMP"])
+    stamp = current_versions([page_cache.STRUCTURE_KEY, page_cache.VERSION_KEY])
+    assert cache.add(entries.lock_key(entries.entry_name("t:all", "*all*"), tuple(stamp)), 1)
+    assert page_cache.cached("t:all", compute) == 1
+    page_cache.data_changed()
+    assert page_cache.cached("t:all", compute) == 2
+
+
+# --- served stale while recomputed in the background (PAGE_CACHE_STALE_SECONDS) ---------------
+
+
+def test_a_young_previous_value_is_served_and_recomputed_in_the_background(stale_for_30s):
+    started, _ = stale_for_30s
+    compute = counter()
+    assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute, stale=True) == 1
+    page_cache.runs_added(["1-1-SMP"])
+    assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute, stale=True) == 1
+    assert len(started) == 1
+    refresh.wait_idle()
+    assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute, stale=True) == 2
+    assert len(started) == 1, "the value stored by the background is current"
+
+
+def test_a_very_young_one_is_served_without_recomputing_and_an_old_one_is_computed(
+    stale_for_30s,
+):
+    started, age = stale_for_30s
+    compute = counter()
+    assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute, stale=True) == 1
+    page_cache.runs_added(["1-1-SMP"])
+    age["seconds"] = 2.0  # under a third of 30 s: recomputed a little later, not now
+    assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute, stale=True) == 1
+    assert not started
+    age["seconds"] = 31.0  # too old to serve: the request computes it
+    assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute, stale=True) == 2
+    assert not started
+
+
+def test_stale_serving_is_only_where_asked_and_never_after_runs_removed(stale_for_30s):
+    started, _ = stale_for_30s
+    compute = counter()
+    assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute, stale=True) == 1
+    page_cache.runs_added(["1-1-SMP"])
+    assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute) == 2  # not asked
+    page_cache.data_changed()
+    assert page_cache.cached_in_scope("t:chart", "1-1-SMP", compute, stale=True) == 3
+    assert not started
+
+
+def test_a_computation_never_reads_a_stale_copy(stale_for_30s):
+    """A value computed from a stale copy would be stored as current: inside a computation
+    every read is current."""
+    started, _ = stale_for_30s
+    inner = counter()
+    assert page_cache.cached_in_scope("t:inner", "1-1-SMP", inner, stale=True) == 1
+    page_cache.runs_added(["1-1-SMP"])
+
+    def outer() -> int:
+        return 10 * page_cache.cached_in_scope("t:inner", "1-1-SMP", inner, stale=True)
+
+    assert page_cache.cached_in_scope("t:outer", "1-1-SMP", outer, stale=True) == 20
+    assert not started
