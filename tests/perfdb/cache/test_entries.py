@@ -1,5 +1,9 @@
-"""perfdb/cache/: keys carry the code version, values are plain data, and an admin edit or
-deletion of a run or of the vocabulary it is shown with moves the data version."""
+"""A cached value and the entry it is kept in (perfdb/cache/entries.py): stored as plain data
+(never an ORM object) with the versions it was computed under, computed again only when one
+of them moved (and then without unpickling the old value), the previous value served while
+another process computes or, where asked, while it is recomputed in the background (never
+after runs were removed, never inside another computation), a whole page kept by its age,
+a setup's alerts' values kept apart from its runs', and entries named so that no two meet."""
 
 from __future__ import annotations
 
@@ -8,18 +12,13 @@ import pickle
 import time
 
 import pytest
-from django.conf import settings
-from django.contrib.auth.models import User
 from django.core.cache import cache
 
-from config.cache_version import code_version
 from perfdb import cache as page_cache
 from perfdb.cache import entries, refresh
 from perfdb.cache.entries import entry_key, entry_name
 from perfdb.cache.versions import current_versions
-from perfdb.models import Hardware, Kernel, Metric, Run, Setup
 from tests.dashboards.data import load
-from tests.factories import make_alert
 from tests.perfdb.cache.counting import counter
 
 pytestmark = pytest.mark.django_db
@@ -28,86 +27,6 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def data(tmp_path):
     return load(tmp_path)
-
-
-def test_every_key_carries_the_code_version():
-    assert settings.CACHE_VERSION in cache.make_key("anything")
-
-
-def test_the_code_version_follows_the_source(tmp_path):
-    (tmp_path / "perfdb" / "migrations").mkdir(parents=True)
-    (tmp_path / "perfdb" / "views.py").write_text("x = 1\n")
-    first = code_version(tmp_path)
-    assert code_version(tmp_path) == first
-    (tmp_path / "perfdb" / "migrations" / "0002_more.py").write_text("ops = []\n")
-    second = code_version(tmp_path)
-    (tmp_path / "perfdb" / "views.py").write_text("x = 2\n")
-    assert len({first, second, code_version(tmp_path)}) == 3
-
-
-def _first(model):
-    return model.objects.order_by("pk").first()
-
-
-EDITS = {
-    "run": lambda: _save(_first(Run), notes="edited in the admin"),
-    "kernel": lambda: _save(_first(Kernel), version="2.6.0"),
-    "setup": lambda: _save(_first(Setup), mode="UP"),
-    "metric": lambda: _save(_first(Metric), unit="msg/s (edited)"),
-    "hardware": lambda: _save(_first(Hardware), name="renamed"),
-    "run deleted": lambda: _first(Run).delete(),
-    # Unused rows (a kernel, metric or hardware with runs is protected from deletion):
-    "kernel deleted": lambda: Kernel.objects.create(version="2.7.1").delete(),
-    "metric deleted": lambda: Metric.objects.create(name="spare", unit="s").delete(),
-    "hardware deleted": lambda: Hardware.objects.create(name="spare").delete(),
-}
-
-
-def _save(obj, **changes) -> None:
-    for name, value in changes.items():
-        setattr(obj, name, value)
-    obj.save()
-
-
-@pytest.mark.parametrize("edit", list(EDITS), ids=list(EDITS))
-def test_an_edit_or_deletion_moves_the_data_version_on_commit(
-    data, django_capture_on_commit_callbacks, edit
-):
-    before = page_cache.data_version()
-    with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        EDITS[edit]()
-    assert page_cache.data_version() == before, "bumped before the commit"
-    for callback in callbacks:
-        callback()
-    assert page_cache.data_version() > before
-
-
-def test_new_vocabulary_rows_leave_the_cache_alone(data, django_capture_on_commit_callbacks):
-    """The ingest writer creates kernels and metrics: only the runs it adds move versions."""
-    before = page_cache.data_version()
-    with django_capture_on_commit_callbacks(execute=True):
-        Kernel.objects.create(version="2.6.1")
-        Metric.objects.create(name="new_metric", unit="s", better="lower")
-    assert page_cache.data_version() == before
-
-
-def test_an_admin_rename_shows_on_the_cached_home_page(
-    client, data, django_capture_on_commit_callbacks
-):
-    client.force_login(User.objects.create_superuser("admin", "a@example.com", "pw"))
-    hardware = _first(Hardware)
-    assert hardware.name in client.get("/").content.decode()  # cached now
-    form = client.get(f"/admin/perfdb/hardware/{hardware.pk}/change/").context["adminform"].form
-    post = {name: form[name].value() for name in form.fields}
-    post = {
-        k: ("" if v is None else ",".join(v) if isinstance(v, list) else v) for k, v in post.items()
-    }
-    post["name"] = "Renamed-P8"
-    with django_capture_on_commit_callbacks(execute=True):
-        response = client.post(f"/admin/perfdb/hardware/{hardware.pk}/change/", post)
-    assert response.status_code == 302, response.content.decode()[:2000]
-    html = client.get("/").content.decode()
-    assert "Renamed-P8" in html
 
 
 class _Classes(pickle.Unpickler):
@@ -254,38 +173,6 @@ def test_an_entry_kept_by_age_may_be_served_as_stale_as_any_previous_value(setti
     stamp, when, value = cache.get(key)
     cache.set(key, (stamp, when - 31, value))
     assert read() == 3, "older than the setting: computed by the reader"
-
-
-def _alerts_version(setup_id: int) -> int | None:
-    return cache.get(page_cache.ALERTS_VERSION_PREFIX + str(setup_id))
-
-
-# Each given an alert of another run of the setup, written before.
-ALERT_WRITES = {
-    "created": lambda run, metric, _: make_alert(run, metric),
-    "triaged": lambda run, metric, alert: _save(alert, status="acknowledged"),
-    "deleted": lambda run, metric, alert: alert.delete(),
-}
-
-
-@pytest.mark.parametrize("write", list(ALERT_WRITES), ids=list(ALERT_WRITES))
-def test_an_alert_written_moves_its_setups_alerts_version_on_commit(
-    data, django_capture_on_commit_callbacks, write
-):
-    run, other = data.run("2.5.25"), data.run("2.4.20", rooms=20)
-    metric = Metric.objects.get(name="throughput")
-    alert = make_alert(data.run("2.4.20"), metric)
-    page_cache.alerts_changed([run.setup_id, other.setup_id])  # both started
-    before, others = _alerts_version(run.setup_id), _alerts_version(other.setup_id)
-    data_before = page_cache.data_version()
-    with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        ALERT_WRITES[write](run, metric, alert)
-    assert _alerts_version(run.setup_id) == before, "moved before the commit"
-    for callback in callbacks:
-        callback()
-    assert _alerts_version(run.setup_id) > before
-    assert _alerts_version(other.setup_id) == others, "another setup's alerts moved"
-    assert page_cache.data_version() == data_before, "an alert moved the data version"
 
 
 def test_a_value_of_a_setups_alerts_follows_them_not_the_runs_added(data):
