@@ -216,7 +216,7 @@ def point_json(point: Point, metric: Metric, baseline: Baseline | None = None) -
 
 
 # The layout's ``template`` and a baseline's dotted line at 100 as Plotly writes them for
-# ``base_layout``'s ``template="none"`` and ``add_hline`` (tests/dashboards/test_figures.py
+# ``base_layout``'s ``template="none"`` and ``add_hline`` (tests/dashboards/figures/test_kernels.py
 # compares the layout with Plotly's, value for value).
 TEMPLATE_NONE = {"data": {"scatter": [{"type": "scatter"}]}}
 BASELINE_LINE = {
@@ -242,7 +242,7 @@ def across_kernels_json(
     takes, joined from its points' texts (``point_json`` with this ``baseline``) in kernel
     order (``kernels``: the x axis). Written as Plotly's graph objects give it, without
     their validation, which was most of the CPU of a 1,000-point series' figure computed
-    after an upload (tests/dashboards/test_figures.py compares the two value for value);
+    after an upload (tests/dashboards/figures/test_kernels.py compares the two value for value);
     with each point's texts made once, what is left is joining them."""
     lines = _lines(points)
     data = [_line(i, patches, members) for i, (patches, members) in enumerate(lines)]
