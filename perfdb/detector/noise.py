@@ -66,15 +66,21 @@ def trial_noise(points: Sequence[Point], settings: Settings) -> TrialNoise:
     ``prior_weight`` moves). Never the kernel-to-kernel moves: a test whose noise grew with
     the step it judges (a series that got worse read as noisier) could not see the step.
     """
+    repeated = _repeated_builds(points)
     groups = [p.values for p in points]
     within = stats.pooled_cv_pct(groups)
     within_dof = sum(len(g) - 1 for g in groups if len(g) >= 2) if within is not None else 0
     counts = sorted(len(g) for g in groups) or [1]
     typical = counts[len(counts) // 2]
     sources: list[tuple[float, float]] = []
-    repeated = _repeat_spread(points, within)
-    if repeated is not None:
-        sources.append(repeated)
+    # builds run more than once: their means' spread less the trials' share of it
+    weighted, dof = 0.0, 0
+    for moves, spread, inverse_trials in repeated:
+        share = (within or 0.0) ** 2 * inverse_trials / (moves + 1)
+        weighted += moves * max(spread - share, 0.0)
+        dof += moves
+    if dof:
+        sources.append((weighted / dof, float(dof)))
     if settings.prior_noise_pct is not None:
         share = (within or 0.0) ** 2 / typical if within is not None else 0.0
         prior_var = max(settings.prior_noise_pct**2 - share, 0.0)
@@ -82,13 +88,14 @@ def trial_noise(points: Sequence[Point], settings: Settings) -> TrialNoise:
     return TrialNoise(within, within_dof, tuple(sources), typical)
 
 
-def _repeat_spread(points: Sequence[Point], within: float | None) -> tuple[float, float] | None:
-    """Run-to-run variance (%^2) and dof from builds run more than once: the relative spread
-    of their runs' means, less the trials' share of it."""
+def _repeated_builds(points: Sequence[Point]) -> list[tuple[int, float, float]]:
+    """Each build run more than once (kernel and patch set): its runs less one, the relative
+    spread (%^2) of their means, and the sum of 1 / trials over its runs (the trials' share
+    of that spread, once the within-run noise is known)."""
     builds: dict[tuple[str, tuple[str, ...]], list[Point]] = {}
     for point in points:
         builds.setdefault((kernel_of(point), point.patches), []).append(point)
-    weighted, dof = 0.0, 0
+    repeated = []
     for runs in builds.values():
         if len(runs) < 2:
             continue
@@ -97,10 +104,8 @@ def _repeat_spread(points: Sequence[Point], within: float | None) -> tuple[float
         if centre == 0:
             continue
         spread = math.fsum(((m - centre) / centre * 100) ** 2 for m in means) / (len(runs) - 1)
-        share = (within or 0.0) ** 2 * math.fsum(1 / len(p.values) for p in runs) / len(runs)
-        weighted += (len(runs) - 1) * max(spread - share, 0.0)
-        dof += len(runs) - 1
-    return (weighted / dof, float(dof)) if dof else None
+        repeated.append((len(runs) - 1, spread, math.fsum(1 / len(p.values) for p in runs)))
+    return repeated
 
 
 def segment_spread(
@@ -134,25 +139,24 @@ def series_noise(
     explain is run-to-run. With few kernels it is shrunk toward ``prior_noise_pct``.
     """
     within, _ = stats.within_run_pct(groups)
+    # Consistent with the prior? Read as if the largest move were a step: a step must not
+    # make a short series look noisier than typical (its own move, and the rescaling of the
+    # kept moves as if the left-out one were noise, inflate a 10-kernel series' sd by ~30 %);
+    # a bimodal series, whose many large moves are its noise, still does.
+    prior = settings.prior_noise_pct
+    step_free = stats.step_free_noise_pct(levels) if prior is not None else None
     level, moves = stats.level_noise_pct(levels, settings.noise_trim)
     if level is None:
         return None
     trials = sorted(map(len, groups))[len(groups) // 2] if groups else 1
     dof = settings.dof_per_difference * moves
-    if settings.prior_noise_pct is not None:
+    if prior is not None:
         # Shrunk toward the workload/metric's typical noise, but never below what the series
         # shows: a series noisier than typical (bimodal, a flaky machine) keeps its own noise.
         weight = settings.prior_weight
-        # Consistent with the prior? Read as if the largest move were a step: a step must not
-        # make a short series look noisier than typical (its own move, and the rescaling of
-        # the kept moves as if the left-out one were noise, inflate a 10-kernel series' sd by
-        # ~30 %); a bimodal series, whose many large moves are its noise, still does.
-        step_free = stats.step_free_noise_pct(levels)
         consistent = level if step_free is None else min(level, step_free)
-        if consistent <= settings.prior_noise_pct * _tolerance(settings, dof):
-            level = math.sqrt(
-                (moves * level**2 + weight * settings.prior_noise_pct**2) / (moves + weight)
-            )
+        if consistent <= prior * _tolerance(settings, dof):
+            level = math.sqrt((moves * level**2 + weight * prior**2) / (moves + weight))
             dof += weight * settings.dof_per_difference
     between_sq = level**2 - _within_share(within or 0.0, groups, trials)
     between = math.sqrt(max(between_sq, 0.0))

@@ -55,12 +55,21 @@ def middle_size(values: Sequence[float], *, floats: bool = False) -> float:
     return float(np.partition(np.abs(array), middle)[middle])
 
 
-def sorted_moves(levels: Sequence[float]) -> list[float] | None:
-    """``sorted(stats.abs_moves(levels))`` for a long sequence of finite floats (numpy's
-    ``abs(diff)``, as ``abs_moves`` reads such a sequence, sorted in numpy); None for
-    others: the caller sorts."""
+def sorted_moves(levels: Sequence[float]) -> list[float]:
+    """``sorted(abs_moves(levels))``: for a long sequence of finite floats numpy's
+    ``abs(diff)``, as ``abs_moves`` reads such a sequence, sorted in numpy; for others the
+    plain sort."""
     array = _floats(levels)
     if array is None:
-        return None
+        return sorted(abs_moves(levels))
     moves: list[float] = np.sort(np.abs(np.diff(array))).tolist()
     return moves
+
+
+def abs_moves(levels: Sequence[float]) -> list[float]:
+    """|x[i+1] - x[i]| for each neighbour pair; numpy for a long series of floats (the same
+    IEEE subtraction, the same floats back), plain Python otherwise (ints stay exact)."""
+    if len(levels) >= 64 and set(map(type, levels)) == {float}:
+        moves: list[float] = np.abs(np.diff(np.asarray(levels, dtype=float))).tolist()
+        return moves
+    return [abs(b - a) for a, b in zip(levels, levels[1:], strict=False)]

@@ -367,6 +367,7 @@ def _verdict(
 ) -> Verdict:
     """The verdict on a relative ``change`` (``moved``: its size in the metric's unit) with
     the standard error ``test`` gives; ``untested`` says why there is none."""
+    way = direction(change, better)
     tail = settings.alert_alpha if alpha is None else alpha
     fixed = usable_threshold_pct(settings.threshold_pct)
     p_value: float | None = None
@@ -393,6 +394,4 @@ def _verdict(
         passed, reason = False, f"within the metric's resolution ({resolution:g})"
     if change == 0 or better == "none":
         passed, reason = False, "no change" if change == 0 else "metric has no better direction"
-    return Verdict(
-        change, p_value, method, passed, limit, confidence, direction(change, better), reason
-    )
+    return Verdict(change, p_value, method, passed, limit, confidence, way, reason)

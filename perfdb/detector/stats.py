@@ -109,15 +109,6 @@ def pooled_cv_pct(groups: Sequence[Sequence[float]]) -> float | None:
     return math.sqrt(weighted / dof)
 
 
-def abs_moves(levels: Sequence[float]) -> list[float]:
-    """|x[i+1] - x[i]| for each neighbour pair; numpy for a long series of floats (the same
-    IEEE subtraction, the same floats back), plain Python otherwise (ints stay exact)."""
-    if len(levels) >= 64 and set(map(type, levels)) == {float}:
-        moves: list[float] = np.abs(np.diff(np.asarray(levels, dtype=float))).tolist()
-        return moves
-    return [abs(b - a) for a, b in zip(levels, levels[1:], strict=False)]
-
-
 @lru_cache(maxsize=4096)
 def critical_t(tail_alpha: float, dof: float) -> float:
     """One-tailed critical value of Student's t (normal for large dof)."""
@@ -174,8 +165,6 @@ def level_noise_pct(
     bimodal series as quiet and its second-mode runs as steps.
     """
     moves = order_stats.sorted_moves(levels)  # numpy's sort of a long series' moves
-    if moves is None:
-        moves = sorted(abs_moves(levels))
     if not moves:
         return None, 0
     centre = order_stats.middle_size(levels)  # = sorted(map(abs, levels))[len(levels) // 2]
@@ -191,6 +180,8 @@ def level_noise_pct(
 def step_free_noise_pct(levels: Sequence[float]) -> float | None:
     """The level noise (%) read as if the largest move were a step: left out, the rest not
     rescaled (they are all noise then). What a short series' noise is, if it has a step."""
+    if len(levels) < 3:  # no move left beside the largest
+        return None
     moves = sorted(abs(b - a) for a, b in zip(levels, levels[1:], strict=False))[:-1]
     centre = sorted(abs(v) for v in levels)[len(levels) // 2]
     if len(moves) < 2 or centre == 0:

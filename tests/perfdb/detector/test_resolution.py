@@ -1,6 +1,6 @@
 """``detector.resolution``: the numpy path gives the plain loop's answer on long series, bit for
 bit, whatever the values (quantised, continuous, on the tolerance's edge, huge, NaN), and
-``stats.abs_moves`` the same floats as the Python subtraction."""
+``order_stats.abs_moves`` the same floats as the Python subtraction."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from perfdb.detector import resolution, stats
+from perfdb.detector import order_stats, resolution
 
 
 def loop(values: list[float], max_decimals: int = 6) -> float | None:
@@ -62,9 +62,9 @@ def test_abs_moves_are_the_python_subtraction():
     rng = random.Random(2)
     for n in (0, 1, 2, 63, 64, 1000):
         levels = [rng.gauss(100.0, 3.0) for _ in range(n)]
-        assert stats.abs_moves(levels) == [
+        assert order_stats.abs_moves(levels) == [
             abs(b - a) for a, b in zip(levels, levels[1:], strict=False)
         ]
-        assert all(type(m) is float for m in stats.abs_moves(levels))
+        assert all(type(m) is float for m in order_stats.abs_moves(levels))
     ints = [10**20, 10**20 + 1] * 40  # exact in Python, not in floats: left to Python
-    assert stats.abs_moves(ints) == [1] * 79
+    assert order_stats.abs_moves(ints) == [1] * 79
