@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from perfdb.detector import policy
 from perfdb.detector.ab_test import ab_changes, baseline_runs
 from perfdb.detector.drift import drift_changes
-from perfdb.detector.long_series import Series, analysed, analysed_for_check, series_changes
+from perfdb.detector.long_series import Series, Steps, analysed, analysed_for_check, series_steps
 from perfdb.detector.noise import segment_spread, trial_noise
 from perfdb.detector.order_stats import Floats
 from perfdb.detector.points import Change, Columns, Ordered, Scanned, kernel_of, ordered
@@ -39,6 +39,7 @@ class SeriesRead:
     better: str
     settings: Settings
     long: Series | None
+    steps: Steps | None  # a long series' steps as changes
     short: ShortScan | None
     noise: policy.Noise | None  # the A/B tests': a long series' model, else the trials'
 
@@ -57,10 +58,12 @@ def read(
     ``short_kernels`` stock kernels): the trials' noise of a short series, and its scan when
     a stock run is asked about (``stock``); a long series' noise is its model's."""
     if series is not None:
-        return SeriesRead(usable, better, settings, series, None, series.noise)
+        steps = series_steps(series, better) if stock else None
+        return SeriesRead(usable, better, settings, series, steps, None, series.noise)
     trials = trial_noise(usable, settings)
+    noise = trials.noise(settings)
     short = stock_scan(usable, better, settings, trials) if stock else None
-    return SeriesRead(usable, better, settings, None, short, trials.noise(settings))
+    return SeriesRead(usable, better, settings, None, None, short, noise)
 
 
 def check(
@@ -104,16 +107,11 @@ def check(
         for run_id, baseline_id in asked.items()
     ]
     changes = [c for baseline, runs in asked_with for c in own_changes(series, baseline, runs)]
-    if series.long is not None:
-        # the candidates' own changes hold the stock series' confirmed steps when a stock
-        # run is among them, but not with a pinned baseline
+    if series.steps is not None:  # a long series, and a stock run among the candidates
+        # the candidates' own changes hold the stock series' confirmed steps, unless each
+        # stock candidate was judged against a pinned or declared baseline
         seen = {(c.candidate_run_id, c.method) for c in changes}
-        changes += [
-            s
-            for s in series_changes(series.long, better, ())
-            if (s.candidate_run_id in wanted or stock_candidate)
-            and (s.candidate_run_id, s.method) not in seen
-        ]
+        changes += [s for s in series.steps.confirmed if (s.candidate_run_id, s.method) not in seen]
     if series.scanned is not None:  # read when a stock run is a candidate
         changes += drift_changes(usable, series.scanned, better, settings, wanted)
     return changes
@@ -134,10 +132,14 @@ def own_changes(
         stock = {
             p.run_id for p in usable if not p.patches and (wanted is None or p.run_id in wanted)
         }
-    if stock and series.long is not None:
-        changes += series_changes(series.long, series.better, stock)
-    elif stock and series.short is not None:
+    if stock and series.short is not None:
         changes += short_changes(series.short, stock)
+    elif stock and series.steps is not None:
+        # a long series' confirmed steps, and its pending one when its kernel is asked about
+        changes += series.steps.confirmed
+        pending = series.steps.pending
+        if pending is not None and not series.steps.pending_runs.isdisjoint(stock):
+            changes.append(pending)
     if len(changes) < 2:
         return changes
     position = {p.run_id: at for at, p in enumerate(usable)}  # kernel order: one point a run
@@ -257,4 +259,4 @@ def change_points(
     if better == "none":
         return []
     series = analysed(ordered(points), settings)
-    return [] if series is None else series_changes(series, better, ())
+    return [] if series is None else list(series_steps(series, better).confirmed)

@@ -3,14 +3,14 @@ steps it finds as ``Change``s.
 
 From ``Settings.short_kernels`` stock kernels a series is read by the step scan
 (``step_scan.step_scan``) rather than kernel by kernel; ``analyse`` gives its ``Series`` (None
-for a shorter one) and ``series_changes`` the steps worth an alert, each with where it
-starts (``placement``). docs/detector.md, "Long series", tells how it works.
+for a shorter one) and ``series_steps`` the steps worth an alert, each with where it starts
+(``placement``). docs/detector.md, "Long series", tells how it works.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache, partial
 from itertools import chain
@@ -77,24 +77,16 @@ def analysed_for_check(
     return analyse_of(usable, settings, *(columns or ()))
 
 
-@lru_cache(maxsize=32)
-def analyse(points: tuple[Point, ...], settings: Settings) -> Series | None:
-    """Noise model and step scan of a series; None below ``short_kernels`` stock kernels.
-
-    Cached: the service calls ``detect`` and ``change_points`` on the same points.
-    """
-    return analyse_of(points, settings)
-
-
 def analyse_of(
     points: Sequence[Point],
     settings: Settings,
     of: Columns | None = None,
     singles: Floats | None = None,
 ) -> Series | None:
-    """``analyse`` uncached, given the points' ``columns`` and, when each point has one
-    trial, those trials as ``Floats`` (``stock_kernels``), when the caller has them (a check
-    reads them so)."""
+    """Noise model and step scan of a series; None below ``short_kernels`` stock kernels.
+    ``of``: the points' ``columns`` and, when each point has one trial, ``singles``: those
+    trials as ``Floats`` (``stock_kernels``), when the caller has them (a check reads them
+    so). ``analyse`` is the same, cached."""
     of = of or columns(points)
     kernels = stock_kernels(points, of, singles)
     levels = kernels.levels
@@ -126,6 +118,10 @@ def analyse_of(
     return Series(kernels, noise, step_scan.step_scan(levels, variances, rule), levels, variances)
 
 
+# Cached: ``detect``, ``change_points`` and ``pair_context`` ask of the same points.
+analyse = lru_cache(maxsize=32)(analyse_of)
+
+
 def kernel_variances(
     kernels: StockKernels, noise: policy.Noise, centre: float, resolution: float | None
 ) -> list[float]:
@@ -146,11 +142,22 @@ def kernel_variances(
     return list(map(by_shape.__getitem__, shapes))
 
 
-def series_changes(series: Series, better: str, new_runs: Collection[int]) -> list[Change]:
-    """Confirmed steps, plus the pending one when its kernel has a run among ``new_runs``."""
+@dataclass(frozen=True)
+class Steps:
+    """A long series' steps as changes, made once per check: the confirmed ones, and the
+    pending one (the newest kernels moved) with its kernel's runs, reported only when one of
+    them is asked about."""
+
+    confirmed: tuple[Change, ...]
+    pending: Change | None = None
+    pending_runs: frozenset[int] = frozenset()
+
+
+def series_steps(series: Series, better: str) -> Steps:
+    """The scan's steps as ``Change``s, each with where it starts (``placement``)."""
     steps = list(series.scan.steps)
     pending = series.scan.pending
-    if pending is not None and not set(series.kernels[pending.index].run_ids).isdisjoint(new_runs):
+    if pending is not None:
         steps.append(pending)
     changes = []
     for number, step in enumerate(steps):
@@ -171,7 +178,10 @@ def series_changes(series: Series, better: str, new_runs: Collection[int]) -> li
                 placement=placement.Placement(partial(_placement, series, steps, number)),
             )
         )
-    return changes
+    if pending is None:
+        return Steps(tuple(changes))
+    runs = frozenset(series.kernels[pending.index].run_ids)
+    return Steps(tuple(changes[:-1]), changes[-1], runs)
 
 
 def _placement(series: Series, steps: Sequence[step_scan.Step], number: int) -> placement.Found:
