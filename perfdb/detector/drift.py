@@ -31,7 +31,7 @@ import numpy as np
 from scipy import stats as scipy_stats
 
 from perfdb.detector import policy
-from perfdb.detector.noise import TrialNoise, trial_noise
+from perfdb.detector.noise import trial_noise
 from perfdb.detector.points import Change, KernelRuns, Ordered, Point, Scanned, kernel_of
 from perfdb.detector.policy import Settings
 
@@ -75,13 +75,14 @@ def drift_changes(
     if not set(kernels[newest].run_ids) & set(candidates):
         return []
     runs = tail_runs(usable, kernels, 2 * settings.drift_window)
-    found = drift_at(runs, kernels, newest, breaks, outliers, better, settings)
+    # the newest kernel's window, then those ending on the drift_window - 1 kernels before it
+    lasts = range(newest, max(newest - settings.drift_window, -1), -1)
+    windows = (drift_at(runs, kernels, last, breaks, outliers, better, settings) for last in lasts)
+    found = next(windows, None)
     if found is None or not found.significant:
         return []
-    for earlier in range(newest - 1, max(newest - settings.drift_window, -1), -1):
-        before = drift_at(runs, kernels, earlier, breaks, outliers, better, settings)
-        if before is not None and before.significant and _same_way(before, found):
-            return []  # the same drift, raised on an earlier kernel
+    if any(w is not None and w.significant and _same_way(w, found) for w in windows):
+        return []  # the same drift, raised on an earlier kernel
     return [
         Change(
             baseline_run_ids=kernels[found.first].run_ids,
@@ -135,8 +136,9 @@ def drift_at(
     window = [i for i in range(first, last + 1) if i not in outliers]
     if len(window) < settings.drift_min_kernels:
         return None
-    noise = trial_noise([p for i in window for p in runs[kernels[i].kernel]], settings)
-    return fitted(kernels, window, noise, better, settings)
+    return fitted(
+        kernels, window, [p for i in window for p in runs[kernels[i].kernel]], better, settings
+    )
 
 
 def drift_alpha(settings: Settings, kernels: int) -> float:
@@ -149,20 +151,18 @@ def drift_alpha(settings: Settings, kernels: int) -> float:
 def fitted(
     kernels: Sequence[KernelRuns],
     window: Sequence[int],
-    trials: TrialNoise,
+    runs: Sequence[Point],
     better: str,
     settings: Settings,
 ) -> Drift | None:
-    """The window's line and its test (``drift_at``; ``trials``: the window's noise)."""
-    within = trials.within_pct
+    """The window's line and its test (``drift_at``; ``runs``: the window's stock runs, whose
+    ``trial_noise`` the test is judged with)."""
     levels = np.array([kernels[i].level for i in window], dtype=float)
     centre = float(np.mean(levels))
     if centre == 0:
         return None
     y = levels / abs(centre) * 100.0  # % of the window's mean level
     x = np.array(window, dtype=float)
-    runs = np.array([len(kernels[i].run_ids) for i in window], dtype=float)
-    counts = np.array([len(kernels[i].values) for i in window], dtype=float)
     pairs = np.triu_indices(len(x), 1)
     slope = float(np.median((y[pairs[1]] - y[pairs[0]]) / (x[pairs[1]] - x[pairs[0]])))
     start = float(np.median(y - slope * x) + slope * x[0])
@@ -177,28 +177,32 @@ def fitted(
     centred = x - x.mean()
     c = centred / float(np.sum(centred**2))
     line = y.mean() + float(np.sum(c * y)) * centred
-    leverage = 1 / len(x) + centred * c
     squares = float(np.sum((y - line) ** 2))
     if _step_fits_better(y, squares):
         return Drift(window[0], window[-1], tuple(window), change, 1.0, False)
-    scatter = squares / (len(x) - 2)
-    trial_share = (within or 0.0) ** 2 / counts
+    counts = np.array([len(kernels[i].values) for i in window], dtype=float)
+    trials = trial_noise(runs, settings)
+    trial_share = (trials.within_pct or 0.0) ** 2 / counts
+    leverage = 1 / len(x) + centred * c
     expected = float(np.sum((1 - leverage) * trial_share)) / (len(x) - 2)
-    residual = ((max(scatter - expected, 0.0), float(len(x) - 2)),)
+    residual = ((max(squares / (len(x) - 2) - expected, 0.0), float(len(x) - 2)),)
     noise = trials.noise(settings, residual)
     if noise is None:
         return None
     part_w = float(np.sum(c**2 * (noise.within_pct or 0.0) ** 2 / counts))
-    part_b = float(np.sum(c**2 * noise.between_pct**2 / runs))
+    per_run = np.array([len(kernels[i].run_ids) for i in window], dtype=float)
+    part_b = float(np.sum(c**2 * noise.between_pct**2 / per_run))
     if part_w + part_b <= 0:
         return None
     dof = policy.test_dof(noise, part_w, part_b)
     se = math.sqrt((part_w + part_b) / THEIL_SEN_EFFICIENCY) * span / start * 100.0
     p_value = float(scipy_stats.t.sf(abs(change) / se, max(dof, 0.5)))
-    moved = abs(slope * span) / 100.0 * abs(centre)
-    significant = p_value < drift_alpha(settings, window[-1] + 1) and not _within_resolution(
-        moved, settings, kernels, window
-    )
+    significant = p_value < drift_alpha(settings, window[-1] + 1)
+    if significant:  # and the fitted move (in the metric's unit) beyond one quantum
+        moved = abs(slope * span) / 100.0 * abs(centre)
+        values = [v for i in window for v in kernels[i].values]
+        quantum = settings.resolution or policy.resolution_of(values)
+        significant = not (quantum and moved <= quantum * (1 + 1e-9))
     return Drift(window[0], window[-1], tuple(window), change, p_value, significant)
 
 
@@ -213,13 +217,3 @@ def _step_fits_better(y: np.ndarray, line_squares: float) -> bool:
     right_sum = total[-1] - total[cuts - 1]
     right = (squares[-1] - squares[cuts - 1]) - right_sum**2 / (n - cuts)
     return bool(len(cuts)) and float(np.min(left + right)) < line_squares
-
-
-def _within_resolution(
-    moved: float, settings: Settings, kernels: Sequence[KernelRuns], window: Sequence[int]
-) -> bool:
-    """Is the fitted move (in the metric's unit) at most one quantum of the metric?"""
-    resolution = settings.resolution or policy.resolution_of(
-        [v for i in window for v in kernels[i].values]
-    )
-    return bool(resolution) and moved <= (resolution or 0.0) * (1 + 1e-9)
