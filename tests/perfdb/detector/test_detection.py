@@ -1,172 +1,22 @@
-import math
+"""Regression detection over one series (perfdb/detector/detection.py): what ``detect``,
+``change_points`` and ``pair_context`` answer, whatever the order the points come in, and the
+seed paper's tables."""
+
 import random
 
 import pytest
 
 from perfdb import detector
 from perfdb.detector import detection
-from perfdb.detector.ab_test import baseline_runs
 from perfdb.detector.detection import Point, Settings, change_points, detect, pair_context
 from perfdb.detector.long_series import UNCACHED_FROM, analyse, analysed_for_check
-from perfdb.detector.noise import trial_noise
-from perfdb.detector.points import run_order, stock_by_kernel
+from perfdb.detector.points import run_order
 from perfdb.detector.policy import Noise, judge
-from perfdb.detector.short_scan import short_scan
 from perfdb.kernels import sort_kernels
 from tests.perfdb.detector.long_series import long_series
+from tests.perfdb.detector.seeded import by_run, noisy, stock_series
 
-
-def noisy(rng: random.Random, level: float, noise_pct: float, trials: int) -> tuple[float, ...]:
-    return tuple(level * (1 + rng.gauss(0, noise_pct / 100)) for _ in range(trials))
-
-
-def stock_series(levels, *, trials=3, noise_pct=1.0, seed=1, first_run=1):
-    """One stock run per kernel 2.5.1, 2.5.2, ... at the given levels."""
-    rng = random.Random(seed)
-    return [
-        Point(first_run + i, f"2.5.{i + 1}", (), noisy(rng, level, noise_pct, trials))
-        for i, level in enumerate(levels)
-    ]
-
-
-def by_run(changes):
-    return {c.candidate_run_id: c for c in changes}
-
-
-# --- baselines ---
-
-SERIES = [
-    Point(1, "2.4.20-stock", (), (100.0, 101.0)),
-    Point(2, "2.4.20", ("O(1)",), (90.0, 91.0)),
-    Point(3, "2.5.59", (), (96.0, 97.0)),
-    Point(4, "2.5.59", ("D7",), (100.0,)),
-    Point(5, "2.5.59", (), (95.0,)),  # a repeat of stock 2.5.59
-    Point(6, "2.5.66", (), (111.0, 112.0)),
-    Point(7, "2.5.66", ("busiestqueue",), (95.0,)),
-    Point(8, "2.5.65", ("PA",), (67.0,)),  # no stock 2.5.65 in this series
-]
-
-
-@pytest.mark.parametrize(
-    ("candidate", "pinned", "expected_runs"),
-    [
-        (2, None, (1,)),  # patched -> same kernel stock ("-stock" is the same kernel)
-        (4, None, (3, 5)),  # patched -> same kernel stock, repeats pooled
-        (3, None, (1,)),  # stock -> previous stock kernel, patched builds skipped
-        (5, None, (1,)),
-        (6, None, (3, 5)),  # stock -> previous stock kernel, pooled
-        (1, None, ()),  # first kernel has nothing before it
-        (8, None, ()),  # patched without its stock kernel: no baseline unless pinned
-        (8, 1, (1,)),  # pinned wins
-        (6, 3, (3, 5)),  # pinning a run pools its repeats
-        (3, 3, (5,)),  # ... but never the candidate itself
-    ],
-)
-def test_baseline_runs(candidate, pinned, expected_runs):
-    point = next(p for p in SERIES if p.run_id == candidate)
-    got = baseline_runs(SERIES, point, pinned_run_id=pinned)
-    assert tuple(p.run_id for p in got) == expected_runs
-
-
-def test_pinned_run_must_be_in_the_series():
-    with pytest.raises(ValueError, match="pinned baseline run 99"):
-        baseline_runs(SERIES, SERIES[2], pinned_run_id=99)
-
-
-# --- compare ---
-
-
-@pytest.mark.parametrize(
-    ("candidate", "better", "direction"),
-    [
-        ((90.0, 91.0, 89.5), "higher", "regression"),  # patched build slower than stock
-        ((110.0, 111.0, 109.5), "higher", "improvement"),
-        ((110.0, 111.0, 109.5), "lower", "regression"),  # latency went up
-        ((90.0, 91.0, 89.5), "lower", "improvement"),
-    ],
-)
-def test_patched_run_against_stock(candidate, better, direction):
-    points = [Point(1, "2.5.66", (), (100.0, 100.5, 99.5)), Point(2, "2.5.66", ("x",), candidate)]
-    changes = detect(points, better=better)
-    assert len(changes) == 1
-    change = changes[0]
-    assert (change.candidate_run_id, change.baseline_run_ids) == (2, (1,))
-    assert change.method == "t-test"  # the trials of both runs pooled: the series' noise
-    assert change.direction == direction
-    assert change.change_pct == pytest.approx((sum(candidate) / 3 - 100.0) / 100.0 * 100)
-    assert 0 < change.p_value < 0.01
-    assert change.confidence == pytest.approx(1 - change.p_value)
-
-
-@pytest.mark.parametrize(
-    ("baseline", "candidate", "p_value", "significant"),
-    [
-        ((50.0, 50.0, 50.0), (50.0, 50.0, 50.0), 1.0, False),  # identical trials, no change
-        ((50.0, 50.0, 50.0), (40.0, 40.0), 0.0, True),  # every trial moved 20 %
-        ((50.0, 50.0), (49.5, 49.5), 0.0, False),  # exact but only 1 %: below min_change_pct
-    ],
-)
-def test_zero_variance_on_both_sides(baseline, candidate, p_value, significant):
-    verdict = judge(baseline, candidate, "higher")
-    assert (verdict.p_value, verdict.method, verdict.significant) == (
-        p_value,
-        "welch",
-        significant,
-    )
-
-
-def test_significant_but_too_small_change_is_not_flagged():
-    baseline = [1000.0, 1000.1, 999.9, 1000.0]
-    candidate = [990.0, 990.1, 989.9, 990.0]  # -1 %, p is tiny
-    verdict = judge(baseline, candidate, "higher")
-    assert verdict.p_value < 1e-6 and verdict.change_pct == pytest.approx(-1.0)
-    assert not verdict.significant
-    assert judge(baseline, candidate, "higher", settings=Settings(min_change_pct=0.5)).significant
-
-
-def test_single_values_without_noise_are_pending_and_say_what_is_needed():
-    verdict = judge([100.0], [80.0], "higher")
-    assert verdict.method == "untested" and not verdict.significant
-    assert "3 trials" in verdict.reason
-    points = [Point(1, "2.5.6", (), (100.0,)), Point(2, "2.5.6", ("x",), (80.0,))]
-    (change,) = detect(points, better="higher")
-    assert (change.status, change.method) == ("unconfirmed", "threshold")
-    small = [Point(1, "2.5.6", (), (100.0,)), Point(2, "2.5.6", ("x",), (97.0,))]
-    assert detect(small, better="higher") == []  # under the 5 % default: nothing kept
-
-
-def test_single_values_are_tested_with_the_noise_of_the_series_trials():
-    """A one-trial patched build in a series whose other runs have trials: the trials' noise
-    makes it a test, confirmed at once (an A/B)."""
-    points = stock_series([100.0] * 4, trials=3, noise_pct=0.5, seed=3)
-    points += [Point(20, "2.5.4", ("x",), (96.0,))]
-    noise = trial_noise(points, Settings())
-    assert 0.2 < noise.within_pct < 1.0
-    found = by_run(detect(points, better="higher"))
-    assert found[20].method == "t-test" and found[20].status == "confirmed"
-    quiet = [*points[:-1], Point(20, "2.5.4", ("x",), (99.2,))]
-    assert 20 not in by_run(detect(quiet, better="higher"))
-
-
-def test_the_test_is_one_sided_at_alert_alpha():
-    """Three trials a side at 1 % noise: p one-sided, the threshold t(alpha, dof) x se."""
-    base, new = (100.0, 101.0, 99.0), (95.0, 96.0, 94.0)
-    verdict = judge(base, new, "higher")
-    t = (100.0 - 95.0) / math.sqrt(1.0 / 3 + 1.0 / 3)
-    from scipy import stats as scipy_stats
-
-    assert verdict.p_value == pytest.approx(scipy_stats.t.sf(t, 4))
-    assert verdict.threshold_pct == pytest.approx(
-        scipy_stats.t.isf(Settings().alert_alpha, 4) * math.sqrt(2 / 3), rel=1e-6
-    )
-    assert verdict.significant and verdict.direction == "regression"
-    strict = judge(base, new, "higher", alpha=1e-4)
-    assert not strict.significant and strict.p_value == verdict.p_value
-
-
-def test_a_fixed_threshold_replaces_the_test():
-    verdict = judge([100.0], [96.0], "higher", settings=Settings(threshold_pct=3.0))
-    assert (verdict.method, verdict.significant, verdict.threshold_pct) == ("threshold", True, 3.0)
+# --- what detect answers (A/B tests: test_ab_test.py; short series: test_short_scan.py) ---
 
 
 @pytest.mark.parametrize("better", ["higher", "lower"])
@@ -195,17 +45,7 @@ def test_better_none_gives_nothing(better):
 
 def test_unknown_direction_is_an_error():
     with pytest.raises(ValueError, match="better must be one of"):
-        detect(SERIES, better="up")
-
-
-def test_pinned_baseline_overrides_previous_kernel():
-    points = stock_series([100.0, 100.0, 80.0, 80.0], trials=3, noise_pct=0.5)
-    natural = by_run(detect(points, better="higher"))
-    assert list(natural) == [3]  # only the step, against 2.5.2
-    pinned = by_run(detect(points, better="higher", pinned_run_id=1))
-    assert sorted(pinned) == [3, 4]  # 2.5.4 is still 20 % below the pinned 2.5.1
-    assert pinned[4].baseline_run_ids == (1,)
-    assert pinned[4].change_pct == pytest.approx(-20.0, abs=2.0)
+        detect(stock_series([100.0, 90.0]), better="up")
 
 
 def test_candidates_limits_what_is_checked():
@@ -214,134 +54,6 @@ def test_candidates_limits_what_is_checked():
     # a patched build is checked alone: the stock kernels are not its business
     patched = [*points, Point(9, "2.5.4", ("D7",), (40.0, 40.5, 39.8))]
     assert sorted(by_run(detect(patched, better="higher", candidates={9}))) == [9]
-
-
-def test_a_short_series_confirms_a_move_on_its_trials_when_it_arrives():
-    """Below short_kernels a stock kernel is judged against its level so far, on the trials:
-    an A/B of two stock kernels is confirmed with the upload that brings the second."""
-    points = stock_series([100.0, 80.0], trials=3, noise_pct=0.5)
-    (found,) = detect(points, better="higher", candidates={2})
-    assert (found.candidate_run_id, found.status, found.direction) == (2, "confirmed", "regression")
-    assert found.baseline_run_ids == (1,) and found.method == "t-test"
-
-
-def test_the_new_users_sysbench_series_alerts_with_its_second_kernel():
-    """events/s 348 +- 17 -> 191 +- 27 -> 140 -> 144, three trials each, one kernel per
-    upload: the regression is confirmed with 6.2.0, and the worse kernel after it is never
-    a reason to clear it."""
-    trials = [
-        (351.0, 329.5, 364.0),
-        (191.0, 165.0, 218.0),
-        (140.5, 131.0, 149.0),
-        (144.0, 139.5, 149.5),
-    ]
-    points = [Point(i + 1, f"6.{i + 1}.0", (), t) for i, t in enumerate(trials)]
-    (first,) = detect(points[:2], better="higher", candidates={2})
-    assert (first.candidate_run_id, first.status) == (2, "confirmed")
-    assert first.change_pct == pytest.approx((191.333 - 348.167) / 348.167 * 100, abs=0.01)
-    later = by_run(detect(points[:3], better="higher", candidates={3}))
-    assert later[2].status == "confirmed"  # a worse kernel after it never clears it
-    assert by_run(detect(points, better="higher"))[2].status == "confirmed"
-
-
-def test_one_trial_a_kernel_pends_until_the_next_kernel_agrees():
-    points = stock_series([100.0, 100.5, 99.6, 80.0], trials=1, noise_pct=0.3)
-    (pending,) = detect(points, better="higher", candidates={4})
-    assert (pending.candidate_run_id, pending.status) == (4, "unconfirmed")
-    stays = stock_series([100.0, 100.5, 99.6, 80.0, 80.3], trials=1, noise_pct=0.3)
-    found = by_run(detect(stays, better="higher", candidates={5}))
-    assert found[4].status == "confirmed" and found[4].direction == "regression"
-    back = stock_series([100.0, 100.5, 99.6, 80.0, 100.2], trials=1, noise_pct=0.3)
-    assert 4 not in by_run(detect(back, better="higher", candidates={5}))  # a spike
-    assert 4 not in by_run(detect(back, better="higher"))
-
-
-def test_one_trial_a_step_after_one_kernel_is_confirmed_once_the_new_level_shows_its_noise():
-    """A step on the second kernel of a one-trial series: the level before it is one value,
-    which may be a bad run; three kernels at the new level (their spread the noise) confirm
-    it, two do not."""
-    levels = [467.0, 560.0, 580.0, 580.0, 574.0]  # lower is better: a 22 % regression
-    two = [Point(i + 1, f"6.{i}.0", (), (v,)) for i, v in enumerate(levels[:3])]
-    assert all(c.status != "confirmed" for c in detect(two, better="lower"))
-    five = [Point(i + 1, f"6.{i}.0", (), (v,)) for i, v in enumerate(levels)]
-    found = by_run(detect(five, better="lower"))
-    assert (found[2].status, found[2].direction) == ("confirmed", "regression")
-    # the first kernel alone off (a bad first run, the rest one level): never a step there
-    flat = [Point(i + 1, f"6.{i}.0", (), (v,)) for i, v in enumerate([560.0, 561.0, 579.0])]
-    assert all(c.status != "confirmed" for c in detect(flat, better="lower"))
-
-
-def test_one_trial_a_pending_move_stays_pending_while_the_kernels_after_it_stay():
-    """The kernels after a one-trial move stay at its level but do not yet make it
-    significant: the newest kernel's check still returns it pending (not cleared as if the
-    series had come back)."""
-    levels = [721.0, 768.0, 615.0, 568.0, 601.0]  # higher is better: down 20 % at kernel 3
-    points = [Point(i + 1, f"2.6.{i}", (), (v,)) for i, v in enumerate(levels)]
-    found = by_run(detect(points, better="higher", candidates={5}))
-    assert (found[3].status, found[3].direction) == ("unconfirmed", "regression")
-
-
-def test_one_trial_a_drop_two_kernels_share_is_pending_not_silent():
-    """fio's IOPS on a shared machine, one run a kernel: three noisy kernels, then two at a
-    fifth of them. Not significant at the level's budget with three kernels of noise, but
-    shared by the two kernels after it: pending at the first low kernel, the level not cut
-    (the confirmed steps are the scan's alone); gone when the next kernel comes back."""
-    iops = [11194.0, 13515.0, 14251.0, 3000.0, 3000.0]
-    points = [Point(i + 1, f"6.13.0-rc{i + 1}", (), (v,)) for i, v in enumerate(iops)]
-    assert 4 not in by_run(detect(points[:4], better="higher", candidates={4}))
-    found = by_run(detect(points, better="higher", candidates={5}))
-    assert (found[4].status, found[4].direction) == ("unconfirmed", "regression")
-    assert found[4].change_pct == pytest.approx(-76.9, abs=0.1) and found[4].p_value < 0.006
-    kernels = stock_by_kernel(points)
-    scan = short_scan(kernels, "higher", Settings(), trial_noise(points, Settings()))
-    assert scan.steps == () and [at for at, _, _ in scan.standing] == [3]
-    back = [*points, Point(6, "6.13.0-rc6", (), (13000.0,))]
-    assert 4 not in by_run(detect(back, better="higher", candidates={6}))
-
-
-def test_a_step_too_small_for_its_first_kernel_is_found_when_the_next_agree():
-    """4 % at 1 % noise is not seen on its first kernel of 3 trials here; once two more
-    kernels agree, the cut of the level finds it, on its first kernel, confirmed."""
-    levels = [100.0, 100.0, 100.0, 96.0, 96.0, 96.0, 96.0]
-    points = stock_series(levels, trials=3, noise_pct=1.0, seed=7)
-    kernels = stock_by_kernel(points)
-    scan = short_scan(kernels, "higher", Settings(), trial_noise(points, Settings()))
-    assert [(at, change.status) for at, _, change in scan.steps] == [(3, "confirmed")]
-    found_at = scan.steps[0][1]
-    assert found_at > 3  # seen only once later kernels agreed
-
-
-def test_the_kernel_after_a_spike_is_judged_against_the_level_not_the_spike():
-    """In a short series the kernel after a spike came back; judged against the spike it was
-    a move, and with the next kernel agreeing a confirmed step on a kernel that is where the
-    series always was. A real step after a kernel that did not move is still one."""
-    back = stock_series([100.0, 80.0, 100.2, 99.8, 100.1], trials=3, noise_pct=0.5)
-    assert detect(back, better="higher", candidates={4}) == []
-    assert detect(back, better="higher", candidates={5}) == []
-    assert 3 not in by_run(detect(back, better="higher"))
-    step = stock_series([100.0, 100.3, 80.0, 80.2, 79.9], trials=3, noise_pct=0.5)
-    found = by_run(detect(step, better="higher", candidates={4}))
-    assert found[3].status == "confirmed" and found[3].direction == "regression"
-
-
-def test_the_kernel_after_a_short_excursion_is_not_a_move_in_a_short_series():
-    """Below min_kernels too, a level that comes back within three kernels is not two moves
-    (``step_scan.came_back`` for longer series): two kernels 20 % high, then back, raise the way
-    there and nothing on the way back, where the series always was."""
-    back = stock_series([100.0, 120.0, 120.3, 100.2, 99.9], trials=3, noise_pct=0.5)
-    assert by_run(detect(back, better="higher", candidates={5})) == {}
-    assert 4 not in by_run(detect(back, better="higher"))
-    there = by_run(detect(back[:3], better="higher", candidates={3}))
-    assert there[2].status == "confirmed" and there[2].direction == "improvement"
-
-
-def test_a_step_towards_an_early_spikes_level_is_still_a_move():
-    """The level a visit started from must be a level: after a spike on kernel 1 and two
-    kernels back where the series was, a real step up to the spike's level is a move."""
-    step = stock_series([100.0, 120.0, 100.2, 99.9, 120.1, 120.2], trials=3, noise_pct=0.5)
-    points = step[:5]
-    found = by_run(detect(points, better="higher", candidates={5}))
-    assert found[5].status == "confirmed" and found[5].direction == "improvement"
 
 
 # --- change points ---

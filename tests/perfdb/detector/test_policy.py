@@ -1,8 +1,7 @@
-"""The statistics policy shared by the detector and the compare page.
-
-The workload/metric prior (Threshold.typical_noise_pct, or pooled from other setups): a
-series consistent with it is pooled with it; one clearly noisier (bimodal, a flaky machine)
-keeps its own noise. And the level noise estimate itself (trimmed moves).
+"""The statistics policy shared by the detector and the compare page (perfdb/detector/
+policy.py): thresholds, the test (``judge``, ``judge_stated``) and the workload/metric prior
+pooled from other setups; and the level noise estimate itself (trimmed moves). How a series'
+noise is read, with the prior or without: test_noise.py.
 """
 
 import math
@@ -12,8 +11,6 @@ import pytest
 
 from perfdb.detector import policy, stats
 from perfdb.detector.detection import Point, change_points, detect
-from perfdb.detector.noise import series_noise, trial_noise
-from perfdb.detector.points import ordered
 from perfdb.detector.policy import (
     Noise,
     Settings,
@@ -22,6 +19,7 @@ from perfdb.detector.policy import (
     pooled_prior,
 )
 from perfdb.detector.stats import level_noise_pct
+from tests.perfdb.detector.seeded import noisy_levels
 
 
 @pytest.mark.parametrize("value", [0, 0.0, -1.0, math.nan, math.inf, -math.inf, "5"])
@@ -44,21 +42,6 @@ def test_a_zero_or_nan_stored_threshold_does_not_abort_detection():
     for bad in (0.0, -3.0, math.nan):
         changes = detect(points, better="higher", settings=Settings(threshold_pct=bad))
         assert [c.candidate_run_id for c in changes] == [2]  # the derived threshold applies
-
-
-def test_nan_trials_are_ignored_and_do_not_change_the_noise():
-    rng = random.Random(2)
-    points = [
-        Point(i + 1, f"2.5.{i + 1}", (), tuple(100 * (1 + rng.gauss(0, 0.01)) for _ in range(3)))
-        for i in range(10)
-    ]
-    with_nan = [Point(p.run_id, p.kernel, p.patches, (*p.values, math.nan)) for p in points]
-    noise = trial_noise(ordered(with_nan), Settings()).within_pct
-    assert noise == pytest.approx(trial_noise(points, Settings()).within_pct)
-    assert detect(with_nan, better="higher") == detect(points, better="higher")
-    assert judge([100.0, math.nan, 101.0], [90.0, 91.0], "higher").change_pct == pytest.approx(
-        (90.5 - 100.5) / 100.5 * 100
-    )
 
 
 def test_a_zero_change_is_never_a_regression():
@@ -136,34 +119,54 @@ def test_a_spike_is_unconfirmed_then_cleared_and_a_step_confirmed():
     assert confirmed[0].direction == "regression" and confirmed[0].method == "changepoint"
 
 
-def _mixed_trials_series(seed: int, between: float) -> tuple[list[list[float]], list[float]]:
-    """400 kernels of 1-5 trials each (in turn), within-run sd 2 %, this run-to-run sd (%)."""
-    rng = random.Random(seed)
-    groups = []
-    for i in range(400):
-        run = 100 + rng.gauss(0, between) if between else 100.0
-        groups.append([run + rng.gauss(0, 2.0) for _ in range(1 + i % 5)])
-    return groups, [sum(g) / len(g) for g in groups]
+# --- the test (judge) ---
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_a_kernel_with_more_trials_is_judged_quieter_when_trial_counts_are_mixed(seed):
-    # Independent trials: a 5-trial kernel's mean has a fifth of a 1-trial kernel's variance.
-    # Reading the within-run share at the median trials (3) took part of it for run-to-run
-    # noise, which more trials do not average away: a ratio of 0.29-0.32.
-    groups, levels = _mixed_trials_series(seed, 0.0)
-    noise = series_noise(groups, levels, Settings())
-    assert noise is not None
-    assert noise.level_pct(5) ** 2 / noise.level_pct(1) ** 2 < 0.26
+@pytest.mark.parametrize(
+    ("baseline", "candidate", "p_value", "significant"),
+    [
+        ((50.0, 50.0, 50.0), (50.0, 50.0, 50.0), 1.0, False),  # identical trials, no change
+        ((50.0, 50.0, 50.0), (40.0, 40.0), 0.0, True),  # every trial moved 20 %
+        ((50.0, 50.0), (49.5, 49.5), 0.0, False),  # exact but only 1 %: below min_change_pct
+    ],
+)
+def test_zero_variance_on_both_sides(baseline, candidate, p_value, significant):
+    verdict = judge(baseline, candidate, "higher")
+    assert (verdict.p_value, verdict.method, verdict.significant) == (
+        p_value,
+        "welch",
+        significant,
+    )
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_run_to_run_noise_is_read_through_mixed_trial_counts(seed):
-    groups, levels = _mixed_trials_series(seed, 1.0)
-    noise = series_noise(groups, levels, Settings())
-    assert noise is not None
-    assert 0.75 < noise.between_pct < 1.25
-    assert 1.8 < noise.within_pct < 2.2
+def test_significant_but_too_small_change_is_not_flagged():
+    baseline = [1000.0, 1000.1, 999.9, 1000.0]
+    candidate = [990.0, 990.1, 989.9, 990.0]  # -1 %, p is tiny
+    verdict = judge(baseline, candidate, "higher")
+    assert verdict.p_value < 1e-6 and verdict.change_pct == pytest.approx(-1.0)
+    assert not verdict.significant
+    assert judge(baseline, candidate, "higher", settings=Settings(min_change_pct=0.5)).significant
+
+
+def test_the_test_is_one_sided_at_alert_alpha():
+    """Three trials a side at 1 % noise: p one-sided, the threshold t(alpha, dof) x se."""
+    base, new = (100.0, 101.0, 99.0), (95.0, 96.0, 94.0)
+    verdict = judge(base, new, "higher")
+    t = (100.0 - 95.0) / math.sqrt(1.0 / 3 + 1.0 / 3)
+    from scipy import stats as scipy_stats
+
+    assert verdict.p_value == pytest.approx(scipy_stats.t.sf(t, 4))
+    assert verdict.threshold_pct == pytest.approx(
+        scipy_stats.t.isf(Settings().alert_alpha, 4) * math.sqrt(2 / 3), rel=1e-6
+    )
+    assert verdict.significant and verdict.direction == "regression"
+    strict = judge(base, new, "higher", alpha=1e-4)
+    assert not strict.significant and strict.p_value == verdict.p_value
+
+
+def test_a_fixed_threshold_replaces_the_test():
+    verdict = judge([100.0], [96.0], "higher", settings=Settings(threshold_pct=3.0))
+    assert (verdict.method, verdict.significant, verdict.threshold_pct) == ("threshold", True, 3.0)
 
 
 # --- a report's stated summaries (judge_stated) ---------------------------------------------
@@ -217,26 +220,6 @@ def test_a_staff_threshold_replaces_the_summary_test():
     assert verdict.method == "threshold" and verdict.significant
 
 
-def noisy_levels(sd_pct: float, n: int = 8, seed: int = 3) -> list[float]:
-    rng = random.Random(seed)
-    return [100.0 * (1 + rng.gauss(0, sd_pct / 100)) for _ in range(n)]
-
-
-def test_a_quiet_short_series_is_shrunk_up_toward_the_prior_and_gains_dof():
-    quiet = noisy_levels(0.5)
-    alone = series_noise([[v] for v in quiet], quiet, Settings())
-    prior = series_noise([[v] for v in quiet], quiet, Settings(prior_noise_pct=2.0))
-    assert alone is not None and prior is not None
-    assert prior.between_pct > alone.between_pct and prior.dof > alone.dof
-
-
-def test_a_series_noisier_than_the_prior_keeps_its_own_noise():
-    noisy = noisy_levels(4.0)
-    alone = series_noise([[v] for v in noisy], noisy, Settings())
-    prior = series_noise([[v] for v in noisy], noisy, Settings(prior_noise_pct=1.0))
-    assert alone is not None and prior == alone
-
-
 def test_the_pooled_prior_is_the_median_setup_and_a_bimodal_setup_is_one_vote():
     quiet = [noisy_levels(1.0, n=30, seed=s) for s in range(4)]
     flaky = [100.0 if i % 2 else 130.0 for i in range(30)]  # bimodal: +30 % every other run
@@ -248,17 +231,6 @@ def test_the_pooled_prior_is_the_median_setup_and_a_bimodal_setup_is_one_vote():
     assert pooled_level_noise_pct([noisy_levels(1.0, n=4)]) == (None, 0)
 
 
-def test_a_short_series_a_little_noisier_than_the_prior_is_pooled_with_it():
-    # 8 kernels cannot tell 1.3 % from a typical 1 %: the estimate is pooled (narrowed) and
-    # gains the prior's dof, so a step in a short series is judged with a known noise
-    series = noisy_levels(1.3, seed=11)
-    own = series_noise([[v] for v in series], series, Settings())
-    pooled = series_noise([[v] for v in series], series, Settings(prior_noise_pct=1.0))
-    assert own is not None and pooled is not None
-    assert own.between_pct > 1.0  # the series alone reads noisier than the prior
-    assert pooled.between_pct < own.between_pct and pooled.dof > own.dof
-
-
 def test_the_trimmed_noise_estimate_of_a_short_series_is_not_inflated_by_the_trim():
     # the largest moves are left out and the rest rescaled by a truncated normal's second
     # moment for the share actually kept (1 of 9 moves in a short series, 8 of 39 in a long
@@ -268,20 +240,6 @@ def test_the_trimmed_noise_estimate_of_a_short_series_is_not_inflated_by_the_tri
         variances = [level_noise_pct(noisy_levels(2.0, n=n, seed=s))[0] ** 2 for s in range(400)]
         mean = sum(variances) / len(variances)
         assert 4.0 <= mean <= 4.0 * 1.2
-
-
-def test_a_step_does_not_make_a_short_series_look_noisier_than_its_prior():
-    # 10 kernels of 1 % noise with a 5 % step, prior 1 %: the step's own move (left out) and
-    # the rescaling of the other moves as if it were noise read the series as ~1.6 %, beyond
-    # what 6 dof allow (x 1.44); read as a step it is ~1.2 %: consistent, pooled, the prior's
-    # dof gained (before, about one such series in five lost the prior)
-    rng = random.Random(6)
-    series = [100 * (1 + rng.gauss(0, 0.01)) - (5.0 if i >= 5 else 0.0) for i in range(10)]
-    own = series_noise([[v] for v in series], series, Settings())
-    pooled = series_noise([[v] for v in series], series, Settings(prior_noise_pct=1.0))
-    assert own is not None and pooled is not None
-    assert own.between_pct > 1.44
-    assert pooled.dof > own.dof and pooled.between_pct < own.between_pct
 
 
 def test_a_long_bimodal_series_keeps_its_mode_switches_as_noise():
