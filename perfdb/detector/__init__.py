@@ -10,8 +10,9 @@ here; the compare page asks ``pair_context`` and ``judge`` for the same verdicts
 
 The stages, from the top (each imports only the ones below it):
 
-- ``detection``: ``check`` (what the service asks), ``detect``, ``change_points``,
-  ``pair_context``: the order the stages run in;
+- ``detection``: ``check`` (what the service asks: the series read once, each test handed
+  what it needs), ``detect``, ``change_points``, ``pair_context``: the order the stages run
+  in;
 - ``drift``: a series a little worse kernel after kernel (``drift_changes``, method
   ``DRIFT_METHOD``), the slope of its trailing window;
 - ``short_scan``: a short series read kernel by kernel, each kernel against its level;
@@ -19,7 +20,8 @@ The stages, from the top (each imports only the ones below it):
 - ``long_series``: a long series analysed once, the changes its step scan shows;
 - ``noise``: the noise each test is judged with (trials, repeated builds, the prior, a long
   series' moves);
-- ``points``: ``Point`` and ``Change``, points in kernel order, stock runs by kernel;
+- ``points``: ``Point`` and ``Change`` (one made of a test's verdict), points in kernel
+  order, stock runs by kernel;
 - ``policy``: ``Settings``, the workload's pooled prior, the one test (``judge``);
 - ``step_scan``: the step scan of a long series' levels; ``placement``: how sure a step is
   of its first kernel;

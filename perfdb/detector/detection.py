@@ -3,11 +3,12 @@
 ``check`` is what the service asks of a series for an upload's runs. It reads the series
 once (``SeriesRead``: the points in kernel order, ``points``; a long series' analysis,
 ``long_series``; the trials' noise and a short series' scan, ``noise`` and ``short_scan``)
-and hands each test what it needs: the candidates' own changes (``detect``: A/B tests,
-``ab_test``; the steps of a short or a long series), the stock series' confirmed steps
-(``change_points``) and its drift (``drift``). Each stage only calls down. ``pair_context``
-gives the compare page the same view of a pair. The test itself is ``policy.judge``. Pure,
-no Django; how it works and how well: docs/detector.md.
+and hands each test what it needs: the candidates' own changes (``own_changes``, what
+``detect`` answers: A/B tests, ``ab_test``; the steps of a short or a long series), the stock
+series' confirmed steps (as ``change_points`` gives them) and its drift (``drift``). Each
+stage only calls down. ``pair_context`` gives the compare page the same view of a pair. The
+test itself is ``policy.judge``. Pure, no Django; how it works and how well:
+docs/detector.md.
 """
 
 from __future__ import annotations
