@@ -1,5 +1,5 @@
 """A/B tests: a patched build against the same kernel stock, or a run against a pinned or
-declared baseline, judged when it arrives (``ab_changes``).
+declared baseline, judged when it arrives (``ab_change``).
 
 The baseline is ``baseline_runs``; the test is ``policy.judge`` with the series' trial noise
 (``noise.trial_noise``). A short series' kernels are judged the same way against their level
@@ -9,7 +9,7 @@ The baseline is ``baseline_runs``; the test is ``policy.judge`` with the series'
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from statistics import fmean
 
@@ -56,30 +56,6 @@ def baseline_runs(
         if p.patches == patches and p.run_id != candidate.run_id and kernel_of(p) == kernel
     ]
     return tuple(sorted(group, key=lambda p: p.run_id))
-
-
-def ab_changes(
-    usable: Sequence[Point],
-    wanted: Collection[int] | None,
-    pinned_run_id: int | None,
-    better: str,
-    settings: Settings,
-    noise: policy.Noise | None,
-) -> list[Change]:
-    """The A/B tests of the wanted runs (every run when None), in the points' order: each
-    patched build against its kernel's stock runs, and with a pinned baseline every run
-    against it. Stock runs with no pinned baseline are the scans' (``short_scan``,
-    ``long_series``)."""
-    changes = []
-    for point in usable:
-        if wanted is not None and point.run_id not in wanted:
-            continue
-        if not point.patches and pinned_run_id is None:
-            continue
-        change = ab_change(usable, point, better, settings, pinned_run_id, noise)
-        if change is not None:
-            changes.append(change)
-    return changes
 
 
 def ab_change(

@@ -17,7 +17,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from perfdb.detector import policy
-from perfdb.detector.ab_test import ab_changes, baseline_runs
+from perfdb.detector.ab_test import ab_change, baseline_runs
 from perfdb.detector.drift import drift_changes
 from perfdb.detector.long_series import Series, Steps, analysed, analysed_for_check, series_steps
 from perfdb.detector.noise import segment_spread, trial_noise
@@ -125,14 +125,19 @@ def own_changes(
     for a patched build or against the pinned baseline; a stock run's kernel by the short
     scan or the step scan."""
     usable = series.usable
-    changes = ab_changes(
-        usable, wanted, pinned_run_id, series.better, series.settings, series.noise
-    )
-    stock = set()
-    if pinned_run_id is None:
-        stock = {
-            p.run_id for p in usable if not p.patches and (wanted is None or p.run_id in wanted)
-        }
+    changes: list[Change] = []
+    stock: set[int] = set()  # the wanted stock runs, for the scans
+    for point in usable:
+        if wanted is not None and point.run_id not in wanted:
+            continue
+        if not point.patches and pinned_run_id is None:
+            stock.add(point.run_id)
+            continue
+        change = ab_change(
+            usable, point, series.better, series.settings, pinned_run_id, series.noise
+        )
+        if change is not None:
+            changes.append(change)
     if stock and series.short is not None:
         changes += short_changes(series.short, stock)
     elif stock and series.steps is not None:
