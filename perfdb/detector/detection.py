@@ -113,8 +113,9 @@ def check(
         # stock candidate was judged against a pinned or declared baseline
         seen = {(c.candidate_run_id, c.method) for c in changes}
         changes += [s for s in series.steps.confirmed if (s.candidate_run_id, s.method) not in seen]
-    if series.scanned is not None:  # read when a stock run is a candidate
-        changes += drift_changes(usable, series.scanned, better, settings, wanted)
+    scanned = series.scanned  # the stock kernels as the scan read them
+    if stock_candidate and scanned is not None:
+        changes += drift_changes(usable, scanned, better, settings, wanted)
     return changes
 
 
