@@ -85,15 +85,17 @@ def short_scan(
     With trials, a significant move is a step at once while the level before it has fewer
     than ``arrival_kernels`` kernels: the test is on the trials, and an A/B of two stock
     kernels is judged with the upload that brings the second one. After a longer level the
-    kernels that follow decide, as with one trial. A step
-    too small for its first kernel is found once later kernels agree (``_earlier_step``;
-    the kernel's alpha is shared half and half between the two tests). A kernel back near
+    kernels that follow decide, as with one trial. A step too small for its first kernel is
+    found once later kernels agree (``earlier_step``; the kernel's alpha is shared half and
+    half between the two tests). A kernel back near
     the level before a step of at most ``excursion_kernels`` kernels ago (and not a move
     from it) is a return: the visit's kernels become outliers, the old level goes on, and
     no second alert is raised. With one trial a kernel, a move (or, with no noise known
     yet, a change of ``default_threshold_pct``) is pending until the kernels after it that
     stay at its level make it significant; if the next one comes back, the kernel was a
-    spike, and if a later one does before the move is significant, it was noise.
+    spike, and if a later one does before the move is significant, it was noise. Each step
+    of the reading is a method of ``_Reading``: ``read``, then ``no_move``, ``came_back`` or
+    ``moved`` (and ``after_move``).
     """
     reading = _Reading(kernels, better, settings, noise)
     for at in range(1, len(kernels)):
