@@ -1,6 +1,8 @@
 """Seeded series the detector's tests share: noisy trials, a stock series at given levels,
-a series' kernel levels, and changes by their candidate run."""
+a series' kernel levels, changes by their candidate run, and series of every shape the
+detector meets."""
 
+import math
 import random
 
 from perfdb.detector import Point
@@ -26,3 +28,30 @@ def by_run(changes):
 def noisy_levels(sd_pct: float, n: int = 8, seed: int = 3) -> list[float]:
     rng = random.Random(seed)
     return [100.0 * (1 + rng.gauss(0, sd_pct / 100)) for _ in range(n)]
+
+
+def random_series(rng: random.Random, n: int) -> list[Point]:
+    """A series of about ``n`` runs, each shape the detector meets (and a few it should not)."""
+    points, run_id = [], 0
+    kind = rng.choice(["plain", "repeats", "patched", "trials", "shuffled", "aliases", "odd"])
+    for i in range(n):
+        kernel = f"4.{i // 100}.{i % 100}"
+        if kind == "aliases" and i % 7 == 0:
+            kernel += "-stock"  # the same kernel as "4.x.y" for the detector
+        builds = [()]
+        if kind == "repeats" and i % 5 == 0:
+            builds = [(), ()]
+        if kind == "patched" and i % 3 == 0:
+            builds = [(), ("O(1)",)]
+        for patches in builds:
+            run_id += 1
+            trials = 1 + (run_id % 3 if kind == "trials" else 0)
+            values = tuple(100.0 * rng.gauss(1, 0.01) for _ in range(trials))
+            if kind == "odd" and i % 11 == 0:
+                values = (rng.choice([0.0, -0.0, 5, math.nan, 1e300]),)
+            points.append(Point(run_id, kernel, patches, values))
+    if kind == "aliases":
+        points.append(Point(run_id + 1, "4.0.0", (), (99.0,)))  # "4.0.0-stock" again
+    if kind == "shuffled":
+        rng.shuffle(points)
+    return points

@@ -11,7 +11,7 @@ import pytest
 from perfdb.detector import long_series, order_stats, policy
 from perfdb.detector.noise import series_noise
 from perfdb.detector.points import stock_by_kernel, stock_kernels
-from tests.perfdb.detector.test_points import random_series
+from tests.perfdb.detector.seeded import random_series
 
 
 @pytest.mark.parametrize("seed", range(30))

@@ -16,33 +16,7 @@ import random
 import pytest
 
 from perfdb.detector.points import Point, points_from, stock_by_kernel, stock_kernels
-
-
-def random_series(rng: random.Random, n: int) -> list[Point]:
-    """A series of about ``n`` runs, each shape the detector meets (and a few it should not)."""
-    points, run_id = [], 0
-    kind = rng.choice(["plain", "repeats", "patched", "trials", "shuffled", "aliases", "odd"])
-    for i in range(n):
-        kernel = f"4.{i // 100}.{i % 100}"
-        if kind == "aliases" and i % 7 == 0:
-            kernel += "-stock"  # the same kernel as "4.x.y" for the detector
-        builds = [()]
-        if kind == "repeats" and i % 5 == 0:
-            builds = [(), ()]
-        if kind == "patched" and i % 3 == 0:
-            builds = [(), ("O(1)",)]
-        for patches in builds:
-            run_id += 1
-            trials = 1 + (run_id % 3 if kind == "trials" else 0)
-            values = tuple(100.0 * rng.gauss(1, 0.01) for _ in range(trials))
-            if kind == "odd" and i % 11 == 0:
-                values = (rng.choice([0.0, -0.0, 5, math.nan, 1e300]),)
-            points.append(Point(run_id, kernel, patches, values))
-    if kind == "aliases":
-        points.append(Point(run_id + 1, "4.0.0", (), (99.0,)))  # "4.0.0-stock" again
-    if kind == "shuffled":
-        rng.shuffle(points)
-    return points
+from tests.perfdb.detector.seeded import random_series
 
 
 @pytest.mark.parametrize("seed", range(60))
