@@ -16,7 +16,7 @@ The stages, from the top (each imports only the ones below it):
 - ``drift``: a series a little worse kernel after kernel (``drift_changes``, method
   ``DRIFT_METHOD``), the slope of its trailing window;
 - ``short_scan``: a short series read kernel by kernel, each kernel against its level;
-- ``ab_test``: a patched build or a pinned baseline judged when it arrives;
+- ``ab_compare``: a patched build or a pinned baseline judged when it arrives;
 - ``long_series``: a long series analysed once, the changes its step scan shows;
 - ``noise``: the noise each test is judged with (trials, repeated builds, the prior, a long
   series' moves);
@@ -32,7 +32,7 @@ The stages, from the top (each imports only the ones below it):
 How it works and how well: docs/detector.md.
 """
 
-from perfdb.detector.ab_test import baseline_runs
+from perfdb.detector.ab_compare import baseline_runs
 from perfdb.detector.detection import (
     PairContext,
     change_points,

@@ -4,7 +4,7 @@
 once (``SeriesRead``: the points in kernel order, ``points``; a long series' analysis,
 ``long_series``; the trials' noise and a short series' scan, ``noise`` and ``short_scan``)
 and hands each test what it needs: the candidates' own changes (``own_changes``, what
-``detect`` answers: A/B tests, ``ab_test``; the steps of a short or a long series), the stock
+``detect`` answers: A/B tests, ``ab_compare``; the steps of a short or a long series), the stock
 series' confirmed steps (as ``change_points`` gives them) and its drift (``drift``). Each
 stage only calls down. ``pair_context`` gives the compare page the same view of a pair. The
 test itself is ``policy.judge``. Pure, no Django; how it works and how well:
@@ -17,7 +17,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from perfdb.detector import policy
-from perfdb.detector.ab_test import ab_change, baseline_runs
+from perfdb.detector.ab_compare import ab_change, baseline_runs
 from perfdb.detector.drift import drift_changes
 from perfdb.detector.long_series import Series, Steps, analysed, analysed_for_check, series_steps
 from perfdb.detector.noise import segment_spread, trial_noise

@@ -16,7 +16,7 @@ from perfdb.kernels import sort_kernels
 from tests.perfdb.detector.long_series import long_series
 from tests.perfdb.detector.seeded import by_run, noisy, stock_series
 
-# --- what detect answers (A/B tests: test_ab_test.py; short series: test_short_scan.py) ---
+# --- what detect answers (A/B tests: test_ab_compare.py; short series: test_short_scan.py) ---
 
 
 @pytest.mark.parametrize("better", ["higher", "lower"])

@@ -1,9 +1,9 @@
-"""A/B tests (perfdb/detector/ab_test.py): a patched build against the same kernel stock, or a
+"""A/B tests (perfdb/detector/ab_compare.py): a patched build against the same kernel stock, or a
 run against a pinned baseline, judged when it arrives; the baseline runs each one gets."""
 
 import pytest
 
-from perfdb.detector.ab_test import baseline_runs
+from perfdb.detector.ab_compare import baseline_runs
 from perfdb.detector.detection import Point, Settings, detect
 from perfdb.detector.noise import trial_noise
 from perfdb.detector.policy import judge
