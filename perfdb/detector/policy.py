@@ -1,7 +1,7 @@
 """The one statistics policy: settings, thresholds, the workload's prior and the judge.
 
 Pure functions, no Django. ``detector.detection`` (alerts, change points) and the compare page
-(``dashboards.compare``) both decide "is this change real?" here, so they cannot disagree
+(``dashboards.pure.compare``) both decide "is this change real?" here, so they cannot disagree
 without saying why (``Verdict.reason``). docs/detector.md explains every choice; the figures
 come from bench/detector_accuracy.py.
 """
