@@ -39,7 +39,7 @@ from dashboards.page_data import (
     scaling,
     scope_stats,
     scopes,
-    series_data,
+    setup_picker,
     wakeups,
 )
 from perfdb.cache import (
@@ -73,7 +73,7 @@ def pages_after_upload(scopes: Sequence[str] = ()) -> None:
 
 def _scope(scope: str) -> None:
     scaling.scaling_warm(scope)
-    series_data.pickers_warm([scope])  # current already if after_commit's did it
+    setup_picker.pickers_warm([scope])  # current already if after_commit's did it
 
 
 def after_commit(sender: object, scopes: Sequence[str], **kwargs: object) -> None:
@@ -83,7 +83,7 @@ def after_commit(sender: object, scopes: Sequence[str], **kwargs: object) -> Non
     first series page used to compute its scope's picker itself (4 of its 12 waits on a
     loaded web process, bench/load.py). The upload is done already: a page asking
     meanwhile is served the previous picker, as while any other process computes it."""
-    series_data.pickers_warm(scopes)
+    setup_picker.pickers_warm(scopes)
 
 
 def _shared() -> None:

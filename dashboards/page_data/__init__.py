@@ -5,6 +5,7 @@ warm-up (``dashboards.page_cache.warm``) can compute it before anyone asks, and 
 recomputes only what it touched. A module per page's data (``series_data`` for /kernels/,
 ``scaling``, ``kernel_time``, ``wakeups``, ``compare`` with ``compare_series`` and
 ``attribution``, ``profile_diff``, ``claims``, ``overview``) and the scopes every chart page
-picks from (``scopes``, ``scope_stats``, ``scope_draw``). Below the views, above the
+picks from (``scopes``, ``scope_stats``, ``scope_draw``, and ``setup_picker``: a scope's
+set-ups as the across-kernels and compare pages offer them). Below the views, above the
 selectors and the figure builders.
 """

@@ -10,14 +10,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from django.utils.safestring import SafeString
+
 from dashboards import chart_queries as cq
 from dashboards.chart_queries import compare as compare_queries
 from dashboards.page_data.compare_series import compare_contexts
 from dashboards.page_data.scopes import scope_index
+from dashboards.page_data.setup_picker import setup_choices, setup_options
 from dashboards.pure.chartdata import CompareRow
 from dashboards.pure.chartdata import Metric as MetricData
 from dashboards.pure.compare import CompareLine, compare_lines, table_order
-from dashboards.pure.selection import BadParam, build_param, ids_param, scope_param, setup_label
+from dashboards.pure.selection import BadParam, build_param, ids_param, scope_param
 from dashboards.web.page_tools import setup_id_param
 
 
@@ -69,8 +72,9 @@ def compare_picker(q, base: list[int], new: list[int]) -> dict[str, Any]:
     scope's set-ups, the chosen set-up's builds with their run ids, and the recent runs;
     each build and run marked when it is on a side. The set-up is ``setup`` (id or name),
     else the baseline's, else the busiest of ``scope``; none chosen, only the scopes.
-    Three queries when a set-up is shown (its scope's set-ups, its builds, recent runs),
-    four when it is found from the baseline run."""
+    Two queries when a set-up is shown (its builds, recent runs), three when it is found
+    from the baseline run, and its scope's set-ups and their options (``setup_picker``)
+    once per scope version."""
     index = scope_index()
     setup_id = setup_id_param(q)
     scope = scope_param(q, index.scopes) if q.get("scope") else None
@@ -83,10 +87,12 @@ def compare_picker(q, base: list[int], new: list[int]) -> dict[str, Any]:
             raise BadParam("setup", f"no set-up {setup_id} with runs")
         key = f"{setups[0]['workload_id']}-{setups[0]['hardware_id']}-{setups[0]['mode']}"
         scope = next((s for s in index.scopes if s.key == key), None)
+    options = SafeString("")
     if scope is not None:
-        setups = cq.setup_choices(scope=scope.ids)
+        setups = setup_choices({scope.key: scope.ids})[scope.key]
         if setup_id not in {s["id"] for s in setups}:  # another scope chosen since
             setup_id = max(setups, key=lambda s: s["run_count"])["id"] if setups else None
+        options = setup_options(scope.key, scope.ids, setup_id)
     sides = set(base), set(new)
     builds = (
         []
@@ -100,7 +106,7 @@ def compare_picker(q, base: list[int], new: list[int]) -> dict[str, Any]:
     return {
         "scopes": index.scopes,
         "scope": scope,
-        "setups": [{**s, "label": setup_label(s)} for s in setups],
+        "setup_options": options,
         "setup_id": setup_id,
         "builds": builds,
         "builds_capped": len(builds) >= compare_queries.BUILDS_SHOWN,

@@ -37,8 +37,10 @@ from dashboards.chart_queries.kernel_series import OrderKey
 from dashboards.figures import kernels as figure
 from dashboards.page_data import scope_stats
 from dashboards.page_data.scopes import ScopeChoice, scope_index
+from dashboards.page_data.setup_picker import SETUP_OPTIONS, SETUPS, setup_choices
+from dashboards.page_data.setup_picker import setup_options as picker_options
 from dashboards.pure.chartdata import Baseline, Metric, Point, RunInfo, Series
-from dashboards.pure.selection import BadParam, KernelsQuery, metric_asked, setup_label
+from dashboards.pure.selection import BadParam, KernelsQuery, metric_asked
 from dashboards.web import exports
 from dashboards.web.page_tools import run_text
 from perfdb.cache import (
@@ -47,7 +49,6 @@ from perfdb.cache import (
     cache_key,
     cached_in_alerts,
     cached_in_setup,
-    cached_per_scope,
     cached_per_setup,
     read_ahead,
     read_together,
@@ -62,18 +63,9 @@ T = TypeVar("T")
 METRIC_IDS = cache_key("series-setup-metric-ids")
 # A baseline picker's ``<option>``, rendered once per point and kept with the series.
 BASELINE_OPTION = "dashboards/_baseline_option.html"
-SETUP_OPTION = "dashboards/_setup_option.html"
 
 
 # --- choosing the series --------------------------------------------------------------------
-
-
-# Each scope's setups with their run counts, cached per scope version (``setup_choices``).
-SETUPS = cache_key("series-setups")
-# The setup picker's options of a scope, rendered when a page first needs them after the
-# scope moved (``_setup_options``), not by an upload's warm-up, which most versions of a
-# busy scope never show.
-SETUP_OPTIONS = cache_key("series-setup-options")
 
 
 def _setup_id(query: KernelsQuery, open_regression: bool) -> tuple[int | None, str]:
@@ -166,11 +158,7 @@ def series_page(query: KernelsQuery) -> SeriesPage:
         )
         with read_together(picker_keys):
             scopes, setups = scope_index().scopes, setup_choices({scope: ids})[scope]
-            rendered = cached_per_scope(
-                SETUP_OPTIONS,
-                [scope],
-                lambda _: {scope: _rendered_options(setup_choices({scope: ids})[scope])},
-            )[scope]
+            setup_options = picker_options(scope, ids, setup["id"])
     options = ""
     if data is not None:
         _baseline_checked(data.values(), query.baseline)
@@ -185,33 +173,8 @@ def series_page(query: KernelsQuery) -> SeriesPage:
         note=note,
         baseline=query.baseline,
         baseline_options=mark_safe(options),  # noqa: S308 (each rendered by BASELINE_OPTION)
-        setup_options=mark_safe(_setup_options(setups, rendered, setup["id"])),  # noqa: S308
+        setup_options=setup_options,
     )
-
-
-def _rendered_options(setups: Sequence[Mapping[str, Any]]) -> dict[int, str]:
-    """Each setup's ``<option>``, by setup id, rendered by SETUP_OPTION."""
-    return {int(setup["id"]): _setup_option(setup) for setup in setups}
-
-
-def _setup_options(
-    setups: Sequence[Mapping[str, Any]], rendered: Mapping[int, str], chosen: int
-) -> str:
-    """The setup picker's ``<option>``s as rendered once per scope version, the chosen one
-    rendered again selected: a scope of 1,000 setups (100M results) rendered by a template
-    loop on every request was most of a warm page (16 ms of its 17). A setup the kept
-    options lack (its scope moved between the two reads) is rendered here."""
-    return "".join(
-        _setup_option(s, selected=True)
-        if s["id"] == chosen
-        else rendered.get(int(s["id"])) or _setup_option(s)
-        for s in setups
-    )
-
-
-def _setup_option(setup: Mapping[str, Any], selected: bool = False) -> str:
-    context = {**setup, "selected": selected}
-    return render_to_string(SETUP_OPTION, context).strip()
 
 
 # What a page shows of its setup, kept per setup version: the setup, its metrics and the
@@ -633,30 +596,6 @@ def metrics_of_setups(setup_ids: Sequence[int]) -> list[dict[str, Any]]:
         METRIC_IDS, setup_ids, lambda todo: cq.metrics_by_setup(setup_ids=todo)
     )
     return cq.metrics_ordered(m for ids in per_setup.values() for m in ids)
-
-
-def setup_choices(scopes: Mapping[str, tuple[int, int, str]]) -> dict[str, list[dict[str, Any]]]:
-    """Each scope's setups (by scope key; the ids: workload, hardware, mode) with their run
-    counts and labels (the page's second picker), cached per scope version: the scopes
-    moved since are read again together."""
-
-    def build(keys: list[str]) -> dict[str, list[dict[str, Any]]]:
-        return {
-            key: [{**s, "label": setup_label(s)} for s in cq.setup_choices(scope=scopes[key])]
-            for key in keys
-        }
-
-    return cached_per_scope(SETUPS, list(scopes), build)
-
-
-def pickers_warm(scope_keys: Collection[str]) -> None:
-    """After an upload to these scopes: their setup pickers, with the run counts it moved,
-    computed together (one lock, one store), so that the first visitor of one of their
-    series, most likely the uploader, does not compute one. Called in the writer's process
-    right after its commit (``dashboards.page_cache.warm.after_commit``) and by the pages' warm."""
-    ids = {s.key: s.ids for s in scope_index().scopes if s.key in scope_keys}
-    if ids:
-        setup_choices(ids)
 
 
 def _setup_metrics(setup_id: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:

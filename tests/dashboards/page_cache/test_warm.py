@@ -113,7 +113,7 @@ def test_the_writers_commit_recomputes_the_uploaded_scopes_setup_picker(
     import redis
     from django.test.utils import CaptureQueriesContext
 
-    from dashboards.page_data import series_data
+    from dashboards.page_data import setup_picker
     from perfdb.models import Metric, Setup
     from tests.bundles import make_bundle
     from tests.conftest import free_port
@@ -135,7 +135,7 @@ def test_the_writers_commit_recomputes_the_uploaded_scopes_setup_picker(
         redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(queue)
     assert Run.objects.filter(setup=setup).count() == runs + 1
     with CaptureQueriesContext(connection) as queries:
-        setups = series_data.setup_choices(
+        setups = setup_picker.setup_choices(
             {scope: (setup.workload_id, setup.hardware_id, setup.mode)}
         )
     assert len(queries) == 0  # current: nothing computed
