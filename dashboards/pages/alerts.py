@@ -21,6 +21,7 @@ from dashboards.page_data.attribution import for_builds
 from dashboards.pages.summaries import summary_url
 from dashboards.pure.selection import choice_param, ids_param, int_param, text_param
 from perfdb.alerting import moves, placement, queries, summaries
+from perfdb.alerting.report import builds_text
 from perfdb.alerting.triage import (
     alert_triage,
     alerts_bulk_triage,
@@ -47,8 +48,7 @@ def alert_filters(params) -> dict[str, str]:
 
 
 def baseline_label(alert: Alert) -> str:
-    runs = list(alert.baseline_runs.all())
-    return ", ".join(r.build for r in runs)
+    return builds_text(r.build for r in alert.baseline_runs.all())
 
 
 @kept_for_anonymous("alerts")

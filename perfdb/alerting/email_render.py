@@ -12,7 +12,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 
 from perfdb.alerting import placement, summaries
-from perfdb.alerting.report import report_text
+from perfdb.alerting.report import builds_text, report_text
 from perfdb.models import Alert
 from perfdb.operations.headers import header_text
 
@@ -33,7 +33,7 @@ def alert_rows(alerts: list[Alert]) -> list[dict[str, object]]:
                 "change": f"{alert.change_pct:+.1f}%",  # the robot's way: a sign, no space
                 "kernel": alert.candidate_run.kernel.version,
                 "patches": alert.candidate_run.patch_set.name or "stock",
-                "baseline": ", ".join(r.build for r in baselines),
+                "baseline": builds_text(r.build for r in baselines),
                 "confidence": "single value"
                 if alert.p_value is None
                 else f"p = {alert.p_value:.3g}",

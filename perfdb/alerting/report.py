@@ -21,6 +21,7 @@ The change printed is the alert's: the step the detector measured between the tw
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 RULE = "=" * 89
@@ -86,6 +87,21 @@ class Report:
     upload: str  # the upload that brought it, as a reader can find it
     sections: tuple[Section, ...]
     link: str = ""  # the summary's page
+
+
+# A baseline of more builds than this is written as its first ones, "…", its last.
+BUILDS_SHOWN = 3
+
+
+def builds_text(builds: Iterable[str]) -> str:
+    """A baseline's builds in the order given, each once: all of them up to
+    ``BUILDS_SHOWN``, else the first two, the last and how many. A long series' baseline
+    is a level of up to 30 kernels, which as a list filled an email line and an alert
+    row with version numbers nobody reads."""
+    unique = list(dict.fromkeys(builds))
+    if len(unique) <= BUILDS_SHOWN:
+        return ", ".join(unique)
+    return f"{unique[0]}, {unique[1]}, … {unique[-1]} ({len(unique)} builds)"
 
 
 def number(value: float) -> str:

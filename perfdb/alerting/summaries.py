@@ -376,7 +376,7 @@ def report(*, summary: Summary, site: str, summary_url: str) -> list_report.Repo
         sections.append(
             list_report.Section(
                 axes=_axes(first),
-                base=", ".join(dict.fromkeys(r.build for r in bases)) or "(deleted)",
+                base=list_report.builds_text(r.build for r in bases) or "(deleted)",
                 culprit=first.candidate_run.build,
                 rows=tuple(rows_out),
                 pending=tuple(pending),

@@ -16,6 +16,7 @@ from perfdb.alerting.report import (
     Row,
     Section,
     Side,
+    builds_text,
     number,
     report_text,
     row_text,
@@ -157,3 +158,18 @@ def test_sections_print_in_the_order_given():
     only_pending = Section((("w", "c"),), "b", "c", (), (PendingRow("m", -50.0, "pending"),))
     text = report_text(Report("2.5.59", "1", (first, second, only_pending)))
     assert text.index("w:\n  b") < text.index("w:\n  a") < text.index("w:\n  c")
+
+
+@pytest.mark.parametrize(
+    "builds, text",
+    [
+        (["6.8.0-40-generic"], "6.8.0-40-generic"),
+        (["2.6.2", "2.6.1", "2.6.2", "2.6.0"], "2.6.2, 2.6.1, 2.6.0"),
+        (
+            [f"2.6.{n}" for n in range(30, 0, -1)],
+            "2.6.30, 2.6.29, … 2.6.1 (30 builds)",
+        ),
+    ],
+)
+def test_a_long_baseline_is_written_as_its_ends_and_its_count(builds, text):
+    assert builds_text(builds) == text
