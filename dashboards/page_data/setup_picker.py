@@ -45,17 +45,23 @@ def setup_choices(scopes: Mapping[str, tuple[int, int, str]]) -> dict[str, list[
 
 
 def setup_options(scope: str, ids: tuple[int, int, str], chosen: int | None) -> SafeString:
-    """The scope's setup ``<option>``s, ``chosen`` selected. A setup the kept options lack
-    (its scope moved between the two reads) is rendered here."""
+    """The scope's setup ``<option>``s, ``chosen`` selected. After an upload to the scope
+    only the options whose run count it moved are rendered again (a nightly moves a dozen
+    of a thousand); a setup the kept options lack is rendered here."""
     setups = setup_choices({scope: ids})[scope]
-    rendered = cached_per_scope(
-        SETUP_OPTIONS, [scope], lambda _: {scope: _rendered_options(setups)}
+    kept = cached_per_scope(
+        SETUP_OPTIONS,
+        [scope],
+        lambda _: {scope: _rendered_options(setups, {})},
+        update=lambda _, earlier: _rendered_options(setups, earlier),
     )[scope]
     return mark_safe(  # noqa: S308 (each option rendered by SETUP_OPTION)
         "".join(
             _setup_option(s, selected=True)
             if s["id"] == chosen
-            else rendered.get(int(s["id"])) or _setup_option(s)
+            else kept[int(s["id"])][1]
+            if int(s["id"]) in kept
+            else _setup_option(s)
             for s in setups
         )
     )
@@ -72,9 +78,22 @@ def pickers_warm(scope_keys: Collection[str]) -> None:
         setup_choices(ids)
 
 
-def _rendered_options(setups: Sequence[Mapping[str, Any]]) -> dict[int, str]:
-    """Each setup's ``<option>``, by setup id, rendered by SETUP_OPTION."""
-    return {int(setup["id"]): _setup_option(setup) for setup in setups}
+# A setup's option as kept: the run count it was rendered with, and the option.
+Rendered = dict[int, tuple[int, str]]
+
+
+def _rendered_options(setups: Sequence[Mapping[str, Any]], earlier: Rendered) -> Rendered:
+    """Each setup's ``<option>`` by setup id, rendered by SETUP_OPTION unless ``earlier``
+    holds it with the same run count (its label changes only with the structure version,
+    which computes the options anew)."""
+    out: Rendered = {}
+    for setup in setups:
+        key, count = int(setup["id"]), setup["run_count"]
+        before = earlier.get(key)
+        out[key] = (
+            before if before is not None and before[0] == count else (count, _setup_option(setup))
+        )
+    return out
 
 
 def _setup_option(setup: Mapping[str, Any], selected: bool = False) -> str:

@@ -264,9 +264,13 @@ def cached_per_scope(
     compute: Callable[[list[str]], Mapping[str, T]],
     timeout: int = TIMEOUT_SECONDS,
     stale: bool = False,
+    update: Callable[[str, T], T] | None = None,
 ) -> dict[str, T]:
     """For each scope, ``compute([...scopes])[scope]``, cached per scope version: only those
-    moved since are computed again, in one call. ``key`` names all else it reads."""
+    moved since are computed again, in one call. ``key`` names all else it reads.
+    ``update(scope, earlier)``: what brings a value computed before runs were added to the
+    scope up to date, used instead of ``compute`` when the entry holds such a value (never
+    served older, as ``cached_in_setup``)."""
     names = {entry_name(key, s): s for s in dict.fromkeys(scopes)}
     wanted = {n: v for s in names.values() for n, v in scope_entry(key, s).items()}
 
@@ -274,7 +278,8 @@ def cached_per_scope(
         computed = compute([names[n] for n in todo])
         return {n: computed[names[n]] for n in todo if names[n] in computed}
 
-    got = cached_entries(wanted, compute_named, timeout, stale)
+    brought = None if update is None else (lambda n, earlier: update(names[n], earlier))
+    got = cached_entries(wanted, compute_named, timeout, stale, update=brought)
     return {names[n]: v for n, v in got.items()}
 
 

@@ -1,7 +1,7 @@
 """The set-up picker of a scope (dashboards/page_data/setup_picker.py): its options are
-rendered once per scope version and joined with the chosen one selected; the across-kernels
-and the compare pages show the same options; an upload to the scope shows its new run
-count."""
+rendered once and joined with the chosen one selected; the across-kernels and the compare
+pages show the same options; an upload to the scope shows its new run count, rendering
+again only the options it moved."""
 
 from __future__ import annotations
 
@@ -9,12 +9,15 @@ import re
 
 import pytest
 from django.db import connection
+from django.test.signals import template_rendered
 from django.test.utils import CaptureQueriesContext
 
 from dashboards.page_data import setup_picker
 from perfdb.models import Run
-from tests.dashboards.data import base_setup, load
+from tests.bundles import make_bundle
+from tests.dashboards.data import base_setup, ingest, load
 from tests.dashboards.scopes import scope_key
+from tests.dashboards.series_data import NEW_RUN
 
 pytestmark = pytest.mark.django_db
 
@@ -69,3 +72,31 @@ def test_a_warm_up_after_an_upload_leaves_the_counts_current(tmp_path):
     assert len(queries) == 0
     counts = {s["id"]: s["run_count"] for s in setups}
     assert counts[setup.pk] == Run.objects.filter(setup=setup).count()
+
+
+def test_an_upload_renders_again_only_the_options_it_moved(
+    tmp_path, django_capture_on_commit_callbacks
+):
+    load(tmp_path)
+    setup = base_setup()
+    scope, ids = scope_of(setup)
+    rendered: list[str] = []
+
+    def seen(sender, template, **kwargs):
+        if template.name == setup_picker.SETUP_OPTION:
+            rendered.append(template.name)
+
+    template_rendered.connect(seen)
+    try:
+        setup_picker.setup_options(scope, ids, None)
+        whole = len(rendered)
+        runs = Run.objects.filter(setup=setup).count()
+        with django_capture_on_commit_callbacks(execute=True):  # the versions it moves
+            ingest(make_bundle(tmp_path / "new.tar.gz", {"manifest.toml": NEW_RUN}))
+        del rendered[:]
+        options = setup_picker.setup_options(scope, ids, None)
+    finally:
+        template_rendered.disconnect(seen)
+    assert whole == len(setup_picker.setup_choices({scope: ids})[scope]) > 1
+    assert len(rendered) == 1  # the moved setup's option, not the scope's
+    assert f'<option value="{setup.pk}">messages=1000, rooms=10 ({runs + 1} runs)' in options
