@@ -30,6 +30,10 @@ SETUPS = cache_key("series-setups")
 SETUP_OPTIONS = cache_key("series-setup-options")
 
 
+# A setup's option as kept: the run count it was rendered with, and the option.
+Rendered = dict[int, tuple[int, str]]
+
+
 def setup_choices(scopes: Mapping[str, tuple[int, int, str]]) -> dict[str, list[dict[str, Any]]]:
     """Each scope's setups (by scope key; the ids: workload, hardware, mode) with their run
     counts and labels, cached per scope version: the scopes moved since are read again
@@ -47,7 +51,7 @@ def setup_choices(scopes: Mapping[str, tuple[int, int, str]]) -> dict[str, list[
 def setup_options(scope: str, ids: tuple[int, int, str], chosen: int | None) -> SafeString:
     """The scope's setup ``<option>``s, ``chosen`` selected. After an upload to the scope
     only the options whose run count it moved are rendered again (a nightly moves a dozen
-    of a thousand); a setup the kept options lack is rendered here."""
+    of a thousand)."""
     setups = setup_choices({scope: ids})[scope]
     kept = cached_per_scope(
         SETUP_OPTIONS,
@@ -57,13 +61,18 @@ def setup_options(scope: str, ids: tuple[int, int, str], chosen: int | None) -> 
     )[scope]
     return mark_safe(  # noqa: S308 (each option rendered by SETUP_OPTION)
         "".join(
-            _setup_option(s, selected=True)
-            if s["id"] == chosen
-            else kept[int(s["id"])][1]
-            if int(s["id"]) in kept
-            else _setup_option(s)
+            _setup_option(s, selected=True) if s["id"] == chosen else _kept_option(s, kept)
             for s in setups
         )
+    )
+
+
+def _kept_option(setup: Mapping[str, Any], kept: Rendered) -> str:
+    """The kept option of a setup, or one rendered here when the kept options lack it or
+    show another run count (the scope moved between the two reads)."""
+    found = kept.get(int(setup["id"]))
+    return (
+        found[1] if found is not None and found[0] == setup["run_count"] else _setup_option(setup)
     )
 
 
@@ -76,10 +85,6 @@ def pickers_warm(scope_keys: Collection[str]) -> None:
     ids = {s.key: s.ids for s in scope_index().scopes if s.key in scope_keys}
     if ids:
         setup_choices(ids)
-
-
-# A setup's option as kept: the run count it was rendered with, and the option.
-Rendered = dict[int, tuple[int, str]]
 
 
 def _rendered_options(setups: Sequence[Mapping[str, Any]], earlier: Rendered) -> Rendered:
