@@ -14,10 +14,6 @@ def runs_recent(*, limit: int = 20) -> QuerySet[Run]:
     ).order_by("-created_at", "-id")[:limit]
 
 
-def uploads_recent(*, limit: int = 10) -> QuerySet[Upload]:
-    return Upload.objects.select_related("user").order_by("-created_at")[:limit]
-
-
 # --- the demo (ingest/demo.py loads it) ---------------------------------------------------
 
 # The seed documents the demo bundles reproduce, by the prefix of the bundle's name.

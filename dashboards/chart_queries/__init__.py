@@ -25,8 +25,6 @@ from dashboards.chart_queries.compare import (
 from dashboards.chart_queries.kernel_series import KernelSeries, series_added, series_points
 from dashboards.chart_queries.overview import (
     OPEN_ALERT_STATUSES,
-    alerts_open,
-    latest_runs_by_scope,
     run_baseline_id,
 )
 from dashboards.chart_queries.pickers import (
@@ -58,11 +56,9 @@ __all__ = [
     "WAKEUP_PARAMS",
     "KernelSeries",
     "OPEN_ALERT_STATUSES",
-    "alerts_open",
     "compare_values",
     "kernel_profiles",
     "kernel_time_points",
-    "latest_runs_by_scope",
     "metric_choices",
     "metrics_by_setup",
     "metrics_ordered",

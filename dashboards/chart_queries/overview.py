@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from django.db import connection, transaction
-from django.db.models import F, OuterRef, Subquery
 
 from dashboards.chart_queries.summaries import scopes_where
 from perfdb.models import Alert, Hardware, Run, Setup, SetupSummary, Workload
@@ -111,62 +110,6 @@ def scope_totals(
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return {(w, h, mode): ScopeTotal(int(n), newest) for w, h, mode, n, newest in cursor}
-
-
-def latest_runs_by_scope() -> list[Run]:
-    """The newest run of each workload x hardware x UP/SMP, for the overview grid.
-
-    One query: each setup's newest run (a correlated LIMIT 1, served by
-    run_setup_recent_idx (setup, -created_at, -id)), DISTINCT ON the scope over those ~10,000
-    setups, then the ~100 winners with their keys by primary key. Sorting every run for
-    DISTINCT ON had taken 3.5 s at 600,000 runs.
-    """
-    newest = Run.objects.filter(setup_id=OuterRef("pk")).order_by("-created_at", "-id")
-    newest_per_scope = (
-        Setup.objects.annotate(
-            newest=Subquery(newest.values("pk")[:1]),
-            newest_at=Subquery(newest.values("created_at")[:1]),
-        )
-        # A setup without runs sorts last, so it wins only in a scope without runs, and its
-        # NULL matches no run below.
-        .order_by(
-            "workload_id",
-            "hardware_id",
-            "mode",
-            F("newest_at").desc(nulls_last=True),
-            F("newest").desc(nulls_last=True),
-        )
-        .distinct("workload_id", "hardware_id", "mode")
-        .values("newest")
-    )
-    return list(
-        Run.objects.filter(pk__in=newest_per_scope)
-        .select_related("setup__workload", "setup__hardware", "kernel", "patch_set")
-        .order_by(
-            "setup__workload__name",
-            "setup__workload__version",
-            "setup__hardware__name",
-            "setup__mode",
-        )
-    )
-
-
-def alerts_open(*, limit: int = 20) -> list[Alert]:
-    """Open alerts (untriaged, acknowledged, investigating), newest first.
-
-    One query; served by alert_status_idx (status, -created_at).
-    """
-    return list(
-        Alert.objects.filter(status__in=OPEN_ALERT_STATUSES)
-        .select_related(
-            "setup__workload",
-            "setup__hardware",
-            "metric",
-            "candidate_run__kernel",
-            "candidate_run__patch_set",
-        )
-        .order_by("-created_at", "-id")[:limit]
-    )
 
 
 def run_baseline_id(*, run: Run) -> int | None:

@@ -190,14 +190,3 @@ def profile_diff_url(
     if not builds:
         return None
     return f"/profile-diff/?setup={setup_id}"
-
-
-def run_profile_diff_url(*, run) -> str | None:
-    """From a run's page: against its natural baseline when both have profiles, else the
-    setup's profiled builds when this run has a profile."""
-    from dashboards.chart_queries.overview import run_baseline_id
-
-    if not ProfileEntry.objects.filter(run_id=run.pk).exists():
-        return None
-    baseline_id = run_baseline_id(run=run)
-    return profile_diff_url([baseline_id] if baseline_id else [], [run.pk], run.setup_id)

@@ -196,8 +196,8 @@ def hardware_counts(every: dict[Scope, ScopeTotal]) -> list[HardwareCount]:
 
 
 def latest_runs(every: dict[Scope, ScopeTotal]) -> list[Run]:
-    """The newest run of each scope, as ``chart_queries.latest_runs_by_scope``: one query by
-    primary key for the ~200 winners."""
+    """The newest run of each scope (the summaries' newest run ids): one query by primary
+    key for the ~200 winners."""
     newest = [total.newest_run_id for total in every.values()]
     return list(
         Run.objects.filter(pk__in=newest)

@@ -214,16 +214,6 @@ class Scope:
         return any(all(n in s["params"] for n in names) for s in self.setups)
 
 
-def scopes_from(setups: Sequence[Mapping[str, Any]]) -> list[Scope]:
-    groups: dict[str, list[Mapping[str, Any]]] = {}
-    labels: dict[str, str] = {}
-    for setup in setups:
-        key = f"{setup['workload_id']}-{setup['hardware_id']}-{setup['mode']}"
-        groups.setdefault(key, []).append(setup)
-        labels[key] = f"{setup['workload']} on {setup['hardware']}, {setup['mode']}"
-    return [Scope(key, labels[key], tuple(group)) for key, group in groups.items()]
-
-
 class _Keyed(Protocol):
     @property
     def key(self) -> str: ...

@@ -92,8 +92,8 @@ class Run(models.Model):
             # Serves: newest runs first (ORDER BY created_at DESC, id DESC LIMIT n):
             # chart_queries.run_choices (compare and activity pickers), queries.runs_recent.
             models.Index(fields=["-created_at", "-id"], name="run_recent_idx"),
-            # Serves: the newest run of each setup (setup = ? ORDER BY created_at DESC, id DESC
-            # LIMIT 1): chart_queries.latest_runs_by_scope, the overview's latest-run grid.
+            # The newest run of one setup (setup = ? ORDER BY created_at DESC, id DESC LIMIT 1).
+            # No page asks it since the overview reads the per-setup summaries (SetupSummary).
             models.Index(fields=["setup", "-created_at", "-id"], name="run_setup_recent_idx"),
         ]
 
