@@ -12,11 +12,11 @@ from rest_framework.views import APIView
 
 from dashboards.api.pagination import Pagination
 from dashboards.api.schema import TEXT
-from dashboards.api.serializers import ParamsField
+from dashboards.api.serializers import MetricValuesSerializer, ParamsField
 from dashboards.page_cache.kept import kept_data
 from dashboards.pure.selection import strict_choice_param, text_param
 from perfdb import queries
-from perfdb.models import Better, Mode, Run
+from perfdb.models import Mode, Run
 
 
 def run_keys_json(run: Run, request: Request) -> dict[str, object]:
@@ -35,17 +35,6 @@ def run_keys_json(run: Run, request: Request) -> dict[str, object]:
         "notes": run.notes,
         "upload": run.upload_id,
     }
-
-
-class RunResultSerializer(serializers.Serializer):
-    unit = serializers.CharField()
-    better = serializers.ChoiceField(choices=Better.choices)
-    trials = serializers.ListField(child=serializers.IntegerField(), help_text="0: no trials")
-    values = serializers.ListField(child=serializers.FloatField(), help_text="per trial")
-    discarded_trials = serializers.ListField(child=serializers.IntegerField())
-    mean = serializers.FloatField(allow_null=True, help_text="of the kept trials")
-    sd = serializers.FloatField(allow_null=True, help_text="null below two kept values")
-    n = serializers.IntegerField()
 
 
 class RunSerializer(serializers.Serializer):
@@ -72,7 +61,7 @@ class RunPageSerializer(serializers.Serializer):
 
 
 class RunDetailSerializer(RunSerializer):
-    results = serializers.DictField(child=RunResultSerializer(), help_text="per metric name")
+    results = serializers.DictField(child=MetricValuesSerializer(), help_text="per metric name")
 
 
 RUN_FILTERS = [

@@ -121,8 +121,9 @@ class TrialSerializer(serializers.ModelSerializer):
         fields = ["number", "discarded"]
 
 
-class ResultSerializer(serializers.Serializer):
-    metric = serializers.CharField()
+class MetricValuesSerializer(serializers.Serializer):
+    """One metric's values in a run: a run's detail keys them by the metric's name."""
+
     unit = serializers.CharField()
     better = serializers.ChoiceField(choices=Better.choices)
     trials = serializers.ListField(child=serializers.IntegerField(), help_text="0: no trials")
@@ -131,6 +132,12 @@ class ResultSerializer(serializers.Serializer):
     mean = serializers.FloatField(allow_null=True, help_text="of the kept trials")
     sd = serializers.FloatField(allow_null=True, help_text="null below two kept values")
     n = serializers.IntegerField()
+
+
+class ResultSerializer(MetricValuesSerializer):
+    """One metric's values in a run, as ``/api/runs/<id>/results/`` lists them."""
+
+    metric = serializers.CharField()
 
 
 class ProfileEntrySerializer(serializers.ModelSerializer):
