@@ -92,7 +92,7 @@ def compare_picker(q, base: list[int], new: list[int]) -> dict[str, Any]:
         setups = setup_choices({scope.key: scope.ids})[scope.key]
         if setup_id not in {s["id"] for s in setups}:  # another scope chosen since
             setup_id = max(setups, key=lambda s: s["run_count"])["id"] if setups else None
-        options = setup_options(scope.key, scope.ids, setup_id)
+        options = setup_options(scope.key, setups, setup_id)
     sides = set(base), set(new)
     builds = (
         []

@@ -158,7 +158,7 @@ def series_page(query: KernelsQuery) -> SeriesPage:
         )
         with read_together(picker_keys):
             scopes, setups = scope_index().scopes, setup_choices({scope: ids})[scope]
-            setup_options = picker_options(scope, ids, setup["id"])
+            setup_options = picker_options(scope, setups, setup["id"])
     options = ""
     if data is not None:
         _baseline_checked(data.values(), query.baseline)

@@ -48,11 +48,12 @@ def setup_choices(scopes: Mapping[str, tuple[int, int, str]]) -> dict[str, list[
     return cached_per_scope(SETUPS, list(scopes), build)
 
 
-def setup_options(scope: str, ids: tuple[int, int, str], chosen: int | None) -> SafeString:
+def setup_options(
+    scope: str, setups: Sequence[Mapping[str, Any]], chosen: int | None
+) -> SafeString:
     """The scope's setup ``<option>``s, ``chosen`` selected. After an upload to the scope
     only the options whose run count it moved are rendered again (a nightly moves a dozen
-    of a thousand)."""
-    setups = setup_choices({scope: ids})[scope]
+    of a thousand). ``setups``: the scope's, as ``setup_choices`` gives them."""
     kept = cached_per_scope(
         SETUP_OPTIONS,
         [scope],

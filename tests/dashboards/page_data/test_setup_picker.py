@@ -28,6 +28,10 @@ def picker(html: str) -> str:
     return select.group(1)
 
 
+def picker_setups(scope: str, ids: tuple[int, int, str]) -> list:
+    return setup_picker.setup_choices({scope: ids})[scope]
+
+
 def scope_of(setup) -> tuple[str, tuple[int, int, str]]:
     return scope_key(setup), (setup.workload_id, setup.hardware_id, setup.mode)
 
@@ -36,16 +40,16 @@ def test_options_are_rendered_once_per_scope_version(tmp_path, django_assert_num
     load(tmp_path)
     setup = base_setup()
     scope, ids = scope_of(setup)
-    first = setup_picker.setup_options(scope, ids, setup.pk)
+    first = setup_picker.setup_options(scope, picker_setups(scope, ids), setup.pk)
     runs = Run.objects.filter(setup=setup).count()
     chosen = f'<option value="{setup.pk}" selected>'
     assert first.count(" selected>") == 1 and chosen in first
     assert f"({runs} runs)</option>" in first
     with django_assert_num_queries(0):  # kept: no query, the same options
-        again = setup_picker.setup_options(scope, ids, setup.pk)
+        again = setup_picker.setup_options(scope, picker_setups(scope, ids), setup.pk)
     assert again == first
     other = setup_picker.setup_choices({scope: ids})[scope][-1]["id"]
-    moved = setup_picker.setup_options(scope, ids, other)
+    moved = setup_picker.setup_options(scope, picker_setups(scope, ids), other)
     assert f'<option value="{other}" selected>' in moved and chosen not in moved
 
 
@@ -88,13 +92,13 @@ def test_an_upload_renders_again_only_the_options_it_moved(
 
     template_rendered.connect(seen)
     try:
-        setup_picker.setup_options(scope, ids, None)
+        setup_picker.setup_options(scope, picker_setups(scope, ids), None)
         whole = len(rendered)
         runs = Run.objects.filter(setup=setup).count()
         with django_capture_on_commit_callbacks(execute=True):  # the versions it moves
             ingest(make_bundle(tmp_path / "new.tar.gz", {"manifest.toml": NEW_RUN}))
         del rendered[:]
-        options = setup_picker.setup_options(scope, ids, None)
+        options = setup_picker.setup_options(scope, picker_setups(scope, ids), None)
     finally:
         template_rendered.disconnect(seen)
     assert whole == len(setup_picker.setup_choices({scope: ids})[scope]) > 1
