@@ -287,7 +287,8 @@ def _marks_keys(setup_id: int, metric_id: int, baseline_id: int | None) -> list[
 
 
 def _with_marks(setup_id: int, kept: KeptFigure, baseline_id: int | None) -> bytes:
-    return figure.with_marks(kept.body, series_marks(setup_id, kept.metric, baseline_id))
+    marks = series_marks(setup_id, kept.metric, baseline_id)
+    return figure.with_marks(kept.body, marks)
 
 
 def series_marks(setup_id: int, metric: Mapping[str, Any], baseline_id: int | None) -> bytes:

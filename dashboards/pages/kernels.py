@@ -19,8 +19,7 @@ from dashboards.page_cache.kept import kept_while_current
 from dashboards.page_data import series_data
 from dashboards.page_data.scopes import scope_index
 from dashboards.pure.selection import ACROSS_KERNELS, KernelsQuery
-from dashboards.web import exports
-from dashboards.web.page_tools import bad_params_are_400, links
+from dashboards.web.page_tools import bad_params_are_400, download_response, links
 
 
 @kept_while_current
@@ -32,7 +31,7 @@ def kernels(request: HttpRequest) -> HttpResponse:
     query = KernelsQuery.read(request.GET, lambda: scope_index().scopes)
     if query.format is not None:
         body = series_data.series_download(query)
-        return exports.download_response(body, ACROSS_KERNELS, query.format)
+        return download_response(body, ACROSS_KERNELS, query.format)
     page = series_data.series_page(query)
     context: dict[str, object] = {"page": page}
     if page.metric is not None:

@@ -1,7 +1,7 @@
 """Every chart's data as a table, downloadable as CSV or JSON (``&format=csv|json``).
 
 Tables are built from the same plain data the figures draw, so a download always matches the
-chart on screen. ``export_response`` is the only part that knows about HTTP.
+chart on screen. Sending one as an HTTP answer is ``web.page_tools``' part.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.http import HttpResponse
 from rest_framework.renderers import BaseRenderer
 
 from dashboards.figures.vmstat import samples
@@ -187,18 +186,6 @@ def _finite(value: object) -> object:
 def table_text(table: Table, fmt: str) -> str:
     """The table as ``fmt`` (``csv`` or ``json``) writes it."""
     return to_csv(table) if fmt == "csv" else to_json(table)
-
-
-def export_response(table: Table, fmt: str) -> HttpResponse:
-    return download_response(table_text(table, fmt), table.name, fmt)
-
-
-def download_response(body: str | bytes, name: str, fmt: str) -> HttpResponse:
-    """A table's text (``table_text``, kept or written now) as the download ``name.fmt``."""
-    content_type = "text/csv; charset=utf-8" if fmt == "csv" else "application/json"
-    response = HttpResponse(body, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'
-    return response
 
 
 def pick(tables: Iterable[Table], name: str | None) -> Table | None:

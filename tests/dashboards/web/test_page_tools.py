@@ -1,5 +1,6 @@
-"""dashboards/web/page_tools.py figure_script: the same bytes as Django's json_script, which
-escapes what could end the script element or start markup in it."""
+"""dashboards/web/page_tools.py: figure_script gives the same bytes as Django's json_script,
+which escapes what could end the script element or start markup in it; a download is an
+attachment named for its table."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import datetime
 import pytest
 from django.utils.html import json_script
 
-from dashboards.web.page_tools import figure_script
+from dashboards.web.page_tools import download_response, figure_script
 
 FIGURES = [
     {
@@ -37,3 +38,14 @@ def test_nothing_in_it_can_close_the_script_element():
 
 def test_the_element_id_is_escaped_as_an_attribute():
     assert figure_script([], 'a"b<') == json_script([], 'a"b<')
+
+
+@pytest.mark.parametrize(
+    ("fmt", "content_type"), [("csv", "text/csv; charset=utf-8"), ("json", "application/json")]
+)
+def test_a_download_is_an_attachment_named_for_its_table(fmt, content_type):
+    """A browser saves a chart's table under the chart's name, typed by its format."""
+    response = download_response(b"kernel,value\n2.6.0,1\n", "across-kernels", fmt)
+    assert response["Content-Type"] == content_type
+    assert response["Content-Disposition"] == f'attachment; filename="across-kernels.{fmt}"'
+    assert response.content == b"kernel,value\n2.6.0,1\n"
