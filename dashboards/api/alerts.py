@@ -34,7 +34,8 @@ from dashboards.api.serializers import (
     StrictCharField,
     SubscriptionSerializer,
 )
-from dashboards.pages.alerts import STATUS_CHOICES, alert_filters, own_address
+from dashboards.pages.alert_forms import own_address
+from dashboards.pages.alerts import STATUS_CHOICES, alert_filters
 from dashboards.pure.selection import strict_choice_param
 from perfdb.alerting import queries
 from perfdb.alerting.triage import alert_triage, alerts_bulk_triage, subscription_save

@@ -1,10 +1,10 @@
-"""Alert pages (list with filters and bulk triage, detail with history) and their API."""
+"""Alert pages: the list with its filters and bulk triage, an alert's detail with its history
+and triage, and your subscriptions. Their forms are ``dashboards.pages.alert_forms``; what a
+triage does to an alert is ``perfdb.alerting.triage``."""
 
 from __future__ import annotations
 
-from django import forms
 from django.contrib import messages
-from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
@@ -18,6 +18,7 @@ from dashboards.figures import across_kernels_figure, alert_figure
 from dashboards.figures.reference import reference_figure
 from dashboards.page_cache.kept import kept_for_anonymous
 from dashboards.page_data.attribution import for_builds
+from dashboards.pages.alert_forms import SubscriptionForm, TriageForm
 from dashboards.pages.summaries import summary_url
 from dashboards.pure.selection import choice_param, ids_param, int_param, text_param
 from perfdb.alerting import moves, placement, queries, summaries
@@ -79,15 +80,6 @@ def alert_list(request: HttpRequest) -> HttpResponse:
             "triage_statuses": Alert.Status.values,
         },
     )
-
-
-class TriageForm(forms.Form):
-    status = forms.ChoiceField(choices=Alert.Status.choices)
-    assignee = forms.ModelChoiceField(
-        queryset=get_user_model().objects.filter(is_active=True).order_by("username"),
-        required=False,
-    )
-    notes = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
 
 
 @kept_for_anonymous("alert")
@@ -181,43 +173,6 @@ def alert_chart(alert: Alert) -> dict:
     if baseline is None or alert.candidate_run_id not in in_series:
         return across_kernels_figure(series)  # a marked run was deleted since
     return alert_figure(series, baseline, alert.candidate_run_id)
-
-
-class SubscriptionForm(forms.ModelForm):
-    class Meta:
-        model = Subscription
-        fields = [
-            "email",
-            "workload_pattern",
-            "hardware_pattern",
-            "metric_pattern",
-            "min_change_pct",
-            "delivery",
-            "active",
-        ]
-        help_texts = {
-            "email": "your account's address (staff set it in the admin)",
-            "workload_pattern": "shell pattern, e.g. SPECjAppServer* or *",
-            "min_change_pct": "only alerts at least this large (absolute %)",
-        }
-
-    def __init__(self, *args, user, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.user = user
-
-    def clean_email(self) -> str:
-        return own_address(self.user, self.cleaned_data["email"])
-
-
-def own_address(user, email: str) -> str:
-    """Alerts go only to the subscriber's own address, the one on their account (set by
-    staff, who know it is theirs): nobody can sign someone else up for mail."""
-    own = (user.email or "").strip()
-    if not own:
-        raise ValidationError("your account has no email address; ask staff to set it")
-    if email.strip().lower() != own.lower():
-        raise ValidationError(f"you can only subscribe your own address, {own}")
-    return own
 
 
 @login_required

@@ -1,4 +1,6 @@
-"""Alert pages, triage (staff only, with history), the alerts API, subscriptions."""
+"""Alert pages: the list and its filters, the detail, bulk triage (staff only), the alerts API,
+an upload's alerts and the daily digest. The triage and subscription forms are
+test_alert_forms.py."""
 
 from __future__ import annotations
 
@@ -6,7 +8,7 @@ import json
 
 import pytest
 
-from perfdb.models import Alert, AlertEvent, Subscription
+from perfdb.models import Alert
 from tests.factories import SubscriptionFactory
 
 pytestmark = pytest.mark.django_db
@@ -47,24 +49,6 @@ def test_a_tiny_p_value_reads_as_a_bound_on_the_list_and_the_detail(client, aler
     assert "p = 0.00312" in client.get("/alerts/").content.decode()
 
 
-def test_staff_triage_records_history(client, staff, alert):
-    client.force_login(staff)
-    response = client.post(
-        f"/alerts/{alert.pk}/",
-        {"status": "acknowledged", "assignee": staff.pk, "notes": "O(1) load balance"},
-    )
-    assert response.status_code == 302
-    alert.refresh_from_db()
-    assert (alert.status, alert.assignee, alert.notes) == (
-        "acknowledged",
-        staff,
-        "O(1) load balance",
-    )
-    events = list(AlertEvent.objects.filter(alert=alert).values_list("field", "old", "new"))
-    assert ("status", "untriaged", "acknowledged") in events
-    assert ("assignee", "", "boss") in events
-
-
 def test_non_staff_cannot_triage(client, user, alert):
     client.force_login(user)
     response = client.post(f"/alerts/{alert.pk}/", {"status": "invalid"})
@@ -89,31 +73,6 @@ def test_alerts_api(client, alert):
     assert row["change_pct"] == pytest.approx(alert.change_pct)
     assert row["series"]["metric"] == "throughput" and row["series"]["better"] == "higher"
     assert client.get("/api/alerts/?status=nope").status_code == 400
-
-
-def test_users_manage_their_own_subscriptions(client, user, staff):
-    user.email = "lab@example.org"  # only the account's own address can be subscribed
-    user.save()
-    client.force_login(user)
-    client.post(
-        "/subscriptions/",
-        {
-            "email": "lab@example.org",
-            "workload_pattern": "SPECjAppServer*",
-            "hardware_pattern": "*",
-            "metric_pattern": "*",
-            "min_change_pct": "2",
-            "delivery": "immediate",
-            "active": "on",
-        },
-    )
-    sub = Subscription.objects.get()
-    assert (sub.user, sub.workload_pattern) == (user, "SPECjAppServer*")
-    theirs = SubscriptionFactory(user=staff, email="boss@example.org")
-    assert "boss@example.org" not in client.get("/subscriptions/").content.decode()
-    assert client.post("/subscriptions/", {"delete": theirs.pk}).status_code == 403
-    client.force_login(staff)
-    assert "lab@example.org" in client.get("/subscriptions/").content.decode()
 
 
 def test_the_upload_page_sums_up_its_alerts(client, alert):
