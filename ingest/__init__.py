@@ -1,7 +1,7 @@
 """Uploads in: a result bundle accepted, read, parsed and stored as runs, in plain words.
 
-``services`` is an upload's life (create, ingest, fail, retry) and ``upload_rows`` its row's
-states in SQL (claimed, progress, done). ``bundle`` reads the archive safely and parses it
+``services`` is an upload's life (create, ingest, fail, retry) and its row's states in SQL
+(claimed, progress, done). ``bundle`` reads the archive safely and parses it
 (``bundle_parse``): the ``manifest`` package checks what it states, ``parsers`` read the
 harness outputs (pure), ``plan`` turns records into runs and checks their texts against the
 columns, all before any transaction; ``writer`` stores every run, with the reference builds

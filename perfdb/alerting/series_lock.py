@@ -24,7 +24,7 @@ from collections.abc import Iterable
 
 from django.db import connection
 
-# The namespace (first key) of these locks; ingest's per-upload lock is 17 (ingest/upload_rows.py).
+# The namespace (first key) of these locks; ingest's per-upload lock is 17 (ingest/services.py).
 CHECK_LOCK = 16
 
 
