@@ -1,11 +1,15 @@
-"""fio: expected values read by hand from the fixture files (tests/fixtures/formats/fio)."""
+"""fio: the layout is recognised from the file and dispatched (ingest/parsers/fio.py).
+
+Each layout's values are tested in test_fio_json.py, test_fio_terse.py and test_fio_normal.py.
+"""
 
 from pathlib import Path
 
 import pytest
 
 from ingest.parsers import get_parser
-from ingest.parsers.base import ParseError, group_records
+from ingest.parsers.base import ParseError
+from ingest.parsers.fio import detect
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "formats" / "fio"
 parse = get_parser("fio")
@@ -15,122 +19,22 @@ def read(name: str) -> str:
     return (FIXTURES / name).read_text()
 
 
-def values(result, **keys) -> dict[str, float]:
-    record = next(r for r in result.records if dict(r.keys) == keys)
-    return {m.metric: m.value for m in record.measurements}
-
-
 @pytest.mark.parametrize(
-    ("name", "keys", "metric", "expected"),
+    ("name", "layout"),
     [
-        # JSON: bw is KiB/s, clat_ns mean 83205.880149 ns -> us
-        ("fio-3.33-randrw-json.json", {"job": "randrw", "direction": "read"}, "bw_kib_s", 38471),
-        ("fio-3.33-randrw-json.json", {"job": "randrw", "direction": "read"}, "iops", 9617.764471),
-        (
-            "fio-3.33-randrw-json.json",
-            {"job": "randrw", "direction": "read"},
-            "clat_mean_us",
-            83.205880149,
-        ),
-        (
-            "fio-3.33-randrw-json.json",
-            {"job": "randrw", "direction": "write"},
-            "clat_p99_99_us",
-            4014.080,
-        ),
-        (
-            "fio-3.33-randrw-json.json",
-            {"job": "randrw", "direction": "write"},
-            "lat_max_us",
-            6896.220,
-        ),
-        ("fio-3.33-randrw-json.json", {"job": "randrw"}, "cpu_sys_pct", 33.749376),
-        ("fio-3.33-randrw-json.json", {"disk": "vda"}, "disk_util_pct", 50.332481),
-        (
-            "fio-3.33-randrw-jsonplus.json",
-            {"job": "randrw", "direction": "read"},
-            "clat_p99_9_us",
-            3555.328,
-        ),
-        (
-            "fio-3.33-two-jobs-json.json",
-            {"job": "seqread", "direction": "read"},
-            "bw_kib_s",
-            654707,
-        ),
-        (
-            "fio-3.33-client-json.json",
-            {"job": "randread", "host": "127.0.0.1", "direction": "read"},
-            "bw_kib_s",
-            68301,
-        ),
-        ("fio-analyzer-fio-3.40-readwrite.json", None, "iops", 10084.191581),
-        # terse v3: clat in us, 99.900000%=577
-        ("fio-3.33-randrw-terse.txt", {"job": "randrw", "direction": "read"}, "bw_kib_s", 50143),
-        (
-            "fio-3.33-randrw-terse.txt",
-            {"job": "randrw", "direction": "read"},
-            "clat_mean_us",
-            66.001296,
-        ),
-        ("fio-3.33-randrw-terse.txt", {"job": "randrw", "direction": "read"}, "clat_p99_9_us", 577),
-        (
-            "fio-3.33-randrw-terse.txt",
-            {"job": "randrw", "direction": "write"},
-            "lat_mean_us",
-            5.025283,
-        ),
-        ("fio-3.33-randrw-terse.txt", {"job": "randrw", "disk": "vda"}, "disk_util_pct", 70.14),
-        ("fio-3.33-two-jobs-terse.txt", {"job": "randwrite", "direction": "write"}, "iops", 116111),
-        # normal: BW=42.6MiB/s -> 43622.4 KiB/s; IOPS=10.9k; clat (nsec) percentiles -> us
-        ("fio-3.33-randrw-normal.txt", {"job": "randrw", "direction": "read"}, "bw_kib_s", 43622.4),
-        ("fio-3.33-randrw-normal.txt", {"job": "randrw", "direction": "read"}, "iops", 10900),
-        (
-            "fio-3.33-randrw-normal.txt",
-            {"job": "randrw", "direction": "read"},
-            "clat_mean_us",
-            77.79,
-        ),
-        (
-            "fio-3.33-randrw-normal.txt",
-            {"job": "randrw", "direction": "write"},
-            "clat_p99_99_us",
-            70.144,
-        ),
-        (
-            "fio-3.33-randrw-normal.txt",
-            {"job": "randrw", "direction": "write"},
-            "bw_mean_kib_s",
-            42945.33,
-        ),
-        ("fio-3.33-randrw-normal.txt", {"job": "randrw"}, "ctx_switches", 21904),
-        # (nsec) line with a num2str suffix: max=5317.1k ns = 5317.1 us
-        (
-            "fio-3.33-two-jobs-normal.txt",
-            {"job": "seqread", "direction": "read"},
-            "clat_max_us",
-            5317.1,
-        ),
-        (
-            "fio-3.33-two-jobs-normal.txt",
-            {"job": "seqread", "direction": "read"},
-            "clat_min_us",
-            0.53,
-        ),
-        (
-            "fio-3.33-two-jobs-normal.txt",
-            {"job": "randwrite", "direction": "write"},
-            "bw_kib_s",
-            548 * 1024,
-        ),
-        ("fio-3.33-client-normal.txt", {"job": "randread", "direction": "read"}, "iops", 14300),
+        ("fio-3.33-randrw-json.json", "json"),
+        ("fio-3.33-randrw-jsonplus.json", "json"),
+        ("fio-3.33-client-json.json", "json"),
+        ("fio-3.33-randrw-terse.txt", "terse"),
+        ("fio-3.33-two-jobs-terse.txt", "terse"),
+        ("fio-3.33-randrw-normal.txt", "normal"),
+        ("fio-3.33-client-normal.txt", "normal"),
     ],
 )
-def test_values(name, keys, metric, expected):
-    result = parse(read(name), {})
-    if keys is None:
-        keys = dict(next(r.keys for r in result.records if r.keys.get("direction") == "read"))
-    assert values(result, **keys)[metric] == pytest.approx(expected, rel=1e-12)
+def test_each_layout_is_recognised_and_read_by_its_reader(name, layout):
+    text = read(name)
+    assert detect(text) == layout
+    assert parse(text, {}).metadata["format"] == layout
 
 
 def test_units_are_one_per_metric():
@@ -146,52 +50,6 @@ def test_units_are_one_per_metric():
         assert units["bw_kib_s"] == "KiB/s" and units["clat_mean_us"] == "us"
 
 
-def test_directions_without_io_and_unmeasured_slat_are_left_out():
-    result = parse(read("fio-3.33-two-jobs-json.json"), {})
-    keys = [dict(r.keys) for r in result.records]
-    assert {"job": "seqread", "direction": "write"} not in keys
-    assert "slat_mean_us" not in values(result, job="seqread", direction="read")  # N = 0
-
-
-def test_json_plus_bins_are_a_histogram():
-    result = parse(read("fio-3.33-randrw-jsonplus.json"), {})
-    record = next(r for r in result.records if r.keys.get("direction") == "read")
-    bins = dict(record.histograms[0].bins)
-    assert record.histograms[0].name == "clat_ns_bins"
-    assert bins[1080] == 1 and bins[1176] == 2
-
-
-def test_metadata_and_groups():
-    result = parse(read("fio-3.33-two-jobs-json.json"), {})
-    assert result.metadata["option.bs"] == "4k"
-    assert result.metadata["fio_version"] == "fio-3.33"
-    assert all(len(g.trials) == 1 for g in group_records(result.records))
-
-
-def test_rejects_truncated_terse_line():
-    line = read("fio-3.33-randrw-terse.txt").split(";")
-    broken = ";".join(line[:60])  # derived from the real file: cut after the write header
-    with pytest.raises(ParseError) as err:
-        parse(broken, {})
-    assert err.value.line == 1
-
-
-def test_rejects_corrupt_normal_value():
-    text = read("fio-3.33-randrw-normal.txt").replace("avg=77.79", "avg=77,79")
-    with pytest.raises(ParseError) as err:
-        parse(text, {})
-    assert err.value.line == 7 and "decimal comma" in err.value.message
-
-
-def test_rejects_truncated_json():
-    text = "\n".join(read("fio-3.33-randrw-json.json").splitlines()[:50])
-    with pytest.raises(ParseError, match="malformed"):
-        parse(text, {})
-
-
-def test_rejects_fio2_normal_and_junk():
-    with pytest.raises(ParseError, match="2.x normal output") as err:
-        parse("job: (groupid=0, jobs=1): err= 0: pid=1\n  read : io=1024.0MB, bw=20480KB/s\n", {})
-    assert err.value.line == 2
+def test_rejects_junk():
     with pytest.raises(ParseError, match="not fio output"):
         parse("hello\n", {})
