@@ -16,7 +16,7 @@ from dashboards.figures._common import (
     to_dict,
 )
 from dashboards.pure.chartdata import CompareRow
-from dashboards.pure.compare import p_text, percent_text
+from dashboards.pure.compare_text import p_text, percent_text
 
 BETTER, WORSE, NOT_SIGNIFICANT = "better", "worse", "not significant"
 COLOURS = {BETTER: "#1A9850", WORSE: "#D73027", NOT_SIGNIFICANT: "#999999"}

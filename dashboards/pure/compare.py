@@ -8,16 +8,27 @@ is better or worse in the metric's own direction (msg/s up, µs down).
 the compared runs belong to one series (``SeriesContext``), so the page and the alerts agree;
 where they do not (another baseline, the series' step test, a pending or cleared alert) the
 row says why (``CompareLine.alert_note``).
+
+The rule lives here; how a row writes its numbers (``mean ± sd (n)``, ``p < 0.0001``, a
+threshold without an exponent) is ``dashboards.pure.compare_text``.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from statistics import fmean, stdev
 
+from dashboards.pure.compare_text import (
+    change_pct_text,
+    p_text,
+    percent_text,
+    plain_text,
+    report_side_text,
+    side_text,
+    without_exponents,
+)
 from perfdb.detector import DRIFT_METHOD, policy, stats
 from perfdb.detector.detection import PairContext, Settings
 
@@ -84,14 +95,6 @@ class StatedSpread:
         sd = self.sd if self.sd is not None else (self.sd_pct or 0.0) / 100 * abs(mean)
         return policy.Stated(mean=mean, sd=sd, runs=self.runs)
 
-    def text(self) -> str:
-        """The spread as the report prints it: ``± 3 %`` or ``± 0.021``."""
-        if self.sd_pct is not None:
-            return f"± {_as_printed(self.sd_pct)} %"
-        if self.sd is not None:
-            return f"± {number_text(self.sd)}"
-        return ""
-
 
 @dataclass(frozen=True)
 class Side:
@@ -113,6 +116,15 @@ class Side:
         if self.stated is not None and self.mean is not None:
             return self.stated.stated(self.mean).sd
         return stdev(self.values) if len(self.values) > 1 else None
+
+    @property
+    def text(self) -> str:
+        """As the page writes it: ``mean ± sd (n)``, or a report's mean with its spread as
+        printed (``676,543 ± 3 % (report, n 6)``)."""
+        if self.stated is not None and self.mean is not None:
+            stated = self.stated
+            return report_side_text(self.mean, stated.sd, stated.sd_pct, stated.runs)
+        return side_text(self.mean, self.sd, self.n)
 
 
 @dataclass(frozen=True)
@@ -147,15 +159,15 @@ class CompareLine:
 
     @property
     def base_text(self) -> str:
-        return side_text(self.base)
+        return self.base.text
 
     @property
     def new_text(self) -> str:
-        return side_text(self.new)
+        return self.new.text
 
     @property
     def change_text(self) -> str:
-        return "—" if self.change_pct is None else f"{self.change_pct:+.1f} %"
+        return change_pct_text(self.change_pct)
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -180,35 +192,6 @@ class CompareLine:
             # Each side is a report's mean with its stated spread, tested from the summaries.
             "from_stated_spread": self.base.stated is not None and self.new.stated is not None,
         }
-
-
-def number_text(value: float) -> str:
-    """Four significant digits, thousands separated: 13,100 and 15.27 and 0.0123."""
-    if abs(value) >= 1e4:
-        return f"{value:,.0f}"
-    return f"{value:,.4g}" if value == 0 or abs(value) >= 1e-3 else plain_text(value, 4)
-
-
-def _as_printed(value: float) -> str:
-    """A report's number as short as ``:g`` writes it, without its exponent (1e-05)."""
-    text = f"{value:g}"
-    if "e" not in text or not math.isfinite(value):
-        return text
-    return plain_text(value, 6).rstrip("0").rstrip(".")
-
-
-def side_text(side: Side) -> str:
-    """``mean ± sd (n)``, the sd left out for a single value, a dash for no value; a report's
-    mean with its spread as printed and the runs it states (``676,543 ± 3 % (report, n 6)``)."""
-    if side.mean is None:
-        return "—"
-    text = number_text(side.mean)
-    if side.stated is not None:
-        runs = f", n {side.stated.runs}" if side.stated.runs is not None else ""
-        return f"{text} {side.stated.text()} (report{runs})".replace("  ", " ")
-    if side.sd is not None:
-        text += f" ± {number_text(side.sd)}"
-    return f"{text} ({side.n})"
 
 
 def change_pct(base: float | None, new: float | None) -> float | None:
@@ -339,53 +322,6 @@ def _reason(verdict: policy.Verdict | None, context: SeriesContext) -> str:
         where = " for this series" if context.pair and context.pair.noise is not None else ""
         return f"below the detector's noise threshold{where} ({needed} needed; {verdict.reason})"
     return verdict.reason
-
-
-def percent_text(value: float) -> str:
-    """A threshold as people write it: 32 %, 4.5 %, 0.25 %, 0.0012 %; never 1.2e+02."""
-    if not math.isfinite(value):
-        return "no test"
-    if abs(value) >= 10:
-        return f"{value:,.0f} %"
-    if abs(value) >= 1:
-        return f"{value:.1f} %"
-    if value == 0:
-        return "0 %"
-    return f"{plain_text(value, 2).rstrip('0').rstrip('.')} %"  # as :.2g, without its exponent
-
-
-def plain_text(value: float, digits: int) -> str:
-    """``value`` to ``digits`` significant digits in positional notation: 0.000012, not the
-    1.2e-05 that ``:g`` prints below 1e-4 (a reader skims a column of numbers; an exponent
-    hides the size)."""
-    if value == 0 or not math.isfinite(value):
-        return f"{value:g}"
-    decimals = max(0, digits - 1 - math.floor(math.log10(abs(value))))
-    return f"{value:.{decimals}f}"
-
-
-_EXPONENT = re.compile(r"(?<![\w.])(\d+(?:\.(\d+))?)[eE]([+-]?\d+)\b")
-
-
-def without_exponents(text: str) -> str:
-    """``text`` with each number in scientific notation written out, its digits kept:
-    the detector's reasons say ``p = 2e-05``; the page says ``p = 0.00002``."""
-
-    def plain(match: re.Match[str]) -> str:
-        digits = len(match[1].replace(".", "").lstrip("0")) or 1
-        return plain_text(float(match[0]), digits)
-
-    return _EXPONENT.sub(plain, text)
-
-
-# Below this a p-value is written as a bound: its digits are past what the test can tell
-# (the t distribution's tail with three values a side), and ``:.3g`` would print 1.2e-07.
-P_FLOOR = 1e-4
-
-
-def p_text(p: float) -> str:
-    """``p = 0.0031``, or ``p < 0.0001`` below the floor."""
-    return "p < 0.0001" if p < P_FLOOR else f"p = {p:.3g}"
 
 
 def _alert_note(

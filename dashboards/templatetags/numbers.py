@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import template
 
-from dashboards.pure.compare import p_text
+from dashboards.pure.compare_text import p_text
 
 register = template.Library()
 
