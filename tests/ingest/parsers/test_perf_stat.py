@@ -1,4 +1,8 @@
-"""perf stat: values read by hand from the fixtures (tests/fixtures/formats/perf-stat)."""
+"""perf stat: the human layout and the records of every layout (ingest/parsers/perf_stat.py).
+
+Values are read by hand from the fixtures (tests/fixtures/formats/perf-stat); the CSV and JSON
+readers' own tests are in test_perf_stat_machine.py.
+"""
 
 from pathlib import Path
 
@@ -72,25 +76,6 @@ def test_mail_blocks_without_header_are_listings():
 
 
 @pytest.mark.parametrize(
-    ("name", "metric", "expected"),
-    [
-        ("stat-csv.txt", "task_clock_msec", 1.02),
-        ("stat-csv.txt", "page_faults", 75),
-        ("stat-csv.txt", "page_faults_running_pct", 100.0),
-        ("stat-r3-csv.txt", "task_clock_msec_stddev_pct", 2.66),
-        ("stat-r3-csv.txt", "context_switches", 1),
-        ("stat-json.txt", "task_clock_msec", 1.044956),
-        ("stat-json.txt", "page_faults", 76),
-        ("stat-json-r3.txt", "task_clock_msec_stddev_pct", 2.57),
-        ("stat-json-r3.txt", "page_faults_stddev_pct", 1.19),
-    ],
-)
-def test_csv_and_json(name, metric, expected):
-    values = {m.metric: m.value for m in parse(read(name), {}).measurements}
-    assert values[metric] == expected
-
-
-@pytest.mark.parametrize(
     "name", ["stat-per-cpu.txt", "stat-csv-per-cpu.txt", "stat-json-per-cpu.txt"]
 )
 def test_per_cpu_gives_a_record_per_cpu(name):
@@ -161,23 +146,6 @@ def test_rejects_an_event_printed_twice():
     with pytest.raises(ParseError, match="page_faults printed twice") as err:
         parse(text, {})
     assert err.value.line == 10
-
-
-def test_rejects_csv_row_without_event():
-    # derived from stat-csv.txt, cut inside the fourth row
-    text = read("stat-csv.txt").split("\n")
-    text[5] = "0,"
-    with pytest.raises(ParseError) as err:
-        parse("\n".join(text), {})
-    assert err.value.line == 6
-
-
-def test_rejects_broken_json_line():
-    text = read("stat-json.txt").split("\n")
-    text[3] = text[3][:40]  # derived: the second JSON line truncated
-    with pytest.raises(ParseError, match="not JSON") as err:
-        parse("\n".join(text), {})
-    assert err.value.line == 4
 
 
 def test_rejects_nothing_measured():
