@@ -1,4 +1,7 @@
-"""iozone parser tests; expected values are read by hand from the fixture files."""
+"""iozone: runs, throughput blocks and units (ingest/parsers/iozone.py), values read by hand.
+
+Reading the auto/table rows by column position is tested in test_iozone_table.py.
+"""
 
 from pathlib import Path
 
@@ -38,25 +41,6 @@ def test_auto_mode_rows():
     assert len(row64) == 13
     assert result.records[1].line == 31
     assert result.metadata == {"version": "3.489", "command": "iozone -a -s 1m -r 4k -r 64k"}
-
-
-def test_blank_cells_are_tests_not_run():
-    row = by_keys(parse(read("debian-3.489-auto-skipped-tests.txt"), {}), record_size_kb=4)
-    assert row.keys() == {"write", "rewrite", "random_read", "random_write", "stride_read"}
-    assert row["random_write"].value == 2604895
-    assert row["stride_read"].value == 4044965
-
-
-def test_3408_short_blanks_still_land_in_the_right_column():
-    # 3.408 prints a skipped test's blank one column short, so stride read ends at 99, not 100.
-    row = by_keys(parse(read("github-3.408-skipped-tests.txt"), {}), record_size_kb=64)
-    assert {k: m.value for k, m in row.items()} == {
-        "write": 31782,
-        "rewrite": 22524,
-        "random_read": 816017,
-        "random_write": 10411,
-        "stride_read": 3779260,
-    }
 
 
 def test_microseconds_per_operation_is_lower_better():
@@ -125,51 +109,6 @@ def test_quoted_printable_mail_is_decoded():
     assert by_keys(parse(text, {}), test="readers")["children_throughput"].value == 10931089.00
 
 
-def test_wrapped_row_is_joined():
-    # Derived: the 64k row of the real file wrapped after its 7th value, as a mailer would.
-    lines = read("debian-3.489-auto.txt").split("\n")
-    row = lines[30]
-    cut = row.index("18291580") + len("18291580")
-    lines[30:31] = [row[:cut], row[cut:].strip()]
-    result = parse("\n".join(lines), {})
-    row64 = by_keys(result, record_size_kb=64)
-    assert row64["random_write"].value == 15295157
-    assert row64["freread"].value == 19719260
-    assert len(row64) == 13
-
-
-def test_merged_numbers_split_by_known_field_widths():
-    # Derived: 3.408's rewrite cell made 8 digits wide so it touches the write cell.
-    text = read("github-3.408-skipped-tests.txt").replace("   31782   22524", "   3178212345678")
-    row = by_keys(parse(text, {}), record_size_kb=64)
-    assert (row["write"].value, row["rewrite"].value) == (31782, 12345678)
-
-
-def test_merged_numbers_after_a_blank_are_refused():
-    # Derived: after skipped (blank, possibly short) columns the split points are unknown.
-    text = read("github-3.408-skipped-tests.txt").replace("  816017   10411", "  81601712345678")
-    with pytest.raises(ParseError) as err:
-        parse(text, {})
-    assert err.value.line == 31
-    assert "cannot be split" in err.value.message
-
-
-@pytest.mark.parametrize(
-    ("change", "line", "fragment"),
-    [
-        (lambda t: t.replace("964120", "96412O"), 30, "not a whole number"),
-        (lambda t: t.replace("   964120", "   964120\n1 2 3", 1), 30, "do not fill"),
-        (lambda t: t.replace("            1024       4", "          1024       4"), 30, "line up"),
-    ],
-)
-def test_broken_tables_are_refused(change, line, fragment):
-    # Derived from the real auto-mode file: a corrupted digit, a bad wrap, shifted spacing.
-    with pytest.raises(ParseError) as err:
-        parse(change(read("debian-3.489-auto.txt")), {})
-    assert err.value.line == line
-    assert fragment in err.value.message
-
-
 def test_truncated_throughput_line_is_refused():
     # Derived: the real file cut in the middle of the readers' 'Parent sees' line.
     text = read("debian-3.489-throughput.txt").replace("= 1628780.63 kB/sec", "=")
@@ -182,33 +121,6 @@ def test_truncated_throughput_line_is_refused():
 def test_no_results():
     with pytest.raises(ParseError, match="no iozone results"):
         parse(read("debian-3.489-auto.txt").split("                 ")[0], {})
-
-
-def _mail_wrap(text: str, width: int = 72) -> str:
-    """Break long lines at the last space before ``width``, as a mail client does."""
-    out = []
-    for line in text.split("\n"):
-        while len(line) > width and (cut := line.rfind(" ", 0, width)) > 0:
-            out.append(line[:cut])
-            line = line[cut + 1 :]
-        out.append(line)
-    return "\n".join(out)
-
-
-def test_auto_mode_table_wrapped_by_a_mail_client_reads_the_same_values():
-    # the real Debian 3.489 -a run with its header and rows wrapped at 72 columns
-    text = read("debian-3.489-auto.txt")
-    wrapped = parse(_mail_wrap(text), {})
-    original = parse(text, {})
-    assert [r.keys for r in wrapped.records] == [r.keys for r in original.records]
-    assert wrapped.values() == original.values()
-
-
-def test_wrapped_rows_with_skipped_tests_are_refused_at_their_row():
-    # blank cells of skipped tests cannot be placed once the row's tail is wrapped
-    with pytest.raises(ParseError) as err:
-        parse(_mail_wrap(read("debian-3.489-auto-skipped-tests.txt")), {})
-    assert err.value.line == 32 and "do not fill the table's columns" in err.value.message
 
 
 def test_a_file_without_iozone_results_is_refused_at_a_line():
