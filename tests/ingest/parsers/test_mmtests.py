@@ -1,4 +1,7 @@
-"""mmtests compare-kernels tables: real mails from lkml (sources in the fixtures' README.md)."""
+"""mmtests compare-kernels tables: real mails from lkml (sources in the fixtures' README.md).
+
+The line grammar and how a header names its columns are tested in test_mmtests_lines.py.
+"""
 
 from __future__ import annotations
 
@@ -148,61 +151,6 @@ def test_rows_and_headers_a_mail_client_wrapped_are_joined():
     )
     assert "table" not in result.records[0].keys  # one table (and its blocks): no table key
     assert result.metadata == {"workload": "usemem", "hardware": "256 cpu two node milan"}
-
-
-def test_names_too_long_for_their_field_are_split():
-    # Duration's narrow fields print both names whole, touching: the table above names them.
-    result = _parse("lkml-2023-autonumabench-overflowed-header.txt")
-    duration = _record(
-        result, table="autonumabench", label="6.5.0-rc6-sched-forcescan-v1r5", section="duration"
-    )
-    assert _values(duration) == {"user": 10264.25, "system": 13.59, "elapsed": 156.30}
-    amean = next(
-        m
-        for m in _record(
-            result,
-            table="autonumabench",
-            label="6.5.0-rc6-sched-pidclear-v1r5",
-            param="elsp-NUMA02",
-        ).measurements
-        if m.metric == "amean"
-    )
-    assert (amean.value, amean.summary) == (12.93, Summary(sd=0.18, sd_pct=1.38))
-    # The second autonumabench table repeats the heading; its Duration block has no header
-    # and takes the labels of the table above it.
-    assert _values(
-        _record(result, table="autonumabench #2", label="patched", section="duration")
-    ) == {"user": 1377.57, "system": 7.99, "elapsed": 26.49}
-    # vanilla fits its field, so the name after it starts at the column's edge.
-    dbench = _parse("lkml-2021-dbench4-overflowed-name.txt")
-    assert sorted({r.keys["label"] for r in dbench.records}) == [
-        "5.15.0-rc1-sched-moveforward-v1r1",
-        "5.15.0-rc1-sched-scalewakegran-v2r5",
-        "5.15.0-rc1-vanilla",
-    ]
-    assert _values(
-        _record(
-            dbench,
-            table="dbench4 Loadfile Execution Time",
-            label="5.15.0-rc1-sched-moveforward-v1r1",
-            param="64",
-        )
-    ) == {"amean": 433.64}
-    assert _values(
-        _record(dbench, table="table 1", label="5.15.0-rc1-sched-moveforward-v1r1", param="4")
-    ) == {"amean": 45.86}
-
-
-def test_hand_made_headers_keep_names_with_spaces():
-    result = _parse("lkml-2022-netperf-hand-edited-header.txt")
-    assert _values(_record(result, label="good + series", param="send-2048")) == {"hmean": 9996.26}
-    assert _values(_record(result, label="good", param="recv-128")) == {"hmean": 688.39}
-    assert result.metadata == {"workload": "netperf-udp"}
-    perfpipe = _parse("lkml-2022-perfpipe-psi-three-kernels.txt")
-    only = _record(perfpipe, label="patched-only groupc->tasks[]", param="Time")
-    assert _values(only)["max-99"] == 8.57
-    assert _values(_record(perfpipe, label="tip-psi=off", param="Time"))["1st-qrtle"] == 8.11
-    assert perfpipe.metadata == {"workload": "perfpipe", "config": "config-scheduler-perfpipe"}
 
 
 def test_older_releases_statistics():
