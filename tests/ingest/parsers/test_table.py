@@ -1,5 +1,8 @@
 """Parser `table`: real hand-made tables from mails and reports (SOURCES.md).
 
+Finding tables, their headers and rows is ingest/parsers/table.py's; reading their cells is
+tested in test_table_cells.py.
+
 Expected values were read by hand from the fixture files. Broken variants are derived in the
 test code from a real file (a cell corrupted, a row shifted) and say so.
 """
@@ -81,34 +84,6 @@ def test_values(name, keys, metric, expected):
     assert values(record(parse(read(name), {}), **keys))[metric] == pytest.approx(expected)
 
 
-def test_units_from_cells_and_headers():
-    rec = record(parse(read(HARTNER), {}), label="2.5.26", table=1)
-    assert units(rec)["total_swpin"] == ("KB", "none")
-    assert units(rec)["cpu_pct"] == ("%", "none")
-    assert units(rec)["msg_per_s"] == ("msg/s", "none")  # the header is a unit
-    axboe = parse(read(AXBOE), {})
-    rec = axboe.records[0]
-    assert values(rec) == {
-        "throughput": 184,
-        "usr": 19.51,
-        "sys": 50.49,
-        "ctx": 12995,
-        "util": 82.88,
-    }
-    assert units(rec)["throughput"] == ("MB/sec", "none")
-
-
-def test_marker_is_dropped_and_warned():
-    result = parse(read(HARTNER), {})
-    assert values(record(result, label="2.5.35mm1", table=1))["total_swpin"] == 2720600
-    assert any("line 65" in w and "'*'" in w for w in result.warnings)
-
-
-def test_direction_from_the_caption():
-    rec = record(parse(read(LOOPBACK_1227), {}), label="IBM 1.3.0 Linux")
-    assert units(rec)["score"] == ("", "higher")  # "Bigger numbers are faster."
-
-
 def test_repeats_are_trials():
     result = parse(read(AXBOE), {})
     groups = {g.describe(): g for g in group_records(result.records)}
@@ -182,12 +157,7 @@ def test_wrapped_row_is_joined():
 @pytest.mark.parametrize(
     ("old", "new", "fragment", "line"),
     [
-        # derived from HARTNER: a decimal comma in the %CPU cell of 2.5.26
-        ("51824  96.3 1.42", "51824  96,3 1.42", "decimal comma", 62),
-        # derived from HARTNER: a non-number in the msg/s cell of 2.5.26rmap
-        ("46053  90.8", "46O53  90.8", "is not a number", 63),
-        # derived from HARTNER: a KB cell written in MB
-        ("3,139,324 KB  3,887", "3,139 MB      3,887", "'MB' here but 'KB'", 63),
+        # broken cells are tested in test_table_cells.py
         # derived from HARTNER: an extra number at the end of the 2.5.35 row
         ("7,375,388 KB\n", "7,375,388 KB 12\n", "row has 8 cells where the header has 7", 64),
     ],
@@ -201,60 +171,9 @@ def test_broken_variants_are_rejected(old, new, fragment, line):
     assert err.value.line == line
 
 
-def test_decimal_comma_message_fits_a_hand_made_table():
-    # derived from HARTNER (as above): tool parsers say "re-run with LC_ALL=C"; a table cannot
-    # be re-run, so its message says what to change in the file.
-    with pytest.raises(ParseError) as err:
-        parse(read(HARTNER).replace("51824  96.3 1.42", "51824  96,3 1.42", 1), {})
-    assert "decimal points" in err.value.message
-    assert "LC_ALL" not in err.value.message
-
-
-def test_thousands_off_refuses_commas():
-    with pytest.raises(ParseError, match="thousands") as err:
-        parse(read(HARTNER), {"thousands": False})
-    assert err.value.line == 62
-
-
-def test_text_with_one_number_is_stored_with_a_warning():
-    # Derived from AXBOE: the first ctx cell annotated the way people do ('0 (default)').
-    text = read(AXBOE).replace("12995   82.88%", "12995   82.88% (default)", 1)
-    result = parse(text, {})
-    assert values(result.records[0])["util"] == 82.88
-    assert any("line 43" in w and "(default)" in w for w in result.warnings)
-
-
 def test_no_table():
     with pytest.raises(ParseError, match="no table found"):
         parse("Thanks Martin.\n\nI'll see if I can reproduce this.\n", {})
-
-
-LU = "lkml-2023-06-30-lu-task-group-body-excerpt.txt"
-
-
-@pytest.mark.parametrize(
-    ("table", "label", "metric", "value", "unit", "better"),
-    [
-        (1, "per_node", "transactions", 132401.37, "", "higher"),
-        (1, "per_node", "transactions_spread", 0.83, "%", "none"),
-        (2, "aligned", "time", 47.43, "", "lower"),  # 'time(less is better)'
-        (3, "aligned", "throughput", 9415.97, "", "higher"),
-        (4, "aligned", "transactions", 62291.58, "", "none"),  # no phrase in this header
-        (8, "aligned", "throughput_spread", 11.46, "%", "none"),
-    ],
-)
-def test_spread_cells_and_header_directions(table, label, metric, value, unit, better):
-    rec = record(parse(read(LU), {"table": table}), label=label, table=table)
-    found = {m.metric: m for m in rec.measurements}[metric]
-    assert (found.value, found.unit, found.better) == (pytest.approx(value), unit, better)
-
-
-def test_spread_printed_in_two_units_is_refused():
-    # Real: the CSL hackbench table has 'aligned: 48.78±0.61%' but 'per_node: 48.95±1.06'.
-    with pytest.raises(ParseError, match="± part in '' here but '%'") as err:
-        parse(read(LU), {})
-    assert err.value.line == 65
-    assert parse(read(LU), {"table": 8}).metadata["tables"] == 8
 
 
 def test_units_line_under_the_header():
