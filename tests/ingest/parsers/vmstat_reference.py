@@ -1,6 +1,6 @@
 """The vmstat parser as it was before plain rows were read in blocks (ingest/parsers/plain_rows.py),
 kept verbatim (commit 04d2fb9's ingest/parsers/vmstat.py, not registered) as the reference
-that tests/ingest/parsers/test_vmstat_plain_rows.py compares today's parser with, value for
+that tests/ingest/parsers/test_plain_rows.py compares today's parser with, value for
 value, bit for bit. Not used by the application.
 """
 

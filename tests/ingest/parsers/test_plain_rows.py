@@ -232,6 +232,11 @@ def test_which_lines_are_plain(line, plain):
     assert (PlainRows(lines).block_end(1, 3) == 5) is plain
 
 
+def test_split_lines_cuts_lines_as_numbered_lines_does():
+    assert split_lines("1 2\n3 4") == ["1 2", "3 4"]
+    assert split_lines("a\r\nb\rc\n") == ["a", "b", "c", ""]
+
+
 def test_a_block_reads_the_doubles_float_reads():
     lines = ["0 1 999999999999999", "007 123456789012345 42", "4 5 6", "7\t8 9"]
     values = read_block(lines, 0, 4, 3)  # integers, each exactly its double
