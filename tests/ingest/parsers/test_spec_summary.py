@@ -108,33 +108,3 @@ def test_rejects(text, fragment, line):
         parse(text, {})
     assert fragment in err.value.message
     assert err.value.line == line
-
-
-def test_specweb99_results_table_from_a_mail_one_record_per_row():
-    # Bill Hartner's Table 3 (LKML, 15 Oct 2002): a two-line header over a rule of '='
-    result = parse(read("lkml-2002-10-15-hartner-specweb99-preemption-table.txt"), {})
-    assert [(dict(r.keys), r.line) for r in result.records] == [
-        ({"label": "2.5.33", "preemption_threshold": "0 (default)"}, 24),
-        ({"label": "2.5.33", "preemption_threshold": 40}, 25),
-    ]
-    assert [[(m.metric, m.value, m.unit) for m in r.measurements] for r in result.records] == [
-        [("conforming_connections", 2906, "connections")],
-        [("conforming_connections", 2990, "connections")],
-    ]
-    assert "percent improvement" in result.warnings[0]  # derived: not stored
-
-
-def test_specweb99_table_quoted_in_a_reply_reads_the_same():
-    quoted = parse(read("lkml-2002-10-15-molnar-quoting-hartner-table.txt"), {})
-    original = parse(read("lkml-2002-10-15-hartner-specweb99-preemption-table.txt"), {})
-    assert [r.keys for r in quoted.records] == [r.keys for r in original.records]
-    assert quoted.values() == original.values() == [2906, 2990]
-
-
-def test_a_table_cell_that_is_not_a_number_is_refused_at_its_row():
-    text = read("lkml-2002-10-15-hartner-specweb99-preemption-table.txt").replace(
-        "2990    ", "2,990   "
-    )
-    with pytest.raises(ParseError) as err:
-        parse(text, {})
-    assert err.value.line == 25
