@@ -1,5 +1,8 @@
-"""Every parser refuses a number it cannot store exactly: a token too long for a double, NaN or
-infinity (``ingest.parsers.base.finite_only``: no write path stores a NaN)."""
+"""ingest/parsers/base.py: results, records, trials, the registry and the finite-number check.
+
+Every parser refuses a number it cannot store exactly: a token too long for a double, NaN or
+infinity (``finite_only``: no write path stores a NaN).
+"""
 
 from __future__ import annotations
 
