@@ -16,7 +16,8 @@ from rest_framework.views import APIView
 
 from ingest.preview import bundle_preview
 from ingest.services import UploadTooLarge, upload_create
-from perfdb.models import Upload
+from perfdb.alerting.summaries import upload_moves
+from perfdb.models import Alert, Upload
 from perfdb.operations.db_router import replica_caught_up
 
 
@@ -40,6 +41,48 @@ def upload_json(upload: Upload, request: Request) -> dict[str, object]:
         "page": request.build_absolute_uri(reverse("upload-detail", args=[upload.pk])),
         "created_at": upload.created_at,
         "finished_at": upload.finished_at,
+        "check": check_json(upload, request),
+    }
+
+
+def check_json(upload: Upload, request: Request) -> dict[str, object]:
+    """What the upload's regression check found, for a lab script to print or act on:
+    ``state`` "waiting" (not ingested yet), "running" (stored, the check under way), "done",
+    or "none" (the upload failed: nothing to check); once done, the confirmed regressions
+    and improvements (emailed) and the pending moves (not emailed; ``note`` says what will
+    confirm one), surest first."""
+    if upload.status == Upload.Status.FAILED:
+        return {"state": "none"}
+    if upload.status != Upload.Status.DONE:
+        return {"state": "waiting"}
+    moves = upload_moves(upload)
+    if moves.checking:
+        return {"state": "running"}
+    return {
+        "state": "done",
+        "regressions": [_move_json(a, request) for a in moves.regressions],
+        "improvements": [_move_json(a, request) for a in moves.improvements],
+        "pending": [_move_json(a, request) for a in moves.pending],
+    }
+
+
+def _move_json(alert: Alert, request: Request) -> dict[str, object]:
+    run = alert.candidate_run
+    return {
+        "id": alert.pk,
+        "metric": alert.metric.name,
+        "unit": alert.metric.unit,
+        "change_pct": alert.change_pct,
+        "p_value": alert.p_value,
+        "status": alert.status,
+        "workload": alert.setup.workload.name,
+        "hardware": alert.setup.hardware.name,
+        "kernel": run.kernel.version,
+        "patches": run.patch_set.name,
+        "run": run.pk,
+        "note": alert.state_short,
+        "url": request.build_absolute_uri(reverse("api-alert", args=[alert.pk])),
+        "page": request.build_absolute_uri(reverse("alert-detail", args=[alert.pk])),
     }
 
 
@@ -52,6 +95,7 @@ UploadSchema = inline_serializer(
         "progress": serializers.DictField(),
         "runs": serializers.ListField(child=serializers.DictField()),
         "url": serializers.URLField(),
+        "check": serializers.DictField(),
     },
 )
 

@@ -9,9 +9,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
 from ingest.services import UploadTooLarge, upload_create
-from perfdb.alerting.queries import alerts_filtered
-from perfdb.alerting.summaries import alert_order
-from perfdb.models import Alert, Run, Upload
+from perfdb.alerting.summaries import upload_moves
+from perfdb.models import Run, Upload
 
 
 class BundleForm(forms.Form):
@@ -44,12 +43,6 @@ def upload_new(request: HttpRequest) -> HttpResponse:
 
 def upload_detail(request: HttpRequest, upload_id: int) -> HttpResponse:
     upload = get_object_or_404(Upload, pk=upload_id)
-    # Surest first, as the email and the summaries order them; cleared moves are not news.
-    alerts = sorted(
-        alerts_filtered().filter(upload=upload).exclude(status=Alert.Status.CLEARED),
-        key=alert_order,
-    )
-    confirmed = [a for a in alerts if a.status != Alert.Status.PENDING]
     # The runs with their keys (workload, kernel, patches), in the upload's order; a run
     # deleted since is left out. One query, by primary key.
     found = Run.objects.filter(pk__in=upload.run_ids).select_related(
@@ -63,9 +56,6 @@ def upload_detail(request: HttpRequest, upload_id: int) -> HttpResponse:
             "upload": upload,
             "error_lines": [line for line in upload.error.splitlines() if line.strip()],
             "runs": [by_id[rid] for rid in upload.run_ids if rid in by_id],
-            "regressions": [a for a in confirmed if a.direction == Alert.Direction.REGRESSION],
-            "improvements": [a for a in confirmed if a.direction == Alert.Direction.IMPROVEMENT],
-            # Not emailed yet: each says what will confirm or clear it.
-            "pending": [a for a in alerts if a.status == Alert.Status.PENDING],
+            "moves": upload_moves(upload),
         },
     )

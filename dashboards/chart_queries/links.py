@@ -58,12 +58,7 @@ def run_links(*, run: Run, results: Mapping[str, Mapping[str, Any]]) -> dict[str
         }
         for a in alerts
     ]
-    # The newest alert's baseline, as its alert page compares it; else the natural one.
-    baseline_ids = sorted(r.pk for r in alerts[0].baseline_runs.all()) if alerts else []
-    from_alert = bool(baseline_ids)
-    if not baseline_ids:
-        natural = run_baseline_id(run=run)
-        baseline_ids = [natural] if natural is not None else []
+    baseline_ids, from_alert = _baseline_of(run, alerts[0] if alerts else None)
     metric_ids = dict(
         Result.objects.filter(run_id=run.pk)
         .values_list("metric__name", "metric_id")
@@ -90,6 +85,33 @@ def run_links(*, run: Run, results: Mapping[str, Mapping[str, Any]]) -> dict[str
         if profiled
         else None,
     }
+
+
+def run_compare_baseline(*, run_id: int) -> list[int]:
+    """The runs a run is compared with when only the run is named (``/compare/?new=ID``, as
+    the upload page links each run): the baseline its run page names. Empty for the first
+    kernel of its series, or a run that does not exist."""
+    run = Run.objects.select_related("kernel", "patch_set").filter(pk=run_id).first()
+    if run is None:
+        return []
+    newest = (
+        Alert.objects.filter(candidate_run_id=run_id)
+        .prefetch_related("baseline_runs")
+        .order_by("-created_at", "-id")
+        .first()
+    )
+    return _baseline_of(run, newest)[0]
+
+
+def _baseline_of(run: Run, newest_alert: Alert | None) -> tuple[list[int], bool]:
+    """The newest alert's baseline, as its alert page compares it; else the natural one
+    (``overview.run_baseline_id``). And whether it is the alert's."""
+    if newest_alert is not None:
+        ids = sorted(r.pk for r in newest_alert.baseline_runs.all())
+        if ids:
+            return ids, True
+    natural = run_baseline_id(run=run)
+    return ([natural] if natural is not None else []), False
 
 
 def alert_links(*, alert: Alert) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from django.utils.safestring import SafeString
 
 from dashboards import chart_queries as cq
 from dashboards.chart_queries import compare as compare_queries
+from dashboards.chart_queries.links import run_compare_baseline
 from dashboards.page_data.compare_series import compare_contexts
 from dashboards.page_data.scopes import scope_index
 from dashboards.page_data.setup_picker import setup_choices, setup_options
@@ -27,7 +28,8 @@ from dashboards.web.page_tools import setup_id_param
 def compare_selection(q) -> tuple[list[int], list[int]]:
     """The two sides from ``base`` and ``new`` (run ids), and from ``base_build`` and
     ``new_build`` (``2.5.25+pri_preempt``: every run of that build) in the set-up ``setup``
-    (an id or ``VolanoMark/P8/UP``); both sides are needed, a run only on one side."""
+    (an id or ``VolanoMark/P8/UP``); both sides are needed, a run only on one side, except
+    that one candidate run alone is compared with the baseline its run page names."""
     base, new = ids_param(q, "base"), ids_param(q, "new")
     if q.get("base_build") or q.get("new_build"):
         setup_id = setup_id_param(q)
@@ -38,6 +40,14 @@ def compare_selection(q) -> tuple[list[int], list[int]]:
         new = list(dict.fromkeys(new + build_param(q, "new_build", builds)))
     if base and not new:
         raise BadParam("new", "give the candidate run ids, e.g. new=15,16")
+    if len(new) == 1 and not base:  # one run: against the baseline its run page names
+        base = run_compare_baseline(run_id=new[0])
+        if not base:
+            raise BadParam(
+                "base",
+                f"run {new[0]} has no baseline: no earlier kernel of its series, and no "
+                "stock run of its kernel; give the baseline run ids, e.g. base=12,13",
+            )
     if new and not base:
         raise BadParam("base", "give the baseline run ids, e.g. base=12,13")
     both = set(base) & set(new)

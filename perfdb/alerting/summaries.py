@@ -32,7 +32,12 @@ from django.db.models.functions import Coalesce
 from django.urls import reverse
 
 from perfdb.alerting import report as list_report
-from perfdb.alerting.queries import ROW_PREFETCHED, ROW_RELATED, kernel_moves_prefetch
+from perfdb.alerting.queries import (
+    ROW_PREFETCHED,
+    ROW_RELATED,
+    alerts_filtered,
+    kernel_moves_prefetch,
+)
 from perfdb.alerting.triage import alerts_bulk_triage
 from perfdb.models import Alert, Result, ResultSummary, Run, Upload
 
@@ -278,6 +283,37 @@ def uploads_with_outcome(*, limit: int = 10) -> list[UploadOutcome]:
         .order_by("-created_at")[:limit]
     )
     return [UploadOutcome(u, u.n_regressions, u.n_improvements, u.n_pending) for u in uploads]
+
+
+@dataclass(frozen=True)
+class UploadMoves:
+    """What an upload's regression check found, as its page, its API answer and the upload
+    script report it. ``checking``: the upload is stored but the check it owes has not
+    finished, so "nothing moved" would be premature."""
+
+    checking: bool
+    regressions: list[Alert]
+    improvements: list[Alert]
+    pending: list[Alert]  # not emailed until confirmed; each says what will confirm it
+
+
+def upload_moves(upload: Upload) -> UploadMoves:
+    """The moves on the upload's runs, and the earlier kernels' steps its runs confirmed
+    (emailed with it: ``notify_upload``), surest first as the email orders them
+    (``summaries.alert_order``). A cleared move is not news and is left out."""
+    alerts = sorted(
+        alerts_filtered()
+        .filter(Q(upload=upload) | Q(notify_upload=upload))
+        .exclude(status=Alert.Status.CLEARED),
+        key=alert_order,
+    )
+    confirmed = [a for a in alerts if a.status != Alert.Status.PENDING]
+    return UploadMoves(
+        checking=upload.status == Upload.Status.DONE and upload.detection_due_at is not None,
+        regressions=[a for a in confirmed if a.direction == Alert.Direction.REGRESSION],
+        improvements=[a for a in confirmed if a.direction == Alert.Direction.IMPROVEMENT],
+        pending=[a for a in alerts if a.status == Alert.Status.PENDING],
+    )
 
 
 def summary_triage(*, summary: Summary, user: User, status: str) -> int:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from django.utils import timezone
 
 from ingest.services import upload_ingest
-from perfdb.models import Run
+from perfdb.models import Alert, Run, Upload
 from tests.bundles import make_bundle, manifest_toml, volano_bundle, volano_log, volano_run
+from tests.factories import AlertFactory, RunFactory, UploadFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -27,6 +29,7 @@ def test_upload_answers_202_then_reports_done_with_runs(client, token, tmp_path)
     assert status["progress"] == {"files_done": 3, "files_total": 3}
     (run,) = status["runs"]
     assert run["url"].endswith(f"/api/runs/{run['id']}/")
+    assert status["check"] == {"state": "running"}  # its regression check is owed
 
 
 def test_the_same_bytes_again_answer_200_with_the_first_upload(client, token, tmp_path):
@@ -164,3 +167,30 @@ def test_preview_of_a_broken_bundle_is_a_400_listing_every_problem(client, token
 def test_preview_needs_a_token(client, tmp_path):
     with open(volano_bundle(tmp_path / "b.tar.gz"), "rb") as f:
         assert client.post("/api/uploads/preview/", {"bundle": f}).status_code in (401, 403)
+
+
+def test_an_upload_says_what_its_check_found_once_it_has_run(client):
+    """A lab script reads the check's outcome from the upload: running while the check is
+    owed, then each move with its build, its note and its page."""
+    upload = UploadFactory(status="done", detection_due_at=timezone.now())
+    run = RunFactory(upload=upload, kernel__version="6.13.0-rc7", patch_set__name="fix")
+    alert = AlertFactory(upload=upload, candidate_run=run, change_pct=-45.2, p_value=0.002)
+    pending = AlertFactory(
+        upload=upload, candidate_run=run, status=Alert.Status.PENDING, method="threshold"
+    )
+    assert client.get(f"/api/uploads/{upload.pk}/").json()["check"] == {"state": "running"}
+    Upload.objects.filter(pk=upload.pk).update(detection_due_at=None)
+    check = client.get(f"/api/uploads/{upload.pk}/").json()["check"]
+    assert check["state"] == "done" and check["improvements"] == []
+    (regression,) = check["regressions"]
+    assert regression["id"] == alert.pk and regression["change_pct"] == -45.2
+    assert (regression["kernel"], regression["patches"]) == ("6.13.0-rc7", "fix")
+    assert regression["page"].endswith(f"/alerts/{alert.pk}/") and regression["note"] == ""
+    (waiting,) = check["pending"]
+    assert waiting["id"] == pending.pk and waiting["note"] == pending.state_short != ""
+
+
+def test_a_failed_or_queued_upload_has_no_check_yet(client):
+    failed, queued = UploadFactory(status="failed"), UploadFactory(status="queued")
+    assert client.get(f"/api/uploads/{failed.pk}/").json()["check"] == {"state": "none"}
+    assert client.get(f"/api/uploads/{queued.pk}/").json()["check"] == {"state": "waiting"}

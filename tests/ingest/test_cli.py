@@ -397,6 +397,7 @@ def test_the_new_users_sysbench_captures_email_the_regression_with_the_second_ke
     }
     env = {"PERFDB_SERVER": live_server.url, "PERFDB_TOKEN": token}
     subjects: dict[str, list[str]] = {}
+    printed: dict[str, str] = {}
     for kernel, values in trials.items():
         state.write_text(json.dumps(values))
         common = ["run", "--workload", "sysbench-cpu", "--hardware", "lab1", "--trials", "3"]
@@ -404,6 +405,7 @@ def test_the_new_users_sysbench_captures_email_the_regression_with_the_second_ke
             *common, "--kernel", kernel, "--quiet", "--", fake, state, cwd=tmp_path, env=env
         )
         assert done.returncode == 0, done.stdout + done.stderr
+        printed[kernel] = done.stdout
         wait_for_worker_idle()
         deadline = time.time() + 10
         while time.time() < deadline and kernel == "6.2.0" and not handler.messages:
@@ -416,3 +418,8 @@ def test_the_new_users_sysbench_captures_email_the_regression_with_the_second_ke
     alert = Alert.objects.get(metric__name="events_per_s", candidate_run__kernel__version="6.2.0")
     assert alert.direction == "regression" and alert.status == "untriaged"
     assert alert.change_pct == pytest.approx((191.333 - 348.167) / 348.167 * 100, abs=0.01)
+    # the script waited for the check and printed what it found, as the email says it
+    assert "regression check: nothing moved against the runs' baselines" in printed["6.1.0"]
+    assert "regression check: 1 regression, 0 improvements, 0 pending" in printed["6.2.0"]
+    line = f"REGRESSION events_per_s {alert.change_pct:+.1f} %: sysbench-cpu on lab1, 6.2.0: "
+    assert line + f"{live_server.url}/alerts/{alert.pk}/" in printed["6.2.0"]

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from django.utils import timezone
 
 from perfdb.models import Alert
 from tests.factories import AlertFactory, MetricFactory, RunFactory, UploadFactory
@@ -39,7 +40,8 @@ def test_the_upload_page_lists_each_run_with_workload_kernel_and_patches(client,
     )
     assert row, table[:500]
     cells = re.findall(r"<td>(.*?)</td>", row.group(1))
-    assert cells == ["VolanoMark 2.1.2", "2.5.25", "pri_preempt", "P8", "UP"]
+    compare = f'<a href="/compare/?new={patched.pk}">compare</a>'
+    assert cells == ["VolanoMark 2.1.2", "2.5.25", "pri_preempt", "P8", "UP", compare]
     stock = data.run("2.4.20")
     assert re.search(
         rf"run {stock.pk}</a></td><td>VolanoMark 2.1.2</td><td>2.4.20</td><td>stock", table
@@ -76,6 +78,38 @@ def test_what_changed_lists_confirmed_moves_apart_from_pending_ones(client):
     assert pending.state_short in listed.group(1) and pending.state_note in listed.group(1)
     assert f"/alerts/{confirmed.pk}/" in html and f"/alerts/{confirmed.pk}/" not in listed.group(1)
     assert "latency_ms" not in html
+
+
+@pytest.mark.django_db
+def test_while_the_check_runs_the_page_says_so_rather_than_nothing_moved(client):
+    """An upload is done before its regression check: "0 regressions" then would be news
+    the check has not made. The page says the check is under way and refreshes itself."""
+    upload = UploadFactory(status="done", detection_due_at=timezone.now())
+    html = client.get(f"/uploads/{upload.pk}/").content.decode()
+    assert 'id="check-running"' in html and 'id="alert-summary"' not in html
+    assert '<meta http-equiv="refresh"' in html
+    upload.detection_due_at = None
+    upload.save()
+    html = client.get(f"/uploads/{upload.pk}/").content.decode()
+    assert '<p id="alert-summary">0 regressions, 0 improvements' in html
+    assert 'id="check-running"' not in html and '<meta http-equiv="refresh"' not in html
+
+
+@pytest.mark.django_db
+def test_an_earlier_step_this_upload_confirmed_is_listed_with_it(client):
+    """A one-trial step is confirmed by the next kernel's upload and emailed with it: that
+    upload's page lists it, saying whose step it is."""
+    earlier, confirming = UploadFactory(status="done"), UploadFactory(status="done")
+    step = AlertFactory(
+        upload=earlier,
+        notify_upload=confirming,
+        candidate_run=RunFactory(upload=earlier, kernel__version="6.13.0-rc2"),
+    )
+    html = client.get(f"/uploads/{confirming.pk}/").content.decode()
+    assert '<p id="alert-summary">1 regression, 0 improvements' in html
+    assert f"/alerts/{step.pk}/" in html and "confirmed by this one" in html
+    html = client.get(f"/uploads/{earlier.pk}/").content.decode()
+    assert f"/alerts/{step.pk}/" in html and "confirmed by this one" not in html
 
 
 # --- the new-upload page in Chromium (upload_new) ----------------------------------------------

@@ -15,7 +15,7 @@ from statistics import fmean
 import pytest
 
 from dashboards.page_data.compare import note_parts
-from perfdb.models import Metric
+from perfdb.models import Metric, Run
 from tests.bundles import ingest_bundle, make_bundle, manifest_toml, volano_log, volano_run
 from tests.dashboards.data import (
     SERIES,
@@ -86,6 +86,23 @@ def test_a_name_that_is_unknown_or_ambiguous_is_a_400_saying_so(client, data, qu
     response = client.get(f"/compare/?{query}")
     assert response.status_code == 400
     assert says in unescape(response.content.decode())
+
+
+def test_one_run_alone_is_compared_with_the_baseline_its_run_page_names(client, data):
+    """The upload page links each run as /compare/?new=ID: a patched build against its
+    kernel's stock run, a stock kernel against the one before; the first kernel of a series
+    has none, which the 400 says."""
+    patched, stock = data.run("2.5.25", "pri_preempt"), data.run("2.5.25")
+    alone = client.get(f"/compare/?new={patched.pk}")
+    assert alone.status_code == 200
+    both = client.get(f"/compare/?base={stock.pk}&new={patched.pk}")
+    assert rows(alone.content.decode()) == rows(both.content.decode())
+    first = min(
+        Run.objects.filter(setup_id=stock.setup_id, patch_set__name="").select_related("kernel"),
+        key=lambda r: r.kernel.sort_key,
+    )
+    response = client.get(f"/compare/?new={first.pk}")
+    assert response.status_code == 400 and "has no baseline" in unescape(response.content.decode())
 
 
 def test_rows_lead_with_the_headline_metric_and_vmstat_last(client, data):
