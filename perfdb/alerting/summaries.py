@@ -27,7 +27,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, F, Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, F, Max, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 
@@ -255,18 +255,25 @@ class UploadOutcome:
     improvements: int
     pending: int
 
+    @property
+    def checking(self) -> bool:
+        """Stored, its regression check not finished: "no change" would be premature."""
+        return self.upload.status == Upload.Status.DONE and self.upload.detection_due_at is not None
+
 
 def uploads_with_outcome(*, limit: int = 10) -> list[UploadOutcome]:
-    """The newest uploads with what their builds moved: confirmed regressions and
-    improvements and pending moves on their runs. One query: each count a correlated
-    subquery over the upload's runs' alerts (indexed by candidate run), only for the
-    ``limit`` uploads shown."""
+    """The newest uploads with what their checks found, as each upload's page lists it
+    (``upload_moves``): confirmed regressions and improvements and pending moves on their
+    runs, and the earlier kernels' steps each confirmed. One query: each count a correlated
+    subquery over the alerts of the upload (indexed by upload and by the upload that
+    confirmed them), only for the ``limit`` uploads shown."""
 
     def counted(**where: object) -> Coalesce:
+        upload = OuterRef("pk")
         alerts = (
-            Alert.objects.filter(candidate_run__upload_id=OuterRef("pk"), **where)
+            Alert.objects.filter(Q(upload_id=upload) | Q(notify_upload_id=upload), **where)
             .order_by()
-            .values("candidate_run__upload_id")
+            .values(one=Value(1))
             .annotate(n=Count("pk"))
             .values("n")
         )

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import pytest
 from django.core.exceptions import PermissionDenied
+from django.utils import timezone
 
 from perfdb.alerting import summaries
 from perfdb.alerting.email_render import headline
 from perfdb.alerting.report import report_text
 from perfdb.models import Alert, AlertEvent
-from tests.factories import AlertFactory, MetricFactory, ResultFactory, RunFactory
+from tests.factories import AlertFactory, MetricFactory, ResultFactory, RunFactory, UploadFactory
 from tests.perfdb.alerting.builds import o1_regression, upload_builds
 
 pytestmark = pytest.mark.django_db
@@ -161,6 +162,20 @@ def test_open_regressions_for_the_overview_in_one_query(tmp_path, django_assert_
     Alert.objects.exclude(status="pending").update(status="fixed")
     found = summaries.summaries_open()
     assert [(s.build, len(s.alerts)) for s in found] == [("2.4.20+slow", 2), ("2.4.20+O(1)", 1)]
+
+
+def test_an_uploads_outcome_counts_the_steps_it_confirmed_and_waits_for_its_check():
+    """The overview's outcome of an upload is its page's: an earlier kernel's step the
+    upload confirmed counts for it, and while its check is owed it says so."""
+    earlier = UploadFactory(status="done", filename="rc1.tar.gz")
+    confirming = UploadFactory(status="done", filename="rc2.tar.gz")
+    owed = UploadFactory(status="done", filename="rc3.tar.gz", detection_due_at=timezone.now())
+    AlertFactory(upload=earlier, notify_upload=confirming, candidate_run__upload=earlier)
+    outcomes = {o.upload.filename: o for o in summaries.uploads_with_outcome()}
+    assert outcomes["rc2.tar.gz"].regressions == outcomes["rc1.tar.gz"].regressions == 1
+    assert [f for f, o in outcomes.items() if o.checking] == [owed.filename]
+    assert len(summaries.upload_moves(confirming).regressions) == 1
+    assert summaries.upload_moves(owed).checking
 
 
 def test_uploads_with_their_outcome_in_one_query(tmp_path, django_assert_num_queries):
