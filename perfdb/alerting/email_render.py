@@ -31,7 +31,7 @@ def alert_rows(alerts: list[Alert]) -> list[dict[str, object]]:
                 "mode": alert.setup.mode,
                 "metric": f"{alert.metric.name} ({alert.metric.unit})",
                 "change": f"{alert.change_pct:+.1f}%",  # the robot's way: a sign, no space
-                "kernel": alert.candidate_run.kernel.version,
+                "kernel": alert.candidate_run.kernel.display,  # a commit with its subject
                 "patches": alert.candidate_run.patch_set.name or "stock",
                 "baseline": builds_text(r.build for r in baselines),
                 "confidence": "single value"

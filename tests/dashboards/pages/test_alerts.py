@@ -5,11 +5,12 @@ test_alert_forms.py."""
 from __future__ import annotations
 
 import json
+from html import unescape
 
 import pytest
 
 from perfdb.models import Alert
-from tests.factories import SubscriptionFactory
+from tests.factories import AlertFactory, CommitKernelFactory, SubscriptionFactory, UploadFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -97,3 +98,23 @@ def test_daily_digest_collects_the_days_regressions(alert, user, smtp_server, se
     assert outbox_send(message_id=message_id) == "sent"
     (received,) = handler.messages
     assert received["To"] == "digest@lab.example"
+
+
+def test_a_commit_is_named_with_its_subject_where_people_read_it(client):
+    """A kernel test robot's culprit is a commit: its pages, the alert list, the overview
+    and the upload page name it by hash and subject, as the robot's mail does."""
+    commit = CommitKernelFactory(
+        version="893598979838", subject="do_pollfd(): convert to CLASS(fd)"
+    )
+    upload = UploadFactory(status="done")
+    alert = AlertFactory(upload=upload, candidate_run__kernel=commit, candidate_run__upload=upload)
+    named = '893598979838 ("do_pollfd(): convert to CLASS(fd)")'
+    for url in (
+        f"/alerts/{alert.pk}/",
+        f"/runs/{alert.candidate_run_id}/",
+        "/alerts/",
+        f"/uploads/{upload.pk}/",
+    ):
+        assert named in unescape(client.get(url).content.decode()), url
+    overview = unescape(client.get("/").content.decode())
+    assert '("do_pollfd(): convert to CLASS(fd)")' in overview

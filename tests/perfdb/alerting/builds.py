@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ingest.services import upload_create
 from perfdb.alerting.check_data import detector_settings
-from perfdb.alerting.regressions import regressions_check_upload
+from perfdb.alerting.regressions import detection_run
 from perfdb.detector import detection, policy
 from perfdb.models import Alert, Metric, Result, Run, Threshold, Upload
 from tests.bundles import (
@@ -44,7 +44,8 @@ def upload_builds(tmp_path: Path, name: str, runs: Sequence[Build]) -> Upload:
         for run in Run.objects.filter(upload=upload)
         for metric_id in run.results.values_list("metric_id", flat=True)
     }
-    regressions_check_upload(upload_id=upload.pk, series=series)
+    detection_run(upload_id=upload.pk, series=sorted(series))
+    upload.refresh_from_db()
     return upload
 
 
@@ -115,13 +116,15 @@ def ingest_runs(tmp_path, name: str, runs: list[tuple[str, str, tuple[int, ...]]
 
 
 def check(upload) -> int:
+    """The upload's regression check as its task runs it: its series, then its mark
+    cleared (its page then shows what the check found)."""
     runs = Run.objects.filter(upload=upload)
     series = {
         (run.setup_id, metric_id)
         for run in runs
         for metric_id in run.results.values_list("metric_id", flat=True)
     }
-    return regressions_check_upload(upload_id=upload.pk, series=series)
+    return detection_run(upload_id=upload.pk, series=sorted(series))
 
 
 def upload(tmp_path, name: str, kernel: str, values: tuple[int, ...]):
