@@ -2,12 +2,13 @@
 
 The traces are plain data, as Plotly's ``to_plotly_json()`` gives them, without its
 validating graph objects (~1 ms a trace, most of a page of 24 thresholds' 96 traces on an
-emptied cache); the layouts are Plotly's, made once a call.
+emptied cache); the layouts are Plotly's, made once (the bars') or once a call (the heatmaps').
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 from typing import Any
 
 import plotly.graph_objects as go
@@ -84,15 +85,12 @@ def _bars(rows: tuple[WakeupRow, ...]) -> dict[str, Any]:
     """One subplot per column; x = nice pairs in the order given; one bar per threshold."""
     pairs = list(dict.fromkeys(pair_label(r) for r in rows))
     thresholds = sorted({r.threshold for r in rows})
-    fig = make_subplots(rows=len(VALUES), cols=1, shared_xaxes=True, vertical_spacing=0.05)
-    title = "Wakeups and priority preemptions by nice pair"
-    layout = base_layout(title, "", "", n_legend=len(thresholds), height=220 * len(VALUES) + 160)
-    for axis in ("xaxis", "yaxis"):  # make_subplots owns the axes
-        del layout[axis]
-    fig.update_layout(layout, barmode="group")
+    layout = copy.deepcopy(_bars_layout(len(thresholds)))
+    for row_no in range(1, len(VALUES) + 1):
+        layout["xaxis" if row_no == 1 else f"xaxis{row_no}"]["categoryarray"] = list(pairs)
     hover = {id(r): _hover(r) for r in rows}
     traces = []
-    for row_no, (field, (label, unit)) in enumerate(VALUES.items(), start=1):
+    for row_no, field in enumerate(VALUES, start=1):
         axis = "" if row_no == 1 else str(row_no)
         for i, threshold in enumerate(thresholds):
             subset = [r for r in rows if r.threshold == threshold]
@@ -112,12 +110,27 @@ def _bars(rows: tuple[WakeupRow, ...]) -> dict[str, Any]:
                     "yaxis": f"y{axis}",
                 }
             )
+    return {"data": plain(traces), "layout": layout}
+
+
+@functools.lru_cache(maxsize=32)
+def _bars_layout(n_thresholds: int) -> dict[str, Any]:
+    """The bars' layout (Plotly's subplots, validated once per number of thresholds: ~18 ms
+    each time), each x axis's categories left empty for the nice pairs."""
+    fig = make_subplots(rows=len(VALUES), cols=1, shared_xaxes=True, vertical_spacing=0.05)
+    title = "Wakeups and priority preemptions by nice pair"
+    layout = base_layout(title, "", "", n_legend=n_thresholds, height=220 * len(VALUES) + 160)
+    for axis in ("xaxis", "yaxis"):  # make_subplots owns the axes
+        del layout[axis]
+    fig.update_layout(layout, barmode="group")
+    for row_no, (label, unit) in enumerate(VALUES.values(), start=1):
         fig.update_yaxes(title_text=f"{label} ({unit})", row=row_no, col=1)
         fig.update_xaxes(
-            type="category", categoryorder="array", categoryarray=pairs, row=row_no, col=1
+            type="category", categoryorder="array", categoryarray=[], row=row_no, col=1
         )
     fig.update_xaxes(title_text="server nice / client nice", row=len(VALUES), col=1)
-    return {**to_dict(fig), "data": plain(traces)}
+    made: dict[str, Any] = to_dict(fig)["layout"]
+    return made
 
 
 def _heatmap_layout() -> dict[str, Any]:
