@@ -58,6 +58,10 @@ staircases, one trial a run), besides the long monitored history.
   CV and trials), and the series' run-to-run noise has the prior the product pools from
   them (``sibling_prior``, as ``perfdb/alerting/noise_prior.py``); the rows without it are
   a workload run on one setup only.
+- rerun-20 / clean-rerun: a short series (3-6 kernels) in a lab with run-to-run noise (each
+  run's level off by up to 1 x the trials' CV, drawn per series) where one kernel before the
+  step (any but the newest, in the clean twin) was run again: the rerun is all the series
+  knows of that noise.
 - upload-30: 30 clean metrics uploaded together (one group: 30 independent clean short
   series of the same 3-6 kernels and trials, each metric its own CV and direction): the
   false alerts a lab sees per upload (one upload = one kernel of all 30 metrics), total
@@ -148,6 +152,8 @@ class Cell:
     upload: bool = False  # groups of UPLOAD_METRICS clean metrics uploaded together
     siblings: int = 0  # the workload's other setups the product's prior is pooled from
     drift: tuple[int, int] = (0, 0)  # the last kernels drawn from this range each ``size`` % worse
+    rerun: bool = False  # one kernel of the level before the step (any but the last) run twice
+    between: float = 0.0  # run-to-run noise of each run, drawn up to this x the trials' CV
 
     @property
     def clean(self) -> bool:
@@ -248,6 +254,24 @@ def _cells() -> tuple[Cell, ...]:
             for c in one1_cells
         ],
         Cell("upload-30", "30 clean 3-6 kernel metrics an upload", short, goal=0.3, upload=True),
+        Cell(
+            "rerun-20",
+            "3-6 kernels, one run again, run-to-run noise, 20 % step",
+            short,
+            1,
+            20,
+            rerun=True,
+            between=1.0,
+            goal=80.0,
+        ),
+        Cell(
+            "clean-rerun",
+            "3-6 kernels, one run again, run-to-run noise",
+            short,
+            rerun=True,
+            between=1.0,
+            goal=1.0,
+        ),
     ]
     return tuple(cells)
 
@@ -336,15 +360,25 @@ def make_case(
     factor, steps = _levels(rng, cell, n, sign)
     sd = cv * base
     mode = rng.choice((1.0, -1.0)) * 0.10
-    values = [[_trial(rng, cell.noise, base * f, sd, mode) for _ in range(count)] for f in factor]
+    # the runs in upload order, by kernel: one kernel before the first step run twice
+    runs = list(range(n))
+    if cell.rerun:
+        again = rng.randrange((steps[0] if steps else n - 1) or 1)
+        runs.insert(again + 1, again)
+    between = rng.uniform(0.0, cell.between) * cv if cell.between else 0.0
+    values = []
+    for k in runs:
+        level = base * factor[k] * (1.0 + rng.gauss(0.0, between)) if between else base * factor[k]
+        values.append([_trial(rng, cell.noise, level, sd, mode) for _ in range(count)])
     if cell.noise == "outlier":
         k, t = rng.randrange(n), rng.randrange(count)
         values[k][t] += rng.choice((1.0, -1.0)) * 5 * sd
     first = rng.randint(0, 200)
     points = tuple(
-        Point(run_id=k + 1, kernel=f"2.6.{first + k}", patches=(), values=tuple(v))
-        for k, v in enumerate(values)
+        Point(run_id=i + 1, kernel=f"2.6.{first + k}", patches=(), values=tuple(v))
+        for i, (k, v) in enumerate(zip(runs, values, strict=True))
     )
+    steps = [runs.index(at) for at in steps]  # as runs, which the alerts name
     up = sign > 0
     series = Series(
         kind=cell.name,

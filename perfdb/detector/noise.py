@@ -62,9 +62,11 @@ def trial_noise(points: Sequence[Point], settings: Settings) -> TrialNoise:
 
     Within-run: every run's trial variance pooled (by n - 1). Run-to-run: the spread of the
     means of runs of one build (kernel and patch set run twice) beyond what their trials
-    explain, and the workload/metric's typical level noise (``prior_noise_pct``, worth
-    ``prior_weight`` moves). Never the kernel-to-kernel moves: a test whose noise grew with
-    the step it judges (a series that got worse read as noisier) could not see the step.
+    explain, pooled with what is assumed when nothing measures it (``short_between_ratio``,
+    worth ``rerun_prior_dof``) unless the workload/metric's typical level noise is known
+    (``prior_noise_pct``, worth ``prior_weight`` moves). Never the kernel-to-kernel moves: a
+    test whose noise grew with the step it judges (a series that got worse read as noisier)
+    could not see the step.
     """
     repeated = _repeated_builds(points)
     groups = [p.values for p in points]
@@ -81,6 +83,10 @@ def trial_noise(points: Sequence[Point], settings: Settings) -> TrialNoise:
         dof += moves
     if dof:
         sources.append((weighted / dof, float(dof)))
+        if within is not None and settings.prior_noise_pct is None:
+            # the assumption used when nothing measures it, as evidence beside the reruns
+            assumed = (within * settings.short_between_ratio) ** 2
+            sources.append((assumed, settings.rerun_prior_dof))
     if settings.prior_noise_pct is not None:
         share = (within or 0.0) ** 2 / typical if within is not None else 0.0
         prior_var = max(settings.prior_noise_pct**2 - share, 0.0)

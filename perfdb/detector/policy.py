@@ -64,6 +64,11 @@ class Settings:
     # run-to-run noise assumed, as a share of the within-run noise, where nothing measures it
     # (no repeated build, no prior, too few kernels at one level): a test on the trials
     short_between_ratio: float = 0.0
+    # how many degrees of freedom that assumption is worth beside a few repeated builds (no
+    # prior): a kernel run twice whose runs disagree is one dof, whose t-quantile (~400 at
+    # the short scan's alpha) hid a 37 % step lasting three kernels; pooled with this, the
+    # rerun still widens the test without blinding it
+    rerun_prior_dof: float = 4.0
     # A drift (perfdb/detector/drift.py): the slope of the stock series' trailing window of
     # this many kernels (at least ``drift_min_kernels`` since the last step), tested one-sided
     # at ``drift_alpha``: a series tests a window at every upload, so past ``budget_kernels``
