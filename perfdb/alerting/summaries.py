@@ -257,8 +257,13 @@ class UploadOutcome:
 
     @property
     def checking(self) -> bool:
-        """Stored, its regression check not finished: "no change" would be premature."""
-        return self.upload.status == Upload.Status.DONE and self.upload.detection_due_at is not None
+        return check_running(self.upload)
+
+
+def check_running(upload: Upload) -> bool:
+    """Stored, the regression check it owes not finished (the check clears its mark): "no
+    change" or "nothing moved" would be premature."""
+    return upload.status == Upload.Status.DONE and upload.detection_due_at is not None
 
 
 def uploads_with_outcome(*, limit: int = 10) -> list[UploadOutcome]:
@@ -316,7 +321,7 @@ def upload_moves(upload: Upload) -> UploadMoves:
     )
     confirmed = [a for a in alerts if a.status != Alert.Status.PENDING]
     return UploadMoves(
-        checking=upload.status == Upload.Status.DONE and upload.detection_due_at is not None,
+        checking=check_running(upload),
         regressions=[a for a in confirmed if a.direction == Alert.Direction.REGRESSION],
         improvements=[a for a in confirmed if a.direction == Alert.Direction.IMPROVEMENT],
         pending=[a for a in alerts if a.status == Alert.Status.PENDING],
