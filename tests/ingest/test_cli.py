@@ -169,23 +169,56 @@ def test_run_with_dbench_and_schedstat_snapshots(tmp_path, monkeypatch, capsys):
 
 
 def test_run_takes_one_of_several_records_with_select(tmp_path):
-    """fio reports a job, each direction and each disk: --select picks the run's record."""
+    """fio reports a job, each direction and each disk: --select picks the run's record;
+    a mixed read/write job without it is refused with the keys named."""
     if not shutil.which("fio"):
         pytest.skip("fio not installed (apt-get install fio)")
-    fio = ["fio", "--name=seq", "--rw=read", "--size=1m", f"--directory={tmp_path}"]
+    fio = ["fio", "--name=mix", "--rw=randrw", "--size=1m", f"--directory={tmp_path}"]
     fio.append("--output-format=json")
-    base = ["run", "--workload", "fio-seq", "--dry-run", "--quiet", "--keep"]
+    base = ["run", "--workload", "fio-mix", "--dry-run", "--quiet", "--keep"]
     whole = script(*base, tmp_path / "all", "--", *fio, cwd=tmp_path)
     assert whole.returncode == 0, whole.stdout + whole.stderr
     with pytest.raises(PlanError, match="select = "):  # the server's error names the keys
         read_bundle(kept_bundle(tmp_path / "all"))
-    select = ["--select", "job=seq", "--select", "direction=read"]
+    select = ["--select", "job=mix", "--select", "direction=write"]
     one = script(*base, tmp_path / "one", *select, "--", *fio, cwd=tmp_path)
     assert one.returncode == 0, one.stdout + one.stderr
     manifest, _ = read_bundle(kept_bundle(tmp_path / "one"))
     (run,) = manifest.runs
-    assert manifest.format == 2 and dict(run.files[0].select) == {"job": "seq", "direction": "read"}
-    assert run.params == {"command": " ".join(fio), "job": "seq", "direction": "read"}
+    assert manifest.format == 2 and dict(run.files[0].select) == {
+        "job": "mix",
+        "direction": "write",
+    }
+    assert run.params == {"command": " ".join(fio), "job": "mix", "direction": "write"}
+
+
+def test_one_fio_job_doing_one_kind_of_io_is_taken_without_flags(tmp_path):
+    """A new user's first fio capture: one job reading. Its job and direction are the one
+    run there is, taken as the flags would take them (the same series either way)."""
+    if not shutil.which("fio"):
+        pytest.skip("fio not installed (apt-get install fio)")
+    fio = ["fio", "--name=seq", "--rw=read", "--size=1m", f"--directory={tmp_path}"]
+    fio.append("--output-format=json")
+    base = ["run", "--workload", "fio-seq", "--dry-run", "--quiet", "--trials", "2", "--keep"]
+    alone = script(*base, tmp_path / "alone", "--", *fio, cwd=tmp_path)
+    assert alone.returncode == 0, alone.stdout + alone.stderr
+    assert "taking --select job=seq --select direction=read" in alone.stderr
+    manifest, _ = read_bundle(kept_bundle(tmp_path / "alone"))
+    (run,) = manifest.runs
+    assert [dict(f.select) for f in run.files] == [{"job": "seq", "direction": "read"}] * 2
+    flags = ["--select", "job=seq", "--select", "direction=read"]
+    named = script(*base, tmp_path / "named", *flags, "--", *fio, cwd=tmp_path)
+    assert named.returncode == 0, named.stdout + named.stderr
+    (same,) = read_bundle(kept_bundle(tmp_path / "named"))[0].runs
+    assert (
+        run.params
+        == same.params
+        == {
+            "command": " ".join(fio),
+            "job": "seq",
+            "direction": "read",
+        }
+    )
 
 
 def test_a_capture_of_several_runs_is_told_which_flags_pick_one():
