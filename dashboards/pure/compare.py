@@ -320,25 +320,8 @@ def _reason(verdict: policy.Verdict | None, context: SeriesContext) -> str:
         return verdict.reason
     if abs(verdict.change_pct) < verdict.threshold_pct:
         where = " for this series" if context.pair and context.pair.noise is not None else ""
-        why = _little_known(context.pair.noise if context.pair else None)
-        return (
-            f"below the detector's noise threshold{where} ({needed} needed; {verdict.reason}){why}"
-        )
+        return f"below the detector's noise threshold{where} ({needed} needed; {verdict.reason})"
     return verdict.reason
-
-
-def _little_known(noise: policy.Noise | float | None) -> str:
-    """Why a threshold is far above the trials' spread: the run-to-run noise it adds is read
-    from a build or two run again (one disagreeing rerun, one degree of freedom: a
-    t-quantile in the hundreds), and what would pin it down."""
-    if not isinstance(noise, policy.Noise) or noise.between_pct <= 0 or noise.dof >= 3:
-        return ""
-    runs = "run" if round(noise.dof) == 1 else "runs"
-    return (
-        f"; the series' runs of one kernel differ by {percent_text(noise.between_pct)} "
-        f"beyond their trials, known from {noise.dof:g} repeated {runs} only: running "
-        "its kernels again measures that noise and lowers the threshold"
-    )
 
 
 def _alert_note(

@@ -66,7 +66,7 @@ class Settings:
     short_between_ratio: float = 0.0
     # how many degrees of freedom that assumption is worth beside a few repeated builds (no
     # prior): a kernel run twice whose runs disagree is one dof, whose t-quantile (~400 at
-    # the short scan's alpha) hid a 37 % step lasting three kernels; pooled with this, the
+    # the short scan's alpha) hid a -30 % step lasting three kernels; pooled with this, the
     # rerun still widens the test without blinding it
     rerun_prior_dof: float = 4.0
     # A drift (perfdb/detector/drift.py): the slope of the stock series' trailing window of
