@@ -312,7 +312,10 @@ class UploadMoves:
 def upload_moves(upload: Upload) -> UploadMoves:
     """The moves on the upload's runs, and the earlier kernels' steps its runs confirmed
     (emailed with it: ``notify_upload``), surest first as the email orders them
-    (``summaries.alert_order``). A cleared move is not news and is left out."""
+    (``summaries.alert_order``). A cleared move is not news and is left out. While the
+    check runs nothing is read: the page and the script that poll it show only that."""
+    if check_running(upload):
+        return UploadMoves(checking=True, regressions=[], improvements=[], pending=[])
     alerts = sorted(
         alerts_filtered()
         .filter(Q(upload=upload) | Q(notify_upload=upload))
@@ -321,7 +324,7 @@ def upload_moves(upload: Upload) -> UploadMoves:
     )
     confirmed = [a for a in alerts if a.status != Alert.Status.PENDING]
     return UploadMoves(
-        checking=check_running(upload),
+        checking=False,
         regressions=[a for a in confirmed if a.direction == Alert.Direction.REGRESSION],
         improvements=[a for a in confirmed if a.direction == Alert.Direction.IMPROVEMENT],
         pending=[a for a in alerts if a.status == Alert.Status.PENDING],
