@@ -42,7 +42,6 @@ from perfdb.detector.detection import (
 )
 from perfdb.detector.drift import METHOD as DRIFT_METHOD
 from perfdb.detector.noise import trial_noise
-from perfdb.detector.order_stats import Floats
 from perfdb.detector.points import (
     Change,
     Columns,
@@ -65,6 +64,7 @@ from perfdb.detector.policy import (
     pooled_level_noise_pct,
     usable_threshold_pct,
 )
+from perfdb.detector.stats import Floats
 
 __all__ = [
     "BETTER_CHOICES",

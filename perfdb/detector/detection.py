@@ -21,11 +21,11 @@ from perfdb.detector.ab_compare import ab_change, baseline_runs
 from perfdb.detector.drift import drift_changes
 from perfdb.detector.long_series import Series, Steps, analysed, analysed_for_check, series_steps
 from perfdb.detector.noise import segment_spread, trial_noise
-from perfdb.detector.order_stats import Floats
 from perfdb.detector.points import Change, Columns, Ordered, Scanned, kernel_of, ordered
 from perfdb.detector.points import Point as Point  # named detection.Point by the compare page
 from perfdb.detector.policy import Settings as Settings  # and detection.Settings by tests
 from perfdb.detector.short_scan import ShortScan, short_changes, stock_scan
+from perfdb.detector.stats import Floats
 
 DEFAULTS = Settings()
 

@@ -17,9 +17,8 @@ from itertools import chain
 
 from scipy import stats as scipy_stats
 
-from perfdb.detector import order_stats, placement, policy, stats, step_scan
+from perfdb.detector import placement, policy, stats, step_scan
 from perfdb.detector.noise import series_noise
-from perfdb.detector.order_stats import Floats
 from perfdb.detector.points import (
     Change,
     Columns,
@@ -32,6 +31,7 @@ from perfdb.detector.points import (
     stock_kernels,
 )
 from perfdb.detector.policy import Settings
+from perfdb.detector.stats import Floats
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ def analyse_of(
     noise = series_noise(of[3], levels, settings)
     if noise is None:
         return None
-    centre = order_stats.middle_size(levels, floats=True)  # levels: fsum / n, or floats
+    centre = stats.middle_size(levels, floats=True)  # levels: fsum / n, or floats
     # every trial, in the points' order
     trials = chain.from_iterable(of[3]) if singles is None else singles
     resolution = settings.resolution or policy.resolution_of(trials)

@@ -20,7 +20,7 @@ from statistics import fmean
 from typing import NamedTuple, cast, overload
 
 from perfdb.detector import placement, policy
-from perfdb.detector.order_stats import Floats
+from perfdb.detector.stats import Floats
 from perfdb.kernels import parse_kernel
 
 

@@ -2,6 +2,16 @@
 
 The arithmetic under the noise model and the tests, testable without points, kernels or
 baselines. Nothing here knows which direction of a metric is better.
+
+The order statistics of a long series' levels (its typical size, the middle |level|, and its
+kernel-to-kernel moves sorted) are computed with numpy: a check over 60 series of 1,000
+kernels sorted 1,000 Python floats three times per series for them. numpy sorts (or
+partitions) the same IEEE values: every float comes back as it went in, and among floats
+without a NaN a sorted order is unique up to equal values, and two equal sizes are the same
+float (an absolute value is never -0.0). So the answer is the sort's, bit for bit. A NaN has
+no place in an order (Python's sort and numpy's put it in different places): with a NaN or
+an infinite value (whose moves are NaN) the plain sort decides. ``Floats`` carries a
+series' levels with their array, converted once for every statistic that reads them.
 """
 
 from __future__ import annotations
@@ -15,8 +25,6 @@ from statistics import NormalDist, fmean
 
 import numpy as np
 from scipy import stats as scipy_stats
-
-from perfdb.detector import order_stats
 
 
 def relative_change_pct(baseline: Sequence[float], candidate: Sequence[float]) -> float:
@@ -164,10 +172,10 @@ def level_noise_pct(
     moves (runs switching mode) are its noise, and leaving a fifth of them out read a long
     bimodal series as quiet and its second-mode runs as steps.
     """
-    moves = order_stats.sorted_moves(levels)  # numpy's sort of a long series' moves
+    moves = sorted_moves(levels)  # numpy's sort of a long series' moves
     if not moves:
         return None, 0
-    centre = order_stats.middle_size(levels)  # = sorted(map(abs, levels))[len(levels) // 2]
+    centre = middle_size(levels)  # = sorted(map(abs, levels))[len(levels) // 2]
     if centre == 0:
         return None, 0
     keep = max(1, math.ceil((1 - trim) * len(moves)), len(moves) - max_trimmed)
@@ -197,3 +205,64 @@ def truncated_square(kept: float) -> float:
     normal = NormalDist()
     c = normal.inv_cdf((1 + kept) / 2)
     return 1 - 2 * c * normal.pdf(c) / kept
+
+
+# --- order statistics of a long series' levels, with numpy ---
+
+SORT_VECTOR_FROM = 64  # values: below this the plain sort is as fast
+
+
+class Floats(list[float]):
+    """Python floats that carry their numpy array too (``array``, read-only), for a series'
+    levels that several statistics read: converted once, not once per statistic. Made from
+    the array (``tolist``: every element a Python float, the array's own); never changed
+    after (the array would no longer be the list)."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array: np.ndarray) -> None:
+        self.array = np.array(array, dtype=float)  # a native copy no one else holds
+        self.array.flags.writeable = False
+        super().__init__(self.array.tolist())
+
+
+def _floats(values: Sequence[float], *, floats: bool = False) -> np.ndarray | None:
+    """The values as a float array, for a long sequence of finite floats (an infinite
+    level makes a NaN move). ``floats``: the caller knows they are all floats."""
+    if type(values) is Floats and len(values) >= SORT_VECTOR_FROM:
+        array: np.ndarray = values.array
+        return array if np.isfinite(array).all() else None
+    if len(values) < SORT_VECTOR_FROM or not (floats or set(map(type, values)) == {float}):
+        return None
+    array = np.asarray(values, dtype=float)
+    return array if np.isfinite(array).all() else None
+
+
+def middle_size(values: Sequence[float], *, floats: bool = False) -> float:
+    """``sorted(map(abs, values))[len(values) // 2]``: a partition, not a sort, when long.
+    ``floats``: the caller knows every value is a float."""
+    middle = len(values) // 2
+    array = _floats(values, floats=floats)
+    if array is None:
+        return sorted(map(abs, values))[middle]
+    return float(np.partition(np.abs(array), middle)[middle])
+
+
+def sorted_moves(levels: Sequence[float]) -> list[float]:
+    """``sorted(abs_moves(levels))``: for a long sequence of finite floats numpy's
+    ``abs(diff)``, as ``abs_moves`` reads such a sequence, sorted in numpy; for others the
+    plain sort."""
+    array = _floats(levels)
+    if array is None:
+        return sorted(abs_moves(levels))
+    moves: list[float] = np.sort(np.abs(np.diff(array))).tolist()
+    return moves
+
+
+def abs_moves(levels: Sequence[float]) -> list[float]:
+    """|x[i+1] - x[i]| for each neighbour pair; numpy for a long series of floats (the same
+    IEEE subtraction, the same floats back), plain Python otherwise (ints stay exact)."""
+    if len(levels) >= 64 and set(map(type, levels)) == {float}:
+        moves: list[float] = np.abs(np.diff(np.asarray(levels, dtype=float))).tolist()
+        return moves
+    return [abs(b - a) for a, b in zip(levels, levels[1:], strict=False)]

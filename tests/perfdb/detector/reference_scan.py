@@ -7,7 +7,7 @@ import random
 
 from scipy import stats as scipy_stats
 
-from perfdb.detector import scan_filter, step_scan
+from perfdb.detector import step_scan
 
 
 def _reference_candidate(levels, variances, outlier, prefix, j, t, start, rule):
@@ -77,7 +77,7 @@ def _reference_back(levels, variances, outlier, steps, best, t, rule):
 def reference_scan(levels, variances, rule):
     n = len(levels)
     outlier = [False] * n
-    prefix = scan_filter.Prefix()
+    prefix = step_scan.Prefix()
     start, steps, pending = 0, [], None
     for t in range(n):
         if pending is not None and step_scan.cleared(levels[t], pending):
@@ -97,7 +97,7 @@ def reference_scan(levels, variances, rule):
             away = steps.pop()
             for i in range(away.index, best.index):
                 outlier[i] = True
-            prefix = scan_filter.Prefix()
+            prefix = step_scan.Prefix()
             for i in range(t):
                 prefix.push(levels[i], variances[i], not outlier[i])
             start = steps[-1].index if steps else 0

@@ -55,3 +55,18 @@ def random_series(rng: random.Random, n: int) -> list[Point]:
     if kind == "shuffled":
         rng.shuffle(points)
     return points
+
+
+def series_values(rng: random.Random, n: int) -> list[float]:
+    """Values of a long series of one trial a kernel: noise, a grid, odd values (zeros,
+    huge, tiny, NaN, infinities) or a step."""
+    kind = rng.choice(["noise", "grid", "odd", "steps"])
+    values = []
+    for i in range(n):
+        value = 100.0 * rng.gauss(1, 0.01) + (8.0 if kind == "steps" and i > n // 2 else 0.0)
+        if kind == "grid":
+            value = round(value, rng.choice([0, 2, 3]))
+        if kind == "odd" and i % 13 == 0:
+            value = rng.choice([0.0, -0.0, 1e300, -1e-300, math.inf, math.nan])
+        values.append(value)
+    return values

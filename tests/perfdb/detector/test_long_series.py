@@ -1,17 +1,21 @@
 """A long series analysed (perfdb/detector/long_series.py): ``analyse`` against the plain
-computation of its noise, centre and variances, over the series test_points.py draws."""
+computation of its noise, centre and variances, over the series test_points.py draws; and
+``analyse_of`` given a long series' columns and trials (as a check reads them): the analysis
+``analyse`` makes from the points alone."""
 
 from __future__ import annotations
 
 import math
 import random
 
+import numpy as np
 import pytest
 
-from perfdb.detector import long_series, order_stats, policy
+from perfdb.detector import long_series, policy, stats
 from perfdb.detector.noise import series_noise
-from perfdb.detector.points import stock_by_kernel, stock_kernels
-from tests.perfdb.detector.seeded import random_series
+from perfdb.detector.points import Point, columns, stock_by_kernel, stock_kernels
+from perfdb.detector.stats import Floats
+from tests.perfdb.detector.seeded import random_series, series_values
 
 
 @pytest.mark.parametrize("seed", range(30))
@@ -42,4 +46,31 @@ def test_analyse_reads_what_the_plain_computation_reads(seed):
         variances.append(max(sd, floor, 1e-9 * centre) ** 2)
     stock = stock_kernels(points)
     assert long_series.kernel_variances(stock, noise, centre, resolution) == variances
-    assert order_stats.middle_size(stock.levels, floats=True) == centre
+    assert stats.middle_size(stock.levels, floats=True) == centre
+
+
+def _points(rng: random.Random, n: int) -> tuple[list[Point], list[float]]:
+    values = series_values(rng, n)
+    patched = rng.random() < 0.3
+    points = [
+        Point(i + 1, f"4.{i // 100}.{i % 100}", ("O(1)",) if patched and i % 4 == 1 else (), (v,))
+        for i, v in enumerate(values)
+    ]
+    return points, values
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_analyse_of_with_columns_and_trials_is_analyse(seed):
+    rng = random.Random(100 + seed)
+    points, values = _points(rng, rng.choice([8, 250, 1100]))
+    if not all(map(math.isfinite, values)):  # a check passes finite trials only
+        values = [v if math.isfinite(v) else 1.0 for v in values]
+        points = [p._replace(values=(v,)) for p, v in zip(points, values, strict=True)]
+    settings = policy.Settings(resolution=rng.choice([None, None, 0.01]))
+    plain = long_series.analyse.__wrapped__(tuple(points), settings)
+    fast = long_series.analyse_of(points, settings, columns(points), Floats(np.array(values)))
+    assert (fast is None) == (plain is None)
+    if plain is not None and fast is not None:
+        assert repr((fast.noise, fast.scan)) == repr((plain.noise, plain.scan))
+        assert list(fast.kernels) == list(plain.kernels)
+        assert [v.hex() for v in fast.kernels.levels] == [v.hex() for v in plain.kernels.levels]

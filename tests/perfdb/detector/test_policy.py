@@ -2,6 +2,9 @@
 policy.py): thresholds, the test (``judge``, ``judge_stated``) and the workload/metric prior
 pooled from other setups; and the level noise estimate itself (trimmed moves). How a series'
 noise is read, with the prior or without: test_noise.py.
+
+``policy.resolution_of``: the numpy path gives the plain loop's answer on long series, bit
+for bit, whatever the values (quantised, continuous, on the tolerance's edge, huge, NaN).
 """
 
 import math
@@ -275,3 +278,52 @@ def test_the_pooled_priors_weight_follows_how_much_the_setups_agree():
     two = pooled_prior(alike[:2], Settings(prior_weight=9.0))
     assert two == (pooled_level_noise_pct(alike[:2])[0], 9.0)
     assert pooled_prior([noisy_levels(1.0, n=4)], Settings()) == (None, 12.0)
+
+
+# --- the metric's quantum: numpy's path is the loop's answer ---
+
+
+def loop(values: list[float], max_decimals: int = 6) -> float | None:
+    """The exact per-value loop, as ``policy.resolution_of`` was written before numpy."""
+    decimals = policy.decimals_loop(values, 0, max_decimals)
+    return None if decimals is None else 10.0**-decimals
+
+
+def series(seed: int) -> list[float]:
+    rng = random.Random(seed)
+    n = rng.choice([64, 65, 200, 1000])
+    scale = rng.choice([1e-7, 1e-3, 1.0, 100.0, 1e6, 1e12, 1e300])
+    decimals = rng.choice([0, 1, 2, 3, 6, 7, 9])
+    values = [round(rng.gauss(1.0, 0.1) * scale, decimals) for _ in range(n)]
+    for _ in range(rng.choice([0, 1, 3])):  # a few odd values anywhere in the series
+        odd = rng.choice(
+            [
+                rng.random(),  # continuous
+                round(rng.random(), 8),  # needs more decimals than the rest
+                1.0 + rng.choice([0.6e-9, 0.9e-9, 1.0e-9, 1.1e-9]),  # the tolerance's edge
+                2.5e-7 + 1e-16,  # near a half-way point at 6 decimals
+                1.7e308,  # 10**d times it overflows
+                math.nan,
+                -0.0,
+            ]
+        )
+        values.insert(rng.randrange(n), odd)
+    return values
+
+
+@pytest.mark.parametrize("seed", range(400))
+def test_numpy_path_is_the_loop(seed):
+    values = series(seed)
+    for max_decimals in (3, 6):
+        expected = loop(values, max_decimals)
+        found = policy.resolution_of(iter(values), max_decimals=max_decimals)
+        assert found == expected or (found is None and expected is None)
+
+
+def test_quantum_read_from_long_series():
+    rng = random.Random(1)
+    assert policy.resolution_of([rng.randint(1, 99) / 100 for _ in range(500)]) == 0.01
+    assert policy.resolution_of([float(rng.randint(1, 9)) for _ in range(500)]) == 1.0
+    assert policy.resolution_of([rng.random() for _ in range(500)]) is None
+    # one value with a third decimal at the very end: the quantum is 0.001
+    assert policy.resolution_of([0.25] * 499 + [0.125]) == pytest.approx(0.001)

@@ -2,6 +2,13 @@
 
 ``stats.cv_pcts`` gives each run's coefficient of variation as one run at a time does
 (``stats.coefficient_of_variation_pct``), bit for bit, in the runs' order.
+
+The order statistics (numpy's sort and partition of a long series' levels) against the
+sorts they replace, and ``stats.level_noise_pct``, which uses them, against its plain
+computation: the same floats, bit for bit, or the plain sort where numpy's order could differ
+(a NaN, an infinity, an int among floats). ``Floats``: a series' single trials converted to
+numpy once, read by the noise, the centre, the quantum and the step scan; each gives what it
+gives the plain list.
 """
 
 import math
@@ -9,10 +16,13 @@ import random
 import struct
 import warnings
 
+import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from perfdb.detector import stats
+from perfdb.detector import policy, stats, step_scan
+from perfdb.detector.stats import Floats
+from tests.perfdb.detector.seeded import series_values
 
 
 @pytest.mark.parametrize(
@@ -118,3 +128,79 @@ def test_the_series_within_run_noise_reads_the_same_votes():
     median = votes[mid] if len(votes) % 2 else (votes[mid - 1] + votes[mid]) / 2
     assert stats.within_run_pct(groups) == (math.sqrt(median), len(votes))
     assert stats.within_run_pct([[1.0], [2.0]]) == (None, 0)
+
+
+# --- order statistics of a long series' levels with numpy, and ``Floats`` ---
+
+
+def _values(rng: random.Random) -> list[float]:
+    n = rng.choice([0, 1, 3, 63, 64, 65, 200, 1001])
+    pool = [rng.gauss(100, 5), -rng.gauss(100, 5), 0.0, -0.0, 1e-300, -1e308, 7.0]
+    values = [rng.choice(pool) if rng.random() < 0.3 else rng.gauss(0, 50) for _ in range(n)]
+    odd = rng.random()
+    if values and odd < 0.1:
+        values[rng.randrange(n)] = math.nan
+    elif values and odd < 0.2:
+        values[rng.randrange(n)] = math.inf
+    elif values and odd < 0.3:
+        values[rng.randrange(n)] = 3  # an int among floats
+    return values
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_order_stats_are_the_sorts(seed):
+    rng = random.Random(seed)
+    values = _values(rng)
+    if values:
+        middle = sorted(map(abs, values))[len(values) // 2]
+        found = stats.middle_size(values)
+        assert repr(found) == repr(middle) and type(found) is type(middle)
+        if set(map(type, values)) == {float}:
+            assert repr(stats.middle_size(values, floats=True)) == repr(middle)
+    # numpy's sort for a long sequence of finite floats, Python's for the others (short, not
+    # all floats, or a NaN or an infinity): the same moves in the same order either way
+    moves = stats.sorted_moves(values)
+    plain = sorted(abs(b - a) for a, b in zip(values, values[1:], strict=False))
+    assert [repr(m) for m in moves] == [repr(m) for m in plain]
+    assert [type(m) for m in moves] == [type(m) for m in plain]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_level_noise_is_the_sorted_computation(seed):
+    """``stats.level_noise_pct`` with the numpy sorts: the plain computation, bit for bit."""
+    rng = random.Random(seed)
+    levels = [rng.gauss(100, 2) + (10 if i > 300 else 0) for i in range(rng.choice([5, 70, 600]))]
+    moves = sorted(abs(b - a) for a, b in zip(levels, levels[1:], strict=False))
+    centre = sorted(map(abs, levels))[len(levels) // 2]
+    keep = max(1, math.ceil(0.8 * len(moves)), len(moves) - stats.NOISE_TRIM_MAX)
+    kept = moves[:keep]
+    factor = stats.truncated_square(len(kept) / len(moves))
+    sigma = math.sqrt(math.fsum(m * m for m in kept) / len(kept) / factor / 2)
+    assert stats.level_noise_pct(levels) == (sigma / centre * 100.0, len(moves))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_floats_give_what_the_list_gives(seed):
+    rng = random.Random(seed)
+    values = series_values(rng, rng.choice([10, 63, 64, 300, 1200]))
+    floats = Floats(np.array(values, dtype=">f8"))  # as a check reads them: big-endian
+    assert all(type(v) is float for v in floats)
+    assert [v.hex() for v in floats] == [v.hex() for v in values]  # NaN and -0.0 included
+    assert not floats.array.flags.writeable
+    for statistic in (stats.middle_size, stats.sorted_moves):
+        assert repr(statistic(floats)) == repr(statistic(values))
+    assert repr(stats.level_noise_pct(floats)) == repr(stats.level_noise_pct(values))
+    assert policy.resolution_of(floats) == policy.resolution_of(values)
+    assert step_scan.float_array(floats).tobytes() == np.asarray(values, float).tobytes()
+
+
+def test_abs_moves_are_the_python_subtraction():
+    rng = random.Random(2)
+    for n in (0, 1, 2, 63, 64, 1000):
+        levels = [rng.gauss(100.0, 3.0) for _ in range(n)]
+        assert stats.abs_moves(levels) == [
+            abs(b - a) for a, b in zip(levels, levels[1:], strict=False)
+        ]
+        assert all(type(m) is float for m in stats.abs_moves(levels))
+    ints = [10**20, 10**20 + 1] * 40  # exact in Python, not in floats: left to Python
+    assert stats.abs_moves(ints) == [1] * 79

@@ -5,16 +5,20 @@ reference (reference_scan.py) is the first version, kept verbatim in spirit: for
 j it gathers the kernels after j again (O(n x window^2)). The fast scan grows that set as j
 moves down; both sum with ``math.fsum`` (exact), so every step, z and mean must be
 bit-identical, ties decided as before (the earliest j among equal |z|).
+
+``step_scan.Whole`` holds ``Prefix``'s running sums bit for bit, and the numpy filter
+(``might_pass``) never drops a kernel at which the exact test finds a step.
 """
 
 import dataclasses
 import math
 import random
 
+import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from perfdb.detector import scan_filter, step_scan
+from perfdb.detector import step_scan
 from tests.perfdb.detector.reference_scan import _rule, _series, reference_scan
 
 
@@ -165,7 +169,7 @@ def test_step_scan_is_identical_to_the_reference(seed):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_a_long_series_skipped_in_numpy_blocks_is_identical_to_the_reference(seed):
-    # >= 200 kernels: the quiet stretches are found with numpy (perfdb/detector/scan_filter.py) and
+    # >= 200 kernels: the quiet stretches are found with numpy (perfdb/detector/step_scan.py) and
     # only the kernels where a start might pass are tested one by one
     rng = random.Random(100 + seed)
     for _ in range(6):
@@ -180,7 +184,7 @@ def test_a_long_series_skipped_in_numpy_blocks_is_identical_to_the_reference(see
 
 
 def test_a_long_series_with_excursions_skipped_in_numpy_blocks_is_identical_to_the_reference():
-    # the numpy sums (scan_filter.Whole) taken again from an excursion's first kernel on
+    # the numpy sums (step_scan.Whole) taken again from an excursion's first kernel on
     rng = random.Random(150)
     changed = 0
     for _ in range(4):
@@ -200,16 +204,16 @@ def test_a_long_series_with_excursions_skipped_in_numpy_blocks_is_identical_to_t
 
 
 def test_spikes_and_excursions_across_numpy_blocks_are_identical_to_the_reference():
-    # scan_filter.Whole adds its sums again lazily, a block at a time, after each outlier:
+    # step_scan.Whole adds its sums again lazily, a block at a time, after each outlier:
     # a series of several blocks with a spike or a visit every 50 kernels, around the
     # blocks' edges too
     rng = random.Random(160)
-    n = 3 * scan_filter.BLOCK + 100
+    n = 3 * step_scan.BLOCK + 100
     levels = [1e6 + rng.gauss(0, 1) for _ in range(n)]
     for at in range(40, n - 10, 50):
         for i in range(at, at + rng.choice([1, 2, 3])):
             levels[i] += 15.0
-    for at in (scan_filter.BLOCK - 1, 2 * scan_filter.BLOCK):
+    for at in (step_scan.BLOCK - 1, 2 * step_scan.BLOCK):
         levels[at] += 15.0
     variances = [1.0] * n
     rule = dataclasses.replace(
@@ -236,7 +240,7 @@ def test_a_long_series_with_a_value_that_is_not_finite_is_scanned_kernel_by_kern
 
 @pytest.mark.parametrize("seed", range(4))
 def test_series_longer_than_a_numpy_block_are_identical_to_the_reference(seed):
-    # more kernels than one numpy pass judges (scan_filter.BLOCK), on a large offset where
+    # more kernels than one numpy pass judges (step_scan.BLOCK), on a large offset where
     # the block's running sums round the most (levels ~1e6, noise ~1 of them)
     rng = random.Random(200 + seed)
     levels, variances = [], []
@@ -247,3 +251,79 @@ def test_series_longer_than_a_numpy_block_are_identical_to_the_reference(seed):
     levels = [v + offset for v in levels]
     rule = _rule(rng)
     assert step_scan.step_scan(levels, variances, rule) == reference_scan(levels, variances, rule)
+
+
+# --- the numpy filter and its running sums ---
+
+
+def _values(rng: random.Random, n: int) -> list[float]:
+    """Levels of many magnitudes and a large offset: where running sums round the most."""
+    offset = rng.choice([0.0, 1e6, -3e4])
+    return [offset + rng.gauss(0, 1) * 10 ** rng.randint(-6, 4) for _ in range(n)]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_whole_holds_the_running_sums_prefix_pushes_with_outliers_dropped(seed):
+    rng = random.Random(seed)
+    n = rng.randint(200, 3000)
+    levels, variances = _values(rng, n), [abs(v) + 0.5 for v in _values(rng, n)]
+    whole = step_scan.Whole(np.asarray(levels), np.asarray(variances))
+    prefix = step_scan.Prefix()
+    for t in range(n):
+        if t and rng.random() < 0.02:  # the last kernel pushed is an outlier
+            prefix.drop_last()
+            whole.drop_last()
+        prefix.push(levels[t], variances[t], True)
+        whole.push(levels[t], variances[t], True)
+        lo = rng.randrange(t + 1)
+        got, want = whole.range(lo, t + 1), prefix.range(lo, t + 1)
+        assert [x.hex() if isinstance(x, float) else x for x in got] == [
+            x.hex() if isinstance(x, float) else x for x in want
+        ]
+        assert all(type(x) is type(y) for x, y in zip(got, want, strict=True))
+    assert whole.sums[: n + 1] == prefix.sums and whole.counts[: n + 1] == prefix.counts
+
+
+def _long_series(rng: random.Random, n: int) -> tuple[list[float], list[float]]:
+    levels, variances = [], []
+    while len(levels) < n:
+        more, more_var = _series(rng)
+        levels, variances = levels + more, variances + more_var
+    return levels, variances
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_series_longer_than_a_numpy_pass_are_identical_to_the_reference(seed):
+    # more kernels than one pass judges (step_scan.BLOCK), steps and spikes redoing passes,
+    # on a large offset (levels ~1e6, noise ~1 of them)
+    rng = random.Random(600 + seed)
+    levels, variances = _long_series(rng, step_scan.BLOCK + 500)
+    offset = 1e6 if seed == 1 else 0.0
+    levels = [v + offset for v in levels]
+    rule = _rule(rng)
+    rule = dataclasses.replace(rule, min_fraction=0.0)  # steps of 1e-6 of the level count
+    fast = step_scan.step_scan(levels, variances, rule)
+    assert fast == reference_scan(levels, variances, rule)
+    assert fast.steps or fast.outliers
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_filter_keeps_every_kernel_at_which_the_exact_test_finds_a_start(seed):
+    # the exact test at every kernel of a quiet stretch, against the filter's list for it
+    rng = random.Random(700 + seed)
+    levels, variances = _long_series(rng, 600)
+    rule = _rule(rng)
+    whole = step_scan.Whole(np.asarray(levels), np.asarray(variances))
+    outlier = [False] * len(levels)
+    found = tested = 0
+    for t0 in range(0, 560, 40):
+        start = rng.randrange(max(t0 - 50, 0), t0 + 1)
+        whole.pushed = t0
+        end, kept = step_scan.might_pass(whole, t0, start, rule)
+        for t in range(t0, end):
+            best = step_scan.best_step(levels, variances, outlier, whole, t, start, rule)
+            tested += 1
+            if best is not None:
+                found += 1
+                assert t in kept
+    assert tested > 3_000 and found > 20
