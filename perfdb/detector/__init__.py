@@ -10,24 +10,23 @@ here; the compare page asks ``pair_context`` and ``judge`` for the same verdicts
 
 The stages, from the top (each imports only the ones below it):
 
-- ``detection``: ``check`` (what the service asks: the series read once, each test handed
-  what it needs), ``detect``, ``change_points``, ``pair_context``: the order the stages run
-  in;
+- ``detection``: ``check`` (what the service asks: the series read once, first, each test
+  handed what it needs), ``detect``, ``change_points``, ``pair_context``: the order the
+  stages run in;
 - ``drift``: a series a little worse kernel after kernel (``drift_changes``, method
   ``DRIFT_METHOD``), the slope of its trailing window;
 - ``short_scan``: a short series read kernel by kernel, each kernel against its level;
-- ``ab_compare``: a patched build or a pinned baseline judged when it arrives;
+- ``ab_compare``: a patched build or a pinned baseline judged when it arrives, and the
+  ``Change`` a test's verdict makes;
 - ``long_series``: a long series analysed once, the changes its step scan shows;
 - ``noise``: the noise each test is judged with (trials, repeated builds, the prior, a long
   series' moves);
-- ``points``: ``Point`` and ``Change`` (one made of a test's verdict), points in kernel
-  order, stock runs by kernel;
-- ``policy``: ``Settings``, the workload's pooled prior, the one test (``judge``);
-- ``step_scan``: the step scan of a long series' levels; ``placement``: how sure a step is
-  of its first kernel;
-- ``stats``: statistics of plain sequences of floats;
-- ``scan_filter``, ``order_stats``, ``resolution``: the same answers, computed fast on long
-  series.
+- ``points``: ``Point`` and ``Change``, points in kernel order, stock runs by kernel;
+- ``policy``: ``Settings``, the workload's pooled prior, the one test (``judge``), the
+  metric's quantum;
+- ``step_scan``: the step scan of a long series' levels, its quiet stretches skipped with
+  numpy; ``placement``: how sure a step is of its first kernel;
+- ``stats``: statistics of plain sequences of floats, a long series' sorted with numpy.
 
 How it works and how well: docs/detector.md.
 """

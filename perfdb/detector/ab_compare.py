@@ -2,9 +2,10 @@
 declared baseline, judged when it arrives (``ab_change``).
 
 The baseline is ``baseline_runs``; the test is ``policy.judge`` with the series' trial noise
-(``noise.trial_noise``). A short series' kernels are judged the same way against their level
-(``short_scan``), with the same rule for a change that cannot be tested
-(``points.kept_untested``) and the same ``Change`` made of a verdict (``points.change_from``).
+(``noise.trial_noise``). The rules that make a change of a verdict live here: one that cannot
+be tested yet is kept pending (``kept_untested``), and ``change_from`` makes the ``Change``. A
+short series' kernels are judged the same way against their level (``short_scan``), with
+these same rules.
 """
 
 from __future__ import annotations
@@ -14,15 +15,7 @@ from dataclasses import replace
 from statistics import fmean
 
 from perfdb.detector import policy
-from perfdb.detector.points import (
-    Change,
-    Point,
-    change_from,
-    kept_untested,
-    kernel_key,
-    kernel_of,
-    run_order,
-)
+from perfdb.detector.points import Change, Point, kernel_key, kernel_of, run_order
 from perfdb.detector.policy import Settings
 
 
@@ -56,6 +49,33 @@ def baseline_runs(
         if p.patches == patches and p.run_id != candidate.run_id and kernel_of(p) == kernel
     ]
     return tuple(sorted(group, key=lambda p: p.run_id))
+
+
+def kept_untested(verdict: policy.Verdict, settings: Settings) -> bool:
+    """One value a side and nothing known of the noise: a change of at least
+    ``default_threshold_pct`` is kept and shown, pending, never emailed on a guess; trials
+    on each side (or more kernels) make it a test."""
+    return (
+        verdict.method == "untested"
+        and verdict.direction != "none"
+        and abs(verdict.change_pct) >= settings.default_threshold_pct
+    )
+
+
+def change_from(
+    baseline_run_ids: tuple[int, ...], run_id: int, verdict: policy.Verdict, status: str
+) -> Change:
+    """The ``Change`` a test's verdict makes of a run against its baseline runs."""
+    return Change(
+        baseline_run_ids=baseline_run_ids,
+        candidate_run_id=run_id,
+        change_pct=verdict.change_pct,
+        p_value=verdict.p_value,
+        method=verdict.method,
+        direction=verdict.direction,
+        confidence=verdict.confidence,
+        status=status,
+    )
 
 
 def ab_change(

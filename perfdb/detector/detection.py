@@ -20,11 +20,21 @@ from perfdb.detector import policy
 from perfdb.detector.ab_compare import ab_change, baseline_runs
 from perfdb.detector.drift import drift_changes
 from perfdb.detector.long_series import Series, Steps, analysed, analysed_for_check, series_steps
-from perfdb.detector.noise import segment_spread, trial_noise
-from perfdb.detector.points import Change, Columns, Ordered, Scanned, kernel_of, ordered
+from perfdb.detector.noise import trial_noise
+from perfdb.detector.points import (
+    Change,
+    Columns,
+    Ordered,
+    Scanned,
+    columns,
+    kernel_of,
+    ordered,
+    stock_by_kernel,
+    stock_kernels,
+)
 from perfdb.detector.points import Point as Point  # named detection.Point by the compare page
 from perfdb.detector.policy import Settings as Settings  # and detection.Settings by tests
-from perfdb.detector.short_scan import ShortScan, short_changes, stock_scan
+from perfdb.detector.short_scan import ShortScan, segment_spread, short_scan
 from perfdb.detector.stats import Floats
 
 DEFAULTS = Settings()
@@ -53,17 +63,27 @@ class SeriesRead:
 
 
 def read(
-    usable: Ordered, better: str, settings: Settings, series: Series | None, stock: bool
+    points: Sequence[Point],
+    better: str,
+    settings: Settings,
+    stock: bool,
+    of: tuple[Columns, Floats] | None = None,
 ) -> SeriesRead:
-    """The series read for its tests, given its analysis (``series``: None below
-    ``short_kernels`` stock kernels): the trials' noise of a short series, and its scan when
-    a stock run is asked about (``stock``); a long series' noise is its model's."""
+    """The series read once for its tests: its usable points in kernel order, its stock
+    kernels, and a long series' analysis (``long_series``) or, below ``short_kernels`` stock
+    kernels, the trials' noise and, when a stock run is asked about (``stock``), the short
+    scan of those kernels. ``of``: the usable points' ``columns`` and single trials, when the
+    caller read them so; a long series' noise is its model's."""
+    usable = ordered(points)
+    found, singles = of if of is not None else (columns(usable), None)
+    kernels = stock_kernels(usable, found, singles)
+    series = analysed_for_check(usable, kernels, found[3], settings, singles)
     if series is not None:
         steps = series_steps(series, better) if stock else None
         return SeriesRead(usable, better, settings, series, steps, None, series.noise)
     trials = trial_noise(usable, settings)
     noise = trials.noise(settings)
-    short = stock_scan(usable, better, settings, trials) if stock else None
+    short = short_scan(kernels, better, settings, trials) if stock else None
     return SeriesRead(usable, better, settings, None, None, short, noise)
 
 
@@ -90,14 +110,13 @@ def check(
     ``ordered`` gives them, when the caller read them so; ``columns``: their
     ``points.columns`` and single trials, likewise. The series is read once
     (``SeriesRead``) for every question."""
-    usable = ordered(points) if usable is None else usable
     policy.check_better(better)
     if better == "none":
         return []
     wanted = set(candidates)
     stock_candidate = any(not p.patches for p in points if p.run_id in wanted)
-    analysis = analysed_for_check(usable, settings, columns)
-    series = read(usable, better, settings, analysis, stock_candidate)
+    series = read(points if usable is None else usable, better, settings, stock_candidate, columns)
+    usable = series.usable
     declared = declared or {}
     asked = {r: declared[r] for r in sorted(candidates) if r in declared}
     in_series = {p.run_id for p in points} if pinned_run_id is not None or asked else set()
@@ -126,21 +145,22 @@ def own_changes(
     for a patched build or against the pinned baseline; a stock run's kernel by the short
     scan or the step scan."""
     usable = series.usable
+    asked = [p for p in usable if wanted is None or p.run_id in wanted]
+    # the wanted stock runs, for the scans
+    stock = {p.run_id for p in asked if not p.patches and pinned_run_id is None}
+    short = series.short
+    scanned = short_steps(short, stock) if stock and short is not None else None
     changes: list[Change] = []
-    stock: set[int] = set()  # the wanted stock runs, for the scans
-    for point in usable:
-        if wanted is not None and point.run_id not in wanted:
-            continue
-        if not point.patches and pinned_run_id is None:
-            stock.add(point.run_id)
+    for point in asked:
+        if point.run_id in stock:
             continue
         change = ab_change(
             usable, point, series.better, series.settings, pinned_run_id, series.noise
         )
         if change is not None:
             changes.append(change)
-    if stock and series.short is not None:
-        changes += short_changes(series.short, stock)
+    if scanned is not None:
+        changes += scanned
     elif stock and series.steps is not None:
         # a long series' confirmed steps, and its pending one when its kernel is asked about
         changes += series.steps.confirmed
@@ -151,6 +171,19 @@ def own_changes(
         return changes
     position = {p.run_id: at for at, p in enumerate(usable)}  # kernel order: one point a run
     return sorted(changes, key=lambda c: position[c.candidate_run_id])
+
+
+def short_steps(scan: ShortScan, wanted_runs: Collection[int]) -> list[Change]:
+    """The short scan's steps a check reports for the wanted runs: those on their kernels,
+    and on the kernel before each (the one a new kernel confirms or clears)."""
+    kernels = scan.kernels
+    if len(kernels) < 2:
+        return []
+    standing = [change for _, _, change in scan.standing]  # seen at the newest kernel
+    wanted = {i for i, k in enumerate(kernels) if not set(k.run_ids).isdisjoint(wanted_runs)}
+    wanted |= {i - 1 for i in wanted}
+    steps = [change for at, found, change in scan.steps if at in wanted or found in wanted]
+    return steps + (standing if len(kernels) - 1 in wanted else [])
 
 
 def detect(
@@ -180,9 +213,7 @@ def detect(
     stock = pinned_run_id is None and any(
         not p.patches and (wanted is None or p.run_id in wanted) for p in usable
     )
-    analysis = analysed(usable, settings)
-    series = read(usable, better, settings, analysis, stock)
-    return own_changes(series, pinned_run_id, wanted)
+    return own_changes(read(usable, better, settings, stock), pinned_run_id, wanted)
 
 
 @dataclass(frozen=True)
@@ -227,7 +258,7 @@ def pair_context(
     if series is not None:
         outliers = frozenset(r for i in series.scan.outliers for r in series.kernels[i].run_ids)
     elif stock:
-        scan = stock_scan(usable, better, settings, trials)
+        scan = short_scan(stock_by_kernel(usable), better, settings, trials)
         kernels = scan.kernels
         names = [k.kernel for k in kernels]
         at = names.index(kernel_of(first))

@@ -58,23 +58,28 @@ UNCACHED_FROM = 200  # points: a series this long is analysed without analyse's 
 
 
 def analysed(usable: Ordered, settings: Settings) -> Series | None:
-    """``analyse`` of the points through its cache: ``detect``, ``change_points`` and
-    ``pair_context`` asked of the same series share one analysis."""
+    """``analyse`` of the points through its cache: ``change_points`` and ``pair_context``
+    asked of the same series share one analysis."""
     return analyse(tuple(usable), settings)
 
 
 def analysed_for_check(
-    usable: Ordered, settings: Settings, columns: tuple[Columns, Floats] | None = None
+    usable: Ordered,
+    kernels: StockKernels,
+    trials: Sequence[Sequence[float]],
+    settings: Settings,
+    singles: Floats | None = None,
 ) -> Series | None:
-    """The analysis ``check`` reads a series with. A long series' is computed without
+    """The analysis a check reads a series with, given its stock kernels as the check read
+    them (``stock_kernels``) and every run's trials (``trials``; ``singles``: when each run
+    has one trial, those trials as ``Floats``). A long series' is computed from them without
     ``analyse``'s own cache, whose key hashes every point (5 % of a one-run check onto 60
-    series of 1,000 kernels) and which holds fewer series than such a check reads
-    (``columns``: the points' columns and single trials, when the caller has them); a
-    shorter series' goes through it, as a check run again finds it there. The same function,
-    so the same analysis."""
+    series of 1,000 kernels) and which holds fewer series than such a check reads; a shorter
+    series' goes through it, as a check run again finds it there. The same computation, so
+    the same analysis."""
     if len(usable) < UNCACHED_FROM:
         return analyse(usable, settings)
-    return analyse_of(usable, settings, *(columns or ()))
+    return analyse_kernels(kernels, trials, settings, singles)
 
 
 def analyse_of(
@@ -85,22 +90,31 @@ def analyse_of(
 ) -> Series | None:
     """Noise model and step scan of a series; None below ``short_kernels`` stock kernels.
     ``of``: the points' ``columns`` and, when each point has one trial, ``singles``: those
-    trials as ``Floats`` (``stock_kernels``), when the caller has them (a check reads them
-    so). ``analyse`` is the same, cached."""
+    trials as ``Floats`` (``stock_kernels``), when the caller has them. ``analyse`` is the
+    same, cached."""
     of = of or columns(points)
-    kernels = stock_kernels(points, of, singles)
+    return analyse_kernels(stock_kernels(points, of, singles), of[3], settings, singles)
+
+
+def analyse_kernels(
+    kernels: StockKernels,
+    trials: Sequence[Sequence[float]],
+    settings: Settings,
+    singles: Floats | None = None,
+) -> Series | None:
+    """``analyse_of`` of a series' stock kernels and every run's trials (``singles``: those
+    trials as ``Floats``, when each run has one)."""
     levels = kernels.levels
     # a shorter series is read kernel by kernel (detection.short_scan), not by the scan
     if len(kernels) < max(settings.min_kernels, settings.short_kernels) or 0 in levels:
         return None
-    noise = series_noise(of[3], levels, settings)
+    noise = series_noise(trials, levels, settings)
     if noise is None:
         return None
     centre = stats.middle_size(levels, floats=True)  # levels: fsum / n, or floats
     # every trial, in the points' order
-    trials = chain.from_iterable(of[3]) if singles is None else singles
-    resolution = settings.resolution or policy.resolution_of(trials)
-    variances = kernel_variances(kernels, noise, centre, resolution)
+    every = chain.from_iterable(trials) if singles is None else singles
+    resolution = settings.resolution or policy.resolution_of(every)
     per_kernel = settings.series_alpha / max(len(kernels), settings.budget_kernels)
     fixed = policy.usable_threshold_pct(settings.threshold_pct)
     rule = step_scan.ScanRule(
@@ -115,10 +129,12 @@ def analyse_of(
         baseline_window=settings.baseline_window,
         excursion=settings.excursion_kernels,
     )
+    variances = kernel_variances(kernels, noise, centre, resolution)
     return Series(kernels, noise, step_scan.step_scan(levels, variances, rule), levels, variances)
 
 
-# Cached: ``detect``, ``change_points`` and ``pair_context`` ask of the same points.
+# Cached: ``change_points``, ``pair_context`` and a check of a short series ask of the same
+# points.
 analyse = lru_cache(maxsize=32)(analyse_of)
 
 

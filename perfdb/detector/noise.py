@@ -5,7 +5,7 @@ Two models, both a ``policy.Noise`` for the test (``policy.judge``):
 - ``trial_noise``: what A/B tests and short series are judged with: the trials' own spread
   (within-run), and run-to-run evidence from builds run more than once and from the
   workload/metric's prior (``Settings.prior_noise_pct``); the short scan adds the spread of
-  a level's kernels (``segment_spread``);
+  a level's kernels (``short_scan.segment_spread``);
 - ``series_noise``: a long series' model (``long_series``), read from its kernel-to-kernel
   moves with the largest left out, shrunk toward the prior in shorter series.
 
@@ -22,7 +22,7 @@ from statistics import fmean
 from scipy import stats as scipy_stats
 
 from perfdb.detector import policy, stats
-from perfdb.detector.points import KernelRuns, Point, kernel_of
+from perfdb.detector.points import Point, kernel_of
 from perfdb.detector.policy import Settings
 
 # --- an A/B test's and a short series' noise: trials, repeated builds, the prior ---
@@ -114,25 +114,6 @@ def _repeated_builds(points: Sequence[Point]) -> list[tuple[int, float, float]]:
     return repeated
 
 
-def segment_spread(
-    kernels: Sequence[KernelRuns], segment: Sequence[int], within: float | None
-) -> tuple[tuple[float, float], ...]:
-    """Run-to-run evidence from the kernels of one level (a segment of >= 3 kernels; >= 2
-    with one trial a kernel): their means' spread beyond the trials' share. Not the moves
-    being judged: the candidate is never in its own baseline."""
-    if len(segment) < (2 if within is None else 3):
-        return ()
-    levels = [kernels[i].level for i in segment]
-    centre = fmean(levels)
-    if centre == 0:
-        return ()
-    spread = math.fsum(((v - centre) / centre * 100) ** 2 for v in levels) / (len(levels) - 1)
-    if within is not None:
-        share = within**2 * math.fsum(1 / len(kernels[i].values) for i in segment) / len(segment)
-        spread = max(spread - share, 0.0)
-    return ((spread, float(len(segment) - 1)),)
-
-
 # --- a long series' noise: its kernel-to-kernel moves ---
 
 
@@ -164,23 +145,22 @@ def series_noise(
         if consistent <= prior * _tolerance(settings, dof):
             level = math.sqrt((moves * level**2 + weight * prior**2) / (moves + weight))
             dof += weight * settings.dof_per_difference
-    between_sq = level**2 - _within_share(within or 0.0, groups, trials)
+    # How much of the kernels' level variance (read from their moves) is within-run noise:
+    # within^2 / trials, or with a mix of trial counts (reruns, a dropped trial: 1-5 trials a
+    # kernel) within^2 x the runs' mean of 1 / trials. The moves read the kernels' average
+    # variance; 1 / the median trials read the within-run share too small there, took the
+    # rest for run-to-run noise and judged the kernels with many trials as noisy as the
+    # others. No run with two trials (a long one-trial series): nothing to share.
+    counts = list(map(len, groups))
+    if not within:
+        share = 0.0
+    elif not counts or min(counts) == max(counts):
+        share = within**2 / trials
+    else:
+        share = within**2 * math.fsum(1 / count for count in counts) / len(counts)
+    between_sq = level**2 - share
     between = math.sqrt(max(between_sq, 0.0))
     return policy.Noise(within, between, dof, trials)
-
-
-def _within_share(within: float, groups: Sequence[Sequence[float]], typical: int) -> float:
-    """How much of the kernels' level variance (read from their moves) is within-run noise:
-    within^2 / trials, or with a mix of trial counts (reruns, a dropped trial: 1-5 trials a
-    kernel) within^2 x the runs' mean of 1 / trials. The moves read the kernels' average
-    variance; 1 / the median trials read the within-run share too small there, took the rest
-    for run-to-run noise and judged the kernels with many trials as noisy as the others."""
-    if within == 0:  # no run with two trials: nothing to share (a long one-trial series)
-        return 0.0
-    counts = list(map(len, groups))
-    if not counts or min(counts) == max(counts):
-        return within**2 / typical
-    return within**2 * math.fsum(1 / count for count in counts) / len(counts)
 
 
 def _tolerance(settings: Settings, dof: float) -> float:

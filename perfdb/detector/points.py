@@ -79,36 +79,6 @@ class Change:
         return None if self.placement is None else self.placement.found()[1]
 
 
-# --- a test's verdict as a change: the A/B test's and the short scan's rules ---
-
-
-def kept_untested(verdict: policy.Verdict, settings: policy.Settings) -> bool:
-    """One value a side and nothing known of the noise: a change of at least
-    ``default_threshold_pct`` is kept and shown, pending, never emailed on a guess; trials
-    on each side (or more kernels) make it a test."""
-    return (
-        verdict.method == "untested"
-        and verdict.direction != "none"
-        and abs(verdict.change_pct) >= settings.default_threshold_pct
-    )
-
-
-def change_from(
-    baseline_run_ids: tuple[int, ...], run_id: int, verdict: policy.Verdict, status: str
-) -> Change:
-    """The ``Change`` a test's verdict makes of a run against its baseline runs."""
-    return Change(
-        baseline_run_ids=baseline_run_ids,
-        candidate_run_id=run_id,
-        change_pct=verdict.change_pct,
-        p_value=verdict.p_value,
-        method=verdict.method,
-        direction=verdict.direction,
-        confidence=verdict.confidence,
-        status=status,
-    )
-
-
 # --- kernels, parsed once per kernel string ---
 
 _PLAIN = re.compile(r"(\d{1,2})\.(\d{1,3})\.(\d{1,3})")

@@ -2,30 +2,23 @@
 
 Below ``Settings.short_kernels`` stock kernels each kernel is judged against its level so
 far (the kernels since the last step, spikes left out) with the A/B test's rules
-(``policy.judge``, ``points.kept_untested``) and the series' trial noise plus the level's
-own spread (``noise``): a step, a return, a spike, or a move still pending.
-``stock_scan`` reads a series once for a check; ``short_changes`` are the steps it reports,
-``ShortScan.scanned`` the levels the drift test keeps to. docs/detector.md, "Short series",
-tells how it decides.
+(``policy.judge``, ``ab_compare.kept_untested``) and the series' trial noise plus the
+level's own spread (``segment_spread``): a step, a return, a spike, or a move still pending.
+A check scans a series' stock kernels once, as it read them; ``ShortScan.scanned`` gives
+the levels the drift test keeps to. docs/detector.md, "Short series", tells how it decides.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from statistics import fmean
 
 from perfdb.detector import policy
-from perfdb.detector.noise import TrialNoise, segment_spread
-from perfdb.detector.points import (
-    Change,
-    KernelRuns,
-    Ordered,
-    Scanned,
-    change_from,
-    kept_untested,
-    stock_by_kernel,
-)
+from perfdb.detector.ab_compare import change_from, kept_untested
+from perfdb.detector.noise import TrialNoise
+from perfdb.detector.points import Change, KernelRuns, Scanned
 from perfdb.detector.policy import Settings
 
 
@@ -344,20 +337,20 @@ def _nearer_new(level: float, old: float, new: float) -> bool:
     return abs(level - new) <= abs(level - old)
 
 
-def stock_scan(usable: Ordered, better: str, settings: Settings, noise: TrialNoise) -> ShortScan:
-    """The ``short_scan`` of the series' stock kernels (``stock_by_kernel``); ``noise``: the
-    series' ``trial_noise``."""
-    return short_scan(stock_by_kernel(usable), better, settings, noise)
-
-
-def short_changes(scan: ShortScan, wanted_runs: Collection[int]) -> list[Change]:
-    """The short scan's steps on the kernels of the wanted runs, and on the kernel before
-    each (the one a new kernel confirms or clears)."""
-    kernels = scan.kernels
-    if len(kernels) < 2:
-        return []
-    standing = [change for _, _, change in scan.standing]  # seen at the newest kernel
-    wanted = {i for i, k in enumerate(kernels) if not set(k.run_ids).isdisjoint(wanted_runs)}
-    wanted |= {i - 1 for i in wanted}
-    steps = [change for at, found, change in scan.steps if at in wanted or found in wanted]
-    return steps + (standing if len(kernels) - 1 in wanted else [])
+def segment_spread(
+    kernels: Sequence[KernelRuns], segment: Sequence[int], within: float | None
+) -> tuple[tuple[float, float], ...]:
+    """Run-to-run evidence from the kernels of one level (a segment of >= 3 kernels; >= 2
+    with one trial a kernel): their means' spread beyond the trials' share. Not the moves
+    being judged: the candidate is never in its own baseline."""
+    if len(segment) < (2 if within is None else 3):
+        return ()
+    levels = [kernels[i].level for i in segment]
+    centre = fmean(levels)
+    if centre == 0:
+        return ()
+    spread = math.fsum(((v - centre) / centre * 100) ** 2 for v in levels) / (len(levels) - 1)
+    if within is not None:
+        share = within**2 * math.fsum(1 / len(kernels[i].values) for i in segment) / len(segment)
+        spread = max(spread - share, 0.0)
+    return ((spread, float(len(segment) - 1)),)

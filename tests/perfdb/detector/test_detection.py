@@ -3,6 +3,7 @@
 seed paper's tables."""
 
 import random
+from collections.abc import Sequence
 
 import pytest
 
@@ -10,7 +11,7 @@ from perfdb import detector
 from perfdb.detector import detection
 from perfdb.detector.detection import Point, Settings, change_points, detect, pair_context
 from perfdb.detector.long_series import UNCACHED_FROM, analyse, analysed_for_check
-from perfdb.detector.points import run_order
+from perfdb.detector.points import StockKernels, columns, run_order, stock_kernels
 from perfdb.detector.policy import Noise, judge
 from perfdb.kernels import sort_kernels
 from tests.perfdb.detector.long_series import long_series
@@ -274,19 +275,20 @@ def test_detect_answers_the_same_for_ordered_and_shuffled_points(seed):
 
 def test_the_analysis_a_check_reads_a_series_with_is_the_one_detect_uses():
     """``long_series.analysed_for_check``: a long series' ``analyse`` uncached (no hash of
-    every point), the same analysis ``detect`` and ``change_points`` read through the cache;
-    a short series' through the cache, where a check run again finds it."""
+    every point), from the stock kernels and trials the check read; the same analysis
+    ``change_points`` reads through the cache, and ``detect`` as a check reads it; a short
+    series' through the cache, where a check run again finds it."""
     points = long_series(5)
     settings = detection.Settings()
     usable = detector.ordered(points)
     analyse.cache_clear()
-    analysis = analysed_for_check(usable, settings)
+    analysis = analysed_for_check(usable, *_read(usable), settings)
     assert analyse.cache_info().currsize == 0  # not put in the cache
     assert analysis is not None and analysis == analyse(tuple(usable), settings)
     candidates = {p.run_id for p in points[-5:]}
     changes = detection.detect(usable, better="higher", settings=settings, candidates=candidates)
     steps = detection.change_points(usable, better="higher", settings=settings)
-    assert analyse.cache_info().hits == 2  # detect and change_points: one analysis
+    assert analyse.cache_info().hits == 1  # change_points: the analysis in the cache
     assert steps and changes == detection.detect(
         points, better="higher", settings=settings, candidates=candidates
     )
@@ -300,6 +302,13 @@ def test_the_analysis_a_check_reads_a_series_with_is_the_one_detect_uses():
     # a short series goes through analyse's cache: a check run again finds it there
     analyse.cache_clear()
     assert len(points[:50]) < UNCACHED_FROM <= len(points)
-    analysis = analysed_for_check(detector.ordered(points[:50]), settings)
+    short = detector.ordered(points[:50])
+    analysis = analysed_for_check(short, *_read(short), settings)
     assert analyse.cache_info().currsize == 1
     assert analyse(tuple(detector.ordered(points[:50])), settings) is analysis
+
+
+def _read(usable: detector.Ordered) -> tuple[StockKernels, Sequence[tuple[float, ...]]]:
+    """The stock kernels and every run's trials, as a check reads them."""
+    found = columns(usable)
+    return stock_kernels(usable, found), found[3]
