@@ -303,7 +303,9 @@ def runs_insert(new: list[_NewRun], files: Mapping[str, bytes], digests: Mapping
     attached_write(new, files, digests)
     setups = {n.run.setup for n in new}
     runs_added_on_commit(
-        {scope_key(s.workload_id, s.hardware_id, s.mode) for s in setups}, {s.pk for s in setups}
+        {scope_key(s.workload_id, s.hardware_id, s.mode) for s in setups},
+        {s.pk for s in setups},
+        {(n.run.setup_id, m.pk) for n in new for m, _ in n.rows.results.values()},
     )
 
 

@@ -193,13 +193,13 @@ class SeriesView(APIView):
             indent = renderer.get_indent(request.accepted_media_type, self.get_renderer_context())
         # Compact JSON is joined from its points' texts; an indented one is written whole.
         as_pieces = renderer.format == "json" and not indent
-        kind, key = f"api-{renderer.format}", cache_key("metric", id=metric_id)
+        kind, key = f"api-{renderer.format}", series_data.api_key(metric_id)
         if indent:
             kind, key = "api-json-indented", cache_key("metric", id=metric_id, indent=indent)
         found = None
-        # The answer's entry and the series it is joined from (read after an upload)
+        # The answer's entry (the series it is joined from is read only when an upload
+        # made it stale, and the writer's process brings it up to date first)
         keys = series_data.finished_keys(kind, setup_id, key)
-        keys += series_data.series_keys(setup_id, metric_id)
         if self._by_ids(request):  # not counted yet (check_throttles)
             # The throttle's counts and those in one round trip
             throttle = AnonAndUserRateThrottle()
@@ -221,12 +221,7 @@ class SeriesView(APIView):
             return renderer.render(body, request.accepted_media_type, self.get_renderer_context())
 
         def update(before: bytes) -> bytes:
-            """After runs were added to the setup: the head of ``before`` (the setup and
-            the metric, which adding runs does not change) with the kernels and points of
-            now: no query for the setup or the metric."""
-            head = series_data.api_head(before)
-            metric = series_data.api_head_metric(head)
-            return series_data.api_body(head, series_data.finished_series(setup_id, metric))
+            return series_data.api_updated(setup_id, before)
 
         # Finished bytes, cached until runs are added to the setup: a warm request reads
         # neither the setup, nor the metric, nor the series, and renders nothing.

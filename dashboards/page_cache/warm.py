@@ -39,6 +39,7 @@ from dashboards.page_data import (
     scaling,
     scope_stats,
     scopes,
+    series_data,
     setup_picker,
     wakeups,
 )
@@ -76,13 +77,19 @@ def _scope(scope: str) -> None:
     setup_picker.pickers_warm([scope])  # current already if after_commit's did it
 
 
-def after_commit(sender: object, scopes: Sequence[str], **kwargs: object) -> None:
+def after_commit(
+    sender: object, scopes: Sequence[str], series: Sequence[tuple[int, int]] = (), **kwargs: object
+) -> None:
     """In the writer's process, right after its commit moved the versions of ``scopes``
-    (``perfdb.cache.runs_committed``): their setup pickers, a query per scope. The pages
-    worker's warm runs at nice 10 behind every other upload's scopes, so the uploader's
-    first series page used to compute its scope's picker itself (4 of its 12 waits on a
-    loaded web process, bench/load.py). The upload is done already: a page asking
-    meanwhile is served the previous picker, as while any other process computes it."""
+    (``perfdb.cache.runs_committed``): the answers of the upload's ``series`` that someone
+    reads (``series_data.series_after_upload``: the runs added, a few ms a series), then
+    the scopes' setup pickers, a query per scope. The pages worker's warm runs at nice 10
+    behind every other upload's scopes, so the uploader's first series page and its JSON
+    used to bring them up to date themselves, on a web process sharing the cores with the
+    upload's check (bench/codespeed_compare.py's first phase). The upload is done already:
+    a page asking meanwhile computes its series itself and is served the previous picker,
+    as while any other process computes it."""
+    series_data.series_after_upload(series)
     setup_picker.pickers_warm(scopes)
 
 

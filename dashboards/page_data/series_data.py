@@ -22,7 +22,7 @@ moves (``_marks``). What is cached is bytes or plain values, never model rows.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from functools import cached_property
 from itertools import chain
@@ -56,6 +56,7 @@ from perfdb.cache import (
     scope_key,
     setup_entry,
     stored_together,
+    updated_in_setup,
 )
 
 T = TypeVar("T")
@@ -130,24 +131,29 @@ class SeriesPage:
 
 def series_page(query: KernelsQuery) -> SeriesPage:
     """The page of the query's series. Its setup with its metrics and the metric chosen
-    are cached per setup version under the metric asked for, beside the series (the runs'
-    values and baseline options): a warm page reads both in one round trip, no query, and
-    one computed after an upload reads its setup and metrics in one query and brings the
-    series up to date. The query's baseline is checked here (a 400), not in the figure's
-    request."""
+    are cached per setup version under the metric asked for, beside the baseline picker's
+    options joined (or, with a baseline chosen, the series): a warm page reads both in one
+    round trip, no query, and one computed after an upload reads its setup and metrics in
+    one query and brings the series up to date. The query's baseline is checked here (a
+    400), not in the figure's request."""
     setup_id, asked = _setup_id(query, open_regression=True)
     if setup_id is None:
         return SeriesPage()
-    key = cache_key("series-page-context", metric=asked)
+    key = _page_context_key(asked)
     keys = read_ahead(setup_entry(key, setup_id))
     if asked.isascii() and asked.isdigit():
-        keys += series_keys(setup_id, int(asked))
+        metric_id = int(asked)
+        keys += (
+            read_ahead(setup_entry(_options_key(metric_id), setup_id))
+            if query.baseline is None
+            else series_keys(setup_id, metric_id)
+        )
     with stored_together():  # after an upload: what it brought up to date, in one store
         with read_together(keys):
             setup, metrics, metric, note = cached_in_setup(
                 key, setup_id, lambda: _page_context(setup_id, asked)
             )
-            data = None if metric is None else finished_series(setup_id, metric)
+            options = "" if metric is None else _page_options(setup_id, metric, query.baseline)
         scope = setup_scope(setup)
         ids = (setup["workload_id"], setup["hardware_id"], setup["mode"])
         # the two pickers of its scope, in one round trip (after an upload: its setups')
@@ -159,10 +165,6 @@ def series_page(query: KernelsQuery) -> SeriesPage:
         with read_together(picker_keys):
             scopes, setups = scope_index().scopes, setup_choices({scope: ids})[scope]
             setup_options = picker_options(scope, setups, setup["id"])
-    options = ""
-    if data is not None:
-        _baseline_checked(data.values(), query.baseline)
-        options = _baseline_options(data, query.baseline)
     return SeriesPage(
         scopes=scopes,
         scope=scope,
@@ -182,10 +184,34 @@ def series_page(query: KernelsQuery) -> SeriesPage:
 PageContext = tuple[dict[str, Any], list[dict[str, Any]], Mapping[str, Any] | None, str]
 
 
+def _page_context_key(asked: str) -> str:
+    return cache_key("series-page-context", metric=asked)
+
+
 def _page_context(setup_id: int, asked: str) -> PageContext:
     setup, metrics = _setup_metrics(setup_id)
     metric, note = metric_asked(asked, metrics)
     return setup, metrics, metric, note
+
+
+def _options_key(metric_id: int) -> str:
+    return cache_key("series-page-options", metric=metric_id)
+
+
+def _page_options(setup_id: int, metric: Mapping[str, Any], baseline: int | None) -> str:
+    """The baseline picker's options, ``baseline`` selected (checked: a 400 if the series
+    has no such run). Without one, as kept per setup version with the metric they are of:
+    the page reads them, not the series behind them."""
+    if baseline is None:
+        options_of = lambda: _options_of(setup_id, metric)  # noqa: E731
+        return cached_in_setup(_options_key(metric["id"]), setup_id, options_of)[1]
+    data = finished_series(setup_id, metric)
+    _baseline_checked(data.values(), baseline)
+    return _baseline_options(data, baseline)
+
+
+def _options_of(setup_id: int, metric: Mapping[str, Any]) -> tuple[Mapping[str, Any], str]:
+    return metric, _baseline_options(finished_series(setup_id, metric), None)
 
 
 def _baseline_options(data: FinishedSeries, chosen: int | None) -> str:
@@ -223,19 +249,20 @@ def series_figure(query: KernelsQuery) -> bytes:
     version under the metric and baseline asked for when the query names its setup (what
     the page asks), the marks per version of the setup's alerts: a warm request is one
     cache round trip, no query. After an upload to the setup, the figure kept before is
-    brought up to date: its metric is known, the series is read from the cache in the same
-    round trip, and only the new points' pieces are made."""
+    brought up to date: its metric is known, the series is read from the cache, and only
+    the new points' pieces are made (by the writer's process, ``series_after_upload``,
+    unless a reader comes first)."""
     setup_id, asked = _setup_id(query, open_regression=False)
     if setup_id is None:
         raise BadParam("setup", "no setup with runs")
     if query.setup is None:  # chosen by a query: as current as that query
         kept = _figure(setup_id, asked, query.baseline, None)
         return _with_marks(setup_id, kept, query.baseline)
-    key = cache_key("series-figure-of-query", metric=asked, baseline=query.baseline)
+    key = _figure_key(asked, query.baseline)
     keys = read_ahead(setup_entry(key, setup_id))
     if asked.isascii() and asked.isdigit():
         metric_id = int(asked)
-        keys += series_keys(setup_id, metric_id) + _marks_keys(setup_id, metric_id, query.baseline)
+        keys += _marks_keys(setup_id, metric_id, query.baseline)
     with read_together(keys):
         kept = cached_in_setup(
             key,
@@ -244,6 +271,10 @@ def series_figure(query: KernelsQuery) -> bytes:
             update=lambda before: _figure(setup_id, asked, query.baseline, before),
         )
         return _with_marks(setup_id, kept, query.baseline)
+
+
+def _figure_key(asked: str, baseline_id: int | None) -> str:
+    return cache_key("series-figure-of-query", metric=asked, baseline=baseline_id)
 
 
 def _figure(
@@ -535,6 +566,19 @@ def api_head(body: bytes) -> bytes:
     return body[: body.rindex(b',"kernels":[')]
 
 
+def api_updated(setup_id: int, before: bytes) -> bytes:
+    """/api/series/'s JSON after runs were added to the setup, from ``before`` (its answer
+    of before): its head (the setup and the metric, which adding runs does not change)
+    with the kernels and points of now. No query for the setup or the metric."""
+    head = api_head(before)
+    return api_body(head, finished_series(setup_id, api_head_metric(head)))
+
+
+def api_key(metric_id: int) -> str:
+    """The key of /api/series/'s compact JSON answer (``finished("api-json", ...)``)."""
+    return cache_key("metric", id=metric_id)
+
+
 def api_head_metric(head: bytes) -> dict[str, Any]:
     """The metric an ``api_body`` head names (its last value: ``"metric":{...}``), as
     ``finished_series`` takes it."""
@@ -576,6 +620,43 @@ def _finished_key(kind: str, key: str) -> str:
 def series_keys(setup_id: int, metric_id: int) -> list[str]:
     """The cache keys ``finished_series(setup_id, {"id": metric_id, ...})`` reads."""
     return read_ahead(setup_entry(_series_key(metric_id), setup_id))
+
+
+# --- ahead of the first reader after an upload ----------------------------------------------
+
+
+def series_after_upload(series: Iterable[tuple[int, int]]) -> None:
+    """The answers of these (setup id, metric id) series that someone reads, brought up to
+    date with the runs just added: the kept series, its /api/series/ JSON, and its page's
+    context and figure as the page asks for them (by the metric's id, no baseline). Run in
+    the writer's process right after its commit (dashboards/page_cache/warm.py
+    ``after_commit``), so that the uploader's first look at the series finds it current.
+    Only entries kept from before are touched, at the cost of the runs added; a series
+    nobody reads costs three cache reads. A reader who comes meanwhile brings the same entries
+    up to date itself (never served the previous value): this spares the first request
+    the work, and never makes it wait."""
+    for setup_id, metric_id in series:
+        with stored_together():  # the series' answers in one store
+            _brought_up_to_date(setup_id, metric_id)
+
+
+def _brought_up_to_date(setup_id: int, metric_id: int) -> None:
+    """Each answer kept from before, in the order the page reads them; the first that
+    needs the series brings it up to date (``finished_series``), the others read it back
+    from the store they share (``stored_together``)."""
+    asked = str(metric_id)
+    updated_in_setup(_page_context_key(asked), setup_id, lambda _: _page_context(setup_id, asked))
+    updated_in_setup(
+        _figure_key(asked, None), setup_id, lambda before: _figure(setup_id, asked, None, before)
+    )
+    updated_in_setup(
+        _options_key(metric_id), setup_id, lambda before: _options_of(setup_id, before[0])
+    )
+    updated_in_setup(
+        _finished_key("api-json", api_key(metric_id)),
+        setup_id,
+        lambda before: api_updated(setup_id, before),
+    )
 
 
 # --- the pickers' choices -------------------------------------------------------------------

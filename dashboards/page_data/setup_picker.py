@@ -21,7 +21,7 @@ from django.utils.safestring import SafeString, mark_safe
 from dashboards import chart_queries as cq
 from dashboards.page_data.scopes import scope_index
 from dashboards.pure.selection import setup_label
-from perfdb.cache import cache_key, cached_per_scope
+from perfdb.cache import cache_key, cached_per_scope, stored_together
 
 SETUP_OPTION = "dashboards/_setup_option.html"
 # Each scope's setups with their run counts, cached per scope version (``setup_choices``).
@@ -79,13 +79,15 @@ def _kept_option(setup: Mapping[str, Any], kept: Rendered) -> str:
 
 def pickers_warm(scope_keys: Collection[str]) -> None:
     """After an upload to these scopes: their setup pickers, with the run counts it moved,
-    computed together (one lock, one store), so that the first visitor of one of their
-    series, most likely the uploader, does not compute one. Called in the writer's process
-    right after its commit (``dashboards.page_cache.warm.after_commit``) and by the pages'
-    warm."""
+    and their options (those whose count moved rendered again), computed together, so
+    that the first visitor of one of their series, most likely the uploader, does not
+    compute one. Called in the writer's process right after its commit
+    (``dashboards.page_cache.warm.after_commit``) and by the pages' warm."""
     ids = {s.key: s.ids for s in scope_index().scopes if s.key in scope_keys}
     if ids:
-        setup_choices(ids)
+        with stored_together():  # the choices and their options, one store
+            for scope, setups in setup_choices(ids).items():
+                setup_options(scope, setups, None)
 
 
 def _rendered_options(setups: Sequence[Mapping[str, Any]], earlier: Rendered) -> Rendered:

@@ -32,6 +32,7 @@ from perfdb.cache.entries import (
     setup_entry,
     stale_seconds,
     stored_together,
+    updated_in_setup,
 )
 from perfdb.cache.invalidate import (
     alerts_changed,
@@ -76,6 +77,7 @@ __all__ = [
     "setup_keys",
     "stale_seconds",
     "stored_together",
+    "updated_in_setup",
     # invalidate
     "alerts_changed",
     "data_changed",

@@ -336,6 +336,17 @@ def cached_in_setup(
     return cached_entries(wanted, lambda _: {name: fn()}, found=found, update=brought)[name]
 
 
+def updated_in_setup(key: str, setup_id: int, update: Callable[[T], T]) -> bool:
+    """Bring ``cached_in_setup(key, setup_id, ...)``'s entry up to date ahead of its reader,
+    if it holds a value of an earlier version of the setup (only runs were added since):
+    someone reads it, and ``update`` costs only the runs added. Nothing is computed when
+    the entry is current already, missing or of another structure: a value nobody reads
+    costs one cache read. Whether the entry is current now."""
+    wanted = setup_entry(key, setup_id)
+    found = cached_entries(wanted, lambda _: {}, update=lambda _, was: update(was))
+    return bool(found)
+
+
 def alerts_entry(key: str, setup_id: int) -> dict[str, tuple[str, str]]:
     """``cached_in_alerts``' entry: its name and version keys."""
     versions = (STRUCTURE_KEY, ALERTS_VERSION_PREFIX + str(setup_id))

@@ -42,25 +42,30 @@ def data_changed_on_commit() -> None:
     transaction.on_commit(data_changed)
 
 
-def runs_added(scopes: Iterable[str], setups: Iterable[int] = ()) -> None:
+def runs_added(
+    scopes: Iterable[str], setups: Iterable[int] = (), series: Iterable[tuple[int, int]] = ()
+) -> None:
     """Runs were added to these scopes (and setups, when known: the ingest writer's runs),
     nowhere else: entries cached for other scopes and setups stay current; everything cached
     with ``cached`` (all runs) does not. With ``settings.PAGE_CACHE_WARM``, the pages' shared
     entries are then recomputed by a task (dashboards/page_cache/warm.py) rather than by the next
     browser, one task per burst of uploads (perfdb/warm.py), and the cheapest of them
-    here and now (``warm.runs_committed``)."""
+    here and now (``warm.runs_committed``), with the ``series`` (setup id, metric id) the
+    runs added points to."""
     scopes = sorted(set(scopes))
     setup_keys = (SETUP_VERSION_PREFIX + str(s) for s in sorted(set(setups)))
     bump(VERSION_KEY, *(SCOPE_VERSION_PREFIX + s for s in scopes), *setup_keys)
     if getattr(settings, "PAGE_CACHE_WARM", False):
         warm.queue_warm(scopes)
-        warm.warm_now(scopes)
+        warm.warm_now(scopes, sorted(set(series)))
 
 
-def runs_added_on_commit(scopes: Iterable[str], setups: Iterable[int] = ()) -> None:
+def runs_added_on_commit(
+    scopes: Iterable[str], setups: Iterable[int] = (), series: Iterable[tuple[int, int]] = ()
+) -> None:
     """``runs_added`` once the current transaction commits (at once outside one)."""
-    scopes, setups = tuple(scopes), tuple(setups)
-    transaction.on_commit(lambda: runs_added(scopes, setups))
+    scopes, setups, series = tuple(scopes), tuple(setups), tuple(series)
+    transaction.on_commit(lambda: runs_added(scopes, setups, series))
 
 
 @receiver(post_save, sender="perfdb.Run")

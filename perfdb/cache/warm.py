@@ -36,8 +36,9 @@ QUEUED_KEY = "perfdb:warm:queued"
 QUEUED_SECONDS = 10
 
 # Sent in the writer's process right after its commit moved the versions (``runs_added``,
-# with ``settings.PAGE_CACHE_WARM``), with ``scopes``: a receiver recomputes there what is
-# cheap and read first after an upload (dashboards/page_cache/warm.py ``after_commit``).
+# with ``settings.PAGE_CACHE_WARM``), with ``scopes`` and ``series``: a receiver recomputes
+# there what is cheap and read first after an upload (dashboards/page_cache/warm.py
+# ``after_commit``).
 runs_committed = Signal()
 
 
@@ -57,10 +58,12 @@ def queue_warm(scopes: list[str]) -> None:
         log.warning("could not queue %s (%s)", WARM_PAGES, exc)
 
 
-def warm_now(scopes: list[str]) -> None:
+def warm_now(scopes: list[str], series: list[tuple[int, int]] | None = None) -> None:
     """``runs_committed``'s receivers, here and now; one that fails is logged, never raised:
-    the upload is committed, and the pages' warm recomputes the same later."""
-    for receiver, result in runs_committed.send_robust(sender=None, scopes=scopes):
+    the upload is committed, and the pages' warm recomputes the same later. ``series``: the
+    (setup id, metric id) pairs the runs added have points in."""
+    sent = runs_committed.send_robust(sender=None, scopes=scopes, series=series or [])
+    for receiver, result in sent:
         if isinstance(result, Exception):
             log.warning("%s after an upload failed: %r", receiver, result)
 

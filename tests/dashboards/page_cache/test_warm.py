@@ -142,6 +142,52 @@ def test_the_writers_commit_recomputes_the_uploaded_scopes_setup_picker(
     assert [s["run_count"] for s in setups[scope] if s["id"] == setup.pk] == [runs + 1]
 
 
+def test_the_writers_commit_brings_the_series_someone_reads_up_to_date(
+    client, tmp_path, settings, django_capture_on_commit_callbacks
+):
+    """The uploader's first look at a series it reads (its page, the page's figure, its
+    /api/series/ JSON) finds each answer current, with the run just added: the writer's
+    process brought them up to date right after its commit, so the request reads no
+    results."""
+    import redis
+
+    from perfdb.models import Metric, Setup
+    from tests.bundles import make_bundle
+    from tests.conftest import free_port
+    from tests.dashboards.data import ingest
+    from tests.dashboards.series_data import NEW_RUN
+
+    load(tmp_path)
+    setup = Setup.objects.get(params={"rooms": 10, "messages": 1000})
+    metric = Metric.objects.get(name="throughput")
+    query = f"setup={setup.pk}&metric={metric.pk}"
+    urls = [f"/kernels/?{query}", f"/kernels/figure/?{query}", f"/api/series/?{query}"]
+    warm_reads = []
+    for url in urls:
+        assert client.get(url).status_code == 200  # kept before the upload
+        with CaptureQueriesContext(connection) as reads:
+            assert client.get(url).status_code == 200
+        warm_reads.append(len(reads))
+    settings.PAGE_CACHE_WARM = True
+    queue = settings.CELERY_PAGES_QUEUE = f"warm-test-{free_port()}"  # the warm task's
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            ingest(make_bundle(tmp_path / "new.tar.gz", {"manifest.toml": NEW_RUN}))
+    finally:
+        redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(queue)
+    new = Run.objects.get(setup=setup, kernel__version="2.6.0")
+    settings.PAGE_CACHE_WARM = False
+    for url, before in zip(urls, warm_reads, strict=True):
+        with CaptureQueriesContext(connection) as reads:
+            response = client.get(url)
+        assert response.status_code == 200
+        assert len(reads) == before, f"{url} computed after the upload: {reads.captured_queries}"
+    body = client.get(f"/api/series/?{query}").json()
+    assert [p["kernel"] for p in body["points"] if p["run"] == new.pk] == ["2.6.0"]
+    figure = client.get(f"/kernels/figure/?{query}").content.decode()
+    assert "2.6.0" in figure
+
+
 # --- after a deploy or a Redis restart: an emptied cache ---------------------------------------
 
 

@@ -221,6 +221,20 @@ def test_entries_computed_together_are_stored_when_it_ends():
     assert page_cache.cached_in_setup("a", 1, lambda: pytest.fail("computed again")) == "A"
 
 
+def test_an_entry_kept_from_before_is_brought_up_to_date_ahead_of_its_reader():
+    """``updated_in_setup``: an entry of an earlier version of the setup is updated from its
+    value, and then read as current; a missing entry, or one of another structure, is not
+    computed; a current one is left as it is."""
+    assert not page_cache.updated_in_setup("a", 1, lambda was: pytest.fail("nothing kept"))
+    assert page_cache.cached_in_setup("a", 1, lambda: ["run 1"]) == ["run 1"]
+    assert page_cache.updated_in_setup("a", 1, lambda was: pytest.fail("current already"))
+    page_cache.runs_added(["1-1-SMP"], [1])
+    assert page_cache.updated_in_setup("a", 1, lambda was: [*was, "run 2"])
+    assert page_cache.cached_in_setup("a", 1, lambda: pytest.fail("updated")) == ["run 1", "run 2"]
+    page_cache.data_changed()
+    assert not page_cache.updated_in_setup("a", 1, lambda was: pytest.fail("other structure"))
+
+
 def test_an_entry_is_named_by_its_key_and_scope_and_by_nothing_they_share():
     """A key ending as a scope begins cannot make another entry's name (they were hashed
     joined by a separator either may carry); a setup's entry and its alerts' are apart."""
