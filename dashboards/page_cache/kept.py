@@ -37,9 +37,10 @@ outside the list is never kept.
 from __future__ import annotations
 
 import hashlib
+import logging
 import threading
 from collections.abc import Callable, Iterator
-from functools import wraps
+from functools import partial, wraps
 from typing import Any, TypeVar
 from urllib.parse import urlencode
 
@@ -63,6 +64,7 @@ from perfdb.cache import (
 KEPT_HEADERS = ("Content-Type", "Content-Disposition", "Content-Language")
 MESSAGES_COOKIE = "messages"
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 # A kept answer as stored: (its versions as (key, value) pairs, body, every header).
 Answer = tuple[tuple[tuple[str, int], ...], bytes, list[tuple[str, str]]]
 
@@ -359,15 +361,26 @@ def _kept_answer(key: str) -> HttpResponse | None:
     return response
 
 
-def _keep_answer(request: HttpRequest, key: str, response: HttpResponse) -> None:
+def _answer_kept(request: HttpRequest, response: HttpResponse) -> Answer | None:
+    """What is kept of the response as this middleware returns it (the middleware outside
+    it adds a request id and compresses the body later), or None if it may not be kept."""
     versions = getattr(request, "_kept_versions", None)
     if versions is None or not _keepable(request, response) or not _read_known_only(request):
+        return None
+    return tuple(versions.items()), response.content, list(response.items())
+
+
+def _keep_answer(path: str, key: str, answer: Answer) -> None:
+    """Store ``answer``; an error is logged, never raised: it runs as the response closes,
+    once sent, and the next request computes it again."""
+    try:
+        cache.set(key, answer, TIMEOUT_SECONDS)
+    except Exception:
+        log.exception("could not keep the answer of %s", path)
         return
-    headers = list(response.items())
-    cache.set(key, (tuple(versions.items()), response.content, headers), TIMEOUT_SECONDS)
     if len(_kept_paths) >= LIMIT:
         _kept_paths.clear()
-    _kept_paths.add(request.path)
+    _kept_paths.add(path)
 
 
 class KeptAnswerMiddleware:
@@ -388,6 +401,10 @@ class KeptAnswerMiddleware:
         if answerable and (kept := _kept_answer(key)) is not None:
             return kept
         response = self.get_response(request)
-        if getattr(request, "_kept_versions", None) is not None:
-            _keep_answer(request, key or _answer_key(request), response)
+        answer = _answer_kept(request, response)
+        if answer is not None:
+            # Stored when the server closes the response, once its body is sent: the reader
+            # does not wait for the store (a series' figure is ~200 kB to Redis).
+            store = partial(_keep_answer, request.path, key or _answer_key(request), answer)
+            response._resource_closers.append(store)  # type: ignore[attr-defined]
         return response

@@ -10,6 +10,7 @@ not counted by the API's throttle (documented), a miss is."""
 
 from __future__ import annotations
 
+import io
 import json
 import time
 
@@ -235,6 +236,24 @@ def test_a_kept_answer_is_the_computed_one(kept_30s, client, urls):
         for header in ("Content-Security-Policy", "X-Frame-Options", "X-Content-Type-Options"):
             assert header in kept, header
         assert client.get(url).content == computed.content
+
+
+def test_an_answer_is_kept_once_it_is_sent_not_before(kept_30s, urls):
+    """The store waits for the server to close the response (its body sent), and keeps
+    the answer as the view's middleware stack made it, not what wraps it later."""
+    from django.core.handlers.wsgi import WSGIHandler
+
+    url = urls[2]  # the figure: the largest answer
+    handler = WSGIHandler()
+    environ = RequestFactory().get(url).environ
+    environ.update({"wsgi.input": io.BytesIO(b""), "wsgi.url_scheme": "http"})
+    response = handler.get_response(handler.request_class(environ))
+    assert response.status_code == 200
+    assert early(url) is COMPUTED, "not kept before the response is closed"
+    response.close()
+    kept = early(url)
+    assert kept is not COMPUTED and kept.content == response.content
+    assert "X-Request-ID" not in kept and "X-Request-ID" in response
 
 
 def test_the_key_holds_the_query_and_the_format_asked(kept_30s, client, urls):
