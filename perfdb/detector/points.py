@@ -2,7 +2,8 @@
 the ``Change``s it reports on them.
 
 A ``Point`` is one run (kernel, patch set, trials); ``ordered`` drops the trials that are not
-numbers and sorts the runs by kernel (``kernel_key``: the version's order, or the one a
+numbers (``finite``: the rule every test applies to its values, ``policy.judge`` too) and
+sorts the runs by kernel (``kernel_key``: the version's order, or the one a
 ``with_order`` name states); ``stock_by_kernel`` and ``stock_kernels`` group the stock runs
 into one observation a kernel (``KernelRuns``), the unit every test reads. Pure, no Django.
 """
@@ -19,7 +20,7 @@ from operator import itemgetter, not_
 from statistics import fmean
 from typing import NamedTuple, cast, overload
 
-from perfdb.detector import placement, policy
+from perfdb.detector import placement
 from perfdb.detector.stats import Floats
 from perfdb.kernels import parse_kernel
 
@@ -138,6 +139,11 @@ def run_order(point: Point) -> tuple[object, ...]:
 # --- the usable points, in kernel order ---
 
 
+def finite(values: Iterable[float]) -> tuple[float, ...]:
+    """The trials that are numbers: NaN and infinities are dropped before any statistic."""
+    return tuple(float(v) for v in values if isinstance(v, int | float) and math.isfinite(v))
+
+
 def usable_points(points: Sequence[Point]) -> list[Point]:
     """NaN and infinite trials dropped; a run with no trial left is no observation."""
     cleaned = []
@@ -145,7 +151,7 @@ def usable_points(points: Sequence[Point]) -> list[Point]:
         if _plain_finite(point.values):  # the usual case, checked in C: nothing to drop
             cleaned.append(point)
             continue
-        values = policy.finite(point.values)
+        values = finite(point.values)
         if values:
             same = values == point.values
             cleaned.append(
@@ -155,7 +161,7 @@ def usable_points(points: Sequence[Point]) -> list[Point]:
 
 
 def _plain_finite(values: tuple[float, ...]) -> bool:
-    """Every trial a finite float (what ``policy.finite`` would keep unchanged)."""
+    """Every trial a finite float (what ``finite`` would keep unchanged)."""
     return (
         type(values) is tuple
         and set(map(type, values)) == {float}

@@ -29,6 +29,7 @@ import numpy as np
 from scipy import stats as scipy_stats
 
 from perfdb.detector import stats
+from perfdb.detector.points import finite
 from perfdb.detector.stats import Floats
 
 BETTER_CHOICES = ("higher", "lower", "none")
@@ -120,11 +121,6 @@ def direction(change_pct: float, better: str) -> str:
     if change_pct == 0:
         return "none"
     return "improvement" if (change_pct > 0) == (better == "higher") else "regression"
-
-
-def finite(values: Iterable[float]) -> tuple[float, ...]:
-    """The trials that are numbers: NaN and infinities are dropped before any statistic."""
-    return tuple(float(v) for v in values if isinstance(v, int | float) and math.isfinite(v))
 
 
 def _votes(series_levels: Iterable[Sequence[float]], min_kernels: int) -> list[tuple[float, int]]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from statistics import fmean
 
 from perfdb.detector import policy
+from perfdb.detector.points import finite
 
 Patches = tuple[str, ...]
 
@@ -54,7 +55,7 @@ def _verdict(
     better: str,
     settings: policy.Settings | None,
 ) -> policy.Verdict | None:
-    base, cand = policy.finite(base_values), policy.finite(cand_values)
+    base, cand = finite(base_values), finite(cand_values)
     if not base or not cand or fmean(base) == 0:
         return None
     return policy.judge(base, cand, better, settings=settings)

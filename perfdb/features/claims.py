@@ -21,6 +21,7 @@ from statistics import fmean
 from scipy import stats as scipy_stats
 
 from perfdb.detector import policy, stats
+from perfdb.detector.points import finite
 
 SUPPORTED, CONTRADICTED, NOT_TESTABLE, NO_DATA = (
     "supported",
@@ -75,7 +76,7 @@ def check_claim(
     settings: policy.Settings | None = None,
 ) -> ClaimCheck:
     settings = settings or policy.Settings()
-    base, new = policy.finite(base_values), policy.finite(new_values)
+    base, new = finite(base_values), finite(new_values)
     tolerance = rounding_of(stated_pct) if tolerance_pct is None else tolerance_pct
     if not base or not new:
         return ClaimCheck(NO_DATA, None, None, None, tolerance, "no stored values on a side")
