@@ -2,9 +2,11 @@
 steps it finds as ``Change``s.
 
 From ``Settings.short_kernels`` stock kernels a series is read by the step scan
-(``step_scan.step_scan``) rather than kernel by kernel; ``analyse`` gives its ``Series`` (None
-for a shorter one) and ``series_steps`` the steps worth an alert, each with where it starts
-(``placement``). docs/detector.md, "Long series", tells how it works.
+(``step_scan.step_scan``) rather than kernel by kernel, and its noise from its own
+kernel-to-kernel moves (``series_noise``, the largest left out, shrunk toward the prior in
+shorter series): a model only a long series has, so it lives with it. ``analyse`` gives its
+``Series`` (None for a shorter one) and ``series_steps`` the steps worth an alert, each with
+where it starts (``placement``). docs/detector.md, "Long series", tells how it works.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ from itertools import chain
 from scipy import stats as scipy_stats
 
 from perfdb.detector import placement, policy, stats, step_scan
-from perfdb.detector.noise import series_noise
 from perfdb.detector.points import (
     Change,
     Columns,
@@ -52,6 +53,63 @@ class Series:
         if self.scan.pending is not None:
             breaks.append(self.scan.pending.index)
         return Scanned(self.kernels, tuple(breaks), self.scan.outliers)
+
+
+# --- a long series' noise: its kernel-to-kernel moves ---
+
+
+def series_noise(
+    groups: Sequence[Sequence[float]], levels: Sequence[float], settings: Settings
+) -> policy.Noise | None:
+    """Within-run and run-to-run noise of a series (``levels`` = stock kernels in order).
+
+    The level noise comes from the kernel-to-kernel moves; what the trials' own noise does not
+    explain is run-to-run. With few kernels it is shrunk toward ``prior_noise_pct``.
+    """
+    within, _ = stats.within_run_pct(groups)
+    # Consistent with the prior? Read as if the largest move were a step: a step must not
+    # make a short series look noisier than typical (its own move, and the rescaling of the
+    # kept moves as if the left-out one were noise, inflate a 10-kernel series' sd by ~30 %);
+    # a bimodal series, whose many large moves are its noise, still does.
+    prior = settings.prior_noise_pct
+    step_free = stats.step_free_noise_pct(levels) if prior is not None else None
+    level, moves = stats.level_noise_pct(levels, settings.noise_trim)
+    if level is None:
+        return None
+    trials = sorted(map(len, groups))[len(groups) // 2] if groups else 1
+    dof = settings.dof_per_difference * moves
+    if prior is not None:
+        # Shrunk toward the workload/metric's typical noise, but never below what the series
+        # shows: a series noisier than typical (bimodal, a flaky machine) keeps its own noise.
+        weight = settings.prior_weight
+        consistent = level if step_free is None else min(level, step_free)
+        if consistent <= prior * _tolerance(settings, dof):
+            level = math.sqrt((moves * level**2 + weight * prior**2) / (moves + weight))
+            dof += weight * settings.dof_per_difference
+    # How much of the kernels' level variance (read from their moves) is within-run noise:
+    # within^2 / trials, or with a mix of trial counts (reruns, a dropped trial: 1-5 trials a
+    # kernel) within^2 x the runs' mean of 1 / trials. The moves read the kernels' average
+    # variance; 1 / the median trials read the within-run share too small there, took the
+    # rest for run-to-run noise and judged the kernels with many trials as noisy as the
+    # others. No run with two trials (a long one-trial series): nothing to share.
+    counts = list(map(len, groups))
+    if not within:
+        share = 0.0
+    elif not counts or min(counts) == max(counts):
+        share = within**2 / trials
+    else:
+        share = within**2 * math.fsum(1 / count for count in counts) / len(counts)
+    between_sq = level**2 - share
+    between = math.sqrt(max(between_sq, 0.0))
+    return policy.Noise(within, between, dof, trials)
+
+
+def _tolerance(settings: Settings, dof: float) -> float:
+    """How much noisier than the prior a series may look and still be pooled with it."""
+    if settings.prior_consistency is None:
+        return settings.prior_tolerance
+    bound = scipy_stats.chi2.isf(settings.prior_consistency, max(dof, 0.5)) / max(dof, 0.5)
+    return max(settings.prior_tolerance, math.sqrt(float(bound)))
 
 
 UNCACHED_FROM = 200  # points: a series this long is analysed without analyse's cache

@@ -1,13 +1,12 @@
-"""The noise a series is judged with, never read from the moves being judged.
+"""The trials' noise: what an A/B test, a short series and a drift's window are judged with.
 
-Two models, both a ``policy.Noise`` for the test (``policy.judge``):
-
-- ``trial_noise``: what A/B tests and short series are judged with: the trials' own spread
-  (within-run), and run-to-run evidence from builds run more than once and from the
-  workload/metric's prior (``Settings.prior_noise_pct``); the short scan adds the spread of
-  a level's kernels (``short_scan.segment_spread``);
-- ``series_noise``: a long series' model (``long_series``), read from its kernel-to-kernel
-  moves with the largest left out, shrunk toward the prior in shorter series.
+``trial_noise`` reads it without the kernel-to-kernel moves being judged (a test whose noise
+grew with the step it judges could not see the step): the trials' own spread (within-run),
+and run-to-run evidence from builds run more than once and from the workload/metric's prior
+(``Settings.prior_noise_pct``). ``TrialNoise.noise`` makes of it the ``policy.Noise`` a test
+takes, with any evidence its caller adds (a short series' level spread,
+``short_scan.segment_spread``; a drift window's scatter). A long series' model, read from
+its moves, is the long series' own (``long_series.series_noise``).
 
 The estimators on plain floats are in ``stats``; docs/detector.md, "The noise", says why.
 """
@@ -19,13 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import fmean
 
-from scipy import stats as scipy_stats
-
 from perfdb.detector import policy, stats
 from perfdb.detector.points import Point, kernel_of
 from perfdb.detector.policy import Settings
-
-# --- an A/B test's and a short series' noise: trials, repeated builds, the prior ---
 
 
 @dataclass(frozen=True)
@@ -112,60 +107,3 @@ def _repeated_builds(points: Sequence[Point]) -> list[tuple[int, float, float]]:
         spread = math.fsum(((m - centre) / centre * 100) ** 2 for m in means) / (len(runs) - 1)
         repeated.append((len(runs) - 1, spread, math.fsum(1 / len(p.values) for p in runs)))
     return repeated
-
-
-# --- a long series' noise: its kernel-to-kernel moves ---
-
-
-def series_noise(
-    groups: Sequence[Sequence[float]], levels: Sequence[float], settings: Settings
-) -> policy.Noise | None:
-    """Within-run and run-to-run noise of a series (``levels`` = stock kernels in order).
-
-    The level noise comes from the kernel-to-kernel moves; what the trials' own noise does not
-    explain is run-to-run. With few kernels it is shrunk toward ``prior_noise_pct``.
-    """
-    within, _ = stats.within_run_pct(groups)
-    # Consistent with the prior? Read as if the largest move were a step: a step must not
-    # make a short series look noisier than typical (its own move, and the rescaling of the
-    # kept moves as if the left-out one were noise, inflate a 10-kernel series' sd by ~30 %);
-    # a bimodal series, whose many large moves are its noise, still does.
-    prior = settings.prior_noise_pct
-    step_free = stats.step_free_noise_pct(levels) if prior is not None else None
-    level, moves = stats.level_noise_pct(levels, settings.noise_trim)
-    if level is None:
-        return None
-    trials = sorted(map(len, groups))[len(groups) // 2] if groups else 1
-    dof = settings.dof_per_difference * moves
-    if prior is not None:
-        # Shrunk toward the workload/metric's typical noise, but never below what the series
-        # shows: a series noisier than typical (bimodal, a flaky machine) keeps its own noise.
-        weight = settings.prior_weight
-        consistent = level if step_free is None else min(level, step_free)
-        if consistent <= prior * _tolerance(settings, dof):
-            level = math.sqrt((moves * level**2 + weight * prior**2) / (moves + weight))
-            dof += weight * settings.dof_per_difference
-    # How much of the kernels' level variance (read from their moves) is within-run noise:
-    # within^2 / trials, or with a mix of trial counts (reruns, a dropped trial: 1-5 trials a
-    # kernel) within^2 x the runs' mean of 1 / trials. The moves read the kernels' average
-    # variance; 1 / the median trials read the within-run share too small there, took the
-    # rest for run-to-run noise and judged the kernels with many trials as noisy as the
-    # others. No run with two trials (a long one-trial series): nothing to share.
-    counts = list(map(len, groups))
-    if not within:
-        share = 0.0
-    elif not counts or min(counts) == max(counts):
-        share = within**2 / trials
-    else:
-        share = within**2 * math.fsum(1 / count for count in counts) / len(counts)
-    between_sq = level**2 - share
-    between = math.sqrt(max(between_sq, 0.0))
-    return policy.Noise(within, between, dof, trials)
-
-
-def _tolerance(settings: Settings, dof: float) -> float:
-    """How much noisier than the prior a series may look and still be pooled with it."""
-    if settings.prior_consistency is None:
-        return settings.prior_tolerance
-    bound = scipy_stats.chi2.isf(settings.prior_consistency, max(dof, 0.5)) / max(dof, 0.5)
-    return max(settings.prior_tolerance, math.sqrt(float(bound)))
