@@ -1,5 +1,5 @@
-"""A long series analysed: its noise model, each kernel's variance, the step scan, and the
-steps it finds as ``Change``s.
+"""A long series analysed: its noise model, the step scan, and the steps it finds as
+``Change``s.
 
 From ``Settings.short_kernels`` stock kernels a series is read by the step scan
 (``step_scan.step_scan``) rather than kernel by kernel, and its noise from its own
@@ -187,33 +187,20 @@ def analyse_kernels(
         baseline_window=settings.baseline_window,
         excursion=settings.excursion_kernels,
     )
-    variances = kernel_variances(kernels, noise, centre, resolution)
+    variances = step_scan.level_variances(
+        kernels.run_counts(),
+        list(map(len, kernels.values)),
+        noise.within_pct,
+        noise.between_pct,
+        centre,
+        resolution,
+    )
     return Series(kernels, noise, step_scan.step_scan(levels, variances, rule), levels, variances)
 
 
 # Cached: ``change_points``, ``pair_context`` and a check of a short series ask of the same
 # points.
 analyse = lru_cache(maxsize=32)(analyse_of)
-
-
-def kernel_variances(
-    kernels: StockKernels, noise: policy.Noise, centre: float, resolution: float | None
-) -> list[float]:
-    """Each kernel's level variance: run-to-run over its runs plus within-run over its trials,
-    at least half the resolution; one computation per (runs, trials) shape."""
-
-    def variance(runs: int, trials: int) -> float:
-        within = (noise.within_pct or 0.0) ** 2 / trials
-        sd = math.sqrt(noise.between_pct**2 / runs + within) / 100 * centre
-        floor = (resolution or 0.0) / 2 / math.sqrt(trials)
-        return max(sd, floor, 1e-9 * centre) ** 2
-
-    runs, trials = set(kernels.run_counts()), set(map(len, kernels.values))
-    if len(runs) == len(trials) == 1:  # one shape (a long series of single runs)
-        return [variance(runs.pop(), trials.pop())] * len(kernels)
-    shapes = kernels.shapes()
-    by_shape = {shape: variance(*shape) for shape in set(shapes)}
-    return list(map(by_shape.__getitem__, shapes))
 
 
 @dataclass(frozen=True)

@@ -283,10 +283,6 @@ class StockKernels(Sequence[KernelRuns]):
             return [self[i] for i in range(*index.indices(len(self)))]
         return KernelRuns(self.names[index], self.run_ids(index), tuple(self.values[index]))
 
-    def shapes(self) -> list[tuple[int, int]]:
-        """(runs, trials) of each kernel."""
-        return list(zip(self.run_counts(), map(len, self.values), strict=True))
-
 
 Columns = tuple[
     Sequence[int], Sequence[str], Sequence[tuple[str, ...]], Sequence[tuple[float, ...]]

@@ -1,9 +1,9 @@
 """The step scan of a long series: its kernels' levels replayed one by one, as uploads arrive.
 
-``step_scan`` reads plain floats (each kernel's level and its variance, from the series'
-noise model in ``long_series``) under a ``ScanRule`` and returns the confirmed steps, the
-pending one at the newest kernel and the kernels left out as spikes or excursions.
-docs/detector.md, "Long series", says how it decides.
+``step_scan`` reads plain floats (each kernel's level and its variance, ``level_variances``
+of the series' noise model in ``long_series``) under a ``ScanRule`` and returns the confirmed
+steps, the pending one at the newest kernel and the kernels left out as spikes or
+excursions. docs/detector.md, "Long series", says how it decides.
 
 Most kernels of a long series change nothing: no start j in the window passes, no step is
 pending, the scan only pushes the kernel onto its running sums. ``might_pass`` finds them
@@ -26,6 +26,32 @@ from itertools import compress
 import numpy as np
 
 from perfdb.detector.stats import Floats
+
+
+def level_variances(
+    runs: Sequence[int],
+    trials: Sequence[int],
+    within_pct: float | None,
+    between_pct: float,
+    centre: float,
+    resolution: float | None,
+) -> list[float]:
+    """Each kernel's level variance, the weight the scan gives its level: run-to-run noise
+    over its ``runs`` plus within-run noise over its ``trials`` (the series' noise model, % of
+    ``centre``), at least half the resolution; one computation per (runs, trials) shape."""
+
+    def variance(runs: int, trials: int) -> float:
+        within = (within_pct or 0.0) ** 2 / trials
+        sd = math.sqrt(between_pct**2 / runs + within) / 100 * centre
+        floor = (resolution or 0.0) / 2 / math.sqrt(trials)
+        return max(sd, floor, 1e-9 * centre) ** 2
+
+    run_counts, trial_counts = set(runs), set(trials)
+    if len(run_counts) == len(trial_counts) == 1:  # one shape (a long series of single runs)
+        return [variance(run_counts.pop(), trial_counts.pop())] * len(runs)
+    shapes = list(zip(runs, trials, strict=True))
+    by_shape = {shape: variance(*shape) for shape in set(shapes)}
+    return list(map(by_shape.__getitem__, shapes))
 
 
 @dataclass(frozen=True)

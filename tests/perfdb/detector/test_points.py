@@ -33,7 +33,7 @@ def test_stock_kernels_are_stock_by_kernel(seed):
     expected = [math.fsum(k.values) / len(k.values) for k in plain]
     # the same floats (NaN included: repr), but -0.0, which both read as a zero level
     assert [repr(v + 0.0) for v in found.levels] == [repr(v + 0.0) for v in expected]
-    assert found.shapes() == [(len(k.run_ids), len(k.values)) for k in plain]
+    assert found.run_counts() == [len(k.run_ids) for k in plain]
 
 
 def test_points_from_makes_points():

@@ -327,3 +327,22 @@ def test_the_filter_keeps_every_kernel_at_which_the_exact_test_finds_a_start(see
                 found += 1
                 assert t in kept
     assert tested > 3_000 and found > 20
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_level_variances_are_the_plain_formula_per_kernel(seed):
+    """One computation per (runs, trials) shape gives each kernel the formula's own float."""
+    rng = random.Random(seed)
+    n = rng.choice([1, 5, 200])
+    one_shape = rng.random() < 0.5
+    runs = [1 if one_shape else rng.choice([1, 2]) for _ in range(n)]
+    trials = [3 if one_shape else rng.choice([1, 3, 5]) for _ in range(n)]
+    within, between = rng.choice([None, 1.5]), rng.uniform(0.0, 3.0)
+    centre, resolution = rng.uniform(10.0, 1000.0), rng.choice([None, 0.01, 1.0])
+    plain = []
+    for r, t in zip(runs, trials, strict=True):
+        sd = math.sqrt(between**2 / r + (within or 0.0) ** 2 / t) / 100 * centre
+        floor = (resolution or 0.0) / 2 / math.sqrt(t)
+        plain.append(max(sd, floor, 1e-9 * centre) ** 2)
+    got = step_scan.level_variances(runs, trials, within, between, centre, resolution)
+    assert got == plain
