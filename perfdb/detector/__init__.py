@@ -18,14 +18,16 @@ The stages, from the top (each imports only the ones below it):
 - ``short_scan``: a short series read kernel by kernel, each kernel against its level;
 - ``ab_compare``: a patched build or a pinned baseline judged when it arrives, and the
   ``Change`` a test's verdict makes;
-- ``long_series``: a long series analysed once, the changes its step scan shows;
-- ``noise``: the noise each test is judged with (trials, repeated builds, the prior, a long
-  series' moves);
-- ``points``: ``Point`` and ``Change``, points in kernel order, stock runs by kernel;
+- ``long_series``: a long series analysed once (its noise model, read from its moves), the
+  changes its step scan shows;
+- ``noise``: the trials' noise an A/B test, a short series and a drift's window are judged
+  with (trials, repeated builds, the prior);
+- ``points``: ``Point`` and ``Change``, the trials that are numbers, points in kernel order,
+  stock runs by kernel;
 - ``policy``: ``Settings``, the workload's pooled prior, the one test (``judge``), the
   metric's quantum;
-- ``step_scan``: the step scan of a long series' levels, its quiet stretches skipped with
-  numpy; ``placement``: how sure a step is of its first kernel;
+- ``step_scan``: the step scan of a long series' levels and their variances, its quiet
+  stretches skipped with numpy; ``placement``: how sure a step is of its first kernel;
 - ``stats``: statistics of plain sequences of floats, a long series' sorted with numpy.
 
 How it works and how well: docs/detector.md.
