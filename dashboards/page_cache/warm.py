@@ -93,6 +93,14 @@ def after_commit(
     setup_picker.pickers_warm(scopes)
 
 
+def after_alerts(sender: object, series: Sequence[tuple[int, int]], **kwargs: object) -> None:
+    """Where alerts were written, right after their commit (``perfdb.cache.
+    alerts_committed``): the marks of those series' figures that someone reads, so that
+    the uploader's first look at the chart after the check does not draw them (a query
+    and the series read: most of that request)."""
+    series_data.marks_after_alerts(series)
+
+
 def _shared() -> None:
     scope_stats.overview_cached()
     overview.home_runs()

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
-from functools import cached_property
+from functools import cached_property, partial
 from itertools import chain
 from typing import Any, NamedTuple, TypeVar
 
@@ -56,6 +56,7 @@ from perfdb.cache import (
     scope_key,
     setup_entry,
     stored_together,
+    updated_in_alerts,
     updated_in_setup,
 )
 
@@ -330,19 +331,32 @@ def series_marks(setup_id: int, metric: Mapping[str, Any], baseline_id: int | No
     them current (a point of an existing run changes only when the run is edited, which
     moves the structure version), so the first figure after an upload reads no alert. One
     query for the alerts; the series is read from its cache, and not at all without an
-    alert."""
+    alert. After the alerts of the series were written (an upload's check), the marks of
+    the page's figure are drawn by the writer (``marks_after_alerts``)."""
+    metric_id = metric["id"]
+    build = lambda: _marks(setup_id, metric_id, baseline_id)  # noqa: E731
+    return cached_in_alerts(_marks_key(metric_id, baseline_id), setup_id, build)
 
-    def build() -> bytes:
-        found = cq.series_alert_marks(setup_id=setup_id, metric_id=metric["id"])
-        if not found.marks:
-            return b""
-        data = finished_series(setup_id, metric)
-        marked = data.of_runs({m.run_id for m in found.marks})
-        baseline = _baseline(data, baseline_id)
-        traces = figure.alert_marks(marked, found.marks, baseline)
-        return json.dumps(traces, cls=DjangoJSONEncoder, separators=(",", ":")).encode()[1:-1]
 
-    return cached_in_alerts(_marks_key(metric["id"], baseline_id), setup_id, build)
+def _marks(setup_id: int, metric_id: int, baseline_id: int | None) -> bytes:
+    found = cq.series_alert_marks(setup_id=setup_id, metric_id=metric_id)
+    if not found.marks or found.metric is None:
+        return b""
+    data = finished_series(setup_id, found.metric)
+    marked = data.of_runs({m.run_id for m in found.marks})
+    baseline = _baseline(data, baseline_id)
+    traces = figure.alert_marks(marked, found.marks, baseline)
+    return json.dumps(traces, cls=DjangoJSONEncoder, separators=(",", ":")).encode()[1:-1]
+
+
+def marks_after_alerts(series: Iterable[tuple[int, int]]) -> None:
+    """The alert marks of these (setup id, metric id) series' figures as the page shows
+    them (no baseline), drawn again where alerts were written (the check's worker, a
+    triage), if someone reads them: the uploader's first look at the chart after the
+    check finds them current. A series nobody read costs a cache read."""
+    for setup_id, metric_id in series:
+        build = partial(_marks, setup_id, metric_id, None)
+        updated_in_alerts(_marks_key(metric_id, None), setup_id, build)
 
 
 # --- the download ---------------------------------------------------------------------------

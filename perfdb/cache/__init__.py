@@ -32,6 +32,7 @@ from perfdb.cache.entries import (
     setup_entry,
     stale_seconds,
     stored_together,
+    updated_in_alerts,
     updated_in_setup,
 )
 from perfdb.cache.invalidate import (
@@ -54,7 +55,7 @@ from perfdb.cache.versions import (
     data_version,
     scope_key,
 )
-from perfdb.cache.warm import WARM_PAGES, queued_scopes, runs_committed
+from perfdb.cache.warm import WARM_PAGES, alerts_committed, queued_scopes, runs_committed
 
 __all__ = [
     # keys
@@ -77,6 +78,7 @@ __all__ = [
     "setup_keys",
     "stale_seconds",
     "stored_together",
+    "updated_in_alerts",
     "updated_in_setup",
     # invalidate
     "alerts_changed",
@@ -101,4 +103,5 @@ __all__ = [
     "WARM_PAGES",
     "queued_scopes",
     "runs_committed",
+    "alerts_committed",
 ]

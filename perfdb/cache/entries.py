@@ -342,7 +342,10 @@ def updated_in_setup(key: str, setup_id: int, update: Callable[[T], T]) -> bool:
     someone reads it, and ``update`` costs only the runs added. Nothing is computed when
     the entry is current already, missing or of another structure: a value nobody reads
     costs one cache read. Whether the entry is current now."""
-    wanted = setup_entry(key, setup_id)
+    return _updated(setup_entry(key, setup_id), update)
+
+
+def _updated(wanted: Mapping[str, Sequence[str]], update: Callable[[T], T]) -> bool:
     found = cached_entries(wanted, lambda _: {}, update=lambda _, was: update(was))
     return bool(found)
 
@@ -366,6 +369,14 @@ def cached_in_alerts(
     (name,) = wanted
     compute = lambda _: {name: fn()}  # noqa: E731
     return cached_entries(wanted, compute, found=found, update=lambda _, __: fn())[name]
+
+
+def updated_in_alerts(key: str, setup_id: int, fn: Callable[[], T]) -> bool:
+    """``cached_in_alerts(key, setup_id, fn)``'s entry computed again ahead of its reader,
+    if it holds a value of an earlier version of the setup's alerts: someone reads it.
+    Nothing is computed when it is current, missing or of another structure. Whether the
+    entry is current now."""
+    return _updated(alerts_entry(key, setup_id), lambda _: fn())
 
 
 def cached_before(key: str, scope: str) -> bool:

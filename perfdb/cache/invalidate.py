@@ -82,10 +82,15 @@ def _run_saved_or_deleted(instance: Any, created: bool = False, **kwargs: object
         data_changed_on_commit()
 
 
-def alerts_changed(setups: Iterable[int]) -> None:
+def alerts_changed(setups: Iterable[int], series: Iterable[tuple[int, int]] = ()) -> None:
     """Alerts of these setups were created, changed or deleted: their series' marks are
-    computed again, nothing else."""
+    computed again, nothing else. With ``settings.PAGE_CACHE_WARM``, those of the
+    ``series`` (setup id, metric id) that someone reads are computed here and now
+    (``warm.alerts_committed``): after an upload's check, by its worker rather than by the
+    uploader's first look at the chart."""
     bump(*(ALERTS_VERSION_PREFIX + str(s) for s in sorted(set(setups))))
+    if series and getattr(settings, "PAGE_CACHE_WARM", False):
+        warm.alerts_warm_now(sorted(set(series)))
 
 
 @receiver(post_save, sender="perfdb.Alert")
@@ -95,8 +100,8 @@ def _alert_saved_or_deleted(instance: Any, **kwargs: object) -> None:
     merge's delete) moves its setup's alerts version when it commits: a reader before the
     commit must not cache the alerts of before as current. No alert write goes around
     ``save``/``delete`` but the outbox's ``notified_at``, which no page shows."""
-    setup_id = instance.setup_id
-    transaction.on_commit(lambda: alerts_changed([setup_id]))
+    setup_id, series = instance.setup_id, (instance.setup_id, instance.metric_id)
+    transaction.on_commit(lambda: alerts_changed([setup_id], [series]))
 
 
 # Vocabulary shown in cached page data: names, labels, units, the pickers' choices.

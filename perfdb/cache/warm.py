@@ -40,6 +40,9 @@ QUEUED_SECONDS = 10
 # there what is cheap and read first after an upload (dashboards/page_cache/warm.py
 # ``after_commit``).
 runs_committed = Signal()
+# Sent where alerts were written, right after their commit moved their setups' alerts
+# versions (``alerts_changed``, with ``settings.PAGE_CACHE_WARM``), with ``series``.
+alerts_committed = Signal()
 
 
 def queue_warm(scopes: list[str]) -> None:
@@ -62,10 +65,19 @@ def warm_now(scopes: list[str], series: list[tuple[int, int]] | None = None) -> 
     """``runs_committed``'s receivers, here and now; one that fails is logged, never raised:
     the upload is committed, and the pages' warm recomputes the same later. ``series``: the
     (setup id, metric id) pairs the runs added have points in."""
-    sent = runs_committed.send_robust(sender=None, scopes=scopes, series=series or [])
-    for receiver, result in sent:
+    _send(runs_committed, "an upload", scopes=scopes, series=series or [])
+
+
+def alerts_warm_now(series: list[tuple[int, int]]) -> None:
+    """``alerts_committed``'s receivers, here and now, for these (setup id, metric id)
+    series; one that fails is logged, never raised: the alerts are committed."""
+    _send(alerts_committed, "alerts written", series=series)
+
+
+def _send(signal: Signal, after: str, **kwargs: object) -> None:
+    for receiver, result in signal.send_robust(sender=None, **kwargs):
         if isinstance(result, Exception):
-            log.warning("%s after an upload failed: %r", receiver, result)
+            log.warning("%s after %s failed: %r", receiver, after, result)
 
 
 def queued_scopes(scopes: Iterable[str] | None) -> list[str]:

@@ -188,6 +188,39 @@ def test_the_writers_commit_brings_the_series_someone_reads_up_to_date(
     assert "2.6.0" in figure
 
 
+def test_alerts_written_draw_the_marks_of_a_figure_someone_reads(
+    client, tmp_path, settings, django_capture_on_commit_callbacks
+):
+    """The uploader's first look at the chart after the check finds its alert marks drawn:
+    the process that wrote the alerts drew them right after their commit, so the figure's
+    request makes no query. A figure nobody read is left to its first reader."""
+    from perfdb.models import Metric, Setup
+    from tests.factories import make_alert
+
+    load(tmp_path)
+    setup = Setup.objects.get(params={"rooms": 10, "messages": 1000})
+    other = Setup.objects.get(params={"rooms": 20, "messages": 1000})
+    metric = Metric.objects.get(name="throughput")
+    figure = f"/kernels/figure/?setup={setup.pk}&metric={metric.pk}"
+    assert "alert:" not in client.get(figure).content.decode()  # its marks kept
+    settings.PAGE_CACHE_WARM = True
+    with django_capture_on_commit_callbacks(execute=True):
+        make_alert(Run.objects.filter(setup=setup).first(), metric)
+    elsewhere = Run.objects.filter(setup=other).first()
+    with (
+        CaptureQueriesContext(connection) as drawn,
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        make_alert(elsewhere, metric)
+    alert_reads = [q for q in drawn.captured_queries if 'FROM "perfdb_alert"' in q["sql"]]
+    assert alert_reads == [], "the marks of a figure nobody read are not drawn"
+    settings.PAGE_CACHE_WARM = False
+    with CaptureQueriesContext(connection) as reads:
+        body = client.get(figure).content.decode()
+    assert len(reads) == 0, reads.captured_queries
+    assert "alert: open regression" in body
+
+
 # --- after a deploy or a Redis restart: an emptied cache ---------------------------------------
 
 
