@@ -105,20 +105,32 @@ def test_warms_queued_behind_one_under_the_same_versions_read_nothing(
     assert len(again) > 0, "a new version of the scope (and of the data) is warmed"
 
 
+def upload_with_the_warm(tmp_path, settings, on_commit) -> None:
+    """A one-run upload to the series of rooms = 10, with the warm-up after its commit on
+    (its task queued on a queue of its own, removed after)."""
+    import redis
+
+    from tests.bundles import make_bundle
+    from tests.conftest import free_port
+    from tests.dashboards.data import ingest
+    from tests.dashboards.series_data import NEW_RUN
+
+    settings.PAGE_CACHE_WARM = True
+    queue = settings.CELERY_PAGES_QUEUE = f"warm-test-{free_port()}"  # the warm task's
+    try:
+        with on_commit(execute=True):
+            ingest(make_bundle(tmp_path / "new.tar.gz", {"manifest.toml": NEW_RUN}))
+    finally:
+        redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(queue)
+
+
 def test_the_writers_commit_recomputes_the_uploaded_scopes_setup_picker(
     client, tmp_path, settings, django_capture_on_commit_callbacks
 ):
     """The uploader's first series page finds its scope's setup picker computed, with the
     run count the upload moved: the writer's process did it right after its commit."""
-    import redis
-    from django.test.utils import CaptureQueriesContext
-
     from dashboards.page_data import setup_picker
     from perfdb.models import Metric, Setup
-    from tests.bundles import make_bundle
-    from tests.conftest import free_port
-    from tests.dashboards.data import ingest
-    from tests.dashboards.series_data import NEW_RUN
 
     load(tmp_path)
     setup = Setup.objects.get(params={"rooms": 10, "messages": 1000})
@@ -126,13 +138,7 @@ def test_the_writers_commit_recomputes_the_uploaded_scopes_setup_picker(
     assert client.get(f"/kernels/?setup={setup.pk}&metric={metric.pk}").status_code == 200
     runs = Run.objects.filter(setup=setup).count()
     scope = page_cache.scope_key(setup.workload_id, setup.hardware_id, setup.mode)
-    settings.PAGE_CACHE_WARM = True
-    queue = settings.CELERY_PAGES_QUEUE = f"warm-test-{free_port()}"  # the warm task's
-    try:
-        with django_capture_on_commit_callbacks(execute=True):
-            ingest(make_bundle(tmp_path / "new.tar.gz", {"manifest.toml": NEW_RUN}))
-    finally:
-        redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(queue)
+    upload_with_the_warm(tmp_path, settings, django_capture_on_commit_callbacks)
     assert Run.objects.filter(setup=setup).count() == runs + 1
     with CaptureQueriesContext(connection) as queries:
         setups = setup_picker.setup_choices(
@@ -149,13 +155,7 @@ def test_the_writers_commit_brings_the_series_someone_reads_up_to_date(
     /api/series/ JSON) finds each answer current, with the run just added: the writer's
     process brought them up to date right after its commit, so the request reads no
     results."""
-    import redis
-
     from perfdb.models import Metric, Setup
-    from tests.bundles import make_bundle
-    from tests.conftest import free_port
-    from tests.dashboards.data import ingest
-    from tests.dashboards.series_data import NEW_RUN
 
     load(tmp_path)
     setup = Setup.objects.get(params={"rooms": 10, "messages": 1000})
@@ -168,13 +168,7 @@ def test_the_writers_commit_brings_the_series_someone_reads_up_to_date(
         with CaptureQueriesContext(connection) as reads:
             assert client.get(url).status_code == 200
         warm_reads.append(len(reads))
-    settings.PAGE_CACHE_WARM = True
-    queue = settings.CELERY_PAGES_QUEUE = f"warm-test-{free_port()}"  # the warm task's
-    try:
-        with django_capture_on_commit_callbacks(execute=True):
-            ingest(make_bundle(tmp_path / "new.tar.gz", {"manifest.toml": NEW_RUN}))
-    finally:
-        redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(queue)
+    upload_with_the_warm(tmp_path, settings, django_capture_on_commit_callbacks)
     new = Run.objects.get(setup=setup, kernel__version="2.6.0")
     settings.PAGE_CACHE_WARM = False
     for url, before in zip(urls, warm_reads, strict=True):
