@@ -15,7 +15,7 @@ reads no results at all and renders nothing, in one cache round trip. After an u
 series kept before is brought up to date with the runs added (``finished_series``), and so
 are the answers made of it: each point's texts (its /api/series/ JSON, its baseline
 ``<option>``, its figure piece) are made once and kept, so an answer is joined from them.
-The alert marks are kept apart under the setup's alerts version, which every alert write
+The alert marks are kept apart under the series' alerts version, which every alert write
 moves (``_marks``). What is cached is bytes or plain values, never model rows.
 """
 
@@ -315,7 +315,7 @@ def _marks_key(metric_id: int, baseline_id: int | None) -> str:
 
 
 def _marks_keys(setup_id: int, metric_id: int, baseline_id: int | None) -> list[str]:
-    return read_ahead(alerts_entry(_marks_key(metric_id, baseline_id), setup_id))
+    return read_ahead(alerts_entry(_marks_key(metric_id, baseline_id), setup_id, metric_id))
 
 
 def _with_marks(setup_id: int, kept: KeptFigure, baseline_id: int | None) -> bytes:
@@ -327,7 +327,7 @@ def series_marks(setup_id: int, metric: Mapping[str, Any], baseline_id: int | No
     """The alert marks of the setup's metric as figure traces (``figures.kernels.
     alert_marks``, scaled like the figure by its baseline run, if any), their JSON
     comma-joined without the list's brackets (empty without an alert). Cached under the
-    setup's alerts version: a triage is shown by the next request, and runs added leave
+    series' alerts version: a triage is shown by the next request, and runs added leave
     them current (a point of an existing run changes only when the run is edited, which
     moves the structure version), so the first figure after an upload reads no alert. One
     query for the alerts; the series is read from its cache, and not at all without an
@@ -335,7 +335,7 @@ def series_marks(setup_id: int, metric: Mapping[str, Any], baseline_id: int | No
     the page's figure are drawn by the writer (``marks_after_alerts``)."""
     metric_id = metric["id"]
     build = lambda: _marks(setup_id, metric_id, baseline_id)  # noqa: E731
-    return cached_in_alerts(_marks_key(metric_id, baseline_id), setup_id, build)
+    return cached_in_alerts(_marks_key(metric_id, baseline_id), setup_id, metric_id, build)
 
 
 def _marks(setup_id: int, metric_id: int, baseline_id: int | None) -> bytes:
@@ -356,7 +356,7 @@ def marks_after_alerts(series: Iterable[tuple[int, int]]) -> None:
     check finds them current. A series nobody read costs a cache read."""
     for setup_id, metric_id in series:
         build = partial(_marks, setup_id, metric_id, None)
-        updated_in_alerts(_marks_key(metric_id, None), setup_id, build)
+        updated_in_alerts(_marks_key(metric_id, None), setup_id, metric_id, build)
 
 
 # --- the download ---------------------------------------------------------------------------

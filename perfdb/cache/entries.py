@@ -31,11 +31,11 @@ from django.core.cache import cache
 from perfdb.cache import reads, refresh, writes
 from perfdb.cache.keys import cache_key
 from perfdb.cache.versions import (
-    ALERTS_VERSION_PREFIX,
     SCOPE_VERSION_PREFIX,
     SETUP_VERSION_PREFIX,
     STRUCTURE_KEY,
     VERSION_KEY,
+    alerts_version_key,
     current_versions,
 )
 from perfdb.operations.gc_pause import collector_paused
@@ -350,33 +350,38 @@ def _updated(wanted: Mapping[str, Sequence[str]], update: Callable[[T], T]) -> b
     return bool(found)
 
 
-def alerts_entry(key: str, setup_id: int) -> dict[str, tuple[str, str]]:
+def alerts_entry(key: str, setup_id: int, metric_id: int) -> dict[str, tuple[str, str]]:
     """``cached_in_alerts``' entry: its name and version keys."""
-    versions = (STRUCTURE_KEY, ALERTS_VERSION_PREFIX + str(setup_id))
-    return {entry_name(key, cache_key("alerts", id=setup_id)): versions}
+    versions = (STRUCTURE_KEY, alerts_version_key(setup_id, metric_id))
+    return {entry_name(key, cache_key("alerts", id=setup_id, metric=metric_id)): versions}
 
 
 def cached_in_alerts(
-    key: str, setup_id: int, fn: Callable[[], T], found: Mapping[str, Any] | None = None
+    key: str,
+    setup_id: int,
+    metric_id: int,
+    fn: Callable[[], T],
+    found: Mapping[str, Any] | None = None,
 ) -> T:
-    """``fn()``, computed once per version of the setup's alerts: for a value made of its
-    alerts and of their runs' points (a series' alert marks). Runs added to the setup leave
-    it current: a run's point changes only when the run is edited (the structure version),
-    and an alert on a new run moves the alerts version when it is written. ``key`` must
-    name everything else ``fn`` reads. Never served older than that version: a triage or
-    an alert the detector wrote is shown by the next request."""
-    wanted = alerts_entry(key, setup_id)
+    """``fn()``, computed once per version of the series' alerts (the setup's metric): for
+    a value made of its alerts and of their runs' points (a series' alert marks). Runs
+    added to the setup leave it current: a run's point changes only when the run is
+    edited (the structure version), and an alert on a new run moves the alerts version
+    when it is written. ``key`` must name everything else ``fn`` reads. Never served
+    older than that version: a triage or an alert the detector wrote is shown by the next
+    request."""
+    wanted = alerts_entry(key, setup_id, metric_id)
     (name,) = wanted
     compute = lambda _: {name: fn()}  # noqa: E731
     return cached_entries(wanted, compute, found=found, update=lambda _, __: fn())[name]
 
 
-def updated_in_alerts(key: str, setup_id: int, fn: Callable[[], T]) -> bool:
-    """``cached_in_alerts(key, setup_id, fn)``'s entry computed again ahead of its reader,
-    if it holds a value of an earlier version of the setup's alerts: someone reads it.
-    Nothing is computed when it is current, missing or of another structure. Whether the
-    entry is current now."""
-    return _updated(alerts_entry(key, setup_id), lambda _: fn())
+def updated_in_alerts(key: str, setup_id: int, metric_id: int, fn: Callable[[], T]) -> bool:
+    """``cached_in_alerts(key, setup_id, metric_id, fn)``'s entry computed again ahead of
+    its reader, if it holds a value of an earlier version of the series' alerts: someone
+    reads it. Nothing is computed when it is current, missing or of another structure.
+    Whether the entry is current now."""
+    return _updated(alerts_entry(key, setup_id, metric_id), lambda _: fn())
 
 
 def cached_before(key: str, scope: str) -> bool:

@@ -20,12 +20,12 @@ from django.dispatch import receiver
 
 from perfdb.cache import warm
 from perfdb.cache.versions import (
-    ALERTS_VERSION_PREFIX,
     CATALOG,
     SCOPE_VERSION_PREFIX,
     SETUP_VERSION_PREFIX,
     STRUCTURE_KEY,
     VERSION_KEY,
+    alerts_version_key,
     bump,
     scope_key,
 )
@@ -82,26 +82,27 @@ def _run_saved_or_deleted(instance: Any, created: bool = False, **kwargs: object
         data_changed_on_commit()
 
 
-def alerts_changed(setups: Iterable[int], series: Iterable[tuple[int, int]] = ()) -> None:
-    """Alerts of these setups were created, changed or deleted: their series' marks are
-    computed again, nothing else. With ``settings.PAGE_CACHE_WARM``, those of the
-    ``series`` (setup id, metric id) that someone reads are computed here and now
-    (``warm.alerts_committed``): after an upload's check, by its worker rather than by the
-    uploader's first look at the chart."""
-    bump(*(ALERTS_VERSION_PREFIX + str(s) for s in sorted(set(setups))))
+def alerts_changed(series: Iterable[tuple[int, int]]) -> None:
+    """Alerts of these series (setup id, metric id) were created, changed or deleted: their
+    marks are computed again, nothing else. With ``settings.PAGE_CACHE_WARM``, those that
+    someone reads are computed here and now (``warm.alerts_committed``): after an upload's
+    check, by its worker rather than by the uploader's first look at the chart."""
+    series = sorted(set(series))
+    bump(*(alerts_version_key(setup_id, metric_id) for setup_id, metric_id in series))
     if series and getattr(settings, "PAGE_CACHE_WARM", False):
-        warm.alerts_warm_now(sorted(set(series)))
+        warm.alerts_warm_now(series)
 
 
 @receiver(post_save, sender="perfdb.Alert")
 @receiver(post_delete, sender="perfdb.Alert")
 def _alert_saved_or_deleted(instance: Any, **kwargs: object) -> None:
     """Every write of an alert (the detector's get_or_create and saves, a triage, a move, a
-    merge's delete) moves its setup's alerts version when it commits: a reader before the
+    merge's delete) moves its series' alerts version when it commits: a reader before the
     commit must not cache the alerts of before as current. No alert write goes around
-    ``save``/``delete`` but the outbox's ``notified_at``, which no page shows."""
-    setup_id, series = instance.setup_id, (instance.setup_id, instance.metric_id)
-    transaction.on_commit(lambda: alerts_changed([setup_id], [series]))
+    ``save``/``delete`` but the outbox's ``notified_at``, which no page shows, and none
+    moves an alert to another series."""
+    series = (instance.setup_id, instance.metric_id)
+    transaction.on_commit(lambda: alerts_changed([series]))
 
 
 # Vocabulary shown in cached page data: names, labels, units, the pickers' choices.

@@ -3,9 +3,10 @@
 The *data* version moves on every write; the *structure* version only when runs are
 removed or edited or the vocabulary is (``invalidate.data_changed``); there is one per
 *scope* (workload x hardware x UP/SMP, ``scope_key``; ``CATALOG`` for what depends only on
-which setups exist) and one per *setup* (a series). Beside them, each setup's *alerts*
-version moves whenever one of its alerts is created, changed (triage, the detector) or
-deleted (``invalidate.alerts_changed``): the marks of a series follow it, not its data. A
+which setups exist) and one per *setup* (its series). Beside them, each series' *alerts*
+version (setup and metric) moves whenever one of its alerts is created, changed (triage,
+the detector) or deleted (``invalidate.alerts_changed``): the marks of a series follow its
+own alerts, not its data nor the alerts of the setup's other metrics. A
 version that Redis lost starts again from the clock, never from 1, so it cannot meet an
 old value's number.
 """
@@ -25,6 +26,12 @@ STRUCTURE_KEY = "perfdb:structure-version"
 SCOPE_VERSION_PREFIX = "perfdb:scope-version:"
 SETUP_VERSION_PREFIX = "perfdb:setup-version:"
 ALERTS_VERSION_PREFIX = "perfdb:alerts-version:"
+
+
+def alerts_version_key(setup_id: int, metric_id: int) -> str:
+    """The version key of a series' alerts (``ALERTS_VERSION_PREFIX``)."""
+    return f"{ALERTS_VERSION_PREFIX}{setup_id}:{metric_id}"
+
 
 # The pseudo-scope of what depends only on which setups exist (catalogue, scope picker).
 CATALOG = "*catalog*"

@@ -363,7 +363,7 @@ def test_the_default_series_page_is_never_kept(kept_30s, client, urls, django_as
 def test_a_kept_figure_is_drawn_again_when_an_alert_of_its_setup_is_written(
     kept_30s, client, urls, series, django_capture_on_commit_callbacks
 ):
-    """The figure carries its series' alert marks, kept under the setup's alerts version:
+    """The figure carries its series' alert marks, kept under the series' alerts version:
     a new alert (or a triage) makes the next request compute it, with the mark."""
     setup, metric = series
     figure = urls[2]

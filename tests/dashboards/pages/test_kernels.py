@@ -52,7 +52,7 @@ def _alert_sql(queries) -> list[str]:
 def test_the_figure_carries_the_marks_and_shows_every_alert_write_at_once(
     client, data, django_assert_num_queries, django_capture_on_commit_callbacks
 ):
-    """The marks are cached under the setup's alerts version: the second read of the figure
+    """The marks are cached under the series' alerts version: the second read of the figure
     makes no query, and an alert created, triaged or deleted is drawn by the next one."""
     throughput = Metric.objects.get(name="throughput")
     run = data.run("2.5.25")
@@ -165,8 +165,8 @@ def test_a_name_that_is_unknown_or_ambiguous_is_a_400_saying_so(client, data, qu
 def test_the_alert_a_check_writes_is_drawn_by_the_next_figure(
     client, tmp_path, django_capture_on_commit_callbacks
 ):
-    """Through the real writers: the regression check's alert moves its setup's alerts
-    version when it commits, so a figure read before the check is not served after it."""
+    """Through the real writers: the regression check's alert moves its series'
+    alerts version when it commits, so a figure read before the check is not served after it."""
     with django_capture_on_commit_callbacks(execute=True):
         check(ingest_runs(tmp_path, "a.tar.gz", [("2.4.20", "[]", (13000, 13100, 12950))]))
     run = Run.objects.get()

@@ -3,7 +3,7 @@
 of them moved (and then without unpickling the old value), the previous value served while
 another process computes or, where asked, while it is recomputed in the background (never
 after runs were removed, never inside another computation), a whole page kept by its age,
-a setup's alerts' values kept apart from its runs', and entries named so that no two meet."""
+a series' alerts' values kept apart from its runs', and entries named so that no two meet."""
 
 from __future__ import annotations
 
@@ -175,10 +175,11 @@ def test_an_entry_kept_by_age_may_be_served_as_stale_as_any_previous_value(setti
     assert read() == 3, "older than the setting: computed by the reader"
 
 
-def test_a_value_of_a_setups_alerts_follows_them_not_the_runs_added(data):
-    """``cached_in_alerts``: computed again when the setup's alerts are written, never
-    served older; runs added to the setup (an upload) leave it current."""
-    setup_id = data.run("2.5.25").setup_id
+def test_a_value_of_a_series_alerts_follows_them_not_the_runs_added(data):
+    """``cached_in_alerts``: computed again when the series' alerts are written, never
+    served older; runs added to the setup (an upload) leave it current, and so do the
+    alerts of the setup's other metrics."""
+    setup_id, metric_id = data.run("2.5.25").setup_id, 1
     computed: list[int] = []
 
     def compute() -> int:
@@ -186,7 +187,7 @@ def test_a_value_of_a_setups_alerts_follows_them_not_the_runs_added(data):
         return len(computed)
 
     def read() -> int:
-        return page_cache.cached_in_alerts("marks", setup_id, compute)
+        return page_cache.cached_in_alerts("marks", setup_id, metric_id, compute)
 
     read()
     read()
@@ -194,12 +195,12 @@ def test_a_value_of_a_setups_alerts_follows_them_not_the_runs_added(data):
     page_cache.runs_added(["any-scope"], [setup_id])
     read()
     assert computed == [1], "runs added do not change the marks of existing runs"
-    page_cache.alerts_changed([setup_id])
+    page_cache.alerts_changed([(setup_id, metric_id)])
     read()
     assert computed == [1, 1]
-    page_cache.alerts_changed([setup_id + 1])
+    page_cache.alerts_changed([(setup_id + 1, metric_id), (setup_id, metric_id + 1)])
     read()
-    assert computed == [1, 1], "another setup's alerts"
+    assert computed == [1, 1], "another setup's alerts, another metric's"
     page_cache.data_changed()
     read()
     assert computed == [1, 1, 1], "runs edited or removed"
@@ -240,7 +241,7 @@ def test_an_entry_is_named_by_its_key_and_scope_and_by_nothing_they_share():
     joined by a separator either may carry); a setup's entry and its alerts' are apart."""
     assert entry_name("a|b", "c") != entry_name("a", "b|c")
     assert entry_name("a:scope=b", "c") != entry_name("a", "b:scope=c")
-    assert page_cache.setup_entry("a", 9).keys() != page_cache.alerts_entry("a", 9).keys()
+    assert page_cache.setup_entry("a", 9).keys() != page_cache.alerts_entry("a", 9, 1).keys()
     assert page_cache.setup_entry("a", 9).keys() != page_cache.setup_entry("a", 90).keys()
 
 

@@ -4,7 +4,7 @@ survive an upload and values read from every run do not; runs removed or edited 
 version; every writer of runs (the ingest, the synthetic history, the demo, the ORM) and an
 admin edit or deletion of a run or of the vocabulary it is shown with move them on commit,
 never before, while new vocabulary rows move nothing; and an alert written moves its own
-setup's alerts version only."""
+series' alerts version only."""
 
 from __future__ import annotations
 
@@ -151,8 +151,8 @@ def test_an_admin_rename_shows_on_the_cached_home_page(
     assert "Renamed-P8" in html
 
 
-def _alerts_version(setup_id: int) -> int | None:
-    return cache.get(page_cache.ALERTS_VERSION_PREFIX + str(setup_id))
+def _alerts_version(setup_id: int, metric_id: int) -> int | None:
+    return cache.get(f"{page_cache.ALERTS_VERSION_PREFIX}{setup_id}:{metric_id}")
 
 
 # Each given an alert of another run of the setup, written before.
@@ -164,20 +164,21 @@ ALERT_WRITES = {
 
 
 @pytest.mark.parametrize("write", list(ALERT_WRITES), ids=list(ALERT_WRITES))
-def test_an_alert_written_moves_its_setups_alerts_version_on_commit(
+def test_an_alert_written_moves_its_series_alerts_version_on_commit(
     data, django_capture_on_commit_callbacks, write
 ):
     run, other = data.run("2.5.25"), data.run("2.4.20", rooms=20)
     metric = Metric.objects.get(name="throughput")
     alert = make_alert(data.run("2.4.20"), metric)
-    page_cache.alerts_changed([run.setup_id, other.setup_id])  # both started
-    before, others = _alerts_version(run.setup_id), _alerts_version(other.setup_id)
+    series = [(run.setup_id, metric.pk), (other.setup_id, metric.pk), (run.setup_id, 0)]
+    page_cache.alerts_changed(series)  # all started
+    before, *others = (_alerts_version(*s) for s in series)
     data_before = page_cache.data_version()
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         ALERT_WRITES[write](run, metric, alert)
-    assert _alerts_version(run.setup_id) == before, "moved before the commit"
+    assert _alerts_version(*series[0]) == before, "moved before the commit"
     for callback in callbacks:
         callback()
-    assert _alerts_version(run.setup_id) > before
-    assert _alerts_version(other.setup_id) == others, "another setup's alerts moved"
+    assert _alerts_version(*series[0]) > before
+    assert [_alerts_version(*s) for s in series[1:]] == others, "another series' moved"
     assert page_cache.data_version() == data_before, "an alert moved the data version"
