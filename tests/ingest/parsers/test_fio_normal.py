@@ -6,6 +6,7 @@ import pytest
 
 from ingest.parsers import get_parser
 from ingest.parsers.base import ParseError
+from tests.ingest.parsers.records import values_of as values
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "formats" / "fio"
 parse = get_parser("fio")
@@ -13,11 +14,6 @@ parse = get_parser("fio")
 
 def read(name: str) -> str:
     return (FIXTURES / name).read_text()
-
-
-def values(result, **keys) -> dict[str, float]:
-    record = next(r for r in result.records if dict(r.keys) == keys)
-    return {m.metric: m.value for m in record.measurements}
 
 
 @pytest.mark.parametrize(

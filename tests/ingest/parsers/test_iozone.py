@@ -9,6 +9,7 @@ import pytest
 
 from ingest.parsers import get_parser
 from ingest.parsers.base import ParseError, group_records
+from tests.ingest.parsers.records import record_with
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "formats" / "iozone"
 parse = get_parser("iozone")
@@ -19,9 +20,7 @@ def read(name: str) -> str:
 
 
 def by_keys(result, **keys):
-    found = [r for r in result.records if all(r.keys.get(k) == v for k, v in keys.items())]
-    assert len(found) == 1, [r.keys for r in result.records]
-    return {m.metric: m for m in found[0].measurements}
+    return {m.metric: m for m in record_with(result, **keys).measurements}
 
 
 def test_auto_mode_rows():

@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from ingest.parsers import ParseError, get_parser
+from tests.ingest.parsers.records import record
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "formats" / "sysstat"
 LABEL = "Linux 6.18.44-fc-v657"
@@ -12,12 +13,6 @@ LABEL = "Linux 6.18.44-fc-v657"
 
 def read(name: str) -> str:
     return (FIXTURES / name).read_text()
-
-
-def record(result, **keys):
-    found = [r for r in result.records if dict(r.keys) == keys]
-    assert len(found) == 1, [dict(r.keys) for r in result.records]
-    return found[0]
 
 
 def column(rec, name):

@@ -21,6 +21,7 @@ from ingest.parsers.table_cells import (
     snake_case,
     split_header,
 )
+from tests.ingest.parsers.records import record, units, values
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "formats" / "table"
 parse = get_parser("table")
@@ -33,20 +34,6 @@ LU = "lkml-2023-06-30-lu-task-group-body-excerpt.txt"
 
 def read(name: str) -> str:
     return (FIXTURES / name).read_text()
-
-
-def record(result, **keys):
-    found = [r for r in result.records if dict(r.keys) == keys]
-    assert len(found) == 1, (keys, [dict(r.keys) for r in result.records])
-    return found[0]
-
-
-def values(rec) -> dict[str, float]:
-    return {m.metric: m.value for m in rec.measurements}
-
-
-def units(rec) -> dict[str, tuple[str, str]]:
-    return {m.metric: (m.unit, m.better) for m in rec.measurements}
 
 
 def test_tokens_that_are_numbers_or_units():
