@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -253,9 +253,7 @@ def _runs_write(
         outcome.warnings.append(
             f"{run_label(planned.spec)} is identical to run {existing}, already stored; not added"
         )
-    outcome.touched_series = {
-        (n.run.setup_id, metric.pk) for n in new.values() for metric, _ in n.rows.results.values()
-    }
+    outcome.touched_series = series_of(new.values())
     return outcome, created_by_index, {n.run.setup_id for n in new.values()}
 
 
@@ -305,8 +303,13 @@ def runs_insert(new: list[_NewRun], files: Mapping[str, bytes], digests: Mapping
     runs_added_on_commit(
         {scope_key(s.workload_id, s.hardware_id, s.mode) for s in setups},
         {s.pk for s in setups},
-        {(n.run.setup_id, m.pk) for n in new for m, _ in n.rows.results.values()},
+        series_of(new),
     )
+
+
+def series_of(new: Iterable[_NewRun]) -> set[tuple[int, int]]:
+    """The (setup id, metric id) series the new runs have results in."""
+    return {(n.run.setup_id, m.pk) for n in new for m, _ in n.rows.results.values()}
 
 
 # perfdb.Run's columns as the writer fills them (baseline_id is linked after the insert).

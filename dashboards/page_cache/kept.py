@@ -404,7 +404,8 @@ class KeptAnswerMiddleware:
         answer = _answer_kept(request, response)
         if answer is not None:
             # Stored when the server closes the response, once its body is sent: the reader
-            # does not wait for the store (a series' figure is ~200 kB to Redis).
+            # does not wait for the store (a series' figure is ~200 kB to Redis). Django's
+            # HttpResponse.close(), which every WSGI server calls, runs these closers.
             store = partial(_keep_answer, request.path, key or _answer_key(request), answer)
             response._resource_closers.append(store)  # type: ignore[attr-defined]
         return response

@@ -646,7 +646,7 @@ def series_after_upload(series: Iterable[tuple[int, int]]) -> None:
     the writer's process right after its commit (dashboards/page_cache/warm.py
     ``after_commit``), so that the uploader's first look at the series finds it current.
     Only entries kept from before are touched, at the cost of the runs added; a series
-    nobody reads costs three cache reads. A reader who comes meanwhile brings the same entries
+    nobody reads costs four cache reads. A reader who comes meanwhile brings the same entries
     up to date itself (never served the previous value): this spares the first request
     the work, and never makes it wait."""
     for setup_id, metric_id in series:
